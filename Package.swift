@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Stitchuation",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "StitchCore", targets: ["StitchCore"]),
+        .library(name: "StitchServer", targets: ["StitchServer"]),
+        .executable(name: "stitchuation", targets: ["stitchuation"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.0"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/vapor/jwt.git", from: "5.2.0"),
+    ],
+    targets: [
+        // Domain records, validation, wire protocol. Foundation only, so every end can share it.
+        .target(name: "StitchCore"),
+        .target(
+            name: "StitchServer",
+            dependencies: [
+                "StitchCore",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "JWT", package: "jwt"),
+            ]
+        ),
+        .executableTarget(
+            name: "stitchuation",
+            dependencies: ["StitchServer", .product(name: "Vapor", package: "vapor")]
+        ),
+        .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
+        .testTarget(
+            name: "StitchServerTests",
+            dependencies: [
+                "StitchServer", "StitchCore",
+                .product(name: "VaporTesting", package: "vapor"),
+            ]
+        ),
+    ]
+)

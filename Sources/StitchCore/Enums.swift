@@ -1,0 +1,39 @@
+import Foundation
+
+public enum FiberType: String, Codable, Sendable, CaseIterable, Hashable {
+    case wool, cotton, silk, synthetic, blend, other
+
+    public var displayName: String { rawValue.capitalized }
+}
+
+public enum ProjectStatus: String, Codable, Sendable, CaseIterable, Hashable {
+    case wip
+    case atFinishing = "at_finishing"
+    case completed
+
+    public var displayName: String {
+        switch self {
+        case .wip: "WIP"
+        case .atFinishing: "At Finishing"
+        case .completed: "Completed"
+        }
+    }
+}
+
+public enum SectionStatus: String, Codable, Sendable, CaseIterable, Hashable {
+    case notStarted = "not_started"
+    case inProgress = "in_progress"
+    case completed
+
+    public var displayName: String {
+        switch self {
+        case .notStarted: "Not started"
+        case .inProgress: "In progress"
+        case .completed: "Completed"
+        }
+    }
+}
+
+public enum IdentityProvider: String, Codable, Sendable, CaseIterable, Hashable {
+    case apple, instagram, tiktok, email
+}

@@ -1,0 +1,240 @@
+import Foundation
+
+/// The public face of an account: what the API and clients may see.
+public struct UserProfile: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var email: String?
+    public var displayName: String
+    public var providers: [IdentityProvider]
+    public var createdAt: Date
+
+    public init(id: UUID, email: String?, displayName: String, providers: [IdentityProvider], createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.providers = providers
+        self.createdAt = createdAt
+    }
+}
+
+/// A thread in the user's inventory. (Named so it cannot be confused with `Foundation.Thread`.)
+public struct InventoryThread: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var brand: String
+    public var number: String
+    public var colorName: String?
+    public var colorHex: String?
+    public var fiberType: FiberType
+    public var quantity: Int
+    public var barcode: String?
+    public var weightOrLength: String?
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), brand: String, number: String, colorName: String? = nil, colorHex: String? = nil,
+        fiberType: FiberType = .wool, quantity: Int = 0, barcode: String? = nil, weightOrLength: String? = nil,
+        notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.brand = brand
+        self.number = number
+        self.colorName = colorName
+        self.colorHex = colorHex
+        self.fiberType = fiberType
+        self.quantity = quantity
+        self.barcode = barcode
+        self.weightOrLength = weightOrLength
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// A painted canvas in the user's stash.
+public struct Canvas: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var designer: String
+    public var designName: String
+    public var acquiredAt: Date?
+    public var imageKey: String?
+    public var size: String?
+    public var meshCount: Int?
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), designer: String, designName: String, acquiredAt: Date? = nil, imageKey: String? = nil,
+        size: String? = nil, meshCount: Int? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date,
+        deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.designer = designer
+        self.designName = designName
+        self.acquiredAt = acquiredAt
+        self.imageKey = imageKey
+        self.size = size
+        self.meshCount = meshCount
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// A canvas being stitched.
+public struct Project: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var canvasId: UUID
+    public var status: ProjectStatus
+    public var startedAt: Date
+    public var finishingAt: Date?
+    public var completedAt: Date?
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), canvasId: UUID, status: ProjectStatus = .wip, startedAt: Date, finishingAt: Date? = nil,
+        completedAt: Date? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.canvasId = canvasId
+        self.status = status
+        self.startedAt = startedAt
+        self.finishingAt = finishingAt
+        self.completedAt = completedAt
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+
+    /// Applies a status change the way the product defines it: entering `at_finishing` or
+    /// `completed` stamps the matching date, moving back clears it.
+    public mutating func setStatus(_ newStatus: ProjectStatus, at now: Date) {
+        switch newStatus {
+        case .wip:
+            finishingAt = nil
+            completedAt = nil
+        case .atFinishing:
+            if finishingAt == nil || status != .atFinishing { finishingAt = finishingAt ?? now }
+            completedAt = nil
+        case .completed:
+            if completedAt == nil || status != .completed { completedAt = completedAt ?? now }
+        }
+        status = newStatus
+    }
+}
+
+public struct JournalEntry: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var projectId: UUID
+    public var notes: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), projectId: UUID, notes: String, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.projectId = projectId
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+public struct JournalImage: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var entryId: UUID
+    public var imageKey: String
+    public var sortOrder: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), entryId: UUID, imageKey: String, sortOrder: Int, createdAt: Date, updatedAt: Date,
+        deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.entryId = entryId
+        self.imageKey = imageKey
+        self.sortOrder = sortOrder
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+public struct ProjectSection: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var projectId: UUID
+    public var name: String
+    public var sortOrder: Int
+    public var status: SectionStatus
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), projectId: UUID, name: String, sortOrder: Int = 0, status: SectionStatus = .notStarted,
+        notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.projectId = projectId
+        self.name = name
+        self.sortOrder = sortOrder
+        self.status = status
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// One thread requirement of a project. Brand, number and colour name are copied in so the
+/// requirement reads well even without an inventory thread behind it.
+public struct ProjectThread: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var projectId: UUID
+    public var sectionId: UUID?
+    public var threadId: UUID?
+    public var brand: String
+    public var number: String
+    public var colorName: String?
+    public var quantityNeeded: Int
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), projectId: UUID, sectionId: UUID? = nil, threadId: UUID? = nil, brand: String,
+        number: String, colorName: String? = nil, quantityNeeded: Int = 1, notes: String? = nil, createdAt: Date,
+        updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.projectId = projectId
+        self.sectionId = sectionId
+        self.threadId = threadId
+        self.brand = brand
+        self.number = number
+        self.colorName = colorName
+        self.quantityNeeded = quantityNeeded
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}

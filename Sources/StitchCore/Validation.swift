@@ -1,0 +1,248 @@
+import Foundation
+
+/// Every failing field of a record, each with a message a person can act on.
+public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var fields: [String: String]
+
+    public init(fields: [String: String]) { self.fields = fields }
+    public init(_ field: String, _ message: String) { self.fields = [field: message] }
+
+    public var description: String {
+        fields.keys.sorted().map { "\($0): \(fields[$0]!)" }.joined(separator: "; ")
+    }
+}
+
+/// Collects field errors; the rules of SPEC §1 are written once, with it, in this module.
+public struct Validator: Sendable {
+    public private(set) var fields: [String: String] = [:]
+
+    public init() {}
+
+    public var isValid: Bool { fields.isEmpty }
+
+    public mutating func fail(_ field: String, _ message: String) {
+        if fields[field] == nil { fields[field] = message }
+    }
+
+    public mutating func required(_ value: String, _ field: String, label: String, max: Int) {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty {
+            fail(field, "\(label) is required")
+        } else if trimmed.count > max {
+            fail(field, "\(label) must be at most \(max) characters")
+        }
+    }
+
+    public mutating func optional(_ value: String?, _ field: String, label: String, max: Int) {
+        guard let value, value.count > max else { return }
+        fail(field, "\(label) must be at most \(max) characters")
+    }
+
+    public func check() throws(ValidationError) {
+        if !fields.isEmpty { throw ValidationError(fields: fields) }
+    }
+}
+
+/// A record that knows its own rules.
+public protocol Validatable {
+    func validate(into validator: inout Validator)
+}
+
+extension Validatable {
+    public var validationErrors: [String: String] {
+        var validator = Validator()
+        validate(into: &validator)
+        return validator.fields
+    }
+
+    /// Throws every failing field at once.
+    public func validated() throws(ValidationError) -> Self {
+        var validator = Validator()
+        validate(into: &validator)
+        try validator.check()
+        return self
+    }
+}
+
+public enum Limits {
+    public static let brand = 100
+    public static let number = 50
+    public static let colorName = 100
+    public static let barcode = 50
+    public static let weightOrLength = 100
+    public static let threadNotes = 1000
+    public static let designer = 200
+    public static let designName = 200
+    public static let canvasSize = 100
+    public static let longNotes = 10_000
+    public static let sectionName = 100
+    public static let displayName = 100
+    public static let email = 254
+    public static let passwordMinCharacters = 8
+    /// bcrypt reads only the first 72 bytes; a longer password would be silently truncated.
+    public static let passwordMaxBytes = 72
+    public static let maxQuantity = 1_000_000
+    public static let maxMeshCount = 100
+    public static let imageKey = 200
+}
+
+public enum Rules {
+    public static func isHexColor(_ value: String) -> Bool {
+        let scalars = Array(value.unicodeScalars)
+        guard scalars.count == 7, scalars[0] == "#" else { return false }
+        return scalars.dropFirst().allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) }
+    }
+
+    /// A pragmatic check: one "@", something before it, a dotted domain after it, no spaces.
+    public static func isEmail(_ value: String) -> Bool {
+        guard value.count <= Limits.email, !value.contains(where: \.isWhitespace) else { return false }
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return false }
+        let domain = parts[1]
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+    }
+
+    public static func normalizedEmail(_ value: String) -> String {
+        value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// Trims a free-text field; blank optional text means "not set".
+    public static func clean(_ value: String?) -> String? {
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        return trimmed
+    }
+
+    public static func validateEmail(_ email: String, into v: inout Validator) {
+        let trimmed = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { v.fail("email", "Email is required") }
+        else if !isEmail(trimmed) { v.fail("email", "Enter a valid email address") }
+    }
+
+    public static func validatePassword(_ password: String, into v: inout Validator) {
+        if password.count < Limits.passwordMinCharacters {
+            v.fail("password", "Password must be at least \(Limits.passwordMinCharacters) characters")
+        } else if password.utf8.count > Limits.passwordMaxBytes {
+            v.fail("password", "Password must be at most \(Limits.passwordMaxBytes) bytes")
+        }
+    }
+
+    public static func validateDisplayName(_ name: String, into v: inout Validator) {
+        v.required(name, "displayName", label: "Name", max: Limits.displayName)
+    }
+}
+
+extension InventoryThread: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(brand, "brand", label: "Brand", max: Limits.brand)
+        v.required(number, "number", label: "Number", max: Limits.number)
+        v.optional(colorName, "colorName", label: "Colour name", max: Limits.colorName)
+        if let colorHex, !Rules.isHexColor(colorHex) {
+            v.fail("colorHex", "Colour must be a hex value like #1A2B3C")
+        }
+        if quantity < 0 { v.fail("quantity", "Quantity can't be negative") }
+        else if quantity > Limits.maxQuantity { v.fail("quantity", "Quantity must be at most \(Limits.maxQuantity)") }
+        v.optional(barcode, "barcode", label: "Barcode", max: Limits.barcode)
+        v.optional(weightOrLength, "weightOrLength", label: "Weight or length", max: Limits.weightOrLength)
+        v.optional(notes, "notes", label: "Notes", max: Limits.threadNotes)
+    }
+
+    /// Trimmed text, blank optionals removed, hex colour upper-cased.
+    public var normalized: InventoryThread {
+        var copy = self
+        copy.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.number = number.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.colorName = Rules.clean(colorName)
+        copy.colorHex = Rules.clean(colorHex)?.uppercased()
+        copy.barcode = Rules.clean(barcode)
+        copy.weightOrLength = Rules.clean(weightOrLength)
+        copy.notes = Rules.clean(notes)
+        return copy
+    }
+}
+
+extension Canvas: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(designer, "designer", label: "Designer", max: Limits.designer)
+        v.required(designName, "designName", label: "Design name", max: Limits.designName)
+        v.optional(size, "size", label: "Size", max: Limits.canvasSize)
+        if let meshCount, meshCount <= 0 || meshCount > Limits.maxMeshCount {
+            v.fail("meshCount", meshCount <= 0 ? "Enter a positive number" : "Mesh count must be at most \(Limits.maxMeshCount)")
+        }
+        v.optional(imageKey, "imageKey", label: "Image key", max: Limits.imageKey)
+        v.optional(notes, "notes", label: "Notes", max: Limits.longNotes)
+    }
+
+    public var normalized: Canvas {
+        var copy = self
+        copy.designer = designer.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.designName = designName.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.size = Rules.clean(size)
+        copy.notes = Rules.clean(notes)
+        copy.imageKey = Rules.clean(imageKey)
+        return copy
+    }
+}
+
+extension Project: Validatable {
+    public func validate(into v: inout Validator) {
+        v.optional(notes, "notes", label: "Notes", max: Limits.longNotes)
+        if let completedAt, completedAt < startedAt {
+            v.fail("completedAt", "Completed date can't be before the start date")
+        }
+    }
+
+    public var normalized: Project {
+        var copy = self
+        copy.notes = Rules.clean(notes)
+        return copy
+    }
+}
+
+extension JournalEntry: Validatable {
+    public func validate(into v: inout Validator) {
+        v.optional(notes, "notes", label: "Notes", max: Limits.longNotes)
+    }
+}
+
+extension JournalImage: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(imageKey, "imageKey", label: "Image", max: Limits.imageKey)
+        if sortOrder < 0 { v.fail("sortOrder", "Sort order can't be negative") }
+    }
+}
+
+extension ProjectSection: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(name, "name", label: "Name", max: Limits.sectionName)
+        if sortOrder < 0 { v.fail("sortOrder", "Sort order can't be negative") }
+        v.optional(notes, "notes", label: "Notes", max: Limits.longNotes)
+    }
+
+    public var normalized: ProjectSection {
+        var copy = self
+        copy.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.notes = Rules.clean(notes)
+        return copy
+    }
+}
+
+extension ProjectThread: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(brand, "brand", label: "Brand", max: Limits.brand)
+        v.required(number, "number", label: "Number", max: Limits.number)
+        v.optional(colorName, "colorName", label: "Colour name", max: Limits.colorName)
+        if quantityNeeded < 1 { v.fail("quantityNeeded", "Need at least 1") }
+        else if quantityNeeded > Limits.maxQuantity { v.fail("quantityNeeded", "Quantity must be at most \(Limits.maxQuantity)") }
+        v.optional(notes, "notes", label: "Notes", max: Limits.threadNotes)
+    }
+
+    public var normalized: ProjectThread {
+        var copy = self
+        copy.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.number = number.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.colorName = Rules.clean(colorName)
+        copy.notes = Rules.clean(notes)
+        return copy
+    }
+}

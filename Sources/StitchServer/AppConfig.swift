@@ -1,0 +1,145 @@
+import Foundation
+import Vapor
+
+/// Everything the server reads from its environment, in one typed value. Tests build one directly.
+public struct AppConfig: Sendable {
+    public enum Database: Sendable, Equatable {
+        case sqliteFile(path: String)
+        case sqliteMemory
+        case postgres(url: String)
+    }
+
+    public struct OAuthProvider: Sendable {
+        public var clientId: String
+        public var clientSecret: String
+        public var redirectURI: String
+        public var tokenURL: String
+        public var userInfoURL: String
+
+        public init(clientId: String, clientSecret: String, redirectURI: String, tokenURL: String, userInfoURL: String) {
+            self.clientId = clientId
+            self.clientSecret = clientSecret
+            self.redirectURI = redirectURI
+            self.tokenURL = tokenURL
+            self.userInfoURL = userInfoURL
+        }
+    }
+
+    public struct Apple: Sendable {
+        /// The app's bundle id or Services ID: the `aud` Apple puts in identity tokens.
+        public var clientId: String
+        public var jwksURL: String
+        public var keyCacheLifetime: TimeInterval
+
+        public init(clientId: String, jwksURL: String = Apple.defaultJWKSURL, keyCacheLifetime: TimeInterval = 3600) {
+            self.clientId = clientId
+            self.jwksURL = jwksURL
+            self.keyCacheLifetime = keyCacheLifetime
+        }
+
+        public static let defaultJWKSURL = "https://appleid.apple.com/auth/keys"
+        public static let issuer = "https://appleid.apple.com"
+    }
+
+    public var database: Database
+    /// Where the SQLite file (by default), uploaded images and a generated development secret live.
+    public var dataDirectory: String
+    public var jwtSecret: String
+    public var jwtIssuer: String = "stitchuation"
+    public var jwtAudience: String = "stitchuation-api"
+    public var accessTokenLifetime: TimeInterval = 15 * 60
+    public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
+    /// A refresh token presented again this soon after it was rotated gets the same successor
+    /// instead of revoking the family: the client most likely lost the first response.
+    public var refreshGraceWindow: TimeInterval = 30
+    public var bcryptCost: Int = 12
+    public var loginMaxFailures: Int = 5
+    public var loginFailureWindow: TimeInterval = 15 * 60
+    public var apple: Apple?
+    public var instagram: OAuthProvider?
+    public var tiktok: OAuthProvider?
+    /// Largest request body accepted (image uploads included).
+    public var maxBodySize: Int = 12 * 1024 * 1024
+    public var maxImageBytes: Int = 10 * 1024 * 1024
+
+    public init(database: Database, dataDirectory: String, jwtSecret: String) {
+        self.database = database
+        self.dataDirectory = dataDirectory
+        self.jwtSecret = jwtSecret
+    }
+
+    public static let minimumSecretBytes = 32
+
+    /// Reads the process environment. In development a missing `JWT_SECRET` is generated once
+    /// and kept in the data directory; in production it is a startup error.
+    public static func fromEnvironment(
+        _ environment: Environment, variables env: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger
+    ) throws -> AppConfig {
+        let dataDirectory = env["DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "./data"
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+
+        let database: Database
+        if let url = env["DATABASE_URL"], !url.isEmpty {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ConfigError("DATABASE_URL must be a postgres:// URL (leave it unset to use SQLite)")
+            }
+            database = .postgres(url: url)
+        } else {
+            database = .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("stitchuation.sqlite"))
+        }
+
+        let secret: String
+        if let given = env["JWT_SECRET"], !given.isEmpty {
+            secret = given
+        } else if environment == .production {
+            throw ConfigError("JWT_SECRET must be set in production (at least \(minimumSecretBytes) bytes)")
+        } else {
+            secret = try developmentSecret(in: dataDirectory, logger: logger)
+        }
+        guard secret.utf8.count >= minimumSecretBytes else {
+            throw ConfigError("JWT_SECRET must be at least \(minimumSecretBytes) bytes long")
+        }
+
+        var config = AppConfig(database: database, dataDirectory: dataDirectory, jwtSecret: secret)
+        if let cost = env["BCRYPT_COST"].flatMap(Int.init) {
+            guard (12...16).contains(cost) else { throw ConfigError("BCRYPT_COST must be between 12 and 16") }
+            config.bcryptCost = cost
+        }
+        if let clientId = env["APPLE_CLIENT_ID"], !clientId.isEmpty {
+            config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL)
+        }
+        config.instagram = oauth(prefix: "INSTAGRAM", env: env,
+                                 tokenURL: "https://api.instagram.com/oauth/access_token",
+                                 userInfoURL: "https://graph.instagram.com/me?fields=id,username")
+        config.tiktok = oauth(prefix: "TIKTOK", env: env,
+                              tokenURL: "https://open.tiktokapis.com/v2/oauth/token/",
+                              userInfoURL: "https://open.tiktokapis.com/v2/user/info/?fields=open_id,union_id,display_name")
+        return config
+    }
+
+    private static func oauth(prefix: String, env: [String: String], tokenURL: String, userInfoURL: String) -> OAuthProvider? {
+        guard let id = env["\(prefix)_CLIENT_ID"], !id.isEmpty, let secret = env["\(prefix)_CLIENT_SECRET"] else { return nil }
+        return OAuthProvider(
+            clientId: id, clientSecret: secret, redirectURI: env["\(prefix)_REDIRECT_URI"] ?? "",
+            tokenURL: env["\(prefix)_TOKEN_URL"] ?? tokenURL, userInfoURL: env["\(prefix)_USERINFO_URL"] ?? userInfoURL)
+    }
+
+    private static func developmentSecret(in directory: String, logger: Logger) throws -> String {
+        let path = (directory as NSString).appendingPathComponent("jwt-secret")
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+           existing.utf8.count >= minimumSecretBytes {
+            return existing
+        }
+        let secret = [UInt8].random(count: 48).hex
+        FileManager.default.createFile(
+            atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        logger.notice("JWT_SECRET not set: generated a development secret and stored it in \(path)")
+        return secret
+    }
+}
+
+public struct ConfigError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

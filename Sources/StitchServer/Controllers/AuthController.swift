@@ -1,0 +1,184 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+struct AuthController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let auth = routes.grouped("auth")
+        auth.post("register", use: register)
+        auth.post("login", use: login)
+        auth.post("refresh", use: refresh)
+        auth.post("provider", use: provider)
+        let signedIn = auth.grouped(RequireUser())
+        signedIn.post("logout", use: logout)
+        signedIn.get("me", use: me)
+    }
+
+    @Sendable
+    func register(req: Request) async throws -> Response {
+        let body = try req.content.decode(RegisterRequest.self)
+        _ = try body.validated()
+        let email = Rules.normalizedEmail(body.email)
+        let hash = try await req.application.passwords.hash(body.password)
+        let now = req.now
+        let user = UserModel(
+            email: email, displayName: body.displayName.trimmingCharacters(in: .whitespacesAndNewlines),
+            passwordHash: hash, now: now)
+        let session: (token: String, familyId: UUID)
+        do {
+            session = try await req.db.transaction { db in
+                if try await UserModel.query(on: db).filter(\.$email == email).first() != nil {
+                    throw APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
+                }
+                try await user.create(on: db)
+                try await IdentityModel(userId: user.id!, provider: .email, providerUserId: email, now: now).create(on: db)
+                return try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Two registrations racing for one address: the unique index decides.
+            throw APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
+        }
+        return try await authResponse(user: user, providers: [.email], session: session, status: .created, req: req)
+    }
+
+    @Sendable
+    func login(req: Request) async throws -> Response {
+        let body = try req.content.decode(LoginRequest.self)
+        let email = Rules.normalizedEmail(body.email)
+        let now = req.now
+        let config = req.config
+        let failure = APIError(.unauthorized, "Invalid email or password")
+
+        let throttle = try await LoginThrottleModel.query(on: req.db).filter(\.$email == email).first()
+        if let lockedUntil = throttle?.lockedUntil, lockedUntil > now {
+            throw tooManyAttempts(retryAfter: lockedUntil.timeIntervalSince(now))
+        }
+
+        let user = try await UserModel.query(on: req.db).filter(\.$email == email).first()
+        // An unknown address is checked against a dummy hash so it costs as much as a wrong password.
+        let ok = try await req.application.passwords.verify(
+            body.password, hash: user?.passwordHash ?? req.application.dummyPasswordHash)
+        guard ok, let user, user.passwordHash != nil else {
+            let record = throttle ?? LoginThrottleModel(email: email, now: now)
+            if now.timeIntervalSince(record.windowStart) >= config.loginFailureWindow {
+                record.failures = 0
+                record.windowStart = now
+                record.lockedUntil = nil
+            }
+            record.failures += 1
+            if record.failures >= config.loginMaxFailures {
+                record.lockedUntil = record.windowStart.addingTimeInterval(config.loginFailureWindow)
+            }
+            try await record.save(on: req.db)
+            throw failure
+        }
+        if let throttle { try await throttle.delete(on: req.db) }
+        let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    @Sendable
+    func refresh(req: Request) async throws -> Response {
+        let body = try req.content.decode(RefreshRequest.self)
+        do {
+            let rotated = try await TokenService.rotate(body.refreshToken, app: req.application, db: req.db)
+            guard let user = try await UserModel.find(rotated.userId, on: req.db) else { throw APIError.unauthorized }
+            return try await authResponse(
+                user: user, providers: try await providers(of: rotated.userId, db: req.db),
+                session: (rotated.token, rotated.familyId), status: .ok, req: req)
+        } catch is TokenService.RotationError {
+            throw APIError(.unauthorized, "Your session has ended. Please sign in again.")
+        }
+    }
+
+    @Sendable
+    func logout(req: Request) async throws -> HTTPStatus {
+        let user = try req.user
+        let body = try? req.content.decode(LogoutRequest.self)
+        var families: Set<UUID> = [user.sessionId]
+        if let token = body?.refreshToken,
+           let row = try await RefreshTokenModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token))
+               .filter(\.$user.$id == user.id).first() {
+            families.insert(row.familyId)
+        }
+        for family in families { try await TokenService.revokeFamily(family, at: req.now, on: req.db) }
+        return .noContent
+    }
+
+    @Sendable
+    func me(req: Request) async throws -> Response {
+        let auth = try req.user
+        guard let user = try await UserModel.find(auth.id, on: req.db) else { throw APIError.unauthorized }
+        return try jsonResponse(user.profile(providers: try await providers(of: auth.id, db: req.db)))
+    }
+
+    @Sendable
+    func provider(req: Request) async throws -> Response {
+        let body = try req.content.decode(ProviderSignInRequest.self)
+        let identity: ProviderIdentity
+        do {
+            switch body.provider {
+            case .apple:
+                guard let token = body.idToken, !token.isEmpty else {
+                    throw APIError.validation(["idToken": "An Apple identity token is required"])
+                }
+                identity = try await AppleSignIn.verify(idToken: token, nonce: body.nonce, app: req.application)
+            case .instagram, .tiktok:
+                guard let code = body.code, !code.isEmpty else {
+                    throw APIError.validation(["code": "An authorization code is required"])
+                }
+                identity = try await OAuthSignIn.verify(provider: body.provider, code: code, redirectUri: body.redirectUri, app: req.application)
+            case .email:
+                throw APIError.validation(["provider": "Use /auth/login for email accounts"])
+            }
+        } catch let error as ProviderError {
+            req.logger.info("Provider sign-in refused: \(error.reason)")
+            throw APIError(.unauthorized, "We couldn't verify that sign-in. Please try again.")
+        }
+
+        let now = req.now
+        let (user, session): (UserModel, (token: String, familyId: UUID)) = try await req.db.transaction { db in
+            if let existing = try await IdentityModel.query(on: db)
+                .filter(\.$provider == identity.provider.rawValue).filter(\.$providerUserId == identity.userId)
+                .with(\.$user).first() {
+                let session = try await TokenService.startFamily(userId: existing.user.id!, on: db, app: req.application)
+                return (existing.user, session)
+            }
+            // A new identity is a new account: an address matching another account never merges them.
+            var email = identity.email.map(Rules.normalizedEmail)
+            if let candidate = email, try await UserModel.query(on: db).filter(\.$email == candidate).first() != nil {
+                email = nil
+            }
+            let name = Rules.clean(body.displayName) ?? Rules.clean(identity.displayName)
+                ?? email.map { String($0.prefix { $0 != "@" }) } ?? "Stitcher"
+            let user = UserModel(email: email, displayName: String(name.prefix(Limits.displayName)), passwordHash: nil, now: now)
+            try await user.create(on: db)
+            try await IdentityModel(userId: user.id!, provider: identity.provider, providerUserId: identity.userId, now: now).create(on: db)
+            return (user, try await TokenService.startFamily(userId: user.id!, on: db, app: req.application))
+        }
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    // MARK: helpers
+
+    private func providers(of userId: UUID, db: any Database) async throws -> [IdentityProvider] {
+        let rows = try await IdentityModel.query(on: db).filter(\.$user.$id == userId).all()
+        return Array(Set(rows.compactMap { IdentityProvider(rawValue: $0.provider) })).sorted { $0.rawValue < $1.rawValue }
+    }
+
+    private func authResponse(
+        user: UserModel, providers: [IdentityProvider], session: (token: String, familyId: UUID), status: HTTPStatus, req: Request
+    ) async throws -> Response {
+        let (access, expires) = try await TokenService.makeAccessToken(userId: user.id!, familyId: session.familyId, app: req.application)
+        let body = AuthResponse(user: user.profile(providers: providers), accessToken: access, refreshToken: session.token, accessTokenExpiresAt: expires)
+        return try jsonResponse(body, status: status, headers: ["Cache-Control": "no-store"])
+    }
+
+    private func tooManyAttempts(retryAfter seconds: TimeInterval) -> APIError {
+        let wait = max(1, Int(seconds.rounded(.up)))
+        return APIError(
+            .tooManyRequests, "Too many sign-in attempts. Try again in \(max(1, wait / 60)) minute(s).",
+            headers: ["Retry-After": String(wait)])
+    }
+}

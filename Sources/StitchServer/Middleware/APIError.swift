@@ -1,0 +1,119 @@
+import Foundation
+import StitchCore
+import Vapor
+
+/// A failure the client is meant to read: a status, a sentence, and for validation the fields.
+public struct APIError: AbortError, Sendable {
+    public var status: HTTPResponseStatus
+    public var reason: String
+    public var fields: [String: String]?
+    public var headers: HTTPHeaders
+
+    public init(_ status: HTTPResponseStatus, _ reason: String, fields: [String: String]? = nil, headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.reason = reason
+        self.fields = fields
+        self.headers = headers
+    }
+
+    public static func validation(_ fields: [String: String]) -> APIError {
+        APIError(.badRequest, "Some fields need attention", fields: fields)
+    }
+
+    public static let notFound = APIError(.notFound, "Not found")
+    public static let unauthorized = APIError(
+        .unauthorized, "Sign in to continue", headers: ["WWW-Authenticate": "Bearer"])
+}
+
+/// Turns every error into `{"error": ..., "fields": {...}}` with the right status, and never
+/// leaks internals: an unexpected error is a 500 with a generic sentence (and a log line).
+public struct JSONErrorMiddleware: AsyncMiddleware {
+    public init() {}
+
+    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            return Self.response(for: error, request: request)
+        }
+    }
+
+    static func body(for error: any Error, logger: Logger) -> (HTTPResponseStatus, APIErrorBody, HTTPHeaders) {
+        switch error {
+        case let error as APIError:
+            return (error.status, APIErrorBody(error: error.reason, fields: error.fields), error.headers)
+        case let error as ValidationError:
+            return (.badRequest, APIErrorBody(error: "Some fields need attention", fields: error.fields), [:])
+        case let error as DecodingError:
+            let (field, message) = describe(error)
+            return (.badRequest, APIErrorBody(error: "The request body is not valid: \(message)",
+                                              fields: field.map { [$0: message] }), [:])
+        case let error as any AbortError:
+            let reason: String
+            switch error.status {
+            case .notFound: reason = "Not found"
+            case .unauthorized: reason = "Sign in to continue"
+            case .payloadTooLarge: reason = "The request is too large"
+            case .unsupportedMediaType: reason = "Unsupported content type"
+            default: reason = error.status.code < 500 ? error.reason : "Something went wrong on our side"
+            }
+            if error.status.code >= 500 { logger.error("\(error)") }
+            return (error.status, APIErrorBody(error: reason), error.headers)
+        default:
+            logger.error("Unexpected error: \(String(reflecting: error))")
+            return (.internalServerError, APIErrorBody(error: "Something went wrong on our side"), [:])
+        }
+    }
+
+    static func response(for error: any Error, request: Request) -> Response {
+        let (status, body, headers) = body(for: error, logger: request.logger)
+        let response = Response(status: status, headers: headers)
+        do {
+            response.body = .init(data: try StitchJSON.makeEncoder().encode(body))
+            response.headers.replaceOrAdd(name: .contentType, value: "application/json; charset=utf-8")
+        } catch {
+            response.body = .init(string: #"{"error":"Something went wrong on our side"}"#)
+        }
+        return response
+    }
+
+    /// A field path and a sentence for a decoding failure, without echoing the input back.
+    static func describe(_ error: DecodingError) -> (String?, String) {
+        func path(_ codingPath: [any CodingKey], extra: (any CodingKey)? = nil) -> String? {
+            let keys = (codingPath + (extra.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            let joined = keys.reduce("") { acc, key in
+                key.hasPrefix("[") ? acc + key : (acc.isEmpty ? key : acc + "." + key)
+            }
+            return joined.isEmpty ? nil : joined
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            let field = path(context.codingPath, extra: key)
+            return (field, "\(field ?? "a field") is required")
+        case let .valueNotFound(_, context):
+            let field = path(context.codingPath)
+            return (field, "\(field ?? "a value") must not be null")
+        case let .typeMismatch(type, context):
+            let field = path(context.codingPath)
+            return (field, "\(field ?? "the body") has the wrong type (expected \(typeName(type)))")
+        case let .dataCorrupted(context):
+            let field = path(context.codingPath)
+            if field == nil { return (nil, "malformed JSON") }
+            return (field, "\(field!) has an invalid value")
+        @unknown default:
+            return (nil, "malformed JSON")
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "text"
+        case is Int.Type, is Int64.Type, is Int32.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is UUID.Type: "a UUID"
+        case is Date.Type: "an ISO-8601 date"
+        default: "\(type)".contains("Array") ? "a list" : "an object"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Fluent
+
+/// Every migration in the order it runs. Append only: a released migration never changes.
+enum StitchMigrations {
+    static let all: [any Migration] = [
+        CreateUsers(),
+        CreateIdentities(),
+        CreateRefreshTokens(),
+        CreateLoginThrottles(),
+        CreateThreads(),
+        CreateCanvases(),
+        CreateProjects(),
+        CreateProjectSections(),
+        CreateProjectThreads(),
+        CreateJournalEntries(),
+        CreateJournalImages(),
+        CreateImages(),
+    ]
+}

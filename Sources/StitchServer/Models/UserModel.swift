@@ -1,0 +1,104 @@
+import Fluent
+import Foundation
+import StitchCore
+
+final class UserModel: Model, @unchecked Sendable {
+    static let schema = "users"
+
+    @ID(key: .id) var id: UUID?
+    /// Stored trimmed and lower-cased: one account per address, whatever its case. Accounts made
+    /// by a provider that shares no address (Instagram, TikTok) have none.
+    @OptionalField(key: "email") var email: String?
+    @Field(key: "display_name") var displayName: String
+    @OptionalField(key: "password_hash") var passwordHash: String?
+    /// The per-user change counter: every write takes the next value, so sync cursors follow
+    /// commit order instead of anyone's clock.
+    @Field(key: "sync_version") var syncVersion: Int64
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+    @Children(for: \.$user) var identities: [IdentityModel]
+
+    init() {}
+
+    init(id: UUID = UUID(), email: String?, displayName: String, passwordHash: String?, now: Date) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.syncVersion = 0
+        self.createdAt = now
+        self.updatedAt = now
+    }
+
+    func profile(providers: [IdentityProvider]) -> UserProfile {
+        UserProfile(id: id!, email: email, displayName: displayName, providers: providers,
+                    createdAt: createdAt.roundedToMilliseconds)
+    }
+}
+
+final class IdentityModel: Model, @unchecked Sendable {
+    static let schema = "identities"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: UserModel
+    @Field(key: "provider") var provider: String
+    @Field(key: "provider_user_id") var providerUserId: String
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    init(userId: UUID, provider: IdentityProvider, providerUserId: String, now: Date) {
+        self.id = UUID()
+        self.$user.id = userId
+        self.provider = provider.rawValue
+        self.providerUserId = providerUserId
+        self.createdAt = now
+    }
+}
+
+final class RefreshTokenModel: Model, @unchecked Sendable {
+    static let schema = "refresh_tokens"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: UserModel
+    /// Every token descended from one sign-in shares a family; reuse revokes all of it.
+    @Field(key: "family_id") var familyId: UUID
+    /// SHA-256 of the token; the token itself is never stored.
+    @Field(key: "token_hash") var tokenHash: String
+    @Field(key: "expires_at") var expiresAt: Date
+    @OptionalField(key: "used_at") var usedAt: Date?
+    @OptionalField(key: "replaced_by") var replacedBy: UUID?
+    @OptionalField(key: "revoked_at") var revokedAt: Date?
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    init(id: UUID = UUID(), userId: UUID, familyId: UUID, tokenHash: String, expiresAt: Date, now: Date) {
+        self.id = id
+        self.$user.id = userId
+        self.familyId = familyId
+        self.tokenHash = tokenHash
+        self.expiresAt = expiresAt
+        self.createdAt = now
+    }
+}
+
+/// Failed sign-in attempts per account, kept in the database so every instance sees them.
+final class LoginThrottleModel: Model, @unchecked Sendable {
+    static let schema = "login_throttles"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "email") var email: String
+    @Field(key: "failures") var failures: Int
+    @Field(key: "window_start") var windowStart: Date
+    @OptionalField(key: "locked_until") var lockedUntil: Date?
+
+    init() {}
+
+    init(email: String, now: Date) {
+        self.id = UUID()
+        self.email = email
+        self.failures = 0
+        self.windowStart = now
+    }
+}

@@ -1,0 +1,176 @@
+import Crypto
+import Fluent
+import Foundation
+import JWT
+import SQLKit
+import StitchCore
+import Vapor
+
+/// The claims of an access token. Every claim is checked by `TokenService.verifyAccessToken`
+/// before any of them is trusted.
+struct AccessTokenPayload: JWTPayload {
+    var sub: SubjectClaim
+    var iss: IssuerClaim
+    var aud: AudienceClaim
+    var exp: ExpirationClaim
+    var iat: IssuedAtClaim
+    var jti: IDClaim
+    /// The sign-in (refresh-token family) this token belongs to; logging out ends it at once.
+    var sid: String
+    var typ: String
+
+    // Time-based checks use the application's clock, in `verifyAccessToken`.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+struct AuthenticatedUser: Authenticatable, Sendable {
+    let id: UUID
+    let sessionId: UUID
+}
+
+enum TokenService {
+    static let keyId: JWKIdentifier = "stitch-hs256"
+    static let algorithm = "HS256"
+    static let accessType = "access"
+
+    static func makeAccessToken(userId: UUID, familyId: UUID, app: Application) async throws -> (String, Date) {
+        let now = app.clock.now()
+        let expires = now.addingTimeInterval(app.config.accessTokenLifetime)
+        let payload = AccessTokenPayload(
+            sub: .init(value: userId.uuidString), iss: .init(value: app.config.jwtIssuer),
+            aud: .init(value: [app.config.jwtAudience]), exp: .init(value: expires), iat: .init(value: now),
+            jti: .init(value: UUID().uuidString), sid: familyId.uuidString, typ: accessType)
+        let token = try await app.jwt.keys.sign(payload, kid: keyId, header: ["alg": .string(algorithm), "typ": "JWT"])
+        return (token, expires)
+    }
+
+    /// Checks the header's algorithm against the allow-list, the signature, then `exp`, `iss`,
+    /// `aud` and the token type, and that the sign-in has not ended.
+    static func verifyAccessToken(_ token: String, on req: Request) async throws -> AuthenticatedUser {
+        guard let header = decodeHeader(token), header["alg"] as? String == algorithm else { throw APIError.unauthorized }
+        let payload: AccessTokenPayload
+        do {
+            payload = try await req.application.jwt.keys.verify(token, as: AccessTokenPayload.self)
+        } catch {
+            throw APIError.unauthorized
+        }
+        let config = req.config
+        guard payload.typ == accessType,
+              payload.iss.value == config.jwtIssuer,
+              payload.aud.value.contains(config.jwtAudience),
+              payload.exp.value > req.now,
+              let userId = UUID(uuidString: payload.sub.value),
+              let sessionId = UUID(uuidString: payload.sid)
+        else { throw APIError.unauthorized }
+        let live = try await RefreshTokenModel.query(on: req.db)
+            .filter(\.$familyId == sessionId).filter(\.$user.$id == userId).filter(\.$revokedAt == nil)
+            .first()
+        guard live != nil else { throw APIError.unauthorized }
+        return AuthenticatedUser(id: userId, sessionId: sessionId)
+    }
+
+    private static func decodeHeader(_ token: String) -> [String: Any]? {
+        guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first,
+              let data = base64URLDecode(String(first)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object
+    }
+
+    static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).hex
+    }
+
+    // MARK: Refresh tokens
+
+    /// A new sign-in: a fresh family and its first refresh token (256 random bits).
+    static func startFamily(userId: UUID, on db: any Database, app: Application) async throws -> (token: String, familyId: UUID) {
+        let token = base64URL([UInt8].random(count: 32))
+        let familyId = UUID()
+        let now = app.clock.now()
+        try await RefreshTokenModel(
+            userId: userId, familyId: familyId, tokenHash: hash(token),
+            expiresAt: now.addingTimeInterval(app.config.refreshTokenLifetime), now: now
+        ).create(on: db)
+        return (token, familyId)
+    }
+
+    /// The successor of a refresh token is derived from it with the server's secret, so a retry
+    /// within the grace window can be answered with the very same successor without the server
+    /// ever storing a token in the clear.
+    static func successor(of token: String, secret: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("refresh-rotation:\(token)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return base64URL(mac)
+    }
+
+    enum RotationError: Error { case invalid, reused }
+
+    /// Rotates a refresh token: marks it used and issues its successor. An already-used token is
+    /// either a lost response retried within the grace window (same successor) or a replay, which
+    /// revokes the whole family.
+    static func rotate(_ presented: String, app: Application, db: any Database) async throws -> (userId: UUID, familyId: UUID, token: String) {
+        enum Outcome { case rotated(UUID, UUID, String), reused(UUID) }
+        let now = app.clock.now()
+        let config = app.config
+        let outcome: Outcome = try await db.transaction { db in
+            guard let row = try await RefreshTokenModel.query(on: db).filter(\.$tokenHash == hash(presented)).first(),
+                  let rowId = row.id
+            else { throw RotationError.invalid }
+            guard row.revokedAt == nil, row.expiresAt > now else { throw RotationError.invalid }
+
+            let next = successor(of: presented, secret: config.jwtSecret)
+            // Claim the token atomically: of two concurrent refreshes only one sees it unused.
+            let claimed = try await db.sql.update(RefreshTokenModel.schema)
+                .set("used_at", to: SQLBind(now))
+                .where("id", .equal, SQLBind(rowId)).where("used_at", .is, SQLLiteral.null)
+                .returning("id")
+                .all()
+            if !claimed.isEmpty {
+                let successorId = UUID()
+                try await RefreshTokenModel(
+                    id: successorId, userId: row.$user.id, familyId: row.familyId, tokenHash: hash(next),
+                    expiresAt: now.addingTimeInterval(config.refreshTokenLifetime), now: now
+                ).create(on: db)
+                try await db.sql.update(RefreshTokenModel.schema).set("replaced_by", to: SQLBind(successorId))
+                    .where("id", .equal, SQLBind(rowId)).run()
+                return .rotated(row.$user.id, row.familyId, next)
+            }
+
+            let fresh = try await RefreshTokenModel.find(rowId, on: db)
+            if let usedAt = fresh?.usedAt, now.timeIntervalSince(usedAt) <= config.refreshGraceWindow,
+               let successorRow = try await RefreshTokenModel.query(on: db).filter(\.$tokenHash == hash(next)).first(),
+               successorRow.usedAt == nil, successorRow.revokedAt == nil {
+                return .rotated(row.$user.id, row.familyId, next)
+            }
+            return .reused(row.familyId)
+        }
+        switch outcome {
+        case let .rotated(userId, familyId, token):
+            return (userId, familyId, token)
+        case let .reused(familyId):
+            // Committed on its own: the refusal must not roll the revocation back.
+            try await revokeFamily(familyId, at: now, on: db)
+            app.logger.warning("Refresh token reuse detected; revoked family \(familyId)")
+            throw RotationError.reused
+        }
+    }
+
+    static func revokeFamily(_ familyId: UUID, at now: Date, on db: any Database) async throws {
+        try await RefreshTokenModel.query(on: db)
+            .set(\.$revokedAt, to: now)
+            .filter(\.$familyId == familyId).filter(\.$revokedAt == nil)
+            .update()
+    }
+}

@@ -1,0 +1,53 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import JWT
+import StitchCore
+import Vapor
+
+/// Sets up an application: database, migrations, middleware, keys and routes. The executable
+/// and every test call this same function.
+public func configure(_ app: Application, config: AppConfig, clock: AppClock = .live) async throws {
+    app.config = config
+    app.clock = clock
+
+    _ = installWireFormat
+
+    switch config.database {
+    case .sqliteFile(let path):
+        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+    case .sqliteMemory:
+        app.databases.use(.sqlite(.memory, maxConnectionsPerEventLoop: 1), as: .sqlite)
+    case .postgres(let url):
+        var postgres = try SQLPostgresConfiguration(url: url)
+        postgres.searchPath = nil
+        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8), as: .psql)
+    }
+    app.migrations.add(StitchMigrations.all)
+
+    app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
+    // Only our error middleware: every failure answers the same JSON shape.
+    app.middleware = Middlewares()
+    app.middleware.use(JSONErrorMiddleware())
+
+    await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
+
+    app.appleKeys = AppleKeyCache()
+    app.dummyPasswordHash = try await app.passwords.hash([UInt8].random(count: 16).hex)
+
+    try routes(app)
+}
+
+/// Whether a command line means "serve" (Vapor's default command when none is given).
+public func isServeCommand(_ arguments: [String]) -> Bool {
+    let rest = arguments.dropFirst()
+    guard let first = rest.first else { return true }
+    return first == "serve" || first.hasPrefix("-")
+}
+
+/// Vapor's content coders are process-wide; set them once (tests configure many apps in parallel).
+private let installWireFormat: Void = {
+    ContentConfiguration.global.use(encoder: StitchJSON.makeEncoder(), for: .json)
+    ContentConfiguration.global.use(decoder: StitchJSON.makeDecoder(), for: .json)
+}()

@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import StitchServer
+import Vapor
+
+@main
+enum Entrypoint {
+    static func main() async throws {
+        var env = try Environment.detect()
+        try LoggingSystem.bootstrap(from: &env)
+        let app = try await Application.make(env)
+        // Server work runs on NIO's event loops; this keeps blocking-pool work off the main thread.
+        do {
+            let config = try AppConfig.fromEnvironment(env, logger: app.logger)
+            applyListenAddress(app)
+            try await configure(app, config: config)
+            if isServeCommand(env.arguments), ProcessInfo.processInfo.environment["AUTO_MIGRATE"] != "false" {
+                try await app.autoMigrate()
+            }
+            try await app.execute()
+        } catch {
+            // A clear line and a failing exit status, not a crash report.
+            app.logger.critical("\(error)")
+            try? await app.asyncShutdown()
+            exit(1)
+        }
+        try await app.asyncShutdown()
+    }
+
+    /// HOST and PORT from the environment; `serve --hostname/--port` still win when given.
+    static func applyListenAddress(_ app: Application) {
+        let env = ProcessInfo.processInfo.environment
+        app.http.server.configuration.hostname = env["HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        app.http.server.configuration.port = env["PORT"].flatMap(Int.init) ?? 8080
+    }
+}
