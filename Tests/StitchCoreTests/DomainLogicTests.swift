@@ -45,7 +45,7 @@ struct DomainLogicTests {
         #expect(try StitchJSON.makeDecoder().decode(InventoryThread.self, from: data) == t)
     }
 
-    @Test func readinessColours() {
+    @Test func readinessColours() throws {
         let project = UUID()
         let background = ProjectSection(projectId: project, name: "Background", sortOrder: 0, createdAt: t0, updatedAt: t0)
         let border = ProjectSection(projectId: project, name: "Border", sortOrder: 1, createdAt: t0, updatedAt: t0)
@@ -62,8 +62,9 @@ struct DomainLogicTests {
         #expect(r.sections.map(\.color) == [.red, .green])
         #expect(r.color == .yellow)
         let bg = r.sections[0].requirements
-        #expect(bg[0].have == 3 && bg[0].needed == 5 && bg[0].toBuy == 2)
-        #expect(bg[0].summary == "You have 3, need 5 — buy 2 more")
+        let blackInBackground = try #require(bg.first { $0.requirementId == reqs[1].id })
+        #expect(blackInBackground.have == 3 && blackInBackground.needed == 5 && blackInBackground.toBuy == 2)
+        #expect(blackInBackground.summary == "You have 3, need 5 — buy 2 more")
         #expect(r.unsectioned.count == 1 && r.unsectioned[0].toBuy == 4 && r.unsectioned[0].summary == "Need 4 — need to buy")
         #expect(r.summary == "You can start the Border, need threads for Background.")
         #expect(Readiness.project(project, sections: [], requirements: [], inventory: InventoryIndex([])).color == .green)
