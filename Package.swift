@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "StitchServer", "StitchCore",
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "JWT", package: "jwt"),
             ]
         ),
     ]
