@@ -99,3 +99,136 @@ public struct AuthResponse: Codable, Sendable {
         self.tokenType = "Bearer"
     }
 }
+
+// MARK: - Domain API
+
+/// A project with the canvas it is stitched from (title and picture come from the canvas).
+public struct ProjectDetail: Codable, Sendable, Hashable {
+    public var project: Project
+    public var canvas: Canvas?
+
+    public init(project: Project, canvas: Canvas?) {
+        self.project = project
+        self.canvas = canvas
+    }
+
+    /// The project's fields at the top level, plus `canvas`.
+    public func encode(to encoder: any Encoder) throws {
+        try project.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(canvas, forKey: .canvas)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        project = try Project(from: decoder)
+        canvas = try decoder.container(keyedBy: Keys.self).decodeIfPresent(Canvas.self, forKey: .canvas)
+    }
+
+    private enum Keys: String, CodingKey { case canvas }
+
+    public var title: String { canvas?.designName ?? "Untitled project" }
+}
+
+/// A journal entry with its images in sort order.
+public struct JournalEntryDetail: Codable, Sendable, Hashable {
+    public var entry: JournalEntry
+    public var images: [JournalImage]
+
+    public init(entry: JournalEntry, images: [JournalImage]) {
+        self.entry = entry
+        self.images = images
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try entry.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(images, forKey: .images)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        entry = try JournalEntry(from: decoder)
+        images = try decoder.container(keyedBy: Keys.self).decodeIfPresent([JournalImage].self, forKey: .images) ?? []
+    }
+
+    private enum Keys: String, CodingKey { case images }
+}
+
+public struct ShoppingListResponse: Codable, Sendable, Hashable {
+    public var items: [ShoppingItem]
+    public var totalToBuy: Int
+
+    public init(items: [ShoppingItem]) {
+        self.items = items
+        self.totalToBuy = items.reduce(0) { $0 + $1.toBuy }
+    }
+}
+
+public struct PurchaseRequest: Codable, Sendable {
+    public var brand: String
+    public var number: String
+    public var quantity: Int
+    public var colorName: String?
+
+    public init(brand: String, number: String, quantity: Int, colorName: String? = nil) {
+        self.brand = brand
+        self.number = number
+        self.quantity = quantity
+        self.colorName = colorName
+    }
+}
+
+extension PurchaseRequest: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(brand, "brand", label: "Brand", max: Limits.brand)
+        v.required(number, "number", label: "Number", max: Limits.number)
+        if quantity < 1 { v.fail("quantity", "Buy at least 1") }
+        else if quantity > Limits.maxQuantity { v.fail("quantity", "Quantity must be at most \(Limits.maxQuantity)") }
+    }
+}
+
+public struct ImageUploadResponse: Codable, Sendable, Hashable {
+    public var key: String
+    public var contentType: String
+    public var byteSize: Int
+
+    public init(key: String, contentType: String, byteSize: Int) {
+        self.key = key
+        self.contentType = contentType
+        self.byteSize = byteSize
+    }
+}
+
+/// Which picture formats are accepted, told by their first bytes rather than a declared type.
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg, png, heic, webp
+
+    public var contentType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .heic: "image/heic"
+        case .webp: "image/webp"
+        }
+    }
+
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .heic: "heic"
+        case .webp: "webp"
+        }
+    }
+
+    public static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
+        let head = Array(bytes.prefix(16))
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) { return .webp }
+        if head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) {
+            let brand = String(decoding: head[8..<12], as: UTF8.self)
+            if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) { return .heic }
+        }
+        return nil
+    }
+}

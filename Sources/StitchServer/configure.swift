@@ -34,6 +34,12 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
 
     app.appleKeys = AppleKeyCache()
+    app.imageStorage = try FileImageStorage(
+        directory: (config.dataDirectory as NSString).appendingPathComponent("images"), threadPool: app.threadPool)
+    if case .sqliteFile = config.database {
+        // Readers never wait for the writer, and the writer never waits for readers.
+        try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()
+    }
     app.dummyPasswordHash = try await app.passwords.hash([UInt8].random(count: 16).hex)
 
     try routes(app)

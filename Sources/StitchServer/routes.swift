@@ -4,4 +4,11 @@ import Vapor
 func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
     try app.register(collection: AuthController())
+    let api = app.grouped(RequireUser())
+    try api.register(collection: ThreadController())
+    try api.register(collection: CanvasController())
+    try app.register(collection: ImageController())
+    try api.register(collection: ProjectController())
+    try api.register(collection: JournalController())
+    try api.register(collection: ShoppingController())
 }

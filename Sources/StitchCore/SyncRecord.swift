@@ -1,0 +1,48 @@
+import Foundation
+
+/// The kinds of record that sync. The raw values are the wire names.
+public enum EntityType: String, Codable, Sendable, CaseIterable, Hashable {
+    case thread, canvas, project, projectSection, projectThread, journalEntry, journalImage
+
+    /// Parents before children: applying a batch in this order satisfies every reference.
+    public var dependencyRank: Int {
+        switch self {
+        case .thread: 0
+        case .canvas: 1
+        case .project: 2
+        case .projectSection: 3
+        case .projectThread: 4
+        case .journalEntry: 5
+        case .journalImage: 6
+        }
+    }
+}
+
+/// A record that syncs: an id the client may choose, the three timestamps, and its own rules.
+public protocol SyncRecord: Codable, Sendable, Hashable, Validatable, Identifiable where ID == UUID {
+    static var entityType: EntityType { get }
+    var id: UUID { get set }
+    var createdAt: Date { get set }
+    var updatedAt: Date { get set }
+    var deletedAt: Date? { get set }
+    /// The record with text trimmed and blank optionals removed.
+    var normalized: Self { get }
+}
+
+extension InventoryThread: SyncRecord { public static let entityType = EntityType.thread }
+extension Canvas: SyncRecord { public static let entityType = EntityType.canvas }
+extension Project: SyncRecord { public static let entityType = EntityType.project }
+extension ProjectSection: SyncRecord { public static let entityType = EntityType.projectSection }
+extension ProjectThread: SyncRecord { public static let entityType = EntityType.projectThread }
+extension JournalEntry: SyncRecord {
+    public static let entityType = EntityType.journalEntry
+    public var normalized: JournalEntry {
+        var copy = self
+        copy.notes = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        return copy
+    }
+}
+extension JournalImage: SyncRecord {
+    public static let entityType = EntityType.journalImage
+    public var normalized: JournalImage { self }
+}

@@ -1,0 +1,134 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+struct CanvasController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let canvases = routes.grouped("canvases")
+        canvases.get(use: list)
+        canvases.post(use: create)
+        canvases.get(":id", use: show)
+        canvases.put(":id", use: update)
+        canvases.delete(":id", use: delete)
+        canvases.on(.POST, ":id", "image", body: .collect(maxSize: "12mb"), use: uploadImage)
+    }
+
+    /// The stash, newest first, narrowed by `q` (designer or design name).
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let q = req.query[String.self, at: "q"]
+        var canvases = try await Records.all(CanvasModel.self, userId: req.user.id, on: req.db).map(\.record)
+        if let q { canvases = canvases.filter { $0.matches(search: q) } }
+        canvases.sort { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        return try respond(canvases)
+    }
+
+    @Sendable
+    func show(req: Request) async throws -> Response {
+        try respond(try await Records.require(CanvasModel.self, req.uuid("id"), userId: req.user.id, on: req.db).record)
+    }
+
+    @Sendable
+    func create(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let record = try await RecordWrites<CanvasModel>.create(req, defaults: ["designer": "", "designName": ""], check: { canvas, db in
+            try await Self.checkImage(canvas, userId: userId, db: db)
+        })
+        return try respond(record, status: .created)
+    }
+
+    @Sendable
+    func update(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        let before = try await Records.require(CanvasModel.self, id, userId: userId, on: req.db).record
+        let record = try await RecordWrites<CanvasModel>.update(req, id: id, check: { canvas, db in
+            try await Self.checkImage(canvas, userId: userId, db: db)
+        })
+        if let old = before.imageKey, old != record.imageKey {
+            try await Images.removeIfUnreferenced(old, app: req.application, db: req.db)
+        }
+        return try respond(record)
+    }
+
+    /// A canvas with a live project cannot be deleted: the project would lose its title and picture.
+    @Sendable
+    func delete(req: Request) async throws -> HTTPStatus {
+        try await RecordWrites<CanvasModel>.delete(req, id: req.uuid("id"), guardDelete: { canvas, db in
+            let live = try await ProjectModel.query(on: db).filter(\.$canvasId == canvas.id).filter(\.$deletedAt == nil).count()
+            if live > 0 {
+                throw APIError(.conflict, "This canvas has a project. Delete the project first.")
+            }
+        })
+    }
+
+    /// Sets (or replaces) the canvas's picture. The old file stays until nothing refers to it.
+    @Sendable
+    func uploadImage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        _ = try await Records.require(CanvasModel.self, id, userId: userId, on: req.db)
+        let data = try Images.parts(of: req)[0]
+        let image = try await Images.store(data, userId: userId, app: req.application, db: req.db)
+        let now = req.now
+        let (record, previous): (Canvas, String?) = try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let model = try await Records.require(CanvasModel.self, id, userId: userId, on: db)
+            var record = model.record
+            let previous = record.imageKey
+            record.imageKey = image.id
+            record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
+            try await Records.update(model, to: record, version: version, on: db)
+            return (record, previous)
+        }
+        if let previous, previous != record.imageKey {
+            try await Images.removeIfUnreferenced(previous, app: req.application, db: req.db)
+        }
+        return try respond(record)
+    }
+
+    static func checkImage(_ canvas: Canvas, userId: UUID, db: any Database) async throws {
+        guard let key = canvas.imageKey else { return }
+        guard try await Images.owned(key, userId: userId, on: db) != nil else {
+            throw APIError.validation(["imageKey": "No such image"])
+        }
+    }
+}
+
+struct ImageController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.grouped(RequireUser()).on(.POST, "images", body: .collect(maxSize: "12mb"), use: upload)
+        // No token, a bad token or someone else's key all look the same: 404.
+        routes.get("images", ":key", use: serve)
+    }
+
+    /// A bare upload, for clients that attach pictures offline and refer to the key when they sync.
+    @Sendable
+    func upload(req: Request) async throws -> Response {
+        let data = try Images.parts(of: req)[0]
+        let image = try await Images.store(data, userId: req.user.id, app: req.application, db: req.db)
+        return try respond(ImageUploadResponse(key: image.id!, contentType: image.contentType, byteSize: image.byteSize), status: .created)
+    }
+
+    /// The owner's image with its type, an ETag and a private cache header; to anyone else, 404.
+    @Sendable
+    func serve(req: Request) async throws -> Response {
+        let key = req.parameters.get("key") ?? ""
+        guard let token = req.headers.bearerAuthorization?.token,
+              let user = try? await TokenService.verifyAccessToken(token, on: req),
+              let image = try await Images.owned(key, userId: user.id, on: req.db),
+              let data = try await req.application.imageStorage.get(key)
+        else { throw APIError.notFound }
+        let etag = "\"\(image.sha256)\""
+        var headers: HTTPHeaders = [
+            "ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "Content-Type": image.contentType,
+            "X-Content-Type-Options": "nosniff",
+        ]
+        if req.headers.first(name: .ifNoneMatch) == etag {
+            headers.remove(name: "Content-Type")
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: .init(data: data))
+    }
+}

@@ -1,0 +1,164 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+struct JournalController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let entries = routes.grouped("projects", ":id", "entries")
+        entries.get(use: list)
+        entries.post(use: create)
+        entries.put(":entryId", use: update)
+        entries.delete(":entryId", use: delete)
+        entries.on(.POST, ":entryId", "images", body: .collect(maxSize: "60mb"), use: addImages)
+        entries.delete(":entryId", "images", ":imageId", use: deleteImage)
+    }
+
+    /// Entries newest first, each with its images in sort order.
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
+        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
+            .map(\.record).sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let images = try await Self.images(of: entries.map(\.id), userId: userId, db: req.db)
+        return try respond(entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) })
+    }
+
+    @Sendable
+    func create(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
+        let entry = try await RecordWrites<JournalEntryModel>.create(
+            req, defaults: ["notes": ""], overrides: ["projectId": project.id!.uuidString], clientMayDate: true)
+        return try respond(JournalEntryDetail(entry: entry, images: []), status: .created)
+    }
+
+    @Sendable
+    func update(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (_, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let entry = try await RecordWrites<JournalEntryModel>.update(req, id: id, immutable: ["projectId"])
+        let images = try await Self.images(of: [id], userId: userId, db: req.db)
+        return try respond(JournalEntryDetail(entry: entry, images: images[id] ?? []))
+    }
+
+    @Sendable
+    func delete(req: Request) async throws -> HTTPStatus {
+        let (_, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        return try await RecordWrites<JournalEntryModel>.delete(req, id: id, cascade: { entry, userId, version, now, db in
+            try await Records.softDelete(JournalImageModel.self, where: "entry_id", in: [entry.id], userId: userId, at: now, version: version, on: db)
+        })
+    }
+
+    /// Appends one or more pictures (multipart, field `image` repeated) after the entry's last one.
+    @Sendable
+    func addImages(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (_, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let parts = try Images.parts(of: req)
+        // Check every picture before storing any, so a bad one leaves nothing behind.
+        for data in parts {
+            guard !data.isEmpty else { throw APIError(.badRequest, "The image is empty", fields: ["image": "Choose a picture"]) }
+            guard data.count <= req.config.maxImageBytes else {
+                throw APIError(.payloadTooLarge, "Images can be at most \(req.config.maxImageBytes / 1024 / 1024) MB")
+            }
+            guard ImageFormat.detect(data) != nil else {
+                throw APIError(.unsupportedMediaType, "Only JPEG, PNG, HEIC and WebP pictures can be uploaded")
+            }
+        }
+        var stored: [ImageModel] = []
+        for data in parts { stored.append(try await Images.store(data, userId: userId, app: req.application, db: req.db)) }
+        let now = req.now
+        let storedKeys = stored.compactMap(\.id)
+        let entry: JournalEntry = try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let model = try await Records.require(JournalEntryModel.self, id, userId: userId, on: db)
+            let existing = try await Records.all(JournalImageModel.self, userId: userId, where: "entry_id", equals: id, on: db)
+            var order = (existing.map(\.sortOrder).max() ?? -1) + 1
+            for key in storedKeys {
+                let image = JournalImage(entryId: id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now)
+                try await Records.create(image, as: JournalImageModel.self, userId: userId, version: version, on: db)
+                order += 1
+            }
+            var entry = model.record
+            entry.updatedAt = writeTimestamp(now: now, after: entry.updatedAt)
+            try await Records.update(model, to: entry, version: version, on: db)
+            return entry
+        }
+        let images = try await Self.images(of: [id], userId: userId, db: req.db)
+        return try respond(JournalEntryDetail(entry: entry, images: images[id] ?? []), status: .created)
+    }
+
+    @Sendable
+    func deleteImage(req: Request) async throws -> HTTPStatus {
+        let userId = try req.user.id
+        let (_, entryId) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let image = try await Records.require(JournalImageModel.self, req.uuid("imageId"), userId: userId, on: req.db)
+        guard image.entryId == entryId else { throw APIError.notFound }
+        return try await RecordWrites<JournalImageModel>.delete(req, id: image.id!)
+    }
+
+    static func images(of entryIds: [UUID], userId: UUID, db: any Database) async throws -> [UUID: [JournalImage]] {
+        guard !entryIds.isEmpty else { return [:] }
+        let images = try await JournalImageModel.query(on: db).filter(\.$userId == userId).filter(\.$deletedAt == nil)
+            .filter(\.$entryId ~~ entryIds).all().map(\.record)
+        return Dictionary(grouping: images, by: \.entryId).mapValues {
+            $0.sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
+        }
+    }
+}
+
+struct ShoppingController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let shopping = routes.grouped("shopping-list")
+        shopping.get(use: list)
+        shopping.post("purchase", use: purchase)
+    }
+
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        try respond(try await Self.compute(userId: req.user.id, db: req.db))
+    }
+
+    static func compute(userId: UUID, db: any Database) async throws -> ShoppingListResponse {
+        let projects = try await Records.all(ProjectModel.self, userId: userId, on: db).map(\.record)
+        let canvases = try await ProjectController.canvases(userId: userId, db: db)
+        let requirements = try await Records.all(RequirementModel.self, userId: userId, on: db).map(\.record)
+        let inventory = InventoryIndex(try await Records.all(ThreadModel.self, userId: userId, on: db).map(\.record))
+        let titled = projects.map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
+        return ShoppingListResponse(items: ShoppingList.compute(projects: titled, requirements: requirements, inventory: inventory))
+    }
+
+    /// "Bought": adds the skeins to the inventory thread with that brand and number, creating it
+    /// if there is none, in one transaction. Answers the thread.
+    @Sendable
+    func purchase(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let body = try req.content.decode(PurchaseRequest.self)
+        _ = try body.validated()
+        let now = req.now
+        let key = ThreadKey(brand: body.brand, number: body.number)
+        let (thread, created): (InventoryThread, Bool) = try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let candidates = try await Records.all(ThreadModel.self, userId: userId, on: db)
+                .filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
+                .sorted { ($0.createdAt, $0.id!.uuidString) < ($1.createdAt, $1.id!.uuidString) }
+            if let model = candidates.first {
+                var record = model.record
+                record.quantity += body.quantity
+                record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
+                record = try record.validated()
+                try await Records.update(model, to: record, version: version, on: db)
+                return (record, false)
+            }
+            let record = try InventoryThread(
+                brand: body.brand, number: body.number, colorName: body.colorName, quantity: body.quantity,
+                createdAt: now, updatedAt: now
+            ).normalized.validated()
+            try await Records.create(record, as: ThreadModel.self, userId: userId, version: version, on: db)
+            return (record, true)
+        }
+        return try respond(thread, status: created ? .created : .ok)
+    }
+}

@@ -1,0 +1,96 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+/// The create / partial-update / soft-delete steps every resource shares. Each runs in one
+/// transaction that first takes the user's next sync version, so REST writes are seen by `/sync`
+/// pulls exactly like pushed changes.
+enum RecordWrites<M: RecordModel> {
+    typealias Record = M.Record
+
+    /// Fields the server owns: a body can never set them.
+    static var serverOwned: Set<String> { ["id", "createdAt", "updatedAt", "deletedAt"] }
+
+    static func create(
+        _ req: Request, defaults: [String: Any] = [:], overrides: [String: Any] = [:], clientMayDate: Bool = false,
+        transform: (Record, Date) throws -> Record = { record, _ in record },
+        check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
+    ) async throws -> Record {
+        let userId = try req.user.id
+        let body = try JSONMerge.object(from: req)
+        let now = req.now
+        let id = try JSONMerge.clientId(body) ?? UUID()
+        var protected: [String: Any] = overrides
+        protected["id"] = id.uuidString
+        protected["updatedAt"] = ts(now)
+        var base = defaults
+        base["createdAt"] = ts(now)
+        if !clientMayDate { protected["createdAt"] = ts(now) }
+        var body2 = body
+        body2.removeValue(forKey: "deletedAt")
+        var record: Record = try JSONMerge.create(body2, defaults: base, protected: protected)
+        record.deletedAt = nil
+        record = try transform(record, now).normalized.validated()
+        let final = record
+        return try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            if try await Records.idExists(M.self, id, on: db) {
+                throw APIError(.conflict, "A record with this id already exists", fields: ["id": "Already in use"])
+            }
+            try await check(final, db)
+            try await Records.create(final, as: M.self, userId: userId, version: version, on: db)
+            return final
+        }
+    }
+
+    static func update(
+        _ req: Request, id: UUID, immutable: Set<String> = [],
+        transform: @escaping @Sendable (_ old: Record, _ new: Record, _ now: Date) throws -> Record = { _, new, _ in new },
+        check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
+    ) async throws -> Record {
+        let userId = try req.user.id
+        let body = try JSONMerge.object(from: req)
+        let now = req.now
+        nonisolated(unsafe) let bodyCopy = body  // read-only from here on
+        return try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let model = try await Records.require(M.self, id, userId: userId, on: db)
+            let old = model.record
+            // Ownership fields (the project of a section, the canvas of a project) stay as they are.
+            var record = try JSONMerge.merge(bodyCopy, onto: old, protected: serverOwned.union(immutable))
+            record = try transform(old, record, now)
+            record.updatedAt = writeTimestamp(now: now, after: old.updatedAt)
+            record = try record.normalized.validated()
+            try await check(record, db)
+            try await Records.update(model, to: record, version: version, on: db)
+            return record
+        }
+    }
+
+    static func delete(
+        _ req: Request, id: UUID,
+        guardDelete: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in },
+        cascade: @escaping @Sendable (Record, _ userId: UUID, _ version: Int64, _ now: Date, any Database) async throws -> Void = { _, _, _, _, _ in }
+    ) async throws -> HTTPStatus {
+        let userId = try req.user.id
+        let now = req.now
+        try await req.db.transaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let model = try await Records.require(M.self, id, userId: userId, on: db)
+            var record = model.record
+            try await guardDelete(record, db)
+            let stamp = writeTimestamp(now: now, after: record.updatedAt)
+            record.deletedAt = stamp
+            record.updatedAt = stamp
+            try await Records.update(model, to: record, version: version, on: db)
+            try await cascade(record, userId, version, stamp, db)
+        }
+        return .noContent
+    }
+}
+
+/// Encodes records with the wire encoder; `status` for creations.
+func respond<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok) throws -> Response {
+    try jsonResponse(value, status: status)
+}

@@ -1,0 +1,79 @@
+import Fluent
+import Foundation
+import SQLKit
+import StitchCore
+import Vapor
+
+struct ThreadController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let threads = routes.grouped("threads")
+        threads.get(use: list)
+        threads.post(use: create)
+        threads.get("brands", use: brands)
+        threads.get(":id", use: show)
+        threads.put(":id", use: update)
+        threads.delete(":id", use: delete)
+    }
+
+    /// The inventory: brand then number in natural order, narrowed by `q` (brand, number or colour
+    /// name), `brand` and `fiberType`.
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let q = req.query[String.self, at: "q"]
+        let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
+        var fiber: FiberType?
+        if let raw = req.query[String.self, at: "fiberType"].flatMap(Rules.clean) {
+            guard let parsed = FiberType(rawValue: raw.lowercased()) else {
+                throw APIError.validation(["fiberType": "Choose one of \(FiberType.allCases.map(\.rawValue).joined(separator: ", "))"])
+            }
+            fiber = parsed
+        }
+        var threads = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
+        if let brand { threads = threads.filter { $0.brand.caseInsensitiveCompare(brand) == .orderedSame } }
+        if let fiber { threads = threads.filter { $0.fiberType == fiber } }
+        if let q { threads = threads.filter { $0.matches(search: q) } }
+        threads.sort(by: InventoryThread.inventoryOrder)
+        return try respond(threads)
+    }
+
+    /// The user's brands, most used first, for autocomplete (optionally those starting with `q`).
+    @Sendable
+    func brands(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let prefix = req.query[String.self, at: "q"].flatMap(Rules.clean)?.lowercased()
+        let threads = try await Records.all(ThreadModel.self, userId: userId, on: req.db)
+        var counts: [String: (name: String, count: Int)] = [:]
+        for thread in threads {
+            let key = thread.brand.lowercased()
+            counts[key, default: (thread.brand, 0)].count += 1
+        }
+        let brands = counts.values
+            .filter { prefix == nil || $0.name.lowercased().hasPrefix(prefix!) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+            .map(\.name)
+        return try respond(brands)
+    }
+
+    @Sendable
+    func show(req: Request) async throws -> Response {
+        try respond(try await Records.require(ThreadModel.self, req.uuid("id"), userId: req.user.id, on: req.db).record)
+    }
+
+    @Sendable
+    func create(req: Request) async throws -> Response {
+        let record = try await RecordWrites<ThreadModel>.create(
+            req, defaults: ["brand": "", "number": "", "fiberType": FiberType.wool.rawValue, "quantity": 0])
+        return try respond(record, status: .created)
+    }
+
+    @Sendable
+    func update(req: Request) async throws -> Response {
+        try respond(try await RecordWrites<ThreadModel>.update(req, id: req.uuid("id")))
+    }
+
+    @Sendable
+    func delete(req: Request) async throws -> HTTPStatus {
+        try await RecordWrites<ThreadModel>.delete(req, id: req.uuid("id"))
+    }
+}

@@ -1,0 +1,186 @@
+import Fluent
+import Foundation
+import SQLKit
+import StitchCore
+import Vapor
+
+/// A Fluent model that stores one kind of synced record for one user.
+protocol RecordModel: Model, Sendable where IDValue == UUID {
+    associatedtype Record: SyncRecord
+    var userId: UUID { get set }
+    var version: Int64 { get set }
+    var deletedAt: Date? { get set }
+    var record: Record { get }
+    func apply(_ record: Record)
+    init()
+}
+
+extension ThreadModel: RecordModel {}
+extension CanvasModel: RecordModel {}
+extension ProjectModel: RecordModel {}
+extension SectionModel: RecordModel {}
+extension RequirementModel: RecordModel {}
+extension JournalEntryModel: RecordModel {}
+extension JournalImageModel: RecordModel {}
+
+/// The per-user change counter (see `UserModel.syncVersion`).
+enum SyncVersion {
+    /// Takes the user's next version. Run it first in a write transaction: on PostgreSQL it locks
+    /// the user's row until commit, so versions are handed out in commit order; on SQLite the
+    /// write lock is taken at once, which avoids lock upgrades between concurrent transactions.
+    static func next(for userId: UUID, on db: any Database) async throws -> Int64 {
+        let rows = try await db.sql.update(UserModel.schema)
+            .set(SQLIdentifier("sync_version"), to: SQLBinaryExpression(SQLIdentifier("sync_version"), .add, SQLLiteral.numeric("1")))
+            .where("id", .equal, SQLBind(userId))
+            .returning("sync_version")
+            .all()
+        guard let row = rows.first else { throw APIError.unauthorized }
+        return try row.decode(column: "sync_version", as: Int64.self)
+    }
+
+    static func current(for userId: UUID, on db: any Database) async throws -> Int64 {
+        let rows = try await db.sql.select().column("sync_version").from(UserModel.schema)
+            .where("id", .equal, SQLBind(userId)).all()
+        return try rows.first?.decode(column: "sync_version", as: Int64.self) ?? 0
+    }
+}
+
+enum Records {
+    /// The user's live (not deleted) record, or nil. Another user's id looks exactly like a
+    /// missing one.
+    static func find<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, on db: any Database) async throws -> M? {
+        try await M.query(on: db)
+            .filter(\._$id == id)
+            .filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
+            .filter(.path([FieldKey("deleted_at")], schema: M.schema), .equal, .null)
+            .first()
+    }
+
+    static func require<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, on db: any Database) async throws -> M {
+        guard let model = try await find(type, id, userId: userId, on: db) else { throw APIError.notFound }
+        return model
+    }
+
+    /// Whether any user holds a row with this id (live or deleted): a client-chosen id must be new.
+    static func idExists<M: RecordModel>(_ type: M.Type, _ id: UUID, on db: any Database) async throws -> Bool {
+        try await M.query(on: db).filter(\._$id == id).count() > 0
+    }
+
+    /// The user's live records of a kind, optionally narrowed by one column.
+    static func all<M: RecordModel>(
+        _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
+    ) async throws -> [M] {
+        var query = M.query(on: db)
+            .filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
+            .filter(.path([FieldKey("deleted_at")], schema: M.schema), .equal, .null)
+        if let column, let value {
+            query = query.filter(.path([FieldKey(stringLiteral: column)], schema: M.schema), .equal, .bind(value))
+        }
+        return try await query.all()
+    }
+
+    /// Inserts a new record for the user at the given version.
+    @discardableResult
+    static func create<M: RecordModel>(_ record: M.Record, as type: M.Type, userId: UUID, version: Int64, on db: any Database) async throws -> M {
+        let model = M()
+        model.apply(record)
+        model.userId = userId
+        model.version = version
+        try await model.create(on: db)
+        return model
+    }
+
+    /// Writes a changed record over its model at the given version.
+    static func update<M: RecordModel>(_ model: M, to record: M.Record, version: Int64, on db: any Database) async throws {
+        model.apply(record)
+        model.version = version
+        try await model.update(on: db)
+    }
+
+    /// Soft-deletes every live record of a kind whose `column` is one of `ids`.
+    static func softDelete<M: RecordModel>(
+        _ type: M.Type, where column: String, in ids: [UUID], userId: UUID, at now: Date, version: Int64, on db: any Database
+    ) async throws {
+        guard !ids.isEmpty else { return }
+        try await db.sql.update(M.schema)
+            .set("deleted_at", to: SQLBind(now))
+            .set("updated_at", to: SQLBind(now))
+            .set("version", to: SQLBind(version))
+            .where("user_id", .equal, SQLBind(userId))
+            .where(SQLIdentifier(column), .in, SQLBind.group(ids))
+            .where("deleted_at", .is, SQLLiteral.null)
+            .run()
+    }
+}
+
+/// A write's `updatedAt`: the server's now, and always later than what it replaces so that
+/// last-write-wins can never rank a server-side edit below the version it edited.
+func writeTimestamp(now: Date, after previous: Date?) -> Date {
+    guard let previous, previous >= now else { return now }
+    return previous.addingTimeInterval(0.001)
+}
+
+/// JSON bodies for create and partial update. A partial update is a JSON merge patch
+/// (RFC 7386): keys that are absent stay as they are, `null` clears an optional field, and the
+/// result is decoded and validated as a whole record, so both paths share every rule.
+enum JSONMerge {
+    static func object(from req: Request) throws -> [String: Any] {
+        guard let buffer = req.body.data, buffer.readableBytes > 0 else { return [:] }
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [])
+        } catch {
+            throw APIError(.badRequest, "The request body is not valid: malformed JSON")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw APIError(.badRequest, "The request body must be a JSON object")
+        }
+        return object
+    }
+
+    /// Applies `patch` over `base`, then restores `protected` keys from `base` (or removes them
+    /// where `base` has none), and decodes the result.
+    static func merge<R: Decodable & Encodable>(_ patch: [String: Any], onto base: R, protected: Set<String>) throws -> R {
+        let encoded = try StitchJSON.makeEncoder().encode(base)
+        var object = (try JSONSerialization.jsonObject(with: encoded) as? [String: Any]) ?? [:]
+        let original = object
+        for (key, value) in patch where !protected.contains(key) {
+            if value is NSNull { object.removeValue(forKey: key) } else { object[key] = value }
+        }
+        for key in protected {
+            object[key] = original[key]
+        }
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try StitchJSON.makeDecoder().decode(R.self, from: data)
+    }
+
+    /// Builds a new record from defaults and a body.
+    static func create<R: Decodable>(_ body: [String: Any], defaults: [String: Any], protected: [String: Any]) throws -> R {
+        var object = defaults
+        for (key, value) in body where protected[key] == nil {
+            if value is NSNull { object.removeValue(forKey: key) } else { object[key] = value }
+        }
+        for (key, value) in protected { object[key] = value }
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try StitchJSON.makeDecoder().decode(R.self, from: data)
+    }
+
+    /// The id a client chose for a new record, if it sent one.
+    static func clientId(_ body: [String: Any]) throws -> UUID? {
+        guard let raw = body["id"], !(raw is NSNull) else { return nil }
+        guard let text = raw as? String, let id = UUID(uuidString: text) else {
+            throw APIError.validation(["id": "id must be a UUID"])
+        }
+        return id
+    }
+}
+
+extension Request {
+    /// A UUID path parameter; anything else is a 404 (it cannot name a record).
+    func uuid(_ name: String) throws -> UUID {
+        guard let text = parameters.get(name), let id = UUID(uuidString: text) else { throw APIError.notFound }
+        return id
+    }
+}
+
+func ts(_ date: Date) -> String { Timestamp.string(from: date) }
