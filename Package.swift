@@ -30,7 +30,8 @@ let package = Package(
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "stitchuation",

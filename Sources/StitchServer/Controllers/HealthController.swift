@@ -6,6 +6,13 @@ import Vapor
 struct HealthController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get("health", use: health)
+        routes.get("openapi.json", use: openAPI)
+    }
+
+    /// The API's OpenAPI 3.1 document, kept in the repository beside the code it describes.
+    @Sendable
+    func openAPI(req: Request) async throws -> Response {
+        Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(data: try OpenAPIDocument.data()))
     }
 
     /// Liveness that includes the database: a load balancer should stop sending traffic to an
@@ -28,4 +35,13 @@ func jsonResponse<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok, he
     response.body = .init(data: try StitchJSON.makeEncoder().encode(value))
     response.headers.replaceOrAdd(name: .contentType, value: "application/json; charset=utf-8")
     return response
+}
+
+enum OpenAPIDocument {
+    static func data() throws -> Data {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
+            throw APIError(.internalServerError, "The OpenAPI document is missing from the build")
+        }
+        return try Data(contentsOf: url)
+    }
 }

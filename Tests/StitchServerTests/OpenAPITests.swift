@@ -1,0 +1,46 @@
+import Foundation
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+@Suite("The OpenAPI document and the routes agree")
+struct OpenAPITests {
+    @Test("Every registered route is documented, and every documented operation is registered")
+    func routesMatchDocument() async throws {
+        try await withTestApp { app, _ in
+            let res = try await app.send(.GET, "/openapi.json")
+            #expect(res.status == .ok)
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(buffer: res.body)) as? [String: Any])
+            #expect(doc["openapi"] as? String == "3.1.0")
+            let paths = try #require(doc["paths"] as? [String: [String: Any]])
+            var documented = Set<String>()
+            for (path, operations) in paths {
+                for method in operations.keys { documented.insert("\(method.uppercased()) \(path)") }
+            }
+            let registered = Set(app.routes.all.map { route in
+                let path = route.path.map { component -> String in
+                    switch component {
+                    case .constant(let text): text
+                    case .parameter(let name): "{\(name)}"
+                    case .anything: "*"
+                    case .catchall: "**"
+                    }
+                }.joined(separator: "/")
+                return "\(route.method.rawValue) /\(path)"
+            })
+            #expect(registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
+            #expect(documented.subtracting(registered).isEmpty, "documented but missing: \(documented.subtracting(registered).sorted())")
+        }
+    }
+
+    @Test("Every schema reference resolves")
+    func referencesResolve() throws {
+        let data = try OpenAPIDocument.data()
+        let text = String(decoding: data, as: UTF8.self)
+        let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let refs = text.components(separatedBy: "\"#/components/schemas/").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(!refs.isEmpty)
+        for ref in refs { #expect(schemas[String(ref)] != nil, "unresolved \(ref)") }
+    }
+}
