@@ -1,7 +1,7 @@
 import Foundation
 
 /// The body of every failed request: a sentence and, for validation failures, each field's message.
-public struct APIErrorBody: Codable, Sendable, Equatable, Error {
+public struct APIErrorBody: Codable, Sendable, Hashable, Error {
     public var error: String
     public var fields: [String: String]?
 

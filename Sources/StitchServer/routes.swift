@@ -11,4 +11,5 @@ func routes(_ app: Application) throws {
     try api.register(collection: ProjectController())
     try api.register(collection: JournalController())
     try api.register(collection: ShoppingController())
+    try api.register(collection: SyncController())
 }

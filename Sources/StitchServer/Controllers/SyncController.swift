@@ -1,0 +1,16 @@
+import Fluent
+import StitchCore
+import Vapor
+
+struct SyncController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.on(.POST, "sync", body: .collect(maxSize: "64mb"), use: sync)
+    }
+
+    @Sendable
+    func sync(req: Request) async throws -> Response {
+        let request = try req.content.decode(SyncRequest.self)
+        let response = try await SyncService.sync(request, userId: req.user.id, app: req.application, db: req.db)
+        return try respond(response)
+    }
+}

@@ -1,0 +1,420 @@
+import Fluent
+import Foundation
+import SQLKit
+import StitchCore
+import Vapor
+
+/// `POST /sync`: applies a client's changes in one transaction (last-write-wins per record) and
+/// answers everything past its cursor, in pages, in the order the changes committed.
+enum SyncService {
+    static func sync(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> SyncResponse {
+        let limit = request.limit ?? SyncRequest.defaultLimit
+        guard limit >= 1 else { throw APIError.validation(["limit": "limit must be at least 1"]) }
+        let pageSize = min(limit, SyncRequest.maxLimit)
+        var cursor = SyncCursor.start
+        if let raw = request.cursor {
+            guard let parsed = SyncCursor(encoded: raw) else { throw APIError.validation(["cursor": "Unknown cursor; sync again from the start"]) }
+            cursor = parsed
+        }
+        guard request.changes.count <= SyncRequest.maxChanges else {
+            throw APIError(.payloadTooLarge, "Send at most \(SyncRequest.maxChanges) changes per request")
+        }
+
+        var push = PushOutcome()
+        if !request.changes.isEmpty {
+            push = try await db.transaction { db in
+                try await apply(request.changes, userId: userId, app: app, db: db)
+            }
+        }
+
+        let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db)
+        // The server's copy goes back for every stale change and every change the server stored
+        // differently from how it was sent (trimmed text, a clamped clock).
+        let corrected = Set(push.serverCopies.map { "\($0.type.rawValue)/\($0.id)" })
+        // What the client just pushed and the server holds exactly as sent is not echoed back.
+        let pulled = page.changes.filter {
+            let key = "\($0.type.rawValue)/\($0.id)"
+            return !corrected.contains(key) && !push.echoes.contains(key)
+        }
+        return SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: push.serverCopies + pulled, results: push.results)
+    }
+
+    // MARK: Push
+
+    struct PushOutcome {
+        var results: [SyncResult] = []
+        var serverCopies: [SyncChange] = []
+        /// The version the push's writes took, if it wrote anything.
+        var version: Int64?
+        /// Records whose server copy is now exactly what the client sent.
+        var echoes: Set<String> = []
+    }
+
+    /// Everything the push decided so far, by entity: the post-push state references are checked against.
+    final class PushState {
+        let userId: UUID
+        var accepted: [EntityType: [UUID: any SyncRecord]] = [:]
+        var owned: [EntityType: Set<UUID>] = [:]
+        var sectionProject: [UUID: UUID] = [:]
+        init(userId: UUID) { self.userId = userId }
+    }
+
+    static func apply(_ changes: [SyncChange], userId: UUID, app: Application, db: any Database) async throws -> PushOutcome {
+        // Lock the user's row first (no bump yet): pushes and REST writes of one user run one at a time.
+        let base = try await lockUser(userId, db: db)
+        let now = app.clock.now()
+        var outcome = PushOutcome()
+        var writes = Writes()
+        let state = PushState(userId: userId)
+        let byType = Dictionary(grouping: changes.enumerated(), by: { $0.element.type })
+        var resultsByIndex: [Int: SyncResult] = [:]
+
+        for type in EntityType.allCases.sorted(by: { $0.dependencyRank < $1.dependencyRank }) {
+            guard let group = byType[type] else { continue }
+            switch type {
+            case .thread: try await process(ThreadModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .canvas: try await process(CanvasModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .project: try await process(ProjectModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .projectSection: try await process(SectionModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .projectThread: try await process(RequirementModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .journalEntry: try await process(JournalEntryModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .journalImage: try await process(JournalImageModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            }
+        }
+        outcome.results = changes.indices.compactMap { resultsByIndex[$0] }
+
+        if !writes.isEmpty {
+            let version = base + 1
+            try await db.sql.update(UserModel.schema).set("sync_version", to: SQLBind(version))
+                .where("id", .equal, SQLBind(userId)).run()
+            try await writes.run(userId: userId, version: version, db: db, faults: app.syncFaults)
+            outcome.version = version
+        }
+        return outcome
+    }
+
+    static func lockUser(_ userId: UUID, db: any Database) async throws -> Int64 {
+        let rows = try await db.sql.update(UserModel.schema)
+            .set(SQLIdentifier("sync_version"), to: SQLIdentifier("sync_version"))
+            .where("id", .equal, SQLBind(userId))
+            .returning("sync_version")
+            .all()
+        guard let row = rows.first else { throw APIError.unauthorized }
+        return try row.decode(column: "sync_version", as: Int64.self)
+    }
+
+    /// Winning records waiting to be written, by model.
+    struct Writes {
+        var threads: [InventoryThread] = []
+        var canvases: [Canvas] = []
+        var projects: [Project] = []
+        var sections: [ProjectSection] = []
+        var requirements: [ProjectThread] = []
+        var entries: [JournalEntry] = []
+        var images: [JournalImage] = []
+
+        var isEmpty: Bool {
+            threads.isEmpty && canvases.isEmpty && projects.isEmpty && sections.isEmpty && requirements.isEmpty
+                && entries.isEmpty && images.isEmpty
+        }
+
+        mutating func add(_ record: any SyncRecord) {
+            switch record {
+            case let r as InventoryThread: threads.append(r)
+            case let r as Canvas: canvases.append(r)
+            case let r as Project: projects.append(r)
+            case let r as ProjectSection: sections.append(r)
+            case let r as ProjectThread: requirements.append(r)
+            case let r as JournalEntry: entries.append(r)
+            case let r as JournalImage: images.append(r)
+            default: break
+            }
+        }
+
+        func run(userId: UUID, version: Int64, db: any Database, faults: SyncFaults?) async throws {
+            func models<M: RecordModel>(_ records: [M.Record], _ type: M.Type) -> [M] {
+                records.map { record in
+                    let model = M()
+                    model.apply(record)
+                    model.userId = userId
+                    model.version = version
+                    return model
+                }
+            }
+            // Projects first give up their canvas, then claim: a canvas changing hands within one
+            // push never sees two live projects at once.
+            try await BatchWriter.upsert(models(threads, ThreadModel.self), on: db)
+            try faults?.afterWriting(.thread)
+            try await BatchWriter.upsert(models(canvases, CanvasModel.self), on: db)
+            try await BatchWriter.upsert(models(projects.filter { $0.deletedAt != nil }, ProjectModel.self), on: db)
+            try await BatchWriter.upsert(models(projects.filter { $0.deletedAt == nil }, ProjectModel.self), on: db)
+            try await BatchWriter.upsert(models(sections, SectionModel.self), on: db)
+            try await BatchWriter.upsert(models(requirements, RequirementModel.self), on: db)
+            try await BatchWriter.upsert(models(entries, JournalEntryModel.self), on: db)
+            try await BatchWriter.upsert(models(images, JournalImageModel.self), on: db)
+        }
+    }
+
+    static func process<M: RecordModel>(
+        _ type: M.Type, _ group: [(offset: Int, element: SyncChange)], state: PushState, now: Date, db: any Database,
+        app: Application, outcome: inout PushOutcome, writes: inout Writes, results: inout [Int: SyncResult]
+    ) async throws {
+        let entity = M.Record.entityType
+        var current: [UUID: (userId: UUID, record: M.Record)] = [:]
+        let ids = Array(Set(group.map(\.element.id)))
+        for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) }) {
+            for model in try await M.query(on: db).filter(\._$id ~~ chunk).all() {
+                current[model.id!] = (model.userId, model.record)
+            }
+        }
+        var winners: [UUID: M.Record] = [:]
+        var order: [UUID] = []
+        let limit = now.addingTimeInterval(ConflictRule.maxClockSkew)
+
+        for (index, change) in group {
+            func reject(_ message: String, fields: [String: String]? = nil) {
+                results[index] = SyncResult(id: change.id, type: entity, status: .rejected, error: APIErrorBody(error: message, fields: fields))
+            }
+            if let existing = current[change.id], existing.userId != state.userId {
+                reject("This id can't be used")
+                continue
+            }
+            // A device whose clock runs ahead must not pin a record forever.
+            var clamped = false
+            var envelope = change
+            if envelope.updatedAt > limit {
+                envelope.updatedAt = now
+                clamped = true
+            }
+            if let deletedAt = envelope.deletedAt, deletedAt > limit { envelope.deletedAt = now; clamped = true }
+
+            let existing = winners[change.id] ?? current[change.id]?.record
+            var incoming: M.Record
+            var asSent: M.Record?
+            switch envelope.action {
+            case .upsert:
+                do {
+                    asSent = try envelope.record(as: M.Record.self)
+                    incoming = asSent!.normalized
+                } catch let error as DecodingError {
+                    let (field, message) = JSONErrorMiddleware.describe(error)
+                    reject("The change's data is not valid: \(message)", fields: field.map { [$0: message] })
+                    continue
+                } catch {
+                    reject("The change's data is not valid")
+                    continue
+                }
+                if incoming.deletedAt == nil {
+                    let problems = incoming.validationErrors
+                    if !problems.isEmpty {
+                        reject("Some fields need attention", fields: problems)
+                        continue
+                    }
+                }
+            case .delete:
+                if var record = existing {
+                    record.deletedAt = envelope.deletedAt ?? envelope.updatedAt
+                    record.updatedAt = envelope.updatedAt
+                    incoming = record
+                } else if envelope.data != nil, let record = try? envelope.record(as: M.Record.self) {
+                    incoming = record
+                    incoming.deletedAt = envelope.deletedAt ?? envelope.updatedAt
+                } else {
+                    // Nothing here to delete: the record never reached the server.
+                    results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
+                    continue
+                }
+            }
+
+            if let existing {
+                switch ConflictRule.resolve(incoming: .init(incoming), current: .init(existing)) {
+                case .current:
+                    results[index] = SyncResult(id: change.id, type: entity, status: .stale, clamped: clamped ? true : nil)
+                    if winners[change.id] == nil { outcome.serverCopies.append(try SyncChange(record: existing)) }
+                    continue
+                case .same:
+                    results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
+                    outcome.echoes.insert("\(entity.rawValue)/\(change.id)")
+                    continue
+                case .incoming:
+                    break
+                }
+                // The creation date is the server's to keep once it has one.
+                incoming.createdAt = existing.createdAt
+            }
+            if incoming.deletedAt == nil, let problem = try await referenceProblem(incoming, state: state, db: db) {
+                reject(problem.message, fields: problem.fields)
+                continue
+            }
+            if winners[change.id] == nil { order.append(change.id) }
+            winners[change.id] = incoming
+            state.accepted[entity, default: [:]][change.id] = incoming
+            results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
+            // Stored differently from how it was sent: the client gets the server's copy.
+            if let asSent, clamped || asSent != incoming {
+                outcome.serverCopies.append(try SyncChange(record: incoming))
+            } else {
+                outcome.echoes.insert("\(entity.rawValue)/\(change.id)")
+            }
+        }
+        for id in order { if let record = winners[id] { writes.add(record) } }
+    }
+
+    // MARK: References
+
+    struct ReferenceProblem {
+        var message: String
+        var fields: [String: String]
+    }
+
+    /// Checks a live record's references against the state after this push: the user's rows
+    /// (deleted ones included: offline edits may refer to them) and what this push accepted.
+    static func referenceProblem(_ record: any SyncRecord, state: PushState, db: any Database) async throws -> ReferenceProblem? {
+        func owns(_ type: EntityType, _ id: UUID) async throws -> Bool {
+            if state.accepted[type]?[id] != nil || state.owned[type]?.contains(id) == true { return true }
+            let table = Self.table(type)
+            let rows = try await db.sql.select().column("id").from(table)
+                .where("id", .equal, SQLBind(id)).where("user_id", .equal, SQLBind(state.userId)).all()
+            if !rows.isEmpty { state.owned[type, default: []].insert(id) }
+            return !rows.isEmpty
+        }
+        switch record {
+        case let project as Project:
+            guard try await owns(.canvas, project.canvasId) else { return .init(message: "No such canvas", fields: ["canvasId": "No such canvas"]) }
+            // One live project per canvas, counting what this push changes.
+            let pushed = (state.accepted[.project] ?? [:]).values.compactMap { $0 as? Project }
+            if pushed.contains(where: { $0.id != project.id && $0.canvasId == project.canvasId && $0.deletedAt == nil }) {
+                return .init(message: "This canvas already has a project", fields: ["canvasId": "Already has a project"])
+            }
+            let rows = try await ProjectModel.query(on: db).filter(\.$canvasId == project.canvasId).filter(\.$deletedAt == nil)
+                .filter(\._$id != project.id).all()
+            let stillLive = rows.filter { row in
+                guard let replaced = state.accepted[.project]?[row.id!] as? Project else { return true }
+                return replaced.deletedAt == nil && replaced.canvasId == project.canvasId
+            }
+            if !stillLive.isEmpty {
+                return .init(message: "This canvas already has a project", fields: ["canvasId": "Already has a project"])
+            }
+        case let section as ProjectSection:
+            if !(try await owns(.project, section.projectId)) { return .init(message: "No such project", fields: ["projectId": "No such project"]) }
+        case let requirement as ProjectThread:
+            if !(try await owns(.project, requirement.projectId)) { return .init(message: "No such project", fields: ["projectId": "No such project"]) }
+            if let threadId = requirement.threadId, !(try await owns(.thread, threadId)) {
+                return .init(message: "No such thread", fields: ["threadId": "No such thread in your inventory"])
+            }
+            if let sectionId = requirement.sectionId {
+                var sectionProject = (state.accepted[.projectSection]?[sectionId] as? ProjectSection)?.projectId
+                if sectionProject == nil {
+                    sectionProject = try await SectionModel.query(on: db).filter(\._$id == sectionId).filter(\.$userId == state.userId).first()?.projectId
+                }
+                if sectionProject != requirement.projectId {
+                    return .init(message: "No such section in this project", fields: ["sectionId": "No such section in this project"])
+                }
+            }
+        case let entry as JournalEntry:
+            if !(try await owns(.project, entry.projectId)) { return .init(message: "No such project", fields: ["projectId": "No such project"]) }
+        case let image as JournalImage:
+            if !(try await owns(.journalEntry, image.entryId)) { return .init(message: "No such journal entry", fields: ["entryId": "No such journal entry"]) }
+            if try await Images.owned(image.imageKey, userId: state.userId, on: db) == nil {
+                return .init(message: "Upload the picture first", fields: ["imageKey": "No such image"])
+            }
+        case let canvas as Canvas:
+            if let key = canvas.imageKey, try await Images.owned(key, userId: state.userId, on: db) == nil {
+                return .init(message: "Upload the picture first", fields: ["imageKey": "No such image"])
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    static func table(_ type: EntityType) -> String {
+        switch type {
+        case .thread: ThreadModel.schema
+        case .canvas: CanvasModel.schema
+        case .project: ProjectModel.schema
+        case .projectSection: SectionModel.schema
+        case .projectThread: RequirementModel.schema
+        case .journalEntry: JournalEntryModel.schema
+        case .journalImage: JournalImageModel.schema
+        }
+    }
+
+    // MARK: Pull
+
+    struct Page {
+        var changes: [SyncChange]
+        var cursor: SyncCursor
+        var hasMore: Bool
+    }
+
+    /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
+    static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database) async throws -> Page {
+        // Read the high-water mark first: every row at or below it has committed (versions are
+        // handed out under the user's row lock, in commit order).
+        let highWater = try await SyncVersion.current(for: userId, on: db)
+        var rows: [(SyncCursor, SyncChange)] = []
+        rows += try await fetch(ThreadModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(CanvasModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(ProjectModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(SectionModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(RequirementModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(JournalEntryModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows += try await fetch(JournalImageModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        rows.sort { $0.0 < $1.0 }
+        let hasMore = rows.count > limit
+        let page = Array(rows.prefix(limit))
+        var next = page.last?.0 ?? cursor
+        if !hasMore {
+            let end = SyncCursor(version: highWater, rank: 6, id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+            if next < end { next = end }
+        }
+        return Page(changes: page.map(\.1), cursor: next, hasMore: hasMore)
+    }
+
+    static func fetch<M: RecordModel>(
+        _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, skip: Int64?, db: any Database
+    ) async throws -> [(SyncCursor, SyncChange)] {
+        let rank = M.Record.entityType.dependencyRank
+        var query = M.query(on: db).filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
+        let versionKey = FieldKey("version")
+        if rank < cursor.rank {
+            query = query.filter(.path([versionKey], schema: M.schema), .greaterThan, .bind(cursor.version))
+        } else if rank > cursor.rank || cursor.id == nil {
+            query = query.filter(.path([versionKey], schema: M.schema), .greaterThanOrEqual, .bind(cursor.version))
+        } else {
+            let after = cursor.id!
+            query = query.group(.or) { group in
+                group.filter(.path([versionKey], schema: M.schema), .greaterThan, .bind(cursor.version))
+                group.group(.and) { same in
+                    same.filter(.path([versionKey], schema: M.schema), .equal, .bind(cursor.version))
+                    same.filter(\._$id > after)
+                }
+            }
+        }
+        if let skip { query = query.filter(.path([versionKey], schema: M.schema), .notEqual, .bind(skip)) }
+        let models = try await query
+            .sort(.path([versionKey], schema: M.schema), .ascending)
+            .sort(\._$id, .ascending)
+            .limit(limit + 1)
+            .all()
+        return try models.map { model in
+            (SyncCursor(version: model.version, rank: rank, id: model.id!), try SyncChange(record: model.record))
+        }
+    }
+}
+
+/// A test's way to make a push fail part-way through its writes (an adversarial test of the
+/// all-or-nothing promise). Never set in production.
+struct SyncFaults: Sendable {
+    var afterWriting: @Sendable (EntityType) throws -> Void
+}
+
+extension Application {
+    private struct SyncFaultsKey: StorageKey { typealias Value = SyncFaults }
+
+    var syncFaults: SyncFaults? {
+        get { storage[SyncFaultsKey.self] }
+        set { storage[SyncFaultsKey.self] = newValue }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import StitchCore
+import Testing
+
+@Suite("Last-write-wins conflict rule")
+struct ConflictRuleTests {
+    let t = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func stamp(_ offset: TimeInterval, deleted: Bool = false, quantity: Int = 1) -> ConflictRule.Stamp {
+        var record = thread { $0.quantity = quantity; $0.updatedAt = t.addingTimeInterval(offset) }
+        if deleted { record.deletedAt = record.updatedAt }
+        return .init(record)
+    }
+
+    @Test func newerWinsOlderLoses() {
+        #expect(ConflictRule.resolve(incoming: stamp(1), current: stamp(0)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(0), current: stamp(1)) == .current)
+        #expect(ConflictRule.resolve(incoming: stamp(0.001), current: stamp(0)) == .incoming)
+    }
+
+    @Test("Equal timestamps: a delete beats an edit, otherwise the greater canonical JSON, the same for everyone")
+    func ties() {
+        #expect(ConflictRule.resolve(incoming: stamp(0, deleted: true), current: stamp(0)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(0), current: stamp(0, deleted: true)) == .current)
+        let a = stamp(0, quantity: 3), b = stamp(0, quantity: 4)
+        let ab = ConflictRule.resolve(incoming: a, current: b), ba = ConflictRule.resolve(incoming: b, current: a)
+        #expect(ab != ba && ab != .same && ba != .same)
+        #expect(ConflictRule.resolve(incoming: a, current: a) == .same)
+    }
+
+    @Test("Resurrection: an older edit never revives a newer delete; a newer edit does")
+    func resurrect() {
+        #expect(ConflictRule.resolve(incoming: stamp(-5), current: stamp(0, deleted: true)) == .current)
+        #expect(ConflictRule.resolve(incoming: stamp(5), current: stamp(0, deleted: true)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(-5, deleted: true), current: stamp(0)) == .current)
+    }
+
+    @Test func cursorsEncodeAndOrder() throws {
+        let a = SyncCursor(version: 3, rank: 1, id: UUID())
+        #expect(SyncCursor(encoded: a.encoded) == a)
+        #expect(SyncCursor(encoded: SyncCursor.start.encoded) == .start)
+        #expect(SyncCursor(encoded: "garbage") == nil)
+        #expect(SyncCursor(encoded: Data("v1:-1:0:".utf8).base64EncodedString()) == nil)
+        #expect(SyncCursor.start < a)
+        #expect(SyncCursor(version: 3, rank: 0, id: nil) < a)
+        #expect(a < SyncCursor(version: 4, rank: -1, id: nil))
+        let low = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, high = UUID(uuidString: "F0000000-0000-0000-0000-000000000000")!
+        #expect(UUIDOrder.less(low, high) && !UUIDOrder.less(high, low))
+    }
+
+    @Test func changesCarryRecords() throws {
+        let record = thread { $0.colorName = "Black" }
+        let change = try SyncChange(record: record)
+        #expect(change.action == .upsert && change.type == .thread)
+        #expect(try change.record(as: InventoryThread.self) == record)
+        var deleted = record
+        deleted.deletedAt = record.updatedAt
+        let tombstone = try SyncChange(record: deleted)
+        #expect(tombstone.action == .delete && tombstone.data == nil && tombstone.deletedAt == record.updatedAt)
+    }
+}

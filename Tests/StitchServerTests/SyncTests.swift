@@ -1,0 +1,322 @@
+import Fluent
+import Foundation
+import StitchCore
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+func syncRequest(_ changes: [SyncChange], cursor: String? = nil, limit: Int? = nil, client: UUID = UUID()) -> SyncRequest {
+    SyncRequest(cursor: cursor, clientId: client, changes: changes, limit: limit)
+}
+
+extension TestUser {
+    func sync(_ request: SyncRequest) async throws -> SyncResponse {
+        let res = try await send(.POST, "/sync", json: request)
+        try #require(res.status == .ok, "sync: \(res.status) \(res.text)")
+        return try res.decode(SyncResponse.self)
+    }
+
+    /// Pulls everything from the start, following pages.
+    func pullAll(limit: Int? = nil) async throws -> [SyncChange] {
+        var cursor: String?
+        var all: [SyncChange] = []
+        while true {
+            let response = try await sync(syncRequest([], cursor: cursor, limit: limit))
+            all += response.changes
+            cursor = response.cursor
+            if !response.hasMore { return all }
+        }
+    }
+}
+
+@Suite("Sync protocol")
+struct SyncTests {
+    @Test("Pushed records are applied and reach another device; the pushing device doesn't get them back")
+    func pushThenPull() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let t = InventoryThread(brand: "DMC", number: "310", quantity: 2, createdAt: clock.now, updatedAt: clock.now)
+            let c = Canvas(designer: "Melissa Shirley", designName: "Nutcracker", createdAt: clock.now, updatedAt: clock.now)
+            let first = try await ann.sync(syncRequest([try SyncChange(record: t), try SyncChange(record: c)]))
+            #expect(first.results.map(\.status) == [.applied, .applied])
+            #expect(first.changes.isEmpty)
+            #expect(!first.hasMore)
+            // Another device sees both, and REST sees them too.
+            let pulled = try await ann.pullAll()
+            #expect(Set(pulled.map(\.id)) == [t.id, c.id])
+            #expect(try pulled.first { $0.id == t.id }?.record(as: InventoryThread.self) == t)
+            #expect(try await ann.get("/threads/\(t.id)", as: InventoryThread.self) == t)
+            // Nothing new since the first device's cursor.
+            let again = try await ann.sync(syncRequest([], cursor: first.cursor))
+            #expect(again.changes.isEmpty)
+        }
+    }
+
+    @Test("REST writes, deletes and cascades are pulled like pushed changes")
+    func restWritesSync() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let start = try await ann.sync(syncRequest([]))
+            let thread = try await ann.thread()
+            let p = try await ann.project(canvas: try await ann.canvas())
+            let entry = try await ann.create("/projects/\(p.project.id)/entries", ["notes": "x"], as: JournalEntryDetail.self)
+            var res = try await ann.sync(syncRequest([], cursor: start.cursor))
+            #expect(Set(res.changes.map(\.type)) == [.thread, .canvas, .project, .journalEntry])
+            _ = try await ann.send(.DELETE, "/projects/\(p.project.id)")
+            _ = try await ann.sendObject(.PUT, "/threads/\(thread.id)", ["quantity": 7])
+            res = try await ann.sync(syncRequest([], cursor: res.cursor))
+            #expect(Set(res.changes.map(\.id)) == [p.project.id, entry.entry.id, thread.id])
+            #expect(res.changes.first { $0.id == p.project.id }?.action == .delete)
+            #expect(res.changes.first { $0.id == entry.entry.id }?.deletedAt != nil)
+        }
+    }
+
+    @Test("An older change is stale and the server's newer copy comes back; a newer one wins")
+    func lastWriteWins() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            var t = InventoryThread(brand: "DMC", number: "310", quantity: 2, createdAt: clock.now, updatedAt: clock.now)
+            _ = try await ann.sync(syncRequest([try SyncChange(record: t)]))
+            var newer = t
+            newer.quantity = 5
+            newer.updatedAt = clock.now + 10
+            _ = try await ann.sync(syncRequest([try SyncChange(record: newer)]))
+            t.quantity = 99
+            t.updatedAt = clock.now + 5
+            let res = try await ann.sync(syncRequest([try SyncChange(record: t)]))
+            #expect(res.results.first?.status == .stale)
+            #expect(try res.changes.first?.record(as: InventoryThread.self).quantity == 5)
+            #expect(try await ann.get("/threads/\(t.id)", as: InventoryThread.self).quantity == 5)
+        }
+    }
+
+    @Test("Deletes are tombstones that propagate; an older edit can't resurrect them")
+    func deletes() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let t = InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now)
+            let start = try await ann.sync(syncRequest([try SyncChange(record: t)]))
+            let delete = SyncChange(type: .thread, id: t.id, action: .delete, data: nil, updatedAt: clock.now + 10, deletedAt: clock.now + 10)
+            #expect(try await ann.sync(syncRequest([delete])).results.first?.status == .applied)
+            #expect(try await ann.send(.GET, "/threads/\(t.id)").status == .notFound)
+            var old = t
+            old.quantity = 3
+            old.updatedAt = clock.now + 5
+            let resurrect = try await ann.sync(syncRequest([try SyncChange(record: old)]))
+            #expect(resurrect.results.first?.status == .stale)
+            #expect(resurrect.changes.first?.action == .delete)
+            #expect(try await ann.send(.GET, "/threads/\(t.id)").status == .notFound)
+            let pulled = try await ann.sync(syncRequest([], cursor: start.cursor))
+            #expect(pulled.changes.map(\.action) == [.delete])
+            // A delete of something the server never had is simply done.
+            let ghost = SyncChange(type: .canvas, id: UUID(), action: .delete, data: nil, updatedAt: clock.now, deletedAt: clock.now)
+            #expect(try await ann.sync(syncRequest([ghost])).results.first?.status == .applied)
+        }
+    }
+
+    @Test("Sending the same request twice leaves the same state and does not bump versions again")
+    func idempotent() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let t = InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now)
+            let request = syncRequest([try SyncChange(record: t)])
+            let first = try await ann.sync(request)
+            let version = try await ann.syncVersion()
+            let second = try await ann.sync(request)
+            #expect(second.results.first?.status == .applied)
+            #expect(try await ann.syncVersion() == version)
+            #expect(second.changes.isEmpty && first.changes.isEmpty)
+            #expect(try await ann.get("/threads", as: [InventoryThread].self) == [t])
+        }
+    }
+
+    @Test("A clock more than five minutes ahead is clamped to the server's now, and the result says so")
+    func clockSkew() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let future = clock.now + 24 * 3600
+            let t = InventoryThread(brand: "DMC", number: "310", createdAt: future, updatedAt: future)
+            let res = try await ann.sync(syncRequest([try SyncChange(record: t)]))
+            #expect(res.results.first?.status == .applied && res.results.first?.clamped == true)
+            let stored = try await ann.get("/threads/\(t.id)", as: InventoryThread.self)
+            #expect(stored.updatedAt == clock.now)
+            #expect(try res.changes.first?.record(as: InventoryThread.self).updatedAt == clock.now)
+            // A later honest edit from another device wins over it.
+            var edit = stored
+            edit.quantity = 4
+            edit.updatedAt = clock.now + 1
+            #expect(try await ann.sync(syncRequest([try SyncChange(record: edit)])).results.first?.status == .applied)
+            let slightlyAhead = InventoryThread(brand: "DMC", number: "321", createdAt: clock.now + 60, updatedAt: clock.now + 60)
+            let ok = try await ann.sync(syncRequest([try SyncChange(record: slightlyAhead)]))
+            #expect(ok.results.first?.clamped == nil)
+        }
+    }
+
+    @Test("Invalid changes are rejected with their fields while valid ones apply; another user's id is rejected")
+    func partialRejection() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com")
+            let bobs = try await bob.thread("DMC", "999", quantity: 1)
+            let good = InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now)
+            let bad = InventoryThread(brand: "", number: "1", quantity: -2, createdAt: clock.now, updatedAt: clock.now)
+            var stolen = bobs
+            stolen.quantity = 0
+            stolen.updatedAt = clock.now + 100
+            let garbage = SyncChange(type: .canvas, id: UUID(), action: .upsert, data: .object(["designer": .int(7)]), updatedAt: clock.now, deletedAt: nil)
+            let res = try await ann.sync(syncRequest([try SyncChange(record: good), try SyncChange(record: bad), try SyncChange(record: stolen), garbage]))
+            #expect(res.results.map(\.status) == [.applied, .rejected, .rejected, .rejected])
+            #expect(Set(res.results[1].error?.fields?.keys.map { $0 } ?? []) == ["brand", "quantity"])
+            #expect(res.results[2].error?.error == "This id can't be used")
+            #expect(!res.changes.contains { $0.id == bobs.id })
+            #expect(try await bob.get("/threads/\(bobs.id)", as: InventoryThread.self).quantity == 1)
+            #expect(try await ann.get("/threads", as: [InventoryThread].self).map(\.number) == ["310"])
+            // And Ann's pull never includes Bob's records.
+            #expect(!(try await ann.pullAll()).contains { $0.id == bobs.id })
+        }
+    }
+
+    @Test("Changes may arrive in any order: a journal image before its entry, its project and canvas")
+    func outOfOrder() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let key = try await ann.upload("/images", files: [Fixtures.file(Fixtures.png)]).decode(ImageUploadResponse.self).key
+            let now = clock.now
+            let canvas = Canvas(designer: "A", designName: "B", createdAt: now, updatedAt: now)
+            let project = Project(canvasId: canvas.id, startedAt: now, createdAt: now, updatedAt: now)
+            let section = ProjectSection(projectId: project.id, name: "Border", createdAt: now, updatedAt: now)
+            let thread = InventoryThread(brand: "DMC", number: "310", createdAt: now, updatedAt: now)
+            let req = ProjectThread(projectId: project.id, sectionId: section.id, threadId: thread.id, brand: "DMC", number: "310", createdAt: now, updatedAt: now)
+            let entry = JournalEntry(projectId: project.id, notes: "Day one", createdAt: now, updatedAt: now)
+            let image = JournalImage(entryId: entry.id, imageKey: key, sortOrder: 0, createdAt: now, updatedAt: now)
+            let changes = [try SyncChange(record: image), try SyncChange(record: req), try SyncChange(record: entry),
+                           try SyncChange(record: section), try SyncChange(record: project), try SyncChange(record: thread),
+                           try SyncChange(record: canvas)]
+            let res = try await ann.sync(syncRequest(changes))
+            #expect(res.results.allSatisfy { $0.status == .applied }, "\(res.results)")
+            #expect(res.results.map(\.id) == changes.map(\.id))
+            let entries = try await ann.get("/projects/\(project.id)/entries", as: [JournalEntryDetail].self)
+            #expect(entries.first?.images.first?.imageKey == key)
+        }
+    }
+
+    @Test("References must hold after the push: unknown parents, foreign images and a second live project are rejected")
+    func badReferences() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com")
+            let bobsKey = try await bob.upload("/images", files: [Fixtures.file(Fixtures.png)]).decode(ImageUploadResponse.self).key
+            let now = clock.now
+            let canvas = Canvas(designer: "A", designName: "B", createdAt: now, updatedAt: now)
+            let p1 = Project(canvasId: canvas.id, startedAt: now, createdAt: now, updatedAt: now)
+            let p2 = Project(canvasId: canvas.id, startedAt: now, createdAt: now, updatedAt: now)
+            let orphan = ProjectSection(projectId: UUID(), name: "Lost", createdAt: now, updatedAt: now)
+            let entry = JournalEntry(projectId: p1.id, notes: "x", createdAt: now, updatedAt: now)
+            let stolenImage = JournalImage(entryId: entry.id, imageKey: bobsKey, sortOrder: 0, createdAt: now, updatedAt: now)
+            let res = try await ann.sync(syncRequest([try SyncChange(record: canvas), try SyncChange(record: p1), try SyncChange(record: p2),
+                                                     try SyncChange(record: orphan), try SyncChange(record: entry), try SyncChange(record: stolenImage)]))
+            #expect(res.results.map(\.status) == [.applied, .applied, .rejected, .rejected, .applied, .rejected])
+            #expect(res.results[2].error?.fields?["canvasId"] != nil)
+        }
+    }
+
+    @Test("A push is all or nothing: a failure part-way through its writes leaves nothing behind")
+    func atomicPush() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let version = try await ann.syncVersion()
+            struct Boom: Error {}
+            app.syncFaults = SyncFaults { type in if type == .thread { throw Boom() } }
+            let t = InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now)
+            let c = Canvas(designer: "A", designName: "B", createdAt: clock.now, updatedAt: clock.now)
+            let res = try await ann.send(.POST, "/sync", json: syncRequest([try SyncChange(record: t), try SyncChange(record: c)]))
+            #expect(res.status == .internalServerError)
+            #expect(try await ThreadModel.query(on: app.db).count() == 0)
+            #expect(try await CanvasModel.query(on: app.db).count() == 0)
+            #expect(try await ann.syncVersion() == version)
+            app.syncFaults = nil
+            #expect(try await ann.sync(syncRequest([try SyncChange(record: t), try SyncChange(record: c)])).results.allSatisfy { $0.status == .applied })
+        }
+    }
+
+    @Test("Bad requests: an unknown cursor, a zero limit, malformed JSON, unknown entity types")
+    func badRequests() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            #expect(try await ann.send(.POST, "/sync", json: syncRequest([], cursor: "nonsense")).status == .badRequest)
+            #expect(try await ann.send(.POST, "/sync", json: syncRequest([], limit: 0)).status == .badRequest)
+            #expect(try await ann.send(.POST, "/sync", raw: "{").status == .badRequest)
+            #expect(try await ann.send(.POST, "/sync", raw: #"{"clientId":"\#(UUID())","changes":[{"type":"spaceship","id":"\#(UUID())","action":"upsert","updatedAt":"2026-01-01T00:00:00Z"}]}"#).status == .badRequest)
+            #expect(try await app.send(.POST, "/sync", json: syncRequest([])).status == .unauthorized)
+            let huge = try await ann.sync(syncRequest([], limit: 1_000_000))
+            #expect(!huge.hasMore)
+        }
+    }
+
+    @Test("10,000 records pulled in pages: no duplicates, no gaps, bounded pages")
+    func pagination() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            var expected = Set<UUID>()
+            for batch in 0..<4 {
+                var changes: [SyncChange] = []
+                for i in 0..<2500 {
+                    let t = InventoryThread(brand: "DMC", number: "\(batch)-\(i)", createdAt: clock.now, updatedAt: clock.now)
+                    expected.insert(t.id)
+                    changes.append(try SyncChange(record: t))
+                }
+                let res = try await ann.sync(syncRequest(changes))
+                #expect(res.results.allSatisfy { $0.status == .applied })
+            }
+            // A few REST writes in between make the versions uneven.
+            let extra = try await ann.thread("Appleton", "1")
+            expected.insert(extra.id)
+            var cursor: String?
+            var seen: [UUID] = []
+            var pages = 0
+            while true {
+                let res = try await ann.sync(syncRequest([], cursor: cursor, limit: 700))
+                #expect(res.changes.count <= 700)
+                seen += res.changes.map(\.id)
+                cursor = res.cursor
+                pages += 1
+                if !res.hasMore { break }
+            }
+            #expect(seen.count == 10_001)
+            #expect(Set(seen) == expected)
+            #expect(pages == 15)
+        }
+    }
+
+    @Test("A write that commits after a concurrent pull started is delivered by the next pull (PostgreSQL)",
+          .enabled(if: TestDatabase.isPostgres))
+    func cursorNeverSkipsLateCommits() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let first = InventoryThread(brand: "DMC", number: "1", createdAt: clock.now, updatedAt: clock.now)
+            _ = try await ann.sync(syncRequest([try SyncChange(record: first)]))
+            let late = InventoryThread(brand: "DMC", number: "2", createdAt: clock.now, updatedAt: clock.now)
+
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
+            // A write transaction takes its version and then waits, uncommitted.
+            let writer = Task {
+                try await app.db.transaction { db in
+                    let version = try await SyncVersion.next(for: ann.id, on: db)
+                    try await Records.create(late, as: ThreadModel.self, userId: ann.id, version: version, on: db)
+                    startedContinuation.yield()
+                    for await _ in release { break }
+                }
+            }
+            for await _ in started { break }
+            // Meanwhile a pull runs and finishes: it cannot see the uncommitted write.
+            let during = try await ann.sync(syncRequest([]))
+            #expect(during.changes.map(\.id) == [first.id])
+            releaseContinuation.yield()
+            try await writer.value
+            // The next pull from that cursor gets the late write.
+            let after = try await ann.sync(syncRequest([], cursor: during.cursor))
+            #expect(after.changes.map(\.id) == [late.id])
+        }
+    }
+}
