@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "StitchCore", targets: ["StitchCore"]),
         .library(name: "StitchServer", targets: ["StitchServer"]),
         .executable(name: "stitchuation", targets: ["stitchuation"]),
+        .library(name: "StitchKit", targets: ["StitchKit"]),
+        .executable(name: "stitch", targets: ["stitch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.0"),
@@ -16,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/vapor/jwt.git", from: "5.2.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // Domain records, validation, wire protocol. Foundation only, so every end can share it.
@@ -37,11 +41,18 @@ let package = Package(
             name: "stitchuation",
             dependencies: ["StitchServer", .product(name: "Vapor", package: "vapor")]
         ),
+        // The offline-first client library. No server imports: it must also build for iOS/macOS.
+        .target(name: "StitchKit", dependencies: ["StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .executableTarget(
+            name: "stitch",
+            dependencies: ["StitchKit", "StitchCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
+        .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore"]),
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore",
+                "StitchServer", "StitchCore", "StitchKit",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
             ]

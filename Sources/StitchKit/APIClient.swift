@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StitchCore
+
+public enum ClientError: Error, Equatable, CustomStringConvertible {
+    /// No session, or the server ended it (refresh refused). Local data is untouched.
+    case signedOut
+    /// The server could not be reached.
+    case offline(String)
+    /// The server answered with an error.
+    case server(status: Int, body: APIErrorBody)
+    case invalidResponse
+
+    public var description: String {
+        switch self {
+        case .signedOut: "You are signed out. Run `stitch login` to sign in again."
+        case .offline(let why): "The server can't be reached (\(why)). Your changes are kept on this device."
+        case .server(let status, let body):
+            ([body.error] + (body.fields ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+                .joined(separator: "\n  ") + " (\(status))"
+        case .invalidResponse: "The server's answer could not be read."
+        }
+    }
+
+    public var isNetwork: Bool { if case .offline = self { true } else { false } }
+}
+
+/// Talks to the Stitchuation API with the shared wire types. On a 401 it refreshes the session
+/// once and retries; when that fails it reports `.signedOut` (and forgets the tokens, nothing else).
+public actor APIClient {
+    public let tokens: any TokenStore
+    private let session: URLSession
+    private var baseURL: URL?
+
+    public init(tokens: any TokenStore, server: String? = nil, timeout: TimeInterval = 30) {
+        self.tokens = tokens
+        let config = URLSessionConfiguration.ephemeral
+        config.timeoutIntervalForRequest = timeout
+        self.session = URLSession(configuration: config)
+        self.baseURL = server.flatMap(URL.init(string:)) ?? (try? tokens.load()).flatMap { URL(string: $0?.server ?? "") }
+    }
+
+    public func setServer(_ server: String) { baseURL = URL(string: server) }
+    public var server: String? { baseURL?.absoluteString }
+
+    // MARK: Auth
+
+    public func register(email: String, password: String, displayName: String) async throws -> Session {
+        try await signIn(path: "/auth/register", body: RegisterRequest(email: email, password: password, displayName: displayName))
+    }
+
+    public func login(email: String, password: String) async throws -> Session {
+        try await signIn(path: "/auth/login", body: LoginRequest(email: email, password: password))
+    }
+
+    public func signIn(provider request: ProviderSignInRequest) async throws -> Session {
+        try await signIn(path: "/auth/provider", body: request)
+    }
+
+    public func logout() async throws {
+        if let current = try tokens.load() {
+            _ = try? await send("POST", "/auth/logout", body: LogoutRequest(refreshToken: current.refreshToken), authorized: true) as Data
+        }
+        try tokens.clear()
+    }
+
+    public func me() async throws -> UserProfile {
+        try decode(try await send("GET", "/auth/me", body: Optional<String>.none, authorized: true))
+    }
+
+    private func signIn<B: Encodable>(path: String, body: B) async throws -> Session {
+        let data = try await send("POST", path, body: body, authorized: false)
+        let auth: AuthResponse = try decode(data)
+        let session = Session(server: baseURL?.absoluteString ?? "", accessToken: auth.accessToken, refreshToken: auth.refreshToken, user: auth.user)
+        try tokens.save(session)
+        return session
+    }
+
+    /// Rotates the refresh token. A failure means the session is over.
+    func refresh() async throws {
+        guard let current = try tokens.load() else { throw ClientError.signedOut }
+        do {
+            let data = try await send("POST", "/auth/refresh", body: RefreshRequest(refreshToken: current.refreshToken), authorized: false)
+            let auth: AuthResponse = try decode(data)
+            try tokens.save(Session(server: current.server, accessToken: auth.accessToken, refreshToken: auth.refreshToken, user: auth.user))
+        } catch ClientError.server(let status, _) where status == 401 || status == 400 {
+            try tokens.clear()
+            throw ClientError.signedOut
+        }
+    }
+
+    // MARK: Data
+
+    public func sync(_ request: SyncRequest) async throws -> SyncResponse {
+        try decode(try await send("POST", "/sync", body: request, authorized: true))
+    }
+
+    /// Uploads a picture; answers the server's key.
+    public func uploadImage(_ data: Data, filename: String = "image") async throws -> String {
+        let boundary = "stitch-\(UUID().uuidString)"
+        var body = Data()
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
+        body.append(data)
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        let response: ImageUploadResponse = try decode(
+            try await send("POST", "/images", raw: body, contentType: "multipart/form-data; boundary=\(boundary)", authorized: true))
+        return response.key
+    }
+
+    public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
+        try decode(try await send("GET", path, body: Optional<String>.none, authorized: true))
+    }
+
+    // MARK: Transport
+
+    private func send<B: Encodable>(_ method: String, _ path: String, body: B?, authorized: Bool) async throws -> Data {
+        let data = try body.map { try StitchJSON.makeEncoder().encode($0) }
+        return try await send(method, path, raw: data, contentType: data == nil ? nil : "application/json", authorized: authorized)
+    }
+
+    private func send(_ method: String, _ path: String, raw: Data?, contentType: String?, authorized: Bool, retried: Bool = false) async throws -> Data {
+        guard let baseURL, let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.offline("no server configured") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = raw
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if authorized {
+            guard let token = try tokens.load()?.accessToken else { throw ClientError.signedOut }
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw ClientError.offline(error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else { throw ClientError.invalidResponse }
+        if http.statusCode == 401, authorized, !retried {
+            try await refresh()
+            return try await send(method, path, raw: raw, contentType: contentType, authorized: authorized, retried: true)
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            let body = (try? StitchJSON.makeDecoder().decode(APIErrorBody.self, from: data)) ?? APIErrorBody(error: HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
+            if http.statusCode == 401, authorized { try tokens.clear(); throw ClientError.signedOut }
+            throw ClientError.server(status: http.statusCode, body: body)
+        }
+        return data
+    }
+
+    private func decode<T: Decodable>(_ data: Data) throws -> T {
+        do { return try StitchJSON.makeDecoder().decode(T.self, from: data) } catch { throw ClientError.invalidResponse }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import GRDB
+import StitchCore
+
+extension FiberType: DatabaseValueConvertible {}
+extension ProjectStatus: DatabaseValueConvertible {}
+extension SectionStatus: DatabaseValueConvertible {}
+
+extension InventoryThread: FetchableRecord, PersistableRecord { public static let databaseTableName = "threads" }
+extension Canvas: FetchableRecord, PersistableRecord { public static let databaseTableName = "canvases" }
+extension Project: FetchableRecord, PersistableRecord { public static let databaseTableName = "projects" }
+extension ProjectSection: FetchableRecord, PersistableRecord { public static let databaseTableName = "project_sections" }
+extension ProjectThread: FetchableRecord, PersistableRecord { public static let databaseTableName = "project_threads" }
+extension JournalEntry: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_entries" }
+extension JournalImage: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_images" }
+
+/// A record the local store keeps: any synced record that GRDB can read and write.
+public protocol LocalRecord: SyncRecord, FetchableRecord, PersistableRecord {}
+extension InventoryThread: LocalRecord {}
+extension Canvas: LocalRecord {}
+extension Project: LocalRecord {}
+extension ProjectSection: LocalRecord {}
+extension ProjectThread: LocalRecord {}
+extension JournalEntry: LocalRecord {}
+extension JournalImage: LocalRecord {}
+
+/// A record's sync bookkeeping, kept beside it: whether it has a local change the server has not
+/// acknowledged, and when it last matched the server (the local-only `syncedAt`).
+struct SyncState: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "sync_state"
+    var entity: String
+    var id: UUID
+    var pending: Bool
+    var syncedAt: Date?
+}
+
+/// A picture attached while offline, waiting to be uploaded before the records that use it.
+struct PendingImage: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "pending_images"
+    var localKey: String
+    var data: Data
+    var createdAt: Date
+}
+
+/// The on-device database: every record of SPEC §1, each write first here. Owns the migrator;
+/// exposes named writes and reads (the shape of GRDB's demo `AppDatabase`).
+public final class LocalStore: Sendable {
+    public let writer: any DatabaseWriter
+    public let clock: @Sendable () -> Date
+
+    /// A store in a file (created if missing), or in memory when `path` is nil.
+    public init(path: String?, clock: @escaping @Sendable () -> Date = { Date().roundedToMilliseconds }) throws {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        if let path {
+            writer = try DatabasePool(path: path, configuration: config)
+        } else {
+            writer = try DatabaseQueue(configuration: config)
+        }
+        self.clock = { clock().roundedToMilliseconds }
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            func stamps(_ t: TableDefinition) {
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("deletedAt", .datetime)
+            }
+            try db.create(table: "threads") { t in
+                t.primaryKey("id", .blob)
+                t.column("brand", .text).notNull()
+                t.column("number", .text).notNull()
+                t.column("colorName", .text)
+                t.column("colorHex", .text)
+                t.column("fiberType", .text).notNull()
+                t.column("quantity", .integer).notNull()
+                t.column("barcode", .text)
+                t.column("weightOrLength", .text)
+                t.column("notes", .text)
+                stamps(t)
+            }
+            try db.create(table: "canvases") { t in
+                t.primaryKey("id", .blob)
+                t.column("designer", .text).notNull()
+                t.column("designName", .text).notNull()
+                t.column("acquiredAt", .datetime)
+                t.column("imageKey", .text)
+                t.column("size", .text)
+                t.column("meshCount", .integer)
+                t.column("notes", .text)
+                stamps(t)
+            }
+            try db.create(table: "projects") { t in
+                t.primaryKey("id", .blob)
+                t.column("canvasId", .blob).notNull().indexed()
+                t.column("status", .text).notNull()
+                t.column("startedAt", .datetime).notNull()
+                t.column("finishingAt", .datetime)
+                t.column("completedAt", .datetime)
+                t.column("notes", .text)
+                stamps(t)
+            }
+            try db.create(table: "project_sections") { t in
+                t.primaryKey("id", .blob)
+                t.column("projectId", .blob).notNull().indexed()
+                t.column("name", .text).notNull()
+                t.column("sortOrder", .integer).notNull()
+                t.column("status", .text).notNull()
+                t.column("notes", .text)
+                stamps(t)
+            }
+            try db.create(table: "project_threads") { t in
+                t.primaryKey("id", .blob)
+                t.column("projectId", .blob).notNull().indexed()
+                t.column("sectionId", .blob)
+                t.column("threadId", .blob)
+                t.column("brand", .text).notNull()
+                t.column("number", .text).notNull()
+                t.column("colorName", .text)
+                t.column("quantityNeeded", .integer).notNull()
+                t.column("notes", .text)
+                stamps(t)
+            }
+            try db.create(table: "journal_entries") { t in
+                t.primaryKey("id", .blob)
+                t.column("projectId", .blob).notNull().indexed()
+                t.column("notes", .text).notNull()
+                stamps(t)
+            }
+            try db.create(table: "journal_images") { t in
+                t.primaryKey("id", .blob)
+                t.column("entryId", .blob).notNull().indexed()
+                t.column("imageKey", .text).notNull()
+                t.column("sortOrder", .integer).notNull()
+                stamps(t)
+            }
+            try db.create(table: "sync_state") { t in
+                t.column("entity", .text).notNull()
+                t.column("id", .blob).notNull()
+                t.column("pending", .boolean).notNull()
+                t.column("syncedAt", .datetime)
+                t.primaryKey(["entity", "id"])
+            }
+            try db.create(index: "sync_state_pending", on: "sync_state", columns: ["pending"])
+            try db.create(table: "pending_images") { t in
+                t.primaryKey("localKey", .text)
+                t.column("data", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "settings") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text)
+            }
+        }
+        return migrator
+    }
+
+    // MARK: Settings (the sync cursor, the server, the last sync)
+
+    public func setting(_ key: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setSetting(_ key: String, _ value: String?) throws {
+        try writer.write { db in try Self.setSetting(key, value, db: db) }
+    }
+
+    static func setSetting(_ key: String, _ value: String?, db: Database) throws {
+        if let value {
+            try db.execute(sql: "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+        }
+    }
+
+    // MARK: Local writes
+
+    /// Saves a record as the user's latest word on it: stamps `updatedAt` (never earlier than the
+    /// version it replaces), validates, and marks it pending for the next push.
+    @discardableResult
+    public func save<R: LocalRecord>(_ record: R) throws -> R {
+        let now = clock()
+        return try writer.write { db in
+            var record = record.normalized
+            let previous = try R.fetchOne(db, key: ["id": record.id])
+            if let previous {
+                record.createdAt = previous.createdAt
+                record.updatedAt = previous.updatedAt >= now ? previous.updatedAt.addingTimeInterval(0.001) : now
+            } else {
+                record.updatedAt = now
+            }
+            record = try record.validated()
+            try record.save(db)
+            try SyncState(entity: R.entityType.rawValue, id: record.id, pending: true, syncedAt: nil).save(db)
+            return record
+        }
+    }
+
+    /// A soft delete: a tombstone that syncs like any other change.
+    public func delete<R: LocalRecord>(_ type: R.Type, id: UUID) throws {
+        let now = clock()
+        try writer.write { db in
+            guard var record = try R.fetchOne(db, key: ["id": id]), record.deletedAt == nil else { return }
+            let stamp = record.updatedAt >= now ? record.updatedAt.addingTimeInterval(0.001) : now
+            record.deletedAt = stamp
+            record.updatedAt = stamp
+            try record.update(db)
+            try SyncState(entity: R.entityType.rawValue, id: id, pending: true, syncedAt: nil).save(db)
+        }
+    }
+
+    /// Keeps a picture until it can be uploaded; the returned key stands in for the server's
+    /// until then.
+    public func stageImage(_ data: Data) throws -> String {
+        guard ImageFormat.detect(data) != nil else { throw ValidationError("image", "Not a JPEG, PNG, HEIC or WebP picture") }
+        let key = "local-" + UUID().uuidString.lowercased()
+        try writer.write { db in try PendingImage(localKey: key, data: data, createdAt: clock()).insert(db) }
+        return key
+    }
+
+    // MARK: Reads
+
+    public func all<R: LocalRecord>(_ type: R.Type, includeDeleted: Bool = false) throws -> [R] {
+        try writer.read { db in
+            includeDeleted ? try R.fetchAll(db) : try R.filter(Column("deletedAt") == nil).fetchAll(db)
+        }
+    }
+
+    public func find<R: LocalRecord>(_ type: R.Type, id: UUID) throws -> R? {
+        try writer.read { db in try R.filter(Column("id") == id).filter(Column("deletedAt") == nil).fetchOne(db) }
+    }
+
+    public func pendingCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE pending") ?? 0 }
+    }
+
+    public func isPending(_ entity: EntityType, id: UUID) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT pending FROM sync_state WHERE entity = ? AND id = ?", arguments: [entity.rawValue, id]) ?? false
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import StitchCore
+
+/// Pushes local changes and pulls the server's, as SPEC §3 describes: at start, 2 s after the last
+/// local write, on return to the foreground when the last sync is over a minute old, and on request.
+/// Network failures are retried with exponential backoff; a session the server ended stops it.
+public actor SyncEngine {
+    public struct Status: Sendable, Equatable {
+        public var lastSync: Date?
+        public var pending: Int
+        public var stagedImages: Int
+        public var lastError: String?
+        public var rejected: [SyncResult]
+        public var isSyncing: Bool
+    }
+
+    public let store: LocalStore
+    public let api: APIClient
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private var debounce: Task<Void, Never>?
+    private var running: Task<Void, any Error>?
+    private var lastError: String?
+    private var rejected: [SyncResult] = []
+    public var pageSize: Int = 1000
+    public static let debounceDelay: Duration = .seconds(2)
+    public static let staleAfter: TimeInterval = 60
+    /// Changes per push request; the server takes up to 20,000.
+    public static let pushBatch = 5000
+
+    public init(store: LocalStore, api: APIClient,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+        self.store = store
+        self.api = api
+        self.sleep = sleep
+    }
+
+    public func setPageSize(_ size: Int) { pageSize = size }
+
+    /// The id of this installation, made once and kept in the store.
+    public var clientId: UUID {
+        get throws {
+            if let raw = try store.setting("clientId"), let id = UUID(uuidString: raw) { return id }
+            let id = UUID()
+            try store.setSetting("clientId", id.uuidString)
+            return id
+        }
+    }
+
+    public func status() throws -> Status {
+        Status(lastSync: try store.setting(LocalStore.lastSyncKey).flatMap(Timestamp.date(from:)),
+               pending: try store.pendingCount(), stagedImages: try store.stagedImageCount(),
+               lastError: lastError, rejected: rejected, isSyncing: running != nil)
+    }
+
+    // MARK: Triggers
+
+    /// At launch.
+    public func start() {
+        Task { try? await self.syncWithRetry() }
+    }
+
+    /// After every local write: syncs once writes have paused for two seconds.
+    public func localWriteHappened() {
+        debounce?.cancel()
+        debounce = Task { [sleep] in
+            do { try await sleep(Self.debounceDelay) } catch { return }
+            try? await self.syncWithRetry()
+        }
+    }
+
+    /// On return to the foreground (and from a periodic background refresh).
+    public func becameActive() async {
+        let last = (try? store.setting(LocalStore.lastSyncKey)).flatMap { $0 }.flatMap(Timestamp.date(from:))
+        if last == nil || store.clock().timeIntervalSince(last!) > Self.staleAfter {
+            try? await syncWithRetry()
+        }
+    }
+
+    /// Pull-to-refresh, `stitch sync`: one sync now, retried on network errors.
+    public func syncWithRetry(attempts: Int = 5, initialDelay: Duration = .milliseconds(500)) async throws {
+        var delay = initialDelay
+        for attempt in 1...attempts {
+            do {
+                try await sync()
+                return
+            } catch let error as ClientError where error.isNetwork && attempt < attempts {
+                try await sleep(delay)
+                delay *= 2
+            }
+        }
+    }
+
+    /// One full round: staged pictures up, pending changes pushed, every page pulled. Concurrent
+    /// callers share the round in progress.
+    public func sync() async throws {
+        if let running {
+            try await running.value
+            return
+        }
+        let task = Task { try await self.performSync() }
+        running = task
+        defer { running = nil }
+        do {
+            try await task.value
+            lastError = nil
+        } catch {
+            lastError = (error as? ClientError)?.description ?? "\(error)"
+            throw error
+        }
+    }
+
+    private func performSync() async throws {
+        try await store.uploadStagedImages { [api] data in try await api.uploadImage(data) }
+        let clientId = try self.clientId
+        var outgoing = try store.pendingChanges()
+        var cursor = try store.cursor
+        var newlyRejected: [SyncResult] = []
+        while true {
+            let batch = Array(outgoing.prefix(Self.pushBatch))
+            outgoing.removeFirst(batch.count)
+            let response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+            let now = store.clock()
+            try store.acknowledge(response.results, sent: batch, at: now)
+            try store.applyPulled(response.changes, cursor: response.cursor, at: now)
+            newlyRejected += response.results.filter { $0.status == .rejected }
+            cursor = response.cursor
+            if !response.hasMore && outgoing.isEmpty { break }
+        }
+        rejected = newlyRejected
+        try store.setSetting(LocalStore.lastSyncKey, Timestamp.string(from: store.clock()))
+    }
+}

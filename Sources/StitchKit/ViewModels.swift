@@ -1,0 +1,222 @@
+import Foundation
+import StitchCore
+
+/// Screen logic with no UI framework: each model reads the local store, keeps the screen's state,
+/// and writes through the store (so every change works offline and is queued for sync). A SwiftUI
+/// view or the CLI renders them.
+
+/// The thread list, the most used screen: search, brand and fiber filters, natural order, the
+/// inline stepper.
+public struct ThreadListModel: Sendable {
+    public var search = ""
+    public var brand: String?
+    public var fiber: FiberType?
+    public private(set) var all: [InventoryThread] = []
+
+    public init() {}
+
+    public mutating func load(from store: LocalStore) throws {
+        all = try store.all(InventoryThread.self)
+    }
+
+    /// What the list shows now.
+    public var threads: [InventoryThread] {
+        all.filter { thread in
+            (brand.map { thread.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true)
+                && (fiber.map { thread.fiberType == $0 } ?? true)
+                && thread.matches(search: search)
+        }.sorted(by: InventoryThread.inventoryOrder)
+    }
+
+    /// Brands for the filter menu and autocomplete: the user's own, most used first.
+    public var brands: [String] { Self.brands(of: all) }
+
+    public static func brands(of threads: [InventoryThread]) -> [String] {
+        var counts: [String: (name: String, count: Int)] = [:]
+        for t in threads { counts[t.brand.lowercased(), default: (t.brand, 0)].count += 1 }
+        return counts.values.sorted { $0.count != $1.count ? $0.count > $1.count : NaturalOrder.areInIncreasingOrder($0.name, $1.name) }.map(\.name)
+    }
+
+    /// − / + on a row. Never below zero: a decrement at zero changes nothing (and writes nothing).
+    @discardableResult
+    public mutating func step(_ id: UUID, by delta: Int, in store: LocalStore) throws -> InventoryThread? {
+        guard var thread = try store.find(InventoryThread.self, id: id) else { return nil }
+        let quantity = max(0, thread.quantity + delta)
+        guard quantity != thread.quantity else { return thread }
+        thread.quantity = quantity
+        let saved = try store.save(thread)
+        try load(from: store)
+        return saved
+    }
+
+    /// "No threads yet — Tap + to add your first thread".
+    public var emptyState: (title: String, message: String)? {
+        all.isEmpty ? ("No threads yet", "Tap + to add your first thread") : nil
+    }
+}
+
+/// Add thread, built for batch entry: with "Add another" on, saving keeps the brand and clears the rest.
+public struct AddThreadModel: Sendable {
+    public var brand = ""
+    public var number = ""
+    public var colorName = ""
+    public var colorHex = ""
+    public var fiberType: FiberType = .wool
+    public var quantity = 1
+    public var addAnother = true
+    public private(set) var errors: [String: String] = [:]
+
+    public init(brand: String = "") { self.brand = brand }
+
+    /// Brand suggestions from the user's own history, for what has been typed so far.
+    public func brandSuggestions(from threads: [InventoryThread]) -> [String] {
+        let typed = brand.trimmingCharacters(in: .whitespaces).lowercased()
+        return ThreadListModel.brands(of: threads).filter { typed.isEmpty || $0.lowercased().hasPrefix(typed) }
+    }
+
+    /// Saves the thread; on success either resets for the next one (keeping the brand) or is done.
+    public mutating func save(to store: LocalStore) throws -> InventoryThread? {
+        let now = store.clock()
+        let thread = InventoryThread(
+            brand: brand, number: number, colorName: colorName, colorHex: colorHex.isEmpty ? nil : colorHex,
+            fiberType: fiberType, quantity: quantity, createdAt: now, updatedAt: now)
+        errors = thread.normalized.validationErrors
+        guard errors.isEmpty else { return nil }
+        let saved = try store.save(thread)
+        if addAnother {
+            number = ""
+            colorName = ""
+            colorHex = ""
+            quantity = 1
+        }
+        return saved
+    }
+}
+
+/// The Stitch Stash: canvases newest first, search by designer or design name.
+public struct StashModel: Sendable {
+    public var search = ""
+    public private(set) var all: [Canvas] = []
+    public init() {}
+
+    public mutating func load(from store: LocalStore) throws { all = try store.all(Canvas.self) }
+
+    public var canvases: [Canvas] {
+        all.filter { $0.matches(search: search) }.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+    }
+
+    public var emptyState: (title: String, message: String)? {
+        all.isEmpty ? ("No canvases yet", "Tap + to add your first canvas") : nil
+    }
+
+    /// "13m": the mesh badge.
+    public static func meshBadge(_ canvas: Canvas) -> String? { canvas.meshCount.map { "\($0)m" } }
+}
+
+/// Start project: only canvases without a live project may be picked.
+public struct StartProjectModel: Sendable {
+    public private(set) var available: [Canvas] = []
+    public init() {}
+
+    public mutating func load(from store: LocalStore) throws {
+        let taken = Set(try store.all(Project.self).map(\.canvasId))
+        available = try store.all(Canvas.self).filter { !taken.contains($0.id) }
+            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+    }
+
+    public var emptyState: (title: String, message: String)? {
+        available.isEmpty ? ("No available canvases", "All canvases are already linked to projects. Add a new canvas first.") : nil
+    }
+
+    public func start(_ canvasId: UUID, in store: LocalStore) throws -> Project {
+        guard available.contains(where: { $0.id == canvasId }) else {
+            throw ValidationError(fields: ["canvasId": "This canvas already has a project"])
+        }
+        let now = store.clock()
+        return try store.save(Project(canvasId: canvasId, startedAt: now, createdAt: now, updatedAt: now))
+    }
+}
+
+/// A project's page: its canvas, status, journal (newest first, pictures in order), sections,
+/// requirements and readiness.
+public struct ProjectDetailModel: Sendable {
+    public let projectId: UUID
+    public private(set) var project: Project?
+    public private(set) var canvas: Canvas?
+    public private(set) var journal: [(entry: JournalEntry, images: [JournalImage])] = []
+    public private(set) var sections: [ProjectSection] = []
+    public private(set) var requirements: [ProjectThread] = []
+    public private(set) var readiness: ProjectReadiness?
+
+    public init(projectId: UUID) { self.projectId = projectId }
+
+    public var title: String { canvas?.designName ?? "Untitled project" }
+
+    public mutating func load(from store: LocalStore) throws {
+        project = try store.find(Project.self, id: projectId)
+        canvas = try project.flatMap { try store.find(Canvas.self, id: $0.canvasId) }
+        let entries = try store.all(JournalEntry.self).filter { $0.projectId == projectId }
+            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let images = Dictionary(grouping: try store.all(JournalImage.self), by: \.entryId)
+        journal = entries.map { entry in (entry, (images[entry.id] ?? []).sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }) }
+        sections = try store.all(ProjectSection.self).filter { $0.projectId == projectId }.sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
+        requirements = try store.all(ProjectThread.self).filter { $0.projectId == projectId }
+        readiness = Readiness.project(projectId, sections: sections, requirements: requirements,
+                                      inventory: InventoryIndex(try store.all(InventoryThread.self)))
+    }
+
+    public mutating func setStatus(_ status: ProjectStatus, in store: LocalStore) throws {
+        guard var project else { return }
+        project.setStatus(status, at: store.clock())
+        self.project = try store.save(project)
+    }
+
+    /// Adds a journal entry with pictures (kept on the device until the next sync uploads them).
+    @discardableResult
+    public mutating func addEntry(notes: String, images: [Data], in store: LocalStore) throws -> JournalEntry {
+        let now = store.clock()
+        let entry = try store.save(JournalEntry(projectId: projectId, notes: notes, createdAt: now, updatedAt: now))
+        for (index, data) in images.enumerated() {
+            let key = try store.stageImage(data)
+            try store.save(JournalImage(entryId: entry.id, imageKey: key, sortOrder: index, createdAt: now, updatedAt: now))
+        }
+        try load(from: store)
+        return entry
+    }
+
+    public var emptyJournal: (title: String, message: String)? {
+        journal.isEmpty ? ("No entries yet", "Tap + to add your first journal entry") : nil
+    }
+}
+
+/// The shopping list across active projects, with "bought".
+public struct ShoppingListModel: Sendable {
+    public private(set) var items: [ShoppingItem] = []
+    public init() {}
+
+    public mutating func load(from store: LocalStore) throws {
+        let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let projects = try store.all(Project.self).map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
+        items = ShoppingList.compute(projects: projects, requirements: try store.all(ProjectThread.self),
+                                     inventory: InventoryIndex(try store.all(InventoryThread.self)))
+    }
+
+    /// Adds the skeins to the matching inventory thread, creating it if there is none.
+    @discardableResult
+    public mutating func bought(brand: String, number: String, quantity: Int, colorName: String? = nil, in store: LocalStore) throws -> InventoryThread {
+        _ = try PurchaseRequest(brand: brand, number: number, quantity: quantity, colorName: colorName).validated()
+        let key = ThreadKey(brand: brand, number: number)
+        let match = try store.all(InventoryThread.self).filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
+            .sorted { $0.createdAt < $1.createdAt }.first
+        let saved: InventoryThread
+        if var thread = match {
+            thread.quantity += quantity
+            saved = try store.save(thread)
+        } else {
+            let now = store.clock()
+            saved = try store.save(InventoryThread(brand: brand, number: number, colorName: colorName, quantity: quantity, createdAt: now, updatedAt: now))
+        }
+        try load(from: store)
+        return saved
+    }
+}

@@ -1,0 +1,284 @@
+import ArgumentParser
+import Foundation
+import StitchCore
+import StitchKit
+
+struct Projects: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Projects, newest first.")
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let canvases = Dictionary(try ctx.store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                let projects = try ctx.store.all(Project.self).sorted { $0.startedAt > $1.startedAt }
+                if output.json { print(try Output.json(projects.map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) })); return }
+                if projects.isEmpty { print("No projects yet — Tap + to start a new project (stitch projects start CANVAS)"); return }
+                print(Output.table(["ID", "PROJECT", "STATUS", "STARTED"], projects.map {
+                    [Output.short($0.id), canvases[$0.canvasId]?.designName ?? "Untitled project", $0.status.displayName, String(Timestamp.string(from: $0.startedAt).prefix(10))]
+                }))
+            }
+        }
+    }
+
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start a project from a canvas that has none.")
+        @Argument(help: "Canvas id (prefix)") var canvas: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var model = StartProjectModel()
+                try model.load(from: ctx.store)
+                guard let canvas else {
+                    if let empty = model.emptyState { print("\(empty.title) — \(empty.message)"); return }
+                    print("Canvases you can start:")
+                    print(Output.table(["ID", "DESIGN", "DESIGNER"], model.available.map { [Output.short($0.id), $0.designName, $0.designer] }))
+                    return
+                }
+                let c = try resolve(Canvas.self, canvas, in: ctx.store) { $0.designName }
+                let project = try model.start(c.id, in: ctx.store)
+                print("Started \(c.designName) (\(Output.short(project.id))). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A project with its journal, sections and readiness.")
+        @Argument var project: String
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                if output.json {
+                    struct Show: Encodable { var project: ProjectDetail; var journal: [JournalEntryDetail]; var sections: [ProjectSection]; var readiness: ProjectReadiness? }
+                    print(try Output.json(Show(project: ProjectDetail(project: p, canvas: model.canvas),
+                                               journal: model.journal.map { JournalEntryDetail(entry: $0.entry, images: $0.images) },
+                                               sections: model.sections, readiness: model.readiness)))
+                    return
+                }
+                print("\(model.title) — \(p.status.displayName)")
+                print("Started \(Timestamp.string(from: p.startedAt).prefix(10))"
+                      + (p.finishingAt.map { ", at finishing \(Timestamp.string(from: $0).prefix(10))" } ?? "")
+                      + (p.completedAt.map { ", completed \(Timestamp.string(from: $0).prefix(10))" } ?? ""))
+                if let readiness = model.readiness { print("Readiness: \(readiness.color.rawValue) — \(readiness.summary)") }
+                print("\nJournal:")
+                if let empty = model.emptyJournal { print("  \(empty.title) — \(empty.message)") }
+                for (entry, images) in model.journal {
+                    print("  \(Timestamp.string(from: entry.createdAt).prefix(10))  \(entry.notes)\(images.isEmpty ? "" : "  [\(images.count) photo(s)]")")
+                }
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set the status: wip, at_finishing or completed.")
+        @Argument var project: String
+        @Argument var status: ProjectStatus
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                try model.setStatus(status, in: ctx.store)
+                print("\(model.title) is now \(status.displayName). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a project with its journal, sections and requirements.")
+        @Argument var project: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                let entries = try ctx.store.all(JournalEntry.self).filter { $0.projectId == p.id }
+                for image in try ctx.store.all(JournalImage.self) where entries.contains(where: { $0.id == image.entryId }) {
+                    try ctx.store.delete(JournalImage.self, id: image.id)
+                }
+                for e in entries { try ctx.store.delete(JournalEntry.self, id: e.id) }
+                for s in try ctx.store.all(ProjectSection.self) where s.projectId == p.id { try ctx.store.delete(ProjectSection.self, id: s.id) }
+                for r in try ctx.store.all(ProjectThread.self) where r.projectId == p.id { try ctx.store.delete(ProjectThread.self, id: r.id) }
+                try ctx.store.delete(Project.self, id: p.id)
+                print("Deleted the project. \(await ctx.syncSoon())")
+            }
+        }
+    }
+}
+
+struct Journal: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a journal entry, with photos if you like.")
+        @Option var project: String
+        @Option var note: String
+        @Option(parsing: .upToNextOption, help: "Photos (JPEG, PNG, HEIC or WebP)") var image: [String] = []
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                let images = try image.map { path -> Data in
+                    guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("Can't read \(path)", code: .notFound) }
+                    return data
+                }
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                try model.addEntry(notes: note, images: images, in: ctx.store)
+                print("Added to \(model.title)'s journal\(images.isEmpty ? "" : " with \(images.count) photo(s)"). \(await ctx.syncSoon())")
+            }
+        }
+    }
+}
+
+struct Sections: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A project's sections.", subcommands: [List.self, Add.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        @Argument var project: String
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                if output.json { print(try Output.json(model.sections)); return }
+                let colors = Dictionary((model.readiness?.sections ?? []).map { ($0.sectionId, $0.color.rawValue) }, uniquingKeysWith: { a, _ in a })
+                print(Output.table(["ID", "SECTION", "STATUS", "READY"], model.sections.map {
+                    [Output.short($0.id), $0.name, $0.status.displayName, colors[$0.id] ?? ""]
+                }))
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        @Argument var project: String
+        @Argument var name: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                let order = (try ctx.store.all(ProjectSection.self).filter { $0.projectId == p.id }.map(\.sortOrder).max() ?? -1) + 1
+                let now = ctx.store.clock()
+                let s = try ctx.store.save(ProjectSection(projectId: p.id, name: name, sortOrder: order, createdAt: now, updatedAt: now))
+                print("Added section \(s.name) (\(Output.short(s.id))). \(await ctx.syncSoon())")
+            }
+        }
+    }
+}
+
+struct Needs: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A project's thread requirements.", subcommands: [List.self, Add.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        @Argument var project: String
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                let reqs = model.readiness?.requirements ?? []
+                if output.json { print(try Output.json(reqs)); return }
+                print(Output.table(["ID", "THREAD", "HAVE", "NEED", "BUY", ""], reqs.map {
+                    [Output.short($0.requirementId), "\($0.brand) \($0.number)", String($0.have), String($0.needed), String($0.toBuy), $0.summary]
+                }))
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        @Option var project: String
+        @Argument(help: "BRAND NUMBER, or an inventory thread id") var thread: [String]
+        @Option var quantity: Int = 1
+        @Option var section: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                let linked = try? resolveThread(thread, in: ctx.store)
+                guard linked != nil || thread.count >= 2 else { throw CLIError("Give BRAND NUMBER or a thread id", code: .usage) }
+                var sectionId: UUID?
+                if let section {
+                    let match = try ctx.store.all(ProjectSection.self).filter { $0.projectId == p.id }
+                        .first { $0.name.caseInsensitiveCompare(section) == .orderedSame || $0.id.uuidString.lowercased().hasPrefix(section.lowercased()) }
+                    guard let match else { throw CLIError("No section \(section) in this project", code: .notFound) }
+                    sectionId = match.id
+                }
+                let now = ctx.store.clock()
+                let req = try ctx.store.save(ProjectThread(
+                    projectId: p.id, sectionId: sectionId, threadId: linked?.id, brand: linked?.brand ?? thread.dropLast().joined(separator: " "),
+                    number: linked?.number ?? thread.last!, colorName: linked?.colorName, quantityNeeded: quantity, createdAt: now, updatedAt: now))
+                print("Needs \(req.quantityNeeded) × \(req.brand) \(req.number). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm")
+        @Argument var requirement: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let r = try resolve(ProjectThread.self, requirement, in: ctx.store) { "\($0.brand) \($0.number)" }
+                try ctx.store.delete(ProjectThread.self, id: r.id)
+                print("Removed. \(await ctx.syncSoon())")
+            }
+        }
+    }
+}
+
+struct ReadinessCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "readiness", abstract: "Which sections you can start, and what to buy.")
+    @Argument var project: String
+    @OptionGroup var output: JSONFlag
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            let p = try resolveProject(project, in: ctx.store)
+            var model = ProjectDetailModel(projectId: p.id)
+            try model.load(from: ctx.store)
+            guard let readiness = model.readiness else { return }
+            if output.json { print(try Output.json(readiness)); return }
+            print("\(model.title): \(readiness.color.rawValue). \(readiness.summary)")
+            for section in readiness.sections {
+                print("  \(section.name): \(section.color.rawValue)")
+                for r in section.requirements { print("    \(r.brand) \(r.number): \(r.summary)") }
+            }
+            for r in readiness.unsectioned { print("  \(r.brand) \(r.number): \(r.summary)") }
+        }
+    }
+}
+
+struct ShoppingListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "shopping-list", abstract: "What to buy for your active projects.")
+    @Option(parsing: .upToNextOption, help: "Mark bought: BRAND NUMBER QUANTITY") var buy: [String] = []
+    @OptionGroup var output: JSONFlag
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            var model = ShoppingListModel()
+            try model.load(from: ctx.store)
+            if !buy.isEmpty {
+                guard buy.count >= 3, let quantity = Int(buy.last!) else { throw CLIError("Use --buy BRAND NUMBER QUANTITY", code: .usage) }
+                let thread = try model.bought(brand: buy.dropLast(2).joined(separator: " "), number: buy[buy.count - 2], quantity: quantity, in: ctx.store)
+                print("Bought \(quantity) × \(thread.brand) \(thread.number): \(thread.quantity) in stock. \(await ctx.syncSoon())")
+                return
+            }
+            if output.json { print(try Output.json(ShoppingListResponse(items: model.items))); return }
+            if model.items.isEmpty { print("Nothing to buy: you have every thread your projects need."); return }
+            print(Output.table(["BRAND", "NUMBER", "COLOUR", "HAVE", "BUY", "FOR"], model.items.map {
+                [$0.brand, $0.number, $0.colorName ?? "", String($0.have), String($0.toBuy), $0.projects.map(\.title).joined(separator: ", ")]
+            }))
+        }
+    }
+}

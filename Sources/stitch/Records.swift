@@ -1,0 +1,259 @@
+import ArgumentParser
+import Foundation
+import StitchCore
+import StitchKit
+
+/// Finds a record by (a prefix of) its id.
+func resolve<R: LocalRecord>(_ type: R.Type, _ reference: String, in store: LocalStore, describe: (R) -> String) throws -> R {
+    let needle = reference.lowercased()
+    let matches = try store.all(R.self).filter { $0.id.uuidString.lowercased().hasPrefix(needle) }
+    guard !needle.isEmpty, let first = matches.first else { throw CLIError("No \(R.entityType.rawValue) matches \"\(reference)\"", code: .notFound) }
+    guard matches.count == 1 else {
+        throw CLIError("\"\(reference)\" matches several: \(matches.map(describe).joined(separator: ", ")). Use more of the id.", code: .usage)
+    }
+    return first
+}
+
+/// A project by id prefix or by its canvas's design name.
+func resolveProject(_ reference: String, in store: LocalStore) throws -> Project {
+    let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let byName = try store.all(Project.self).filter { canvases[$0.canvasId]?.designName.caseInsensitiveCompare(reference) == .orderedSame }
+    if byName.count == 1 { return byName[0] }
+    return try resolve(Project.self, reference, in: store) { canvases[$0.canvasId]?.designName ?? Output.short($0.id) }
+}
+
+/// A thread by id prefix, or by brand and number.
+func resolveThread(_ words: [String], in store: LocalStore) throws -> InventoryThread {
+    if words.count >= 2 {
+        let key = ThreadKey(brand: words.dropLast().joined(separator: " "), number: words.last!)
+        if let match = try store.all(InventoryThread.self).first(where: { ThreadKey(brand: $0.brand, number: $0.number) == key }) { return match }
+    }
+    guard words.count == 1 else { throw CLIError("No thread \(words.joined(separator: " "))", code: .notFound) }
+    return try resolve(InventoryThread.self, words[0], in: store) { "\($0.brand) \($0.number)" }
+}
+
+func parseDate(_ text: String?) throws -> Date? {
+    guard let text, !text.isEmpty else { return nil }
+    if let date = Timestamp.date(from: text) { return date }
+    if let date = Timestamp.date(from: text + "T00:00:00Z") { return date }
+    throw StitchCore.ValidationError(fields: ["date": "Use a date like 2026-05-01"])
+}
+
+// MARK: - Threads
+
+struct Threads: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Your thread inventory.", subcommands: [List.self, Add.self, Edit.self, Inc.self, Dec.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List threads (brand, then number in natural order).")
+        @Option var brand: String?
+        @Option(help: "wool, cotton, silk, synthetic, blend or other") var fiber: FiberType?
+        @Option(help: "Brand, number or colour name") var search: String?
+        @OptionGroup var output: JSONFlag
+
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var model = ThreadListModel()
+                try model.load(from: ctx.store)
+                model.brand = brand
+                model.fiber = fiber
+                model.search = search ?? ""
+                if output.json { print(try Output.json(model.threads)); return }
+                if let empty = model.emptyState { print("\(empty.title) — \(empty.message) (stitch threads add)"); return }
+                print(Output.table(["ID", "BRAND", "NUMBER", "COLOUR", "FIBER", "QTY"], model.threads.map {
+                    [Output.short($0.id), $0.brand, $0.number, $0.colorName ?? "", $0.fiberType.rawValue, String($0.quantity)]
+                }))
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a thread.")
+        @Argument var brand: String
+        @Argument var number: String
+        @Option var color: String?
+        @Option(help: "#RRGGBB") var hex: String?
+        @Option var fiber: FiberType = .wool
+        @Option var quantity: Int = 1
+        @Option var notes: String?
+        @OptionGroup var output: JSONFlag
+
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let now = ctx.store.clock()
+                let thread = try ctx.store.save(InventoryThread(brand: brand, number: number, colorName: color, colorHex: hex, fiberType: fiber,
+                                                                quantity: quantity, notes: notes, createdAt: now, updatedAt: now))
+                let message = await ctx.syncSoon()
+                if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))). \(message)") }
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a thread.")
+        @Argument(help: "ID, or BRAND NUMBER") var thread: [String]
+        @Option var brand: String?
+        @Option var number: String?
+        @Option var color: String?
+        @Option var hex: String?
+        @Option var fiber: FiberType?
+        @Option var quantity: Int?
+        @Option var notes: String?
+
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var t = try resolveThread(thread, in: ctx.store)
+                if let brand { t.brand = brand }
+                if let number { t.number = number }
+                if let color { t.colorName = color }
+                if let hex { t.colorHex = hex }
+                if let fiber { t.fiberType = fiber }
+                if let quantity { t.quantity = quantity }
+                if let notes { t.notes = notes }
+                let saved = try ctx.store.save(t)
+                print("Updated \(saved.brand) \(saved.number). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Inc: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add skeins: inc ID [N] or inc BRAND NUMBER [N].")
+        @Argument var words: [String]
+        func run() async throws { try await Stitch.run { try await step(words, sign: 1) } }
+    }
+
+    struct Dec: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Use skeins (never below zero): dec ID [N] or dec BRAND NUMBER [N].")
+        @Argument var words: [String]
+        func run() async throws { try await Stitch.run { try await step(words, sign: -1) } }
+    }
+
+    static func step(_ words: [String], sign: Int) async throws {
+        let ctx = try Context.open()
+        var words = words
+        var amount = 1
+        if words.count >= 2, let n = Int(words.last!), (try? resolveThread(words, in: ctx.store)) == nil {
+            guard n > 0 else { throw StitchCore.ValidationError(fields: ["amount": "Use a positive number"]) }
+            amount = n
+            words.removeLast()
+        }
+        let thread = try resolveThread(words, in: ctx.store)
+        var model = ThreadListModel()
+        try model.load(from: ctx.store)
+        let saved = try model.step(thread.id, by: sign * amount, in: ctx.store)
+        print("\(thread.brand) \(thread.number): \(saved?.quantity ?? thread.quantity) in stock. \(await ctx.syncSoon())")
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a thread.")
+        @Argument var thread: [String]
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let t = try resolveThread(thread, in: ctx.store)
+                try ctx.store.delete(InventoryThread.self, id: t.id)
+                print("Deleted \(t.brand) \(t.number). \(await ctx.syncSoon())")
+            }
+        }
+    }
+}
+
+extension FiberType: ExpressibleByArgument {}
+extension ProjectStatus: ExpressibleByArgument {}
+extension SectionStatus: ExpressibleByArgument {}
+
+// MARK: - Canvases
+
+struct Canvases: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Your Stitch Stash of painted canvases.", subcommands: [List.self, Add.self, Edit.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Canvases, newest first.")
+        @Option(help: "Designer or design name") var search: String?
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var model = StashModel()
+                try model.load(from: ctx.store)
+                model.search = search ?? ""
+                if output.json { print(try Output.json(model.canvases)); return }
+                if let empty = model.emptyState { print("\(empty.title) — \(empty.message) (stitch canvases add)"); return }
+                print(Output.table(["ID", "DESIGN", "DESIGNER", "MESH", "SIZE"], model.canvases.map {
+                    [Output.short($0.id), $0.designName, $0.designer, StashModel.meshBadge($0) ?? "", $0.size ?? ""]
+                }))
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a canvas.")
+        @Option var designer: String
+        @Option var name: String
+        @Option var mesh: Int?
+        @Option var size: String?
+        @Option(help: "When you got it, e.g. 2026-05-01") var acquired: String?
+        @Option var notes: String?
+        @Option(help: "A photo (JPEG, PNG, HEIC or WebP)") var image: String?
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let now = ctx.store.clock()
+                var key: String?
+                if let image {
+                    guard let data = FileManager.default.contents(atPath: image) else { throw CLIError("Can't read \(image)", code: .notFound) }
+                    key = try ctx.store.stageImage(data)
+                }
+                let canvas = try ctx.store.save(Canvas(designer: designer, designName: name, acquiredAt: try parseDate(acquired), imageKey: key,
+                                                       size: size, meshCount: mesh, notes: notes, createdAt: now, updatedAt: now))
+                let message = await ctx.syncSoon()
+                if output.json { print(try Output.json(canvas)) } else { print("Added \(canvas.designName) (\(Output.short(canvas.id))). \(message)") }
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a canvas.")
+        @Argument var canvas: String
+        @Option var designer: String?
+        @Option var name: String?
+        @Option var mesh: Int?
+        @Option var size: String?
+        @Option var notes: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var c = try resolve(Canvas.self, canvas, in: ctx.store) { $0.designName }
+                if let designer { c.designer = designer }
+                if let name { c.designName = name }
+                if let mesh { c.meshCount = mesh }
+                if let size { c.size = size }
+                if let notes { c.notes = notes }
+                let saved = try ctx.store.save(c)
+                print("Updated \(saved.designName). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a canvas that has no project.")
+        @Argument var canvas: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let c = try resolve(Canvas.self, canvas, in: ctx.store) { $0.designName }
+                if try ctx.store.all(Project.self).contains(where: { $0.canvasId == c.id }) {
+                    throw CLIError("\(c.designName) has a project. Delete the project first.", code: .invalid)
+                }
+                try ctx.store.delete(Canvas.self, id: c.id)
+                print("Deleted \(c.designName). \(await ctx.syncSoon())")
+            }
+        }
+    }
+}

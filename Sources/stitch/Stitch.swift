@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import StitchCore
+import StitchKit
+
+@main
+struct Stitch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stitch",
+        abstract: "Stitchuation from the terminal: threads, canvases, projects, journal and shopping list, offline first.",
+        subcommands: [
+            Register.self, Login.self, Logout.self, WhoAmI.self, SyncCommand.self, StatusCommand.self,
+            Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self,
+            ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self,
+        ])
+
+    /// Runs a command body, turning failures into a clear line on stderr and a meaningful exit code.
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode(error.code.rawValue)
+        } catch let error as StitchCore.ValidationError {
+            FileHandle.standardError.write(Data("error: \(error.fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))\n".utf8))
+            throw ExitCode(ExitCode32.invalid.rawValue)
+        } catch let error as ClientError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            switch error {
+            case .offline: throw ExitCode(ExitCode32.offline.rawValue)
+            case .signedOut: throw ExitCode(ExitCode32.signedOut.rawValue)
+            case .server(let status, _) where status == 400: throw ExitCode(ExitCode32.invalid.rawValue)
+            default: throw ExitCode(ExitCode32.failure.rawValue)
+            }
+        }
+    }
+}
+
+struct JSONFlag: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON for scripts.") var json = false
+}
+
+// MARK: - Account
+
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create an account on a server and sign in.")
+    @Option(help: "The server, e.g. http://127.0.0.1:8080") var server: String
+    @Option var email: String
+    @Option(help: "Your name as the app shows it") var name: String
+
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open(server: server)
+            let password = try Terminal.password(prompt: "Choose a password (at least 8 characters): ")
+            let session = try await ctx.api.register(email: email, password: password, displayName: name)
+            try ctx.store.setSetting("server", server)
+            print("Welcome, \(session.user.displayName)! Signed in to \(server) as \(session.user.email ?? email).")
+            print(await ctx.syncSoon())
+        }
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign in to a server.")
+    @Option var server: String
+    @Option var email: String
+
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open(server: server)
+            let password = try Terminal.password(prompt: "Password: ")
+            let session = try await ctx.api.login(email: email, password: password)
+            try ctx.store.setSetting("server", server)
+            print("Signed in to \(server) as \(session.user.email ?? email).")
+            print(await ctx.syncSoon())
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign out (the data on this device stays).")
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            try await ctx.api.logout()
+            print("Signed out. Your data on this device is kept.")
+        }
+    }
+}
+
+struct WhoAmI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Who is signed in.")
+    @OptionGroup var output: JSONFlag
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            guard let session = try ctx.tokens.load() else { throw ClientError.signedOut }
+            if output.json { print(try Output.json(session.user)) } else {
+                print("\(session.user.displayName) <\(session.user.email ?? "no email")> on \(session.server)")
+            }
+        }
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Push local changes and pull the server's.")
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            guard ctx.signedIn else { throw ClientError.signedOut }
+            try await ctx.engine.syncWithRetry(attempts: 3, initialDelay: .milliseconds(300))
+            let status = try await ctx.engine.status()
+            print("Synced. \(status.pending) change(s) pending.")
+            for rejected in status.rejected {
+                print("  refused \(rejected.type?.rawValue ?? "record") \(Output.short(rejected.id)): \(rejected.error?.error ?? "")")
+            }
+        }
+    }
+}
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Pending changes, last sync, server.")
+    @OptionGroup var output: JSONFlag
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            let status = try await ctx.engine.status()
+            let session = try ctx.tokens.load()
+            struct Report: Encodable { var server: String?; var signedInAs: String?; var pending: Int; var stagedImages: Int; var lastSync: Date? }
+            let savedServer = try ctx.store.setting("server")
+            let report = Report(server: session?.server ?? savedServer, signedInAs: session?.user.email,
+                                pending: status.pending, stagedImages: status.stagedImages, lastSync: status.lastSync)
+            if output.json { print(try Output.json(report)); return }
+            print("Server:      \(report.server ?? "none (run stitch login)")")
+            print("Signed in:   \(report.signedInAs ?? (session == nil ? "no" : "yes"))")
+            print("Pending:     \(report.pending) change(s)\(report.stagedImages > 0 ? ", \(report.stagedImages) picture(s) to upload" : "")")
+            print("Last sync:   \(report.lastSync.map(Timestamp.string(from:)) ?? "never")")
+        }
+    }
+}
