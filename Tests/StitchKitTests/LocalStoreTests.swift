@@ -1,0 +1,264 @@
+import Foundation
+import StitchCore
+@testable import StitchKit
+import Testing
+
+/// A clock a test moves by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = Date(timeIntervalSince1970: 1_800_000_000)
+    var date: Date { lock.withLock { now } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { now += seconds } }
+}
+
+func makeStore(_ clock: ManualClock = ManualClock()) throws -> LocalStore {
+    try LocalStore(path: nil, clock: { clock.date })
+}
+
+@Suite("Local store")
+struct LocalStoreTests {
+    @Test("Every write lands locally first: stamped, validated, pending; deletes are pending tombstones")
+    func writes() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock)
+        let t = try store.save(InventoryThread(brand: " DMC ", number: "310", quantity: 2, createdAt: .distantPast, updatedAt: .distantPast))
+        #expect(t.brand == "DMC" && t.updatedAt == clock.date)
+        #expect(try store.isPending(.thread, id: t.id))
+        #expect(try store.pendingCount() == 1)
+        clock.advance(5)
+        var edited = t
+        edited.quantity = 3
+        let saved = try store.save(edited)
+        #expect(saved.updatedAt == clock.date && saved.createdAt == t.createdAt)
+        #expect(throws: ValidationError.self) { try store.save(InventoryThread(brand: "", number: "1", createdAt: clock.date, updatedAt: clock.date)) }
+        try store.delete(InventoryThread.self, id: t.id)
+        #expect(try store.find(InventoryThread.self, id: t.id) == nil)
+        let tombstone = try #require(try store.all(InventoryThread.self, includeDeleted: true).first)
+        #expect(tombstone.deletedAt != nil)
+        let changes = try store.pendingChanges()
+        #expect(changes.count == 1 && changes[0].action == .delete)
+    }
+
+    @Test("An edit never gets an earlier updatedAt than the version it replaces, even if the clock went back")
+    func monotonicStamps() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock)
+        let t = try store.save(InventoryThread(brand: "DMC", number: "310", createdAt: clock.date, updatedAt: clock.date))
+        clock.advance(-3600)
+        var edit = t
+        edit.quantity = 9
+        #expect(try store.save(edit).updatedAt > t.updatedAt)
+    }
+
+    @Test("Pulled changes: a record without local edits takes the server's copy; a newer local edit is kept")
+    func pulledChanges() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock)
+        let t = try store.save(InventoryThread(brand: "DMC", number: "310", quantity: 1, createdAt: clock.date, updatedAt: clock.date))
+        try store.acknowledge([SyncResult(id: t.id, type: .thread, status: .applied)], sent: try store.pendingChanges(), at: clock.date)
+        #expect(try store.pendingCount() == 0)
+        var server = t
+        server.quantity = 7
+        server.updatedAt = clock.date + 10
+        try store.applyPulled([try SyncChange(record: server)], cursor: "c1", at: clock.date)
+        #expect(try store.find(InventoryThread.self, id: t.id)?.quantity == 7)
+        #expect(try store.cursor == "c1")
+
+        clock.advance(60)
+        var local = server
+        local.quantity = 3
+        try store.save(local)  // newer than what the server will send next
+        var older = server
+        older.quantity = 99
+        older.updatedAt = server.updatedAt + 1
+        try store.applyPulled([try SyncChange(record: older)], cursor: "c2", at: clock.date)
+        #expect(try store.find(InventoryThread.self, id: t.id)?.quantity == 3)
+        #expect(try store.isPending(.thread, id: t.id))
+    }
+
+    @Test("Only the exact version pushed is marked synced: an edit during the round trip stays pending")
+    func acknowledgeExactVersion() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock)
+        let t = try store.save(InventoryThread(brand: "DMC", number: "310", createdAt: clock.date, updatedAt: clock.date))
+        let sent = try store.pendingChanges()
+        clock.advance(1)
+        var edit = t
+        edit.quantity = 4
+        try store.save(edit)
+        try store.acknowledge([SyncResult(id: t.id, type: .thread, status: .applied)], sent: sent, at: clock.date)
+        #expect(try store.isPending(.thread, id: t.id))
+    }
+
+    @Test("The store persists in a file across opens")
+    func persistent() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stitchkit-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let id: UUID
+        do {
+            let store = try LocalStore(path: path)
+            id = try store.save(InventoryThread(brand: "DMC", number: "310", createdAt: Date(), updatedAt: Date())).id
+            try store.setSetting(LocalStore.cursorKey, "abc")
+        }
+        let reopened = try LocalStore(path: path)
+        #expect(try reopened.find(InventoryThread.self, id: id) != nil)
+        #expect(try reopened.cursor == "abc")
+        #expect(try reopened.pendingCount() == 1)
+    }
+
+    @Test("Token files are private to their owner")
+    func tokenFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-session-\(UUID())/session.json").path
+        let store = FileTokenStore(path: path)
+        let session = Session(server: "http://x", accessToken: "a", refreshToken: "r",
+                              user: UserProfile(id: UUID(), email: "a@b.co", displayName: "A", providers: [.email], createdAt: Date(timeIntervalSince1970: 0)))
+        try store.save(session)
+        #expect(try store.load() == session)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        try store.clear()
+        #expect(try store.load() == nil)
+    }
+}
+
+@Suite("View models")
+struct ViewModelTests {
+    @Test("Thread list: search, filters, natural order, brands most used first, stepper clamped at zero")
+    func threadList() throws {
+        let store = try makeStore()
+        let now = store.clock()
+        for (brand, number, color, fiber, qty) in [("DMC", "310", "Black", FiberType.cotton, 1), ("DMC", "10", "Green", .cotton, 0),
+                                                    ("DMC", "2", nil, .cotton, 0), ("Appleton", "992", "Sea Green", .wool, 2)] {
+            try store.save(InventoryThread(brand: brand, number: number, colorName: color, fiberType: fiber, quantity: qty, createdAt: now, updatedAt: now))
+        }
+        var model = ThreadListModel()
+        #expect(model.emptyState == nil || model.all.isEmpty)
+        try model.load(from: store)
+        #expect(model.threads.map { "\($0.brand) \($0.number)" } == ["Appleton 992", "DMC 2", "DMC 10", "DMC 310"])
+        #expect(model.brands == ["DMC", "Appleton"])
+        model.search = "green"
+        #expect(model.threads.map(\.number) == ["992", "10"])
+        model.search = ""
+        model.fiber = .wool
+        #expect(model.threads.map(\.brand) == ["Appleton"])
+        model.fiber = nil
+        model.brand = "dmc"
+        #expect(model.threads.count == 3)
+        let zero = model.threads.first { $0.number == "10" }!
+        let pendingBefore = try store.pendingCount()
+        let stepped = try model.step(zero.id, by: -1, in: store)
+        #expect(stepped?.quantity == 0)
+        #expect(try store.pendingCount() == pendingBefore)  // nothing written
+        #expect(try model.step(zero.id, by: 3, in: store)?.quantity == 3)
+        #expect(try model.step(zero.id, by: -5, in: store)?.quantity == 0)
+    }
+
+    @Test("Batch add keeps the brand with Add another, suggests brands from history, reports bad fields")
+    func batchAdd() throws {
+        let store = try makeStore()
+        var add = AddThreadModel(brand: "DMC")
+        add.number = "310"
+        add.colorName = "Black"
+        #expect(try add.save(to: store) != nil)
+        #expect(add.brand == "DMC" && add.number.isEmpty && add.colorName.isEmpty)
+        add.number = ""
+        #expect(try add.save(to: store) == nil)
+        #expect(add.errors["number"] == "Number is required")
+        add.brand = "a"
+        try store.save(InventoryThread(brand: "Appleton", number: "1", createdAt: store.clock(), updatedAt: store.clock()))
+        #expect(add.brandSuggestions(from: try store.all(InventoryThread.self)) == ["Appleton"])
+    }
+
+    @Test("Start project offers only canvases without a project, with the spec's empty state")
+    func startProject() throws {
+        let store = try makeStore()
+        let now = store.clock()
+        let a = try store.save(Canvas(designer: "A", designName: "One", createdAt: now, updatedAt: now))
+        var model = StartProjectModel()
+        try model.load(from: store)
+        #expect(model.available.map(\.id) == [a.id])
+        let project = try model.start(a.id, in: store)
+        try model.load(from: store)
+        #expect(model.available.isEmpty)
+        #expect(model.emptyState?.message == "All canvases are already linked to projects. Add a new canvas first.")
+        #expect(throws: ValidationError.self) { try model.start(a.id, in: store) }
+
+        var detail = ProjectDetailModel(projectId: project.id)
+        try detail.load(from: store)
+        #expect(detail.title == "One" && detail.emptyJournal?.title == "No entries yet")
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!
+        try detail.addEntry(notes: "First stitches", images: [png, png], in: store)
+        #expect(detail.journal.first?.images.map(\.sortOrder) == [0, 1])
+        #expect(try store.stagedImageCount() == 2)
+        try detail.setStatus(.completed, in: store)
+        #expect(detail.project?.completedAt != nil)
+    }
+
+    @Test("Shopping list and bought, with the same rules as the server")
+    func shopping() throws {
+        let store = try makeStore()
+        let now = store.clock()
+        let c = try store.save(Canvas(designer: "A", designName: "Nutcracker", createdAt: now, updatedAt: now))
+        let p = try store.save(Project(canvasId: c.id, startedAt: now, createdAt: now, updatedAt: now))
+        try store.save(ProjectThread(projectId: p.id, brand: "DMC", number: "310", quantityNeeded: 3, createdAt: now, updatedAt: now))
+        var model = ShoppingListModel()
+        try model.load(from: store)
+        #expect(model.items.map(\.toBuy) == [3])
+        #expect(model.items.first?.projects.first?.title == "Nutcracker")
+        let thread = try model.bought(brand: "dmc", number: "310", quantity: 3, in: store)
+        #expect(thread.quantity == 3 && model.items.isEmpty)
+        #expect(try model.bought(brand: "DMC", number: "310", quantity: 1, in: store).quantity == 4)
+        #expect(try store.all(InventoryThread.self).count == 1)
+    }
+}
+
+@Suite("CSV import and export")
+struct ImportExportTests {
+    @Test("Bad rows are reported by line number and skipped; good rows import")
+    func badRows() throws {
+        let csv = #"""
+        brand,number,colorName,fiberType,quantity
+        DMC,310,Black,cotton,2
+        ,999,No brand,cotton,1
+        Appleton,992,"Sea Green, light",wool,lots
+        Anchor,403,"Say ""black""",linen,1
+        Silk & Ivory,1,"Snow
+        white",silk,3
+        """#
+        let (threads, bad) = try ThreadCSV.read(csv, now: Date())
+        #expect(threads.map(\.number) == ["310", "1"])
+        #expect(threads[1].colorName == "Snow\nwhite")
+        #expect(bad.map(\.line) == [3, 4, 5])
+        #expect(bad[0].message.contains("brand"))
+        #expect(bad[1].message.contains("quantity"))
+        #expect(bad[2].message.contains("fiberType"))
+        #expect(throws: ValidationError.self) { try ThreadCSV.read("name,colour\nx,y", now: Date()) }
+    }
+
+    @Test("5,000 threads round-trip through CSV, and the JSON export decodes to exactly the same records")
+    func roundTrip() throws {
+        let store = try makeStore()
+        var lines = ["brand,number,colorName,colorHex,fiberType,quantity,barcode,weightOrLength,notes"]
+        for i in 0..<5000 {
+            lines.append(CSV.line(["Brand \(i % 7)", "\(i)", "Colour, \(i)", i % 2 == 0 ? "#A1B2C3" : "", FiberType.allCases[i % 6].rawValue,
+                                   "\(i % 10)", "0775400\(i)", "8m skein", i % 3 == 0 ? "says \"hi\"" : ""]))
+        }
+        let (threads, bad) = try ThreadCSV.read(lines.joined(separator: "\n"), now: store.clock())
+        #expect(bad.isEmpty && threads.count == 5000)
+        var progress: [Int] = []
+        try store.importThreads(threads) { progress.append($0) }
+        #expect(progress.last == 5000)
+        #expect(try store.pendingCount() == 5000)
+
+        let exported = ThreadCSV.write(try store.all(InventoryThread.self))
+        let (again, badAgain) = try ThreadCSV.read(exported, now: store.clock())
+        #expect(badAgain.isEmpty)
+        func key(_ t: InventoryThread) -> String { [t.brand, t.number, t.colorName ?? "", t.colorHex ?? "", t.fiberType.rawValue, "\(t.quantity)", t.barcode ?? "", t.weightOrLength ?? "", t.notes ?? ""].joined(separator: "|") }
+        #expect(Set(again.map(key)) == Set(threads.map(key)))
+
+        let export = try AccountExport.make(from: store)
+        let data = try StitchJSON.makeEncoder().encode(export)
+        #expect(try StitchJSON.makeDecoder().decode(AccountExport.self, from: data) == export)
+        #expect(export.threads.count == 5000)
+    }
+}

@@ -1,0 +1,229 @@
+import Fluent
+import Foundation
+import StitchCore
+import StitchKit
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+/// The real server listening on a random local port, for clients that speak HTTP.
+func withLiveServer(_ body: (Application, TestClock, String) async throws -> Void) async throws {
+    try await withTestApp { app, clock in
+        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        let port = try #require(app.http.server.shared.localAddress?.port)
+        do {
+            try await body(app, clock, "http://127.0.0.1:\(port)")
+        } catch {
+            await app.server.shutdown()
+            throw error
+        }
+        await app.server.shutdown()
+    }
+}
+
+/// One device: its own local database, session and sync engine.
+struct Device {
+    let store: LocalStore
+    let api: APIClient
+    let engine: SyncEngine
+    let tokens: MemoryTokenStore
+
+    init(server: String, clock: TestClock) throws {
+        store = try LocalStore(path: nil, clock: { clock.now })
+        tokens = MemoryTokenStore()
+        api = APIClient(tokens: tokens, server: server, timeout: 5)
+        engine = SyncEngine(store: store, api: api, sleep: { _ in })
+    }
+
+    /// Everything live on the device, by type/id, fingerprinted.
+    func state() throws -> [String: String] {
+        var out: [String: String] = [:]
+        func add<R: LocalRecord>(_ type: R.Type) throws {
+            for r in try store.all(R.self) { out["\(R.entityType.rawValue)/\(r.id)"] = ConflictRule.fingerprint(r) }
+        }
+        try add(InventoryThread.self); try add(Canvas.self); try add(Project.self); try add(ProjectSection.self)
+        try add(ProjectThread.self); try add(JournalEntry.self); try add(JournalImage.self)
+        return out
+    }
+}
+
+func serverState(_ app: Application, userId: UUID) async throws -> [String: String] {
+    var out: [String: String] = [:]
+    func add<M: RecordModel>(_ type: M.Type) async throws {
+        for m in try await Records.all(M.self, userId: userId, on: app.db) { out["\(M.Record.entityType.rawValue)/\(m.id!)"] = ConflictRule.fingerprint(m.record) }
+    }
+    try await add(ThreadModel.self); try await add(CanvasModel.self); try await add(ProjectModel.self); try await add(SectionModel.self)
+    try await add(RequirementModel.self); try await add(JournalEntryModel.self); try await add(JournalImageModel.self)
+    return out
+}
+
+@Suite("End to end: StitchKit clients and the stitch CLI against the real server", .serialized)
+struct EndToEndTests {
+    @Test("Two devices of one user edit offline, conflict, delete, sync in different orders, and converge")
+    func twoDevicesConverge() async throws {
+        try await withLiveServer { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let ipad = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "ann@example.com", password: "correct horse", displayName: "Ann")
+            _ = try await ipad.api.login(email: "ann@example.com", password: "correct horse")
+
+            // The phone builds up some data and syncs; the iPad pulls it.
+            let black = try phone.store.save(InventoryThread(brand: "DMC", number: "310", quantity: 2, createdAt: clock.now, updatedAt: clock.now))
+            let canvas = try phone.store.save(Canvas(designer: "Melissa Shirley", designName: "Nutcracker", meshCount: 18, createdAt: clock.now, updatedAt: clock.now))
+            var start = StartProjectModel()
+            try start.load(from: phone.store)
+            let project = try start.start(canvas.id, in: phone.store)
+            let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!
+            var detail = ProjectDetailModel(projectId: project.id)
+            try detail.load(from: phone.store)
+            try detail.addEntry(notes: "Day one", images: [png], in: phone.store)
+            try await phone.engine.sync()
+            #expect(try phone.store.pendingCount() == 0 && phone.store.stagedImageCount() == 0)
+            try await ipad.engine.sync()
+            #expect(try ipad.state() == phone.state())
+            let uploadedKey = try #require(try ipad.store.all(JournalImage.self).first?.imageKey)
+            #expect(!uploadedKey.hasPrefix("local-"))
+
+            // Both go offline and edit: the same thread on both (the iPad later, so it wins), a delete
+            // on the phone of what the iPad edits earlier, and new records on each.
+            clock.advance(by: 10)
+            var phoneEdit = black
+            phoneEdit.quantity = 5
+            try phone.store.save(phoneEdit)
+            try phone.store.delete(Canvas.self, id: UUID())  // nothing there: a no-op
+            let phoneOnly = try phone.store.save(InventoryThread(brand: "Appleton", number: "992", createdAt: clock.now, updatedAt: clock.now))
+            clock.advance(by: 5)
+            var ipadProject = try #require(try ipad.store.find(Project.self, id: project.id))
+            ipadProject.notes = "Using basketweave"
+            try ipad.store.save(ipadProject)
+            clock.advance(by: 5)
+            var ipadEdit = try #require(try ipad.store.find(InventoryThread.self, id: black.id))
+            ipadEdit.quantity = 9
+            try ipad.store.save(ipadEdit)
+            let ipadOnly = try ipad.store.save(Canvas(designer: "Raymond Crawford", designName: "Santa", createdAt: clock.now, updatedAt: clock.now))
+            clock.advance(by: 5)
+            try phone.store.delete(Project.self, id: project.id)  // newer than the iPad's note
+
+            // The iPad can't reach the server at first: its changes stay.
+            let offline = APIClient(tokens: ipad.tokens, server: "http://127.0.0.1:9", timeout: 2)
+            let offlineEngine = SyncEngine(store: ipad.store, api: offline, sleep: { _ in })
+            await #expect(throws: ClientError.self) { try await offlineEngine.sync() }
+            #expect(try ipad.store.pendingCount() == 3)
+
+            // Back online, in one order, then the other, then once more each.
+            try await ipad.engine.sync()
+            try await phone.engine.sync()
+            try await ipad.engine.sync()
+            try await phone.engine.sync()
+            let server = try await serverState(app, userId: session.user.id)
+            #expect(try phone.state() == server)
+            #expect(try ipad.state() == server)
+            #expect(try phone.store.find(InventoryThread.self, id: black.id)?.quantity == 9)
+            #expect(try phone.store.find(Project.self, id: project.id) == nil)
+            #expect(try ipad.store.find(InventoryThread.self, id: phoneOnly.id) != nil)
+            #expect(try phone.store.find(Canvas.self, id: ipadOnly.id) != nil)
+            #expect(try phone.store.pendingCount() == 0 && ipad.store.pendingCount() == 0)
+        }
+    }
+
+    @Test("An expired access token is refreshed once transparently; a dead session reports signed out and keeps local data")
+    func refreshAndSignedOut() async throws {
+        try await withLiveServer { app, clock, server in
+            let device = try Device(server: server, clock: clock)
+            _ = try await device.api.register(email: "ann@example.com", password: "correct horse", displayName: "Ann")
+            try device.store.save(InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now))
+            clock.advance(by: 20 * 60)  // the access token has expired
+            try await device.engine.sync()
+            #expect(try device.store.pendingCount() == 0)
+
+            // The server ends every session (as after a stolen-token alarm).
+            try await RefreshTokenModel.query(on: app.db).set(\.$revokedAt, to: clock.now).update()
+            try device.store.save(InventoryThread(brand: "DMC", number: "321", createdAt: clock.now, updatedAt: clock.now))
+            await #expect(throws: ClientError.signedOut) { try await device.engine.sync() }
+            #expect(try device.store.all(InventoryThread.self).count == 2)
+            #expect(try device.store.pendingCount() == 1)
+            #expect(try device.tokens.load() == nil)
+            #expect(try await device.engine.status().lastError != nil)
+        }
+    }
+
+    @Test("The stitch CLI, as a subprocess: register, add offline-first, sync, and a second home sees it")
+    func cli() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, _, server in
+            let homeA = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-a-\(UUID())").path
+            let homeB = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-b-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: homeA); try? FileManager.default.removeItem(atPath: homeB) }
+            func stitch(_ home: String, _ args: String...) throws -> (code: Int32, out: String, err: String) {
+                try Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
+            }
+            var r = try stitch(homeA, "register", "--server", server, "--email", "cli@example.com", "--name", "Cli")
+            #expect(r.code == 0, "\(r.err)")
+            r = try stitch(homeA, "threads", "add", "DMC", "310", "--color", "Black", "--quantity", "2")
+            #expect(r.code == 0 && r.out.contains("synced"), "\(r.out) \(r.err)")
+            r = try stitch(homeA, "threads", "dec", "DMC", "310", "5")
+            #expect(r.out.contains("0 in stock"), "\(r.out)")
+            r = try stitch(homeA, "threads", "add", "DMC", "", "--quantity", "1")
+            #expect(r.code == 3 && r.err.contains("number"), "\(r.err)")
+            r = try stitch(homeA, "canvases", "add", "--designer", "Melissa Shirley", "--name", "Nutcracker", "--mesh", "0")
+            #expect(r.code == 3 && r.err.contains("Enter a positive number"))
+
+            // Offline: the change is kept and said to be waiting.
+            let offline = try Self.run(binary, ["threads", "add", "Appleton", "992"], env: ["STITCH_HOME": homeA, "STITCH_OFFLINE": "1"])
+            #expect(offline.code == 0 && offline.out.contains("waiting to sync"), "\(offline.out)")
+            r = try stitch(homeA, "status", "--json")
+            #expect(r.out.contains("\"pending\" : 1"), "\(r.out)")
+            r = try stitch(homeA, "sync")
+            #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
+
+            r = try stitch(homeB, "login", "--server", server, "--email", "cli@example.com")
+            #expect(r.code == 0, "\(r.err)")
+            r = try stitch(homeB, "threads", "list", "--json")
+            let threads = try StitchJSON.makeDecoder().decode([InventoryThread].self, from: Data(r.out.utf8))
+            #expect(threads.map { "\($0.brand) \($0.number) \($0.quantity)" } == ["Appleton 992 1", "DMC 310 0"])
+            r = try stitch(homeB, "whoami")
+            #expect(r.out.contains("Cli <cli@example.com>"))
+            r = try stitch(homeB, "projects", "show", "nothing-like-this")
+            #expect(r.code == 6)
+            r = try stitch(homeB, "logout")
+            #expect(r.code == 0)
+            r = try stitch(homeB, "sync")
+            #expect(r.code == 5 && r.err.contains("signed out"))
+            // Unreachable server: a clear message and its own exit code.
+            r = try stitch(homeA, "sync")
+            #expect(r.code == 0)
+            try? await app.server.shutdown()
+            r = try stitch(homeA, "sync")
+            #expect(r.code == 4 && r.err.contains("can't be reached"), "\(r.err)")
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        }
+    }
+
+    static func stitchBinary() -> String? {
+        var candidates: [String] = []
+        if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().appendingPathComponent("stitch").path) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stitch").path)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/stitch").path)
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func run(_ binary: String, _ args: [String], env: [String: String]) throws -> (code: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = args
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "STITCH_OFFLINE")
+        for (k, v) in env { environment[k] = v }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
