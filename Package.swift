@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "StitchServer", targets: ["StitchServer"]),
         .executable(name: "stitchuation", targets: ["stitchuation"]),
         .library(name: "StitchKit", targets: ["StitchKit"]),
+        .library(name: "StitchDesign", targets: ["StitchDesign"]),
         .executable(name: "stitch", targets: ["stitch"]),
     ],
     dependencies: [
@@ -24,10 +25,12 @@ let package = Package(
     targets: [
         // Domain records, validation, wire protocol. Foundation only, so every end can share it.
         .target(name: "StitchCore"),
+        // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
+        .target(name: "StitchDesign"),
         .target(
             name: "StitchServer",
             dependencies: [
-                "StitchCore",
+                "StitchCore", "StitchDesign",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -35,7 +38,7 @@ let package = Package(
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ],
-            resources: [.copy("Resources/openapi.json")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts")]
         ),
         .executableTarget(
             name: "stitchuation",
@@ -49,6 +52,7 @@ let package = Package(
         ),
         .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
         .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore"]),
+        .testTarget(name: "StitchDesignTests", dependencies: ["StitchDesign"]),
         .testTarget(
             name: "StitchServerTests",
             dependencies: [

@@ -8,6 +8,7 @@ func routes(_ app: Application) throws {
     try api.register(collection: ThreadController())
     try api.register(collection: CanvasController())
     try app.register(collection: ImageController())
+    try app.register(collection: WebController())
     try api.register(collection: ProjectController())
     try api.register(collection: JournalController())
     try api.register(collection: ShoppingController())

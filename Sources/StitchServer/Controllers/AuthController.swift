@@ -18,6 +18,17 @@ struct AuthController: RouteCollection {
     @Sendable
     func register(req: Request) async throws -> Response {
         let body = try req.content.decode(RegisterRequest.self)
+        let (user, session) = try await Self.createAccount(body, req: req) { user, db in
+            try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
+        }
+        return try await authResponse(user: user, providers: [.email], session: session, status: .created, req: req)
+    }
+
+    /// Creates an email account (409 for an address already registered, in any case) and, in the
+    /// same transaction, whatever sign-in the caller needs. Shared by the API and the web app.
+    static func createAccount<T: Sendable>(
+        _ body: RegisterRequest, req: Request, signIn: @escaping @Sendable (UserModel, any Database) async throws -> T
+    ) async throws -> (UserModel, T) {
         _ = try body.validated()
         let email = Rules.normalizedEmail(body.email)
         let hash = try await req.application.passwords.hash(body.password)
@@ -25,27 +36,33 @@ struct AuthController: RouteCollection {
         let user = UserModel(
             email: email, displayName: body.displayName.trimmingCharacters(in: .whitespacesAndNewlines),
             passwordHash: hash, now: now)
-        let session: (token: String, familyId: UUID)
+        let duplicate = APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
         do {
-            session = try await req.db.transaction { db in
-                if try await UserModel.query(on: db).filter(\.$email == email).first() != nil {
-                    throw APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
-                }
+            let result = try await req.db.transaction { db in
+                if try await UserModel.query(on: db).filter(\.$email == email).first() != nil { throw duplicate }
                 try await user.create(on: db)
                 try await IdentityModel(userId: user.id!, provider: .email, providerUserId: email, now: now).create(on: db)
-                return try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
+                return try await signIn(user, db)
             }
+            return (user, result)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Two registrations racing for one address: the unique index decides.
-            throw APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
+            throw duplicate
         }
-        return try await authResponse(user: user, providers: [.email], session: session, status: .created, req: req)
     }
 
     @Sendable
     func login(req: Request) async throws -> Response {
         let body = try req.content.decode(LoginRequest.self)
-        let email = Rules.normalizedEmail(body.email)
+        let user = try await Self.checkPassword(email: body.email, password: body.password, req: req)
+        let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    /// Email and password, with per-account throttling kept in the database. Unknown addresses
+    /// take as long as wrong passwords and get the same answer. Shared by the API and the web app.
+    static func checkPassword(email rawEmail: String, password: String, req: Request) async throws -> UserModel {
+        let email = Rules.normalizedEmail(rawEmail)
         let now = req.now
         let config = req.config
         let failure = APIError(.unauthorized, "Invalid email or password")
@@ -58,7 +75,7 @@ struct AuthController: RouteCollection {
         let user = try await UserModel.query(on: req.db).filter(\.$email == email).first()
         // An unknown address is checked against a dummy hash so it costs as much as a wrong password.
         let ok = try await req.application.passwords.verify(
-            body.password, hash: user?.passwordHash ?? req.application.dummyPasswordHash)
+            password, hash: user?.passwordHash ?? req.application.dummyPasswordHash)
         guard ok, let user, user.passwordHash != nil else {
             let record = throttle ?? LoginThrottleModel(email: email, now: now)
             if now.timeIntervalSince(record.windowStart) >= config.loginFailureWindow {
@@ -74,8 +91,7 @@ struct AuthController: RouteCollection {
             throw failure
         }
         if let throttle { try await throttle.delete(on: req.db) }
-        let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
-        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+        return user
     }
 
     @Sendable
@@ -175,7 +191,7 @@ struct AuthController: RouteCollection {
         return try jsonResponse(body, status: status, headers: ["Cache-Control": "no-store"])
     }
 
-    private func tooManyAttempts(retryAfter seconds: TimeInterval) -> APIError {
+    private static func tooManyAttempts(retryAfter seconds: TimeInterval) -> APIError {
         let wait = max(1, Int(seconds.rounded(.up)))
         return APIError(
             .tooManyRequests, "Too many sign-in attempts. Try again in \(max(1, wait / 60)) minute(s).",

@@ -134,12 +134,20 @@ struct ShoppingController: RouteCollection {
     /// if there is none, in one transaction. Answers the thread.
     @Sendable
     func purchase(req: Request) async throws -> Response {
-        let userId = try req.user.id
         let body = try req.content.decode(PurchaseRequest.self)
+        let before = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).count
+        let thread = try await Self.purchase(body, userId: req.user.id, req: req)
+        let after = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).count
+        return try respond(thread, status: after > before ? .created : .ok)
+    }
+
+    /// "Bought": adds the skeins to the inventory thread with that brand and number, creating it
+    /// if there is none, in one transaction.
+    static func purchase(_ body: PurchaseRequest, userId: UUID, req: Request) async throws -> InventoryThread {
         _ = try body.validated()
         let now = req.now
         let key = ThreadKey(brand: body.brand, number: body.number)
-        let (thread, created): (InventoryThread, Bool) = try await req.db.transaction { db in
+        return try await req.db.transaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let candidates = try await Records.all(ThreadModel.self, userId: userId, on: db)
                 .filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
@@ -150,15 +158,14 @@ struct ShoppingController: RouteCollection {
                 record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
                 record = try record.validated()
                 try await Records.update(model, to: record, version: version, on: db)
-                return (record, false)
+                return record
             }
             let record = try InventoryThread(
                 brand: body.brand, number: body.number, colorName: body.colorName, quantity: body.quantity,
                 createdAt: now, updatedAt: now
             ).normalized.validated()
             try await Records.create(record, as: ThreadModel.self, userId: userId, version: version, on: db)
-            return (record, true)
+            return record
         }
-        return try respond(thread, status: created ? .created : .ok)
     }
 }

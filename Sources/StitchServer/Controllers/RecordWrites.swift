@@ -13,12 +13,13 @@ enum RecordWrites<M: RecordModel> {
     static var serverOwned: Set<String> { ["id", "createdAt", "updatedAt", "deletedAt"] }
 
     static func create(
-        _ req: Request, defaults: [String: Any] = [:], overrides: [String: Any] = [:], clientMayDate: Bool = false,
+        _ req: Request, body given: [String: Any]? = nil, defaults: [String: Any] = [:], overrides: [String: Any] = [:],
+        clientMayDate: Bool = false,
         transform: (Record, Date) throws -> Record = { record, _ in record },
         check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
     ) async throws -> Record {
         let userId = try req.user.id
-        let body = try JSONMerge.object(from: req)
+        let body = try given ?? JSONMerge.object(from: req)
         let now = req.now
         let id = try JSONMerge.clientId(body) ?? UUID()
         var protected: [String: Any] = overrides
@@ -45,12 +46,12 @@ enum RecordWrites<M: RecordModel> {
     }
 
     static func update(
-        _ req: Request, id: UUID, immutable: Set<String> = [],
+        _ req: Request, id: UUID, body given: [String: Any]? = nil, immutable: Set<String> = [],
         transform: @escaping @Sendable (_ old: Record, _ new: Record, _ now: Date) throws -> Record = { _, new, _ in new },
         check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
     ) async throws -> Record {
         let userId = try req.user.id
-        let body = try JSONMerge.object(from: req)
+        let body = try given ?? JSONMerge.object(from: req)
         let now = req.now
         nonisolated(unsafe) let bodyCopy = body  // read-only from here on
         return try await req.db.transaction { db in

@@ -66,6 +66,9 @@ public struct JSONErrorMiddleware: AsyncMiddleware {
     }
 
     static func response(for error: any Error, request: Request) -> Response {
+        if request.url.path == "/" || request.url.path.hasPrefix("/app/") || request.url.path == "/app" {
+            return webResponse(for: error, request: request)
+        }
         let (status, body, headers) = body(for: error, logger: request.logger)
         let response = Response(status: status, headers: headers)
         do {
@@ -115,5 +118,30 @@ public struct JSONErrorMiddleware: AsyncMiddleware {
         case is Date.Type: "an ISO-8601 date"
         default: "\(type)".contains("Array") ? "a list" : "an object"
         }
+    }
+}
+
+extension JSONErrorMiddleware {
+    /// The web app's errors: a friendly page with the right status.
+    static func webResponse(for error: any Error, request: Request) -> Response {
+        let page: ErrorPage
+        switch error {
+        case WebError.csrf:
+            page = ErrorPage(status: 403, title: "This form has expired", message: "Please go back, reload the page and try again.")
+        case WebError.signInRequired:
+            let response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.signIn.path)
+            return response
+        default:
+            let (status, body, _) = body(for: error, logger: request.logger)
+            switch status.code {
+            case 404: page = ErrorPage(status: 404, title: "Not found", message: "We couldn't find that page. It may have been deleted.")
+            case 400..<500: page = ErrorPage(status: Int(status.code), title: "Something's not right", message: body.error)
+            default: page = ErrorPage(status: Int(status.code), title: "Something went wrong", message: "Something went wrong on our side. Your data is safe; please try again.")
+            }
+        }
+        let response = Response(status: HTTPResponseStatus(statusCode: page.status), headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"])
+        response.body = .init(string: page.render().render())
+        return response
     }
 }

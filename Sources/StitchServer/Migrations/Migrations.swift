@@ -15,5 +15,6 @@ enum StitchMigrations {
         CreateJournalEntries(),
         CreateJournalImages(),
         CreateImages(),
+        CreateWebSessions(),
     ]
 }

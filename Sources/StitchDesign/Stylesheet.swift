@@ -1,0 +1,130 @@
+import Foundation
+
+/// The web app's stylesheet: the tokens as CSS custom properties, then the components that use
+/// only those properties.
+public enum Stylesheet {
+    public static func customProperties() -> String {
+        var lines: [String] = [":root {"]
+        for (name, color) in Palette.all { lines.append("  --color-\(kebab(name)): \(color.hex);") }
+        for (name, value) in Spacing.all { lines.append("  --space-\(name): \(value)px;") }
+        for (name, value) in Radius.all { lines.append("  --radius-\(name): \(value)px;") }
+        for (name, shadow) in Shadow.all { lines.append("  --shadow-\(name): \(shadow.css);") }
+        for (name, style) in TypeStyle.all {
+            lines.append("  --font-\(kebab(name)): \(style.weight) \(style.size)px/1.35 \(style.fontStack);")
+        }
+        for (name, spring) in Spring.all {
+            lines.append("  --spring-\(name): \(spring.cssDuration) \(spring.cssEasing);")
+        }
+        lines.append("  --stagger-delay: \(Int(Spring.staggerDelay * 1000))ms;")
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+
+    static func kebab(_ name: String) -> String {
+        name.reduce(into: "") { out, c in
+            if c.isUppercase { out += "-" + c.lowercased() } else { out.append(c) }
+        }
+    }
+
+    public static func css(fontsBase: String) -> String {
+        """
+        @font-face { font-family: 'Playfair Display'; src: url('\(fontsBase)/PlayfairDisplay.ttf') format('truetype'); font-weight: 400 900; font-display: swap; }
+        @font-face { font-family: 'Source Serif 4'; src: url('\(fontsBase)/SourceSerif4.ttf') format('truetype'); font-weight: 200 900; font-display: swap; }
+        \(customProperties())
+        *, *::before, *::after { box-sizing: border-box; }
+        html { -webkit-text-size-adjust: 100%; }
+        body { margin: 0; background: var(--color-linen); color: var(--color-espresso); font: var(--font-body); min-height: 100vh; }
+        a { color: var(--color-walnut); }
+        :focus-visible { outline: 3px solid var(--color-terracotta); outline-offset: 2px; border-radius: var(--radius-subtle); }
+        h1 { font: var(--font-large-title); margin: 0 0 var(--space-lg); }
+        h2 { font: var(--font-title2); margin: var(--space-xl) 0 var(--space-md); }
+        h3 { font: var(--font-title3); margin: var(--space-lg) 0 var(--space-sm); }
+        .data { font: var(--font-data); }
+        .muted { color: var(--color-walnut); font: var(--font-subheadline); }
+        .footnote { font: var(--font-footnote); color: var(--color-walnut); }
+        .shell { display: flex; min-height: 100vh; }
+        .sidebar { display: none; }
+        main { flex: 1; padding: var(--space-lg) var(--space-lg) calc(88px + env(safe-area-inset-bottom)); max-width: 960px; margin: 0 auto; width: 100%; }
+        .tabbar { position: fixed; left: 0; right: 0; bottom: 0; display: flex; background: var(--color-cream); border-top: 1px solid var(--color-slate);
+                  box-shadow: var(--shadow-floating); padding-bottom: env(safe-area-inset-bottom); z-index: 10; }
+        .tabbar a, .sidebar a { flex: 1; display: flex; flex-direction: column; align-items: center; justify-content: center; gap: var(--space-xxs);
+                  min-height: 56px; text-decoration: none; color: var(--color-walnut); font: var(--font-footnote); }
+        .tabbar a[aria-current="page"], .sidebar a[aria-current="page"] { color: var(--color-espresso); font-weight: 700; }
+        .tabbar .icon, .sidebar .icon { font-size: 22px; line-height: 1; }
+        @media (min-width: 768px) {
+          .tabbar { display: none; }
+          .sidebar { display: flex; flex-direction: column; gap: var(--space-xs); width: 220px; padding: var(--space-xl) var(--space-md);
+                     background: var(--color-parchment); border-right: 1px solid var(--color-slate); position: sticky; top: 0; height: 100vh; }
+          .sidebar .brand { font: var(--font-title2); margin-bottom: var(--space-lg); padding: 0 var(--space-sm); }
+          .sidebar a { flex: none; flex-direction: row; justify-content: flex-start; gap: var(--space-md); padding: 0 var(--space-md);
+                       border-radius: var(--radius-subtle); font: var(--font-headline); min-height: 48px; }
+          .sidebar a[aria-current="page"] { background: var(--color-cream); box-shadow: var(--shadow-subtle); }
+          main { padding: var(--space-xxl); }
+        }
+        .toolbar { display: flex; flex-wrap: wrap; gap: var(--space-sm); align-items: end; margin-bottom: var(--space-lg); }
+        .toolbar h1 { flex: 1 1 100%; margin: 0; }
+        .card, .row { background: var(--color-cream); border-radius: var(--radius-card); box-shadow: var(--shadow-subtle); }
+        .card { padding: var(--space-lg); margin-bottom: var(--space-md); }
+        .list { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--space-sm); }
+        .row { display: flex; align-items: center; gap: var(--space-md); padding: var(--space-md); min-height: 64px;
+               animation: reveal var(--spring-gentle) both; }
+        .row .grow { flex: 1; min-width: 0; }
+        .row a.title { color: var(--color-espresso); text-decoration: none; font: var(--font-headline); }
+        @keyframes reveal { from { opacity: 0; transform: translateY(6px); } to { opacity: 1; transform: none; } }
+        \((1...12).map { ".list > li:nth-child(\($0)) { animation-delay: calc(var(--stagger-delay) * \($0 - 1)); }" }.joined(separator: "\n"))
+        .swatch { width: 40px; height: 40px; border-radius: 50%; border: 1px solid var(--color-slate); flex: none; display: grid; place-items: center;
+                  background: var(--color-parchment); color: var(--color-walnut); font-weight: 700; }
+        .thumb { width: 64px; height: 64px; border-radius: var(--radius-subtle); object-fit: cover; background: var(--color-parchment); flex: none;
+                 display: grid; place-items: center; color: var(--color-walnut); }
+        .hero { width: 100%; max-height: 420px; object-fit: cover; border-radius: var(--radius-card); box-shadow: var(--shadow-elevated); background: var(--color-parchment); }
+        .badge { display: inline-flex; align-items: center; gap: var(--space-xs); padding: var(--space-xxs) var(--space-sm); border-radius: 999px;
+                 font: 700 19px/1.2 \(TypeStyle.body.fontStack); color: var(--color-espresso); }
+        .badge.wip { background: var(--color-terracotta-light); }
+        .badge.at_finishing { background: var(--color-dusty-rose); }
+        .badge.completed { background: var(--color-sage); }
+        .badge.mesh { background: var(--color-parchment); font: var(--font-data); font-size: 15px; }
+        .readiness { display: inline-block; width: 14px; height: 14px; border-radius: 50%; border: 1px solid var(--color-espresso); vertical-align: middle; }
+        .readiness.green { background: var(--color-sage); } .readiness.yellow { background: #E3C567; } .readiness.red { background: var(--color-terracotta); }
+        .stepper { display: flex; align-items: center; gap: var(--space-xs); }
+        .stepper form { margin: 0; }
+        .stepper output { min-width: 2.5ch; text-align: center; font: var(--font-data); display: inline-block; }
+        .stepper output.bump { animation: bump var(--spring-bouncy); }
+        @keyframes bump { 50% { transform: scale(1.15); } }
+        button, .button { font: 700 19px/1.2 \(TypeStyle.body.fontStack); border: 0; border-radius: var(--radius-subtle); min-height: 48px; min-width: 48px;
+                          padding: var(--space-sm) var(--space-lg); cursor: pointer; text-decoration: none; display: inline-flex; align-items: center; justify-content: center; }
+        .primary { background: var(--color-terracotta); color: #fff; box-shadow: var(--shadow-subtle); }
+        .primary:hover { background: var(--color-terracotta-light); }
+        .secondary { background: var(--color-parchment); color: var(--color-espresso); }
+        .danger { background: var(--color-cream); color: var(--color-espresso); border: 2px solid var(--color-terracotta); }
+        .round { border-radius: 50%; padding: 0; background: var(--color-parchment); color: var(--color-espresso); }
+        form.stack { display: grid; gap: var(--space-md); }
+        fieldset { border: 0; margin: 0 0 var(--space-lg); padding: var(--space-lg); background: var(--color-parchment); border-radius: var(--radius-card); display: grid; gap: var(--space-md); }
+        legend { font: var(--font-form-section-header); padding: 0; margin-bottom: var(--space-sm); float: left; width: 100%; }
+        label { display: grid; gap: var(--space-xs); font: var(--font-subheadline); color: var(--color-walnut); }
+        label.check { display: flex; align-items: center; gap: var(--space-sm); }
+        input, select, textarea { font: var(--font-body); color: var(--color-espresso); background: var(--color-cream); border: 1px solid var(--color-slate);
+                                  border-radius: var(--radius-subtle); padding: var(--space-sm) var(--space-md); min-height: 48px; width: 100%; }
+        input[type=checkbox] { width: 24px; min-height: 24px; height: 24px; }
+        .error { color: #8A2F12; font: var(--font-subheadline); font-weight: 600; }
+        .flash { background: var(--color-terracotta-muted); color: var(--color-espresso); padding: var(--space-md); border-radius: var(--radius-subtle); margin-bottom: var(--space-md); }
+        .empty { text-align: center; padding: var(--space-xxxl) var(--space-lg); }
+        .empty .icon { font-size: 48px; }
+        .empty h2 { margin: var(--space-md) 0 var(--space-xs); }
+        .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(96px, 1fr)); gap: var(--space-sm); }
+        .grid img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: var(--radius-subtle); }
+        .viewer { text-align: center; }
+        .viewer img { max-width: 100%; max-height: 75vh; transition: transform var(--spring-gentle); touch-action: pinch-zoom; cursor: zoom-in; }
+        .viewer img.zoomed { transform: scale(2); cursor: zoom-out; }
+        .pager { display: flex; justify-content: space-between; align-items: center; margin: var(--space-md) 0; }
+        dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
+        dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
+        table { width: 100%; border-collapse: collapse; }
+        th, td { text-align: left; padding: var(--space-sm); border-bottom: 1px solid var(--color-parchment); }
+        .signin { max-width: 420px; margin: var(--space-xxxl) auto; text-align: center; }
+        .signin .tagline { font: var(--font-title3); color: var(--color-walnut); margin-bottom: var(--space-xl); }
+        .apple { background: #000; color: #fff; width: 100%; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        @media (prefers-reduced-motion: reduce) { *, *::before, *::after { animation: none !important; transition: none !important; } }
+        """
+    }
+}

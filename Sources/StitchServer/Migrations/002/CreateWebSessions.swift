@@ -1,0 +1,19 @@
+import Fluent
+import SQLKit
+
+struct CreateWebSessions: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema("web_sessions")
+            .id()
+            .field("user_id", .uuid, .required, .references("users", "id", onDelete: .cascade))
+            .field("token_hash", .string, .required)
+            .field("created_at", .datetime, .required)
+            .field("expires_at", .datetime, .required)
+            .unique(on: "token_hash")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema("web_sessions").delete()
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import StitchCore
+
+/// What every page needs besides its own model.
+struct PageContext {
+    var user: UserProfile?
+    var csrf: String
+    var flash: String?
+    var appleSignIn: Bool = false
+}
+
+enum Section: String, CaseIterable {
+    case inventory, stash, projects, shopping, settings
+
+    var title: String {
+        switch self {
+        case .inventory: "Inventory"
+        case .stash: "Stitch Stash"
+        case .projects: "Projects"
+        case .shopping: "Shopping"
+        case .settings: "Settings"
+        }
+    }
+
+    var icon: Node { Icon.svg(rawValue) }
+
+    var url: SiteURL {
+        switch self {
+        case .inventory: .inventory
+        case .stash: .stash
+        case .projects: .projects
+        case .shopping: .shopping
+        case .settings: .settings
+        }
+    }
+}
+
+enum Layout {
+    /// A signed-in page: sidebar from tablet width up, tab bar on phones.
+    static func page(_ title: String, section: Section?, context: PageContext, _ content: Node...) -> Node {
+        document(title, body: group([
+            el("div", ["class": "shell"],
+               el("nav", ["class": "sidebar", "aria-label": "Sections"], children:
+                    [el("div", ["class": "brand"], text("Stitchuation"))] + navLinks(section)),
+               el("main", ["id": "main"], children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
+            el("nav", ["class": "tabbar", "aria-label": "Sections"], children: navLinks(section)),
+        ]))
+    }
+
+    static func navLinks(_ current: Section?) -> [Node] {
+        Section.allCases.map { s in
+            el("a", ["href": s.url.path, "aria-current": s == current ? "page" : nil],
+               el("span", ["class": "icon", "aria-hidden": "true"], s.icon), el("span", [:], text(s.title)))
+        }
+    }
+
+    static func document(_ title: String, body: Node) -> Node {
+        group([
+            .raw("<!DOCTYPE html>"),
+            el("html", ["lang": "en"],
+               el("head", [:],
+                  void("meta", ["charset": "utf-8"]),
+                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover"]),
+                  void("meta", ["name": "theme-color", "content": "#F5F0E8"]),
+                  el("title", [:], text(title == "Stitchuation" ? title : "\(title) · Stitchuation")),
+                  void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
+                  el("script", ["src": SiteURL.script.path, "defer": "defer"])),
+               el("body", [:], body)),
+        ])
+    }
+
+    static func csrf(_ context: PageContext) -> Node {
+        void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])
+    }
+
+    /// A form that changes something: POST, with the CSRF token.
+    static func form(_ action: SiteURL, context: PageContext, multipart: Bool = false, attrs cls: String = "stack", _ children: Node...) -> Node {
+        el("form", ["method": "post", "action": action.path, "class": cls, "enctype": multipart ? "multipart/form-data" : nil],
+           children: [csrf(context)] + children)
+    }
+
+    static func field(_ label: String, name: String, value: String? = nil, type: String = "text", error: String? = nil,
+                      required: Bool = false, extra: Attrs = [:]) -> Node {
+        let id = "f-\(name)"
+        var attrs: [(String, String)] = [("type", type), ("id", id), ("name", name)]
+        if let value, type != "file" { attrs.append(("value", value)) }
+        if required { attrs.append(("required", "required")) }
+        if error != nil { attrs.append(("aria-invalid", "true")); attrs.append(("aria-describedby", id + "-error")) }
+        for (k, v) in extra { if let v { attrs.append((k, v)) } }
+        return el("label", ["for": id],
+                  text(label),
+                  .void("input", attrs),
+                  error.map { el("span", ["class": "error", "id": id + "-error"], text($0)) } ?? nothing)
+    }
+
+    static func select(_ label: String, name: String, options: [(value: String, label: String)], selected: String?) -> Node {
+        el("label", ["for": "f-\(name)"], text(label),
+           el("select", ["id": "f-\(name)", "name": name], children: options.map { option in
+               el("option", ["value": option.value, "selected": option.value == selected ? "selected" : nil], text(option.label))
+           }))
+    }
+
+    static func emptyState(icon: String, title: String, message: String, action: Node = nothing) -> Node {
+        el("div", ["class": "empty card"],
+           el("div", ["class": "icon", "aria-hidden": "true"], Icon.svg(icon, size: 48)),
+           el("h2", [:], text(title)),
+           el("p", ["class": "muted"], text(message)),
+           action)
+    }
+
+    static func errorSummary(_ errors: [String: String]) -> Node {
+        guard !errors.isEmpty else { return nothing }
+        return el("div", ["class": "flash", "role": "alert"],
+                  text("Please check: " + errors.keys.sorted().map { errors[$0]! }.joined(separator: "; ")))
+    }
+
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "" }
+        return String(Timestamp.string(from: date).prefix(10))
+    }
+
+    static func longDate(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "d MMM yyyy"
+        return f.string(from: date)
+    }
+}

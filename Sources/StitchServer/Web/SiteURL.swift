@@ -1,0 +1,68 @@
+import Foundation
+import Vapor
+
+/// Every page of the web app, used both to register its route and to build links to it, so the
+/// two cannot drift. Parameters are given as ":name" when registering, as the value when linking.
+enum SiteURL {
+    case home
+    case signIn, signUp, signOut, appleSignIn
+    case inventory, newThread, thread(String), deleteThread(String), stepThread(String)
+    case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
+    case projects, startProject, project(String), projectStatus(String), deleteProject(String)
+    case newEntry(String), photo(String, String)
+    case newSection(String), newRequirement(String), deleteRequirement(String, String)
+    case shopping, buy
+    case settings, exportJSON
+    case stylesheet, script, font(String)
+    case image(String)
+
+    var components: [String] {
+        switch self {
+        case .home: []
+        case .signIn: ["app", "signin"]
+        case .signUp: ["app", "signup"]
+        case .signOut: ["app", "signout"]
+        case .appleSignIn: ["app", "signin", "apple"]
+        case .inventory: ["app", "inventory"]
+        case .newThread: ["app", "inventory", "new"]
+        case .thread(let id): ["app", "inventory", id]
+        case .deleteThread(let id): ["app", "inventory", id, "delete"]
+        case .stepThread(let id): ["app", "inventory", id, "step"]
+        case .stash: ["app", "stash"]
+        case .newCanvas: ["app", "stash", "new"]
+        case .canvas(let id): ["app", "stash", id]
+        case .editCanvas(let id): ["app", "stash", id, "edit"]
+        case .deleteCanvas(let id): ["app", "stash", id, "delete"]
+        case .projects: ["app", "projects"]
+        case .startProject: ["app", "projects", "start"]
+        case .project(let id): ["app", "projects", id]
+        case .projectStatus(let id): ["app", "projects", id, "status"]
+        case .deleteProject(let id): ["app", "projects", id, "delete"]
+        case .newEntry(let id): ["app", "projects", id, "entries"]
+        case .photo(let project, let image): ["app", "projects", project, "photos", image]
+        case .newSection(let id): ["app", "projects", id, "sections"]
+        case .newRequirement(let id): ["app", "projects", id, "needs"]
+        case .deleteRequirement(let project, let req): ["app", "projects", project, "needs", req, "delete"]
+        case .shopping: ["app", "shopping"]
+        case .buy: ["app", "shopping", "bought"]
+        case .settings: ["app", "settings"]
+        case .exportJSON: ["app", "settings", "export.json"]
+        case .stylesheet: ["app", "static", "app.css"]
+        case .script: ["app", "static", "app.js"]
+        case .font(let name): ["app", "static", "fonts", name]
+        case .image(let key): ["app", "images", key]
+        }
+    }
+
+    var path: String { "/" + components.joined(separator: "/") }
+
+    func path(query: [String: String?]) -> String {
+        let items = query.compactMap { k, v in v.flatMap { $0.isEmpty ? nil : URLQueryItem(name: k, value: $0) } }.sorted { $0.name < $1.name }
+        guard !items.isEmpty else { return path }
+        var c = URLComponents()
+        c.queryItems = items
+        return path + "?" + (c.percentEncodedQuery ?? "")
+    }
+
+    var route: [PathComponent] { components.map { PathComponent(stringLiteral: $0) } }
+}

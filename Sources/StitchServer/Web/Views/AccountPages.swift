@@ -1,0 +1,72 @@
+import Foundation
+import StitchCore
+
+/// Sign in and create account.
+struct SignInPage {
+    enum Mode { case signIn, signUp }
+    var mode: Mode
+    var email = ""
+    var displayName = ""
+    var errors: [String: String] = [:]
+    var message: String?
+
+    func render(_ context: PageContext) -> Node {
+        let signingUp = mode == .signUp
+        return Layout.document(signingUp ? "Create an account" : "Sign in", body: el("main", ["class": "signin", "id": "main"],
+            el("h1", [:], text("Stitchuation")),
+            el("p", ["class": "tagline"], text("Your craft companion")),
+            message.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
+            when(context.appleSignIn && !signingUp, el("form", ["method": "post", "action": SiteURL.appleSignIn.path],
+                Layout.csrf(context), el("button", ["class": "apple", "type": "submit"], text(" Sign in with Apple")))),
+            Layout.form(signingUp ? .signUp : .signIn, context: context,
+                when(signingUp, Layout.field("Your name", name: "displayName", value: displayName, error: errors["displayName"], required: true,
+                                             extra: ["autocomplete": "name"])),
+                Layout.field("Email", name: "email", value: email, type: "email", error: errors["email"], required: true,
+                             extra: ["autocomplete": "email", "inputmode": "email"]),
+                Layout.field("Password", name: "password", type: "password", error: errors["password"], required: true,
+                             extra: ["autocomplete": signingUp ? "new-password" : "current-password", "minlength": signingUp ? "8" : nil]),
+                el("button", ["class": "primary", "type": "submit"], text(signingUp ? "Create account" : "Sign in"))),
+            el("p", [:], signingUp
+                ? el("a", ["href": SiteURL.signIn.path], text("I already have an account"))
+                : el("a", ["href": SiteURL.signUp.path], text("Create an account")))))
+    }
+}
+
+struct SettingsPage {
+    var user: UserProfile
+    var counts: [(String, Int)]
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Settings", section: .settings, context: context,
+            el("h1", [:], text("Settings")),
+            el("section", ["class": "card"],
+               el("h2", [:], text("Account")),
+               el("dl", ["class": "facts"],
+                  el("dt", [:], text("Name")), el("dd", [:], text(user.displayName)),
+                  el("dt", [:], text("Email")), el("dd", [:], text(user.email ?? "—")),
+                  el("dt", [:], text("Signed in with")), el("dd", [:], text(user.providers.map(\.rawValue).joined(separator: ", "))),
+                  el("dt", [:], text("Member since")), el("dd", [:], text(Layout.longDate(user.createdAt)))),
+               Layout.form(.signOut, context: context, el("button", ["class": "secondary", "type": "submit"], text("Sign out")))),
+            el("section", ["class": "card"],
+               el("h2", [:], text("Your data")),
+               el("p", ["class": "muted"], text(counts.map { "\($0.1) \($0.0)" }.joined(separator: " · "))),
+               el("a", ["class": "button secondary", "href": SiteURL.exportJSON.path, "download": "stitchuation-export.json"], text("Download everything (JSON)"))),
+            el("section", ["class": "card"],
+               el("h2", [:], text("Sync")),
+               el("p", ["class": "muted"], text("The web app works directly on the server, so it is always in sync. The iPhone app and the stitch command-line client keep a copy on the device and sync it with the server."))))
+    }
+}
+
+/// A friendly page for errors, with the right status.
+struct ErrorPage {
+    var status: Int
+    var title: String
+    var message: String
+
+    func render() -> Node {
+        Layout.document(title, body: el("main", ["class": "signin", "id": "main"],
+            el("h1", [:], text(title)),
+            el("p", ["class": "tagline"], text(message)),
+            el("a", ["class": "button primary", "href": SiteURL.inventory.path], text("Back to my threads"))))
+    }
+}

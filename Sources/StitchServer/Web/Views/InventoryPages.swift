@@ -1,0 +1,105 @@
+import Foundation
+import StitchCore
+
+struct InventoryPage {
+    var threads: [InventoryThread]
+    var brands: [String]
+    var search: String
+    var brand: String?
+    var fiber: FiberType?
+    var total: Int
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Inventory", section: .inventory, context: context,
+            el("div", ["class": "toolbar"],
+               el("h1", [:], text("Inventory")),
+               el("form", ["method": "get", "action": SiteURL.inventory.path, "class": "toolbar", "role": "search"],
+                  Layout.field("Search", name: "q", value: search, type: "search", extra: ["placeholder": "Brand, number or colour", "enterkeyhint": "search"]),
+                  Layout.select("Brand", name: "brand", options: [("", "All brands")] + brands.map { ($0, $0) }, selected: brand ?? ""),
+                  Layout.select("Fiber", name: "fiberType", options: [("", "All fibers")] + FiberType.allCases.map { ($0.rawValue, $0.displayName) }, selected: fiber?.rawValue ?? ""),
+                  el("button", ["class": "secondary", "type": "submit"], text("Filter"))),
+               el("a", ["class": "button primary", "href": SiteURL.newThread.path, "aria-label": "Add thread"], text("+ Add thread"))),
+            total == 0
+                ? Layout.emptyState(icon: "inventory", title: "No threads yet", message: "Tap + to add your first thread",
+                                    action: el("a", ["class": "button primary", "href": SiteURL.newThread.path], text("+ Add thread")))
+                : threads.isEmpty
+                    ? el("p", ["class": "muted"], text("No threads match."))
+                    : el("ul", ["class": "list", "id": "threads"], children: threads.map { row($0, context) }))
+    }
+
+    func row(_ t: InventoryThread, _ context: PageContext) -> Node {
+        let swatch: Node = t.colorHex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
+            ?? el("span", ["class": "swatch", "role": "img", "aria-label": "No colour"], text("?"))
+        let subtitle = [t.colorName, t.fiberType.displayName].compactMap { $0 }.joined(separator: " · ")
+        return el("li", ["class": "row", "data-thread": t.id.uuidString],
+            swatch,
+            el("div", ["class": "grow"],
+               el("a", ["class": "title", "href": SiteURL.thread(t.id.uuidString).path],
+                  text(t.brand + " "), el("span", ["class": "data"], text(t.number))),
+               el("div", ["class": "muted"], text(subtitle))),
+            el("div", ["class": "stepper"],
+               stepForm(t, delta: -1, label: "−", context: context),
+               el("output", ["aria-live": "polite", "aria-label": "Quantity of \(t.brand) \(t.number)", "class": "qty"], text(String(t.quantity))),
+               stepForm(t, delta: 1, label: "+", context: context)))
+    }
+
+    func stepForm(_ t: InventoryThread, delta: Int, label: String, context: PageContext) -> Node {
+        el("form", ["method": "post", "action": SiteURL.stepThread(t.id.uuidString).path, "class": "step"],
+           Layout.csrf(context),
+           void("input", ["type": "hidden", "name": "delta", "value": String(delta)]),
+           el("button", ["class": "round", "type": "submit", "aria-label": "\(delta < 0 ? "One less" : "One more") \(t.brand) \(t.number)",
+                         "disabled": delta < 0 && t.quantity == 0 ? "disabled" : nil], text(label)))
+    }
+}
+
+/// Add or edit a thread. New threads support batch entry: with "Add another" on, saving keeps the
+/// brand and clears the rest.
+struct ThreadFormPage {
+    var thread: InventoryThread?
+    var values: [String: String]
+    var errors: [String: String] = [:]
+    var brandSuggestions: [String]
+    var addAnother = true
+    var saved: String?
+
+    func render(_ context: PageContext) -> Node {
+        let editing = thread != nil
+        let action: SiteURL = thread.map { .thread($0.id.uuidString) } ?? .newThread
+        return Layout.page(editing ? "Edit thread" : "Add thread", section: .inventory, context: context,
+            el("h1", [:], text(editing ? "Edit thread" : "Add thread")),
+            saved.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing,
+            Layout.errorSummary(errors),
+            Layout.form(action, context: context,
+                el("fieldset", [:],
+                   el("legend", [:], text("Thread")),
+                   Layout.field("Brand", name: "brand", value: values["brand"], error: errors["brand"], required: true,
+                                extra: ["list": "brands", "autocomplete": "off", "autofocus": values["brand"]?.isEmpty ?? true ? "autofocus" : nil]),
+                   el("datalist", ["id": "brands"], children: brandSuggestions.map { void("option", ["value": $0]) }),
+                   Layout.field("Number", name: "number", value: values["number"], error: errors["number"], required: true,
+                                extra: ["autofocus": values["brand"]?.isEmpty ?? true ? nil : "autofocus", "autocapitalize": "characters"]),
+                   Layout.field("Colour name", name: "colorName", value: values["colorName"], error: errors["colorName"]),
+                   Layout.field("Colour", name: "colorHex", value: values["colorHex"], error: errors["colorHex"],
+                                extra: ["placeholder": "#1A2B3C", "pattern": "#[0-9A-Fa-f]{6}"])),
+                el("fieldset", [:],
+                   el("legend", [:], text("Stock")),
+                   Layout.select("Fiber", name: "fiberType", options: FiberType.allCases.map { ($0.rawValue, $0.displayName) }, selected: values["fiberType"] ?? "wool"),
+                   Layout.field("Quantity", name: "quantity", value: values["quantity"] ?? "1", type: "number", error: errors["quantity"],
+                                extra: ["min": "0", "inputmode": "numeric"]),
+                   Layout.field("Weight or length", name: "weightOrLength", value: values["weightOrLength"], error: errors["weightOrLength"], extra: ["placeholder": "8m skein"]),
+                   Layout.field("Barcode", name: "barcode", value: values["barcode"], error: errors["barcode"], extra: ["inputmode": "numeric"]),
+                   el("label", ["for": "f-notes"], text("Notes"), el("textarea", ["id": "f-notes", "name": "notes", "rows": "3"], text(values["notes"] ?? "")))),
+                when(!editing, el("label", ["class": "check", "for": "f-addAnother"],
+                    void("input", ["type": "checkbox", "id": "f-addAnother", "name": "addAnother", "value": "on", "checked": addAnother ? "checked" : nil]),
+                    text("Add another (keeps the brand)"))),
+                el("button", ["class": "primary", "type": "submit"], text(editing ? "Save" : "Add thread"))),
+            thread.map { t in
+                Layout.form(.deleteThread(t.id.uuidString), context: context, attrs: "stack confirm",
+                            el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete \(t.brand) \(t.number)?"], text("Delete thread")))
+            } ?? nothing)
+    }
+
+    static func values(of t: InventoryThread) -> [String: String] {
+        ["brand": t.brand, "number": t.number, "colorName": t.colorName ?? "", "colorHex": t.colorHex ?? "", "fiberType": t.fiberType.rawValue,
+         "quantity": String(t.quantity), "weightOrLength": t.weightOrLength ?? "", "barcode": t.barcode ?? "", "notes": t.notes ?? ""]
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import StitchCore
+
+func statusBadge(_ status: ProjectStatus) -> Node {
+    el("span", ["class": "badge \(status.rawValue)"], text(status.displayName))
+}
+
+struct ProjectsPage {
+    var projects: [ProjectDetail]
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Projects", section: .projects, context: context,
+            el("div", ["class": "toolbar"],
+               el("h1", [:], text("Projects")),
+               el("a", ["class": "button primary", "href": SiteURL.startProject.path, "aria-label": "Start project"], text("+ Start project"))),
+            projects.isEmpty
+                ? Layout.emptyState(icon: "projects", title: "No projects yet", message: "Tap + to start a new project",
+                                    action: el("a", ["class": "button primary", "href": SiteURL.startProject.path], text("+ Start project")))
+                : el("ul", ["class": "list", "id": "projects"], children: projects.map { p in
+                    el("li", ["class": "row"],
+                       imageURL(p.canvas?.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy"]) }
+                           ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("projects", size: 32)),
+                       el("div", ["class": "grow"],
+                          el("a", ["class": "title", "href": SiteURL.project(p.project.id.uuidString).path], text(p.title)),
+                          el("div", ["class": "muted"], text("Started \(Layout.longDate(p.project.startedAt))"))),
+                       statusBadge(p.project.status))
+                }))
+    }
+}
+
+struct StartProjectPage {
+    var available: [Canvas]
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Start a project", section: .projects, context: context,
+            el("h1", [:], text("Start a project")),
+            available.isEmpty
+                ? Layout.emptyState(icon: "stash", title: "No available canvases", message: "All canvases are already linked to projects. Add a new canvas first.",
+                                    action: el("a", ["class": "button primary", "href": SiteURL.newCanvas.path], text("+ Add canvas")))
+                : el("ul", ["class": "list"], children: available.map { c in
+                    el("li", ["class": "row"],
+                       imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": ""]) } ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
+                       el("div", ["class": "grow"], el("strong", [:], text(c.designName)), el("div", ["class": "muted"], text(c.designer))),
+                       Layout.form(.startProject, context: context, attrs: "",
+                                   void("input", ["type": "hidden", "name": "canvasId", "value": c.id.uuidString]),
+                                   el("button", ["class": "primary", "type": "submit", "aria-label": "Start \(c.designName)"], text("Start"))))
+                }))
+    }
+}
+
+struct ProjectDetailPage {
+    var detail: ProjectDetail
+    var readiness: ProjectReadiness
+    var sections: [ProjectSection]
+    var journal: [JournalEntryDetail]
+    var inventory: [InventoryThread]
+    var errors: [String: String] = [:]
+
+    var projectId: String { detail.project.id.uuidString }
+
+    func render(_ context: PageContext) -> Node {
+        let p = detail.project
+        return Layout.page(detail.title, section: .projects, context: context,
+            imageURL(detail.canvas?.imageKey).map { void("img", ["class": "hero", "src": $0, "alt": "Photo of \(detail.title)"]) } ?? nothing,
+            el("div", ["class": "toolbar"], el("h1", [:], text(detail.title)), statusBadge(p.status)),
+            el("dl", ["class": "facts"],
+               el("dt", [:], text("Started")), el("dd", [:], text(Layout.longDate(p.startedAt))),
+               el("dt", [:], text("At finishing")), el("dd", [:], text(p.finishingAt.map(Layout.longDate) ?? "—")),
+               el("dt", [:], text("Completed")), el("dd", [:], text(p.completedAt.map(Layout.longDate) ?? "—"))),
+            Layout.form(.projectStatus(projectId), context: context, attrs: "toolbar",
+                Layout.select("Status", name: "status", options: ProjectStatus.allCases.map { ($0.rawValue, $0.displayName) }, selected: p.status.rawValue),
+                el("button", ["class": "secondary", "type": "submit"], text("Change status"))),
+            Layout.errorSummary(errors),
+            threadsSection(context),
+            journalSection(context),
+            Layout.form(.deleteProject(projectId), context: context,
+                el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete this project and its journal?"], text("Delete project"))))
+    }
+
+    func dot(_ color: ReadinessColor) -> Node {
+        el("span", ["class": "readiness \(color.rawValue)", "role": "img", "aria-label": "Readiness \(color.rawValue)"])
+    }
+
+    func requirementRows(_ reqs: [RequirementReadiness], context: PageContext) -> Node {
+        guard !reqs.isEmpty else { return el("p", ["class": "muted"], text("No threads listed yet.")) }
+        return el("table", [:],
+            el("thead", [:], el("tr", [:], el("th", [:], text("Thread")), el("th", [:], text("Have")), el("th", [:], text("Need")),
+                                el("th", [:], text("Buy")), el("th", [:], el("span", ["class": "visually-hidden"], text("Remove"))))),
+            el("tbody", [:], children: reqs.map { r in
+                el("tr", ["data-requirement": r.requirementId.uuidString],
+                   el("td", [:], text("\(r.brand) "), el("span", ["class": "data"], text(r.number)),
+                      el("div", ["class": "footnote"], text(r.summary))),
+                   el("td", ["class": "data have"], text(String(r.have))),
+                   el("td", ["class": "data need"], text(String(r.needed))),
+                   el("td", ["class": "data buy"], text(String(r.toBuy))),
+                   el("td", [:], Layout.form(.deleteRequirement(projectId, r.requirementId.uuidString), context: context, attrs: "",
+                                             el("button", ["class": "round", "type": "submit", "aria-label": "Remove \(r.brand) \(r.number)"], text("×")))))
+            }))
+    }
+
+    func threadsSection(_ context: PageContext) -> Node {
+        el("section", ["class": "card", "id": "threads"],
+           el("h2", [:], dot(readiness.color), text(" Threads")),
+           el("p", ["class": "muted", "id": "readiness-summary", "data-color": readiness.color.rawValue], text(readiness.summary)),
+           group(readiness.sections.map { s in
+               group([el("h3", ["data-section-color": s.color.rawValue], dot(s.color), text(" " + s.name)), requirementRows(s.requirements, context: context)])
+           }),
+           when(!readiness.unsectioned.isEmpty || readiness.sections.isEmpty,
+                group([when(!readiness.sections.isEmpty, el("h3", [:], text("Other threads"))), requirementRows(readiness.unsectioned, context: context)])),
+           el("details", [:],
+              el("summary", [:], text("Add a thread requirement")),
+              Layout.form(.newRequirement(projectId), context: context,
+                  Layout.select("From your inventory", name: "threadId",
+                                options: [("", "— not in my inventory —")] + inventory.map { ($0.id.uuidString, "\($0.brand) \($0.number)\($0.colorName.map { " · \($0)" } ?? "")") },
+                                selected: nil),
+                  Layout.field("Brand", name: "brand", error: errors["brand"], extra: ["placeholder": "When not from inventory"]),
+                  Layout.field("Number", name: "number", error: errors["number"]),
+                  Layout.field("Skeins needed", name: "quantityNeeded", value: "1", type: "number", error: errors["quantityNeeded"], extra: ["min": "1", "inputmode": "numeric"]),
+                  Layout.select("Section", name: "sectionId", options: [("", "No section")] + sections.map { ($0.id.uuidString, $0.name) }, selected: nil),
+                  el("button", ["class": "primary", "type": "submit"], text("Add requirement")))),
+           el("details", [:],
+              el("summary", [:], text("Add a section")),
+              Layout.form(.newSection(projectId), context: context,
+                  Layout.field("Section name", name: "name", error: errors["name"], extra: ["placeholder": "Background, Border, Center motif"]),
+                  el("button", ["class": "secondary", "type": "submit"], text("Add section")))))
+    }
+
+    func journalSection(_ context: PageContext) -> Node {
+        el("section", ["class": "card", "id": "journal"],
+           el("h2", [:], text("Journal")),
+           el("details", ["open": journal.isEmpty ? "open" : nil],
+              el("summary", [:], text("Add a journal entry")),
+              Layout.form(.newEntry(projectId), context: context, multipart: true,
+                  el("label", ["for": "f-entry-notes"], text("Notes"), el("textarea", ["id": "f-entry-notes", "name": "notes", "rows": "3"])),
+                  Layout.field("Photos", name: "images", type: "file", error: errors["image"],
+                               extra: ["accept": "image/jpeg,image/png,image/heic,image/webp", "multiple": "multiple"]),
+                  el("button", ["class": "primary", "type": "submit"], text("Add entry")))),
+           journal.isEmpty
+               ? Layout.emptyState(icon: "journal", title: "No entries yet", message: "Tap + to add your first journal entry")
+               : el("ul", ["class": "list", "id": "entries"], children: journal.map { entry in
+                   el("li", ["class": "card"],
+                      el("time", ["class": "muted", "datetime": Timestamp.string(from: entry.entry.createdAt)], text(Layout.longDate(entry.entry.createdAt))),
+                      el("p", [:], text(entry.entry.notes)),
+                      when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.map { image in
+                          el("a", ["href": SiteURL.photo(projectId, image.id.uuidString).path],
+                             void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(image.sortOrder + 1)", "loading": "lazy"]))
+                      })))
+               }))
+    }
+}
+
+/// One journal photo, large, with "2 of 5" and previous/next. Double-tap zooms to 2× (app.js).
+struct PhotoViewerPage {
+    var projectId: UUID
+    var title: String
+    var images: [JournalImage]
+    var index: Int
+
+    func render(_ context: PageContext) -> Node {
+        let image = images[index]
+        let pid = projectId.uuidString
+        return Layout.page("Photo \(index + 1) of \(images.count)", section: .projects, context: context,
+            el("div", ["class": "viewer"],
+               el("div", ["class": "pager"],
+                  index > 0 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index - 1].id.uuidString).path, "rel": "prev"], text("‹ Previous")) : el("span", [:]),
+                  el("span", ["class": "counter", "aria-live": "polite"], text("\(index + 1) of \(images.count)")),
+                  index < images.count - 1 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index + 1].id.uuidString).path, "rel": "next"], text("Next ›")) : el("span", [:])),
+               void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Photo \(index + 1) of \(images.count) from \(title)", "class": "zoomable", "id": "photo"]),
+               el("p", [:], el("a", ["href": SiteURL.project(pid).path + "#journal"], text("Back to \(title)")))))
+    }
+}
+
+struct ShoppingPage {
+    var items: [ShoppingItem]
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Shopping list", section: .shopping, context: context,
+            el("h1", [:], text("Shopping list")),
+            items.isEmpty
+                ? Layout.emptyState(icon: "shopping", title: "Nothing to buy", message: "Every thread your projects need is in your inventory.")
+                : el("ul", ["class": "list", "id": "shopping"], children: items.map { item in
+                    el("li", ["class": "row", "data-item": "\(item.brand) \(item.number)"],
+                       el("div", ["class": "grow"],
+                          el("strong", [:], text("\(item.brand) "), el("span", ["class": "data"], text(item.number))),
+                          el("div", ["class": "muted"], text([item.colorName, "buy \(item.toBuy)", "for " + item.projects.map(\.title).joined(separator: ", ")].compactMap { $0 }.joined(separator: " · ")))),
+                       Layout.form(.buy, context: context, attrs: "stepper",
+                                   void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
+                                   void("input", ["type": "hidden", "name": "number", "value": item.number]),
+                                   void("input", ["type": "hidden", "name": "colorName", "value": item.colorName]),
+                                   el("label", ["class": "visually-hidden", "for": "q-\(item.brand)-\(item.number)"], text("Skeins bought")),
+                                   void("input", ["type": "number", "name": "quantity", "id": "q-\(item.brand)-\(item.number)", "value": String(item.toBuy), "min": "1", "inputmode": "numeric", "style": "width:5em"]),
+                                   el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))))
+                }))
+    }
+}

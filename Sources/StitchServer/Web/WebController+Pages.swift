@@ -1,0 +1,410 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+extension WebController {
+    // MARK: Inventory
+
+    @Sendable func inventory(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let all = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
+        let q = req.query[String.self, at: "q"] ?? ""
+        let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
+        let fiber = req.query[String.self, at: "fiberType"].flatMap { FiberType(rawValue: $0) }
+        let shown = all.filter { t in
+            (brand.map { t.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true) && (fiber.map { t.fiberType == $0 } ?? true) && t.matches(search: q)
+        }.sorted(by: InventoryThread.inventoryOrder)
+        let page = InventoryPage(threads: shown, brands: Self.brands(all), search: q, brand: brand, fiber: fiber, total: all.count)
+        return html(page.render(try await context(req)))
+    }
+
+    static func brands(_ threads: [InventoryThread]) -> [String] {
+        var counts: [String: (String, Int)] = [:]
+        for t in threads { counts[t.brand.lowercased(), default: (t.brand, 0)].1 += 1 }
+        return counts.values.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : NaturalOrder.areInIncreasingOrder($0.0, $1.0) }.map(\.0)
+    }
+
+    func threadBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
+        var body: [String: Any] = [:]
+        for key in ["brand", "number", "colorName", "colorHex", "weightOrLength", "barcode", "notes"] { body[key] = form[key] ?? NSNull() }
+        body["brand"] = form["brand"] ?? ""
+        body["number"] = form["number"] ?? ""
+        body["fiberType"] = form["fiberType"] ?? "wool"
+        switch Self.int(form["quantity"]) {
+        case .some(let q): body["quantity"] = q ?? 0
+        case .none: errors["quantity"] = "Enter a whole number"
+        }
+        return body
+    }
+
+    @Sendable func newThreadPage(req: Request) async throws -> Response {
+        let all = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).map(\.record)
+        let brand = req.query[String.self, at: "brand"] ?? ""
+        let page = ThreadFormPage(thread: nil, values: ["brand": brand, "quantity": "1"], brandSuggestions: Self.brands(all),
+                                  addAnother: req.query[String.self, at: "another"] != "off", saved: req.query[String.self, at: "saved"])
+        return html(page.render(try await context(req)))
+    }
+
+    @Sendable func createThread(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        let body = threadBody(form, errors: &errors)
+        let addAnother = form["addAnother"] == "on"
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            let thread = try await RecordWrites<ThreadModel>.create(req, body: body)
+            if addAnother {
+                // Batch entry: back to an empty form that keeps the brand.
+                let response = Response(status: .seeOther)
+                response.headers.replaceOrAdd(name: .location, value: SiteURL.newThread.path(query: ["brand": thread.brand, "saved": "Added \(thread.brand) \(thread.number)."]))
+                return response
+            }
+            return redirect(.inventory, flash: "Added \(thread.brand) \(thread.number).")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            let all = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).map(\.record)
+            let page = ThreadFormPage(thread: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, brandSuggestions: Self.brands(all), addAnother: addAnother)
+            return html(page.render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func editThreadPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        guard let thread = try await Records.find(ThreadModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let all = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
+        return html(ThreadFormPage(thread: thread, values: ThreadFormPage.values(of: thread), brandSuggestions: Self.brands(all)).render(try await context(req)))
+    }
+
+    @Sendable func updateThread(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        let body = threadBody(form, errors: &errors)
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            let thread = try await RecordWrites<ThreadModel>.update(req, id: id, body: body)
+            return redirect(.inventory, flash: "Saved \(thread.brand) \(thread.number).")
+        } catch {
+            guard let fields = fieldErrors(error), let thread = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw error }
+            return html(ThreadFormPage(thread: thread, values: form.fields, errors: fields, brandSuggestions: []).render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteThread(req: Request) async throws -> Response {
+        _ = try await RecordWrites<ThreadModel>.delete(req, id: req.uuid("id"))
+        return redirect(.inventory, flash: "Thread deleted.")
+    }
+
+    /// The inline −/+: never below zero. Answers JSON to the enhancing script, a redirect otherwise.
+    @Sendable func stepThread(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        let delta = Int(try FormData.parse(req)["delta"] ?? "") ?? 0
+        guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        var quantity = max(0, current.quantity + max(-1000, min(1000, delta)))
+        if quantity != current.quantity {
+            quantity = try await RecordWrites<ThreadModel>.update(req, id: id, body: ["quantity": quantity]).quantity
+        }
+        if req.headers.accept.mediaTypes.contains(.json) {
+            return try jsonResponse(["quantity": quantity])
+        }
+        return req.redirect(to: SiteURL.inventory.path + "#main")
+    }
+
+    // MARK: Stash
+
+    @Sendable func stash(req: Request) async throws -> Response {
+        let all = try await Records.all(CanvasModel.self, userId: req.user.id, on: req.db).map(\.record)
+        let q = req.query[String.self, at: "q"] ?? ""
+        let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
+    }
+
+    @Sendable func newCanvasPage(req: Request) async throws -> Response {
+        html(CanvasFormPage(canvas: nil, values: [:], addAnother: req.query[String.self, at: "another"] == "on").render(try await context(req)))
+    }
+
+    func canvasBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
+        var body: [String: Any] = [:]
+        for key in ["size", "notes"] { body[key] = form[key] ?? NSNull() }
+        body["designer"] = form["designer"] ?? ""
+        body["designName"] = form["designName"] ?? ""
+        if let raw = form["meshCount"] {
+            if let mesh = Int(raw) { body["meshCount"] = mesh } else { errors["meshCount"] = "Enter a positive number" }
+        } else { body["meshCount"] = NSNull() }
+        if let raw = form["acquiredAt"] {
+            if let date = Timestamp.date(from: raw + "T00:00:00Z") ?? Timestamp.date(from: raw) { body["acquiredAt"] = ts(date) } else { errors["acquiredAt"] = "Use a date like 2026-05-01" }
+        } else { body["acquiredAt"] = NSNull() }
+        return body
+    }
+
+    /// Stores an uploaded photo first (checked by its bytes); its key goes into the canvas.
+    func storePhoto(_ form: FormData, req: Request) async throws -> String? {
+        guard let file = form.files.first(where: { $0.name == "image" }) else { return nil }
+        return try await Images.store(file.data, userId: req.user.id, app: req.application, db: req.db).id
+    }
+
+    @Sendable func createCanvas(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        var body = canvasBody(form, errors: &errors)
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            // Check the fields before storing the photo, so a bad form leaves no file behind.
+            _ = try Canvas(designer: body["designer"] as? String ?? "", designName: body["designName"] as? String ?? "",
+                           meshCount: body["meshCount"] as? Int, createdAt: Date(), updatedAt: Date()).validated()
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
+            let canvas = try await RecordWrites<CanvasModel>.create(req, body: body)
+            if form["addAnother"] == "on" {
+                let response = Response(status: .seeOther)
+                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "flash": "Added \(canvas.designName)."]))
+                return response
+            }
+            return redirect(.canvas(canvas.id.uuidString))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return html(CanvasFormPage(canvas: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, addAnother: form["addAnother"] == "on")
+                .render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func canvasPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let project = try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.record).first { $0.canvasId == canvas.id }
+        return html(CanvasDetailPage(canvas: canvas, project: project).render(try await context(req)))
+    }
+
+    @Sendable func editCanvasPage(req: Request) async throws -> Response {
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+        return html(CanvasFormPage(canvas: canvas, values: CanvasFormPage.values(of: canvas)).render(try await context(req)))
+    }
+
+    @Sendable func updateCanvas(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        guard let before = try await Records.find(CanvasModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        var body = canvasBody(form, errors: &errors)
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
+            let canvas = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
+            if let old = before.imageKey, old != canvas.imageKey { try await Images.removeIfUnreferenced(old, app: req.application, db: req.db) }
+            return redirect(.canvas(id.uuidString))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }).render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteCanvasPage(req: Request) async throws -> Response {
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+        return html(DeleteCanvasPage(canvas: canvas).render(try await context(req)))
+    }
+
+    @Sendable func deleteCanvas(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        do {
+            _ = try await CanvasController().delete(req: req)
+            return redirect(.stash, flash: "Canvas deleted.")
+        } catch let error as APIError where error.status == .conflict {
+            guard let canvas = try await Records.find(CanvasModel.self, id, userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+            return html(DeleteCanvasPage(canvas: canvas, error: error.reason).render(try await context(req)), status: .conflict)
+        }
+    }
+
+    // MARK: Projects
+
+    @Sendable func projects(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
+        let projects = try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.record)
+            .sorted { ($0.startedAt, $0.id.uuidString) > ($1.startedAt, $1.id.uuidString) }
+            .map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) }
+        return html(ProjectsPage(projects: projects).render(try await context(req)))
+    }
+
+    @Sendable func startProjectPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let taken = Set(try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.canvasId))
+        let available = try await Records.all(CanvasModel.self, userId: userId, on: req.db).map(\.record).filter { !taken.contains($0.id) }
+            .sorted { $0.createdAt > $1.createdAt }
+        return html(StartProjectPage(available: available).render(try await context(req)))
+    }
+
+    @Sendable func startProject(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let userId = try req.user.id
+        let now = req.now
+        let project = try await RecordWrites<ProjectModel>.create(
+            req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": "wip", "startedAt": ts(now)],
+            check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
+        return redirect(.project(project.id.uuidString))
+    }
+
+    func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let canvas = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.record
+        let sections = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+            .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
+        let requirements = try await Records.all(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+        let inventory = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record).sorted(by: InventoryThread.inventoryOrder)
+        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        let page = ProjectDetailPage(
+            detail: ProjectDetail(project: project, canvas: canvas),
+            readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
+            sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
+            inventory: inventory, errors: errors)
+        return html(page.render(try await context(req)), status: status)
+    }
+
+    @Sendable func projectPage(req: Request) async throws -> Response { try await projectPage(req, id: req.uuid("id")) }
+
+    @Sendable func projectStatus(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"], transform: { old, new, now in
+                guard new.status != old.status else { return new }
+                var project = new
+                project.status = old.status
+                project.setStatus(new.status, at: now)
+                return project
+            })
+            return redirect(.project(id.uuidString))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteProject(req: Request) async throws -> Response {
+        _ = try await ProjectController().delete(req: req)
+        return redirect(.projects, flash: "Project deleted.")
+    }
+
+    @Sendable func addEntry(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        let photos = form.files.filter { ["images", "image"].contains($0.name) }.map(\.data)
+        do {
+            for data in photos {
+                guard data.count <= req.config.maxImageBytes else { throw APIError(.payloadTooLarge, "Photos can be at most 10 MB", fields: ["image": "A photo is larger than 10 MB"]) }
+                guard ImageFormat.detect(data) != nil else { throw APIError(.unsupportedMediaType, "Not a picture", fields: ["image": "Only JPEG, PNG, HEIC and WebP photos"]) }
+            }
+            if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
+            var keys: [String] = []
+            for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
+            let now = req.now
+            let storedKeys = keys
+            _ = try await req.db.transaction { db in
+                let version = try await SyncVersion.next(for: userId, on: db)
+                let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: now, updatedAt: now).normalized.validated()
+                try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
+                for (order, key) in storedKeys.enumerated() {
+                    try await Records.create(JournalImage(entryId: entry.id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now),
+                                             as: JournalImageModel.self, userId: userId, version: version, on: db)
+                }
+            }
+            let response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.uuidString).path + "#journal")
+            return response
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: (error as? APIError)?.status ?? .badRequest)
+        }
+    }
+
+    @Sendable func photo(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        let imageId = try req.uuid("imageId")
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        let images = entries.flatMap { byEntry[$0.id] ?? [] }
+        guard let index = images.firstIndex(where: { $0.id == imageId }) else { throw Abort(.notFound) }
+        let title = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.designName ?? "Untitled project"
+        return html(PhotoViewerPage(projectId: id, title: title, images: images, index: index).render(try await context(req)))
+    }
+
+    @Sendable func addSection(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        let existing = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+        do {
+            _ = try await RecordWrites<SectionModel>.create(req, body: ["name": form["name"] ?? ""],
+                defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.uuidString])
+            return redirect(.project(id.uuidString))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func addRequirement(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var body: [String: Any] = ["threadId": form["threadId"] ?? NSNull(), "sectionId": form["sectionId"] ?? NSNull(),
+                                   "brand": form["brand"] ?? "", "number": form["number"] ?? ""]
+        var errors: [String: String] = [:]
+        switch Self.int(form["quantityNeeded"]) {
+        case .some(let q): body["quantityNeeded"] = q ?? 1
+        case .none: errors["quantityNeeded"] = "Enter a whole number"
+        }
+        if let threadId = form["threadId"].flatMap(UUID.init(uuidString:)),
+           let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) {
+            if form["brand"] == nil { body["brand"] = thread.brand }
+            if form["number"] == nil { body["number"] = thread.number }
+            if let color = thread.colorName { body["colorName"] = color }
+        }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.uuidString],
+                check: { requirement, db in try await ProjectController.checkReferences(requirement, userId: userId, db: db) })
+            return redirect(.project(id.uuidString))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteRequirement(req: Request) async throws -> Response {
+        let (projectId, reqId) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
+        return redirect(.project(projectId.uuidString))
+    }
+
+    // MARK: Shopping
+
+    @Sendable func shopping(req: Request) async throws -> Response {
+        html(ShoppingPage(items: try await ShoppingController.compute(userId: req.user.id, db: req.db).items).render(try await context(req)))
+    }
+
+    @Sendable func buy(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let quantity = Int(form["quantity"] ?? "") ?? 0
+        let purchase = PurchaseRequest(brand: form["brand"] ?? "", number: form["number"] ?? "", quantity: quantity, colorName: form["colorName"])
+        do {
+            let thread = try await ShoppingController.purchase(purchase, userId: req.user.id, req: req)
+            return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return redirect(.shopping, flash: fields.values.sorted().joined(separator: "; "))
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Fluent
+import Foundation
+import StitchCore
+import StitchDesign
+import Vapor
+
+/// The parsed fields and files of a form post (URL-encoded or multipart).
+struct FormData {
+    var fields: [String: String] = [:]
+    var files: [(name: String, data: Data)] = []
+
+    static func parse(_ req: Request) throws -> FormData {
+        var form = FormData()
+        if let type = req.headers.contentType, type.type == "multipart", let boundary = type.parameters["boundary"] {
+            guard let body = req.body.data else { return form }
+            for part in try MultipartCollector.parse(Data(buffer: body), boundary: boundary) {
+                if part.filename != nil {
+                    if !part.body.isEmpty { form.files.append((part.name, part.body)) }
+                } else {
+                    form.fields[part.name] = String(decoding: part.body, as: UTF8.self)
+                }
+            }
+        } else if req.body.data != nil {
+            form.fields = (try? req.content.decode([String: String].self, as: .urlEncodedForm)) ?? [:]
+        }
+        return form
+    }
+
+    subscript(_ key: String) -> String? {
+        guard let value = fields[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+}
+
+/// Checks the CSRF token of every state-changing request and signs the user in from the session
+/// cookie. Pages that need a user redirect to sign-in when there is none.
+struct WebAuth: AsyncMiddleware {
+    let required: Bool
+
+    func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if req.method == .POST {
+            let submitted = try FormData.parse(req).fields[WebSession.csrfField]
+            try WebSession.verifyCSRF(req, submitted: submitted)
+        }
+        if let user = try await WebSession.user(for: req) {
+            req.auth.login(user)
+        } else if required {
+            return req.redirect(to: SiteURL.signIn.path)
+        }
+        let response = try await next.respond(to: req)
+        WebSession.attachCSRF(req, to: response)
+        return response
+    }
+}
+
+struct WebController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get(use: home)
+        routes.get(SiteURL.stylesheet.route, use: stylesheet)
+        routes.get(SiteURL.script.route, use: script)
+        routes.get(SiteURL.font(":name").route, use: font)
+        routes.get(SiteURL.image(":key").route, use: image)
+
+        let open = routes.grouped(WebAuth(required: false))
+        open.get(SiteURL.signIn.route, use: signInPage)
+        open.post(SiteURL.signIn.route, use: signIn)
+        open.get(SiteURL.signUp.route, use: signUpPage)
+        open.post(SiteURL.signUp.route, use: signUp)
+        open.post(SiteURL.signOut.route, use: signOut)
+
+        let app = routes.grouped(WebAuth(required: true))
+        app.get(SiteURL.inventory.route, use: inventory)
+        app.get(SiteURL.newThread.route, use: newThreadPage)
+        app.post(SiteURL.newThread.route, use: createThread)
+        app.get(SiteURL.thread(":id").route, use: editThreadPage)
+        app.post(SiteURL.thread(":id").route, use: updateThread)
+        app.post(SiteURL.deleteThread(":id").route, use: deleteThread)
+        app.post(SiteURL.stepThread(":id").route, use: stepThread)
+
+        let uploads = app
+        app.get(SiteURL.stash.route, use: stash)
+        app.get(SiteURL.newCanvas.route, use: newCanvasPage)
+        uploads.on(.POST, SiteURL.newCanvas.route, body: .collect(maxSize: "12mb"), use: createCanvas)
+        app.get(SiteURL.canvas(":id").route, use: canvasPage)
+        app.get(SiteURL.editCanvas(":id").route, use: editCanvasPage)
+        uploads.on(.POST, SiteURL.editCanvas(":id").route, body: .collect(maxSize: "12mb"), use: updateCanvas)
+        app.get(SiteURL.deleteCanvas(":id").route, use: deleteCanvasPage)
+        app.post(SiteURL.deleteCanvas(":id").route, use: deleteCanvas)
+
+        app.get(SiteURL.projects.route, use: projects)
+        app.get(SiteURL.startProject.route, use: startProjectPage)
+        app.post(SiteURL.startProject.route, use: startProject)
+        app.get(SiteURL.project(":id").route, use: projectPage)
+        app.post(SiteURL.projectStatus(":id").route, use: projectStatus)
+        app.post(SiteURL.deleteProject(":id").route, use: deleteProject)
+        uploads.on(.POST, SiteURL.newEntry(":id").route, body: .collect(maxSize: "60mb"), use: addEntry)
+        app.get(SiteURL.photo(":id", ":imageId").route, use: photo)
+        app.post(SiteURL.newSection(":id").route, use: addSection)
+        app.post(SiteURL.newRequirement(":id").route, use: addRequirement)
+        app.post(SiteURL.deleteRequirement(":id", ":reqId").route, use: deleteRequirement)
+
+        app.get(SiteURL.shopping.route, use: shopping)
+        app.post(SiteURL.buy.route, use: buy)
+        app.get(SiteURL.settings.route, use: settings)
+        app.get(SiteURL.exportJSON.route, use: exportJSON)
+    }
+
+    // MARK: Plumbing
+
+    func context(_ req: Request, flash: String? = nil) async throws -> PageContext {
+        var profile: UserProfile?
+        if let user = req.auth.get(AuthenticatedUser.self), let model = try await UserModel.find(user.id, on: req.db) {
+            profile = model.profile(providers: [])
+        }
+        return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? req.query[String.self, at: "flash"])
+    }
+
+    func html(_ node: Node, status: HTTPStatus = .ok) -> Response {
+        let response = Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+                                                         "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+                                                         "Referrer-Policy": "same-origin"])
+        response.body = .init(string: node.render())
+        return response
+    }
+
+    func redirect(_ url: SiteURL, flash: String? = nil) -> Response {
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: flash.map { url.path(query: ["flash": $0]) } ?? url.path)
+        return response
+    }
+
+    /// Field errors from a failed write, for showing beside the form.
+    func fieldErrors(_ error: any Error) -> [String: String]? {
+        switch error {
+        case let e as APIError where e.status == .badRequest || e.status == .conflict || e.status == .payloadTooLarge || e.status == .unsupportedMediaType:
+            return e.fields ?? ["form": e.reason]
+        case let e as ValidationError: return e.fields
+        case let e as DecodingError:
+            let (field, message) = JSONErrorMiddleware.describe(e)
+            return [field ?? "form": message]
+        default: return nil
+        }
+    }
+
+    static func int(_ text: String?) -> Int?? {
+        guard let text else { return .some(nil) }
+        return Int(text).map { .some($0) } ?? nil
+    }
+
+    // MARK: Static
+
+    @Sendable func home(req: Request) async throws -> Response {
+        if try await WebSession.user(for: req) != nil { return req.redirect(to: SiteURL.inventory.path) }
+        return req.redirect(to: SiteURL.signIn.path)
+    }
+
+    static let css = Stylesheet.css(fontsBase: "/" + SiteURL.font("").components.dropLast().joined(separator: "/"))
+
+    @Sendable func stylesheet(req: Request) async throws -> Response {
+        Response(status: .ok, headers: ["Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600"], body: .init(string: Self.css))
+    }
+
+    @Sendable func script(req: Request) async throws -> Response {
+        Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=3600"], body: .init(string: WebScript.source))
+    }
+
+    @Sendable func font(req: Request) async throws -> Response {
+        let name = req.parameters.get("name") ?? ""
+        guard ["PlayfairDisplay.ttf", "SourceSerif4.ttf"].contains(name),
+              let url = Bundle.module.url(forResource: (name as NSString).deletingPathExtension, withExtension: "ttf", subdirectory: "fonts"),
+              let data = try? Data(contentsOf: url)
+        else { throw Abort(.notFound) }
+        return Response(status: .ok, headers: ["Content-Type": "font/ttf", "Cache-Control": "public, max-age=31536000, immutable"], body: .init(data: data))
+    }
+
+    /// Pictures for the signed-in browser; anyone else gets a 404.
+    @Sendable func image(req: Request) async throws -> Response {
+        let key = req.parameters.get("key") ?? ""
+        guard let user = try await WebSession.user(for: req), let image = try await Images.owned(key, userId: user.id, on: req.db),
+              let data = try await req.application.imageStorage.get(key)
+        else { throw Abort(.notFound) }
+        return Response(status: .ok, headers: ["Content-Type": image.contentType, "ETag": "\"\(image.sha256)\"",
+                                               "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"],
+                        body: .init(data: data))
+    }
+
+    // MARK: Account
+
+    @Sendable func signInPage(req: Request) async throws -> Response {
+        if req.auth.has(AuthenticatedUser.self) { return redirect(.inventory) }
+        var ctx = try await context(req)
+        ctx.appleSignIn = false  // the browser redirect flow for Apple is not built yet (see README)
+        return html(SignInPage(mode: .signIn).render(ctx))
+    }
+
+    @Sendable func signUpPage(req: Request) async throws -> Response {
+        html(SignInPage(mode: .signUp).render(try await context(req)))
+    }
+
+    @Sendable func signIn(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        do {
+            let user = try await AuthController.checkPassword(email: form["email"] ?? "", password: form.fields["password"] ?? "", req: req)
+            let response = redirect(.inventory)
+            try await WebSession.start(userId: user.id!, req: req, response: response)
+            return response
+        } catch let error as APIError {
+            let page = SignInPage(mode: .signIn, email: form["email"] ?? "", message: error.reason)
+            let response = html(page.render(try await context(req)), status: error.status)
+            for (name, value) in error.headers { response.headers.replaceOrAdd(name: name, value: value) }
+            return response
+        }
+    }
+
+    @Sendable func signUp(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let body = RegisterRequest(email: form["email"] ?? "", password: form.fields["password"] ?? "", displayName: form["displayName"] ?? "")
+        do {
+            let (user, _) = try await AuthController.createAccount(body, req: req) { _, _ in () }
+            let response = redirect(.inventory, flash: "Welcome to Stitchuation, \(user.displayName)!")
+            try await WebSession.start(userId: user.id!, req: req, response: response)
+            return response
+        } catch {
+            guard let errors = fieldErrors(error) else { throw error }
+            let page = SignInPage(mode: .signUp, email: body.email, displayName: body.displayName, errors: errors,
+                                  message: (error as? APIError)?.status == .conflict ? "An account with this email already exists" : nil)
+            return html(page.render(try await context(req)), status: (error as? APIError)?.status ?? .badRequest)
+        }
+    }
+
+    @Sendable func signOut(req: Request) async throws -> Response {
+        let response = redirect(.signIn)
+        try await WebSession.end(req: req, response: response)
+        return response
+    }
+
+    @Sendable func settings(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        guard let user = try await UserModel.find(userId, on: req.db) else { throw WebError.signInRequired }
+        let providers = try await IdentityModel.query(on: req.db).filter(\.$user.$id == userId).all().compactMap { IdentityProvider(rawValue: $0.provider) }
+        let counts = [("threads", try await Records.all(ThreadModel.self, userId: userId, on: req.db).count),
+                      ("canvases", try await Records.all(CanvasModel.self, userId: userId, on: req.db).count),
+                      ("projects", try await Records.all(ProjectModel.self, userId: userId, on: req.db).count)]
+        return html(SettingsPage(user: user.profile(providers: providers), counts: counts).render(try await context(req)))
+    }
+
+    @Sendable func exportJSON(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let export = try await AccountData.load(userId: userId, db: req.db)
+        let encoder = StitchJSON.makeEncoder()
+        encoder.outputFormatting.insert(.prettyPrinted)
+        return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8",
+                                               "Content-Disposition": "attachment; filename=\"stitchuation-export.json\"", "Cache-Control": "no-store"],
+                        body: .init(data: try encoder.encode(export)))
+    }
+}
+
+/// Every live record of an account, for the export download.
+struct AccountData: Codable {
+    var format = "stitchuation-export-v1"
+    var threads: [InventoryThread]
+    var canvases: [Canvas]
+    var projects: [Project]
+    var sections: [ProjectSection]
+    var requirements: [ProjectThread]
+    var journalEntries: [JournalEntry]
+    var journalImages: [JournalImage]
+
+    static func load(userId: UUID, db: any Database) async throws -> AccountData {
+        AccountData(
+            threads: try await Records.all(ThreadModel.self, userId: userId, on: db).map(\.record).sorted(by: InventoryThread.inventoryOrder),
+            canvases: try await Records.all(CanvasModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
+            projects: try await Records.all(ProjectModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
+            sections: try await Records.all(SectionModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
+            requirements: try await Records.all(RequirementModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
+            journalEntries: try await Records.all(JournalEntryModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
+            journalImages: try await Records.all(JournalImageModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt })
+    }
+}

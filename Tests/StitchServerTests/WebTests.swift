@@ -1,0 +1,183 @@
+import Fluent
+import Foundation
+import StitchCore
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+/// A browser-like session against the in-memory app: keeps cookies, reads CSRF tokens from forms.
+final class WebClient {
+    let app: Application
+    var cookies: [String: String] = [:]
+
+    init(app: Application) { self.app = app }
+
+    func request(_ method: HTTPMethod, _ path: String, form: [String: String]? = nil) async throws -> TestingHTTPResponse {
+        var headers = HTTPHeaders()
+        if !cookies.isEmpty { headers.replaceOrAdd(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
+        var body: ByteBuffer?
+        if let form {
+            var c = URLComponents()
+            c.queryItems = form.map { URLQueryItem(name: $0.key, value: $0.value) }
+            body = ByteBuffer(string: (c.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B"))
+            headers.contentType = .urlEncodedForm
+        }
+        let res = try await app.testing().sendRequest(method, path, headers: headers, body: body)
+        for cookie in res.headers[.setCookie] {
+            let pair = cookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+            let name = String(pair[0]), value = pair.count > 1 ? String(pair[1]) : ""
+            if value.isEmpty || cookie.contains("Max-Age=0") { cookies.removeValue(forKey: name) } else { cookies[name] = value }
+        }
+        return res
+    }
+
+    func csrf(from path: String) async throws -> String {
+        let page = try await request(.GET, path).text
+        let marker = "name=\"_csrf\" value=\""
+        let start = try #require(page.range(of: marker)).upperBound
+        return String(page[start...].prefix { $0 != "\"" })
+    }
+
+    func signUp(email: String = "ann@example.com") async throws {
+        let token = try await csrf(from: "/app/signup")
+        let res = try await request(.POST, "/app/signup", form: ["_csrf": token, "displayName": "Ann", "email": email, "password": "correct horse"])
+        try #require(res.status == .seeOther, "\(res.text)")
+    }
+
+    func post(_ path: String, from page: String, _ form: [String: String]) async throws -> TestingHTTPResponse {
+        var form = form
+        form["_csrf"] = try await csrf(from: page)
+        return try await request(.POST, path, form: form)
+    }
+}
+
+@Suite("Web app: pages, forms, sessions, CSRF, isolation")
+struct WebTests {
+    @Test("Page views render their models: the empty states, the swatch or '?', natural order, the stepper")
+    func inventoryView() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let ctx = PageContext(user: nil, csrf: "token-token-token-token-token-token")
+        let empty = InventoryPage(threads: [], brands: [], search: "", brand: nil, fiber: nil, total: 0).render(ctx).render()
+        #expect(empty.contains("No threads yet") && empty.contains("Tap + to add your first thread"))
+        let threads = [InventoryThread(brand: "DMC", number: "310", colorName: "Black", colorHex: "#000000", fiberType: .cotton, quantity: 0, createdAt: now, updatedAt: now),
+                       InventoryThread(brand: "DMC", number: "<b>2</b>", createdAt: now, updatedAt: now)]
+        let html = InventoryPage(threads: threads, brands: ["DMC"], search: "", brand: nil, fiber: nil, total: 2).render(ctx).render()
+        #expect(html.contains("background:#000000") && html.contains(">?</span>"))
+        #expect(html.contains("Black · Cotton"))
+        #expect(html.contains("&lt;b&gt;2&lt;/b&gt;") && !html.contains("<b>2</b>"))  // escaped
+        #expect(html.contains("aria-label=\"One less DMC 310\"") && html.contains("disabled=\"disabled\""))
+        #expect(html.contains("name=\"_csrf\" value=\"token-token-token-token-token-token\""))
+        #expect(html.contains("aria-current=\"page\""))
+        let stash = StashPage(canvases: [], search: "", total: 0).render(ctx).render()
+        #expect(stash.contains("No canvases yet") && stash.contains("Tap + to add your first canvas"))
+        let projects = ProjectsPage(projects: []).render(ctx).render()
+        #expect(projects.contains("No projects yet") && projects.contains("Tap + to start a new project"))
+        let start = StartProjectPage(available: []).render(ctx).render()
+        #expect(start.contains("No available canvases") && start.contains("All canvases are already linked to projects. Add a new canvas first."))
+        let delete = DeleteCanvasPage(canvas: Canvas(designer: "A", designName: "B", createdAt: now, updatedAt: now)).render(ctx).render()
+        #expect(delete.contains("Are you sure you want to delete this canvas?"))
+        let viewer = PhotoViewerPage(projectId: UUID(), title: "Nutcracker", images: (0..<5).map {
+            JournalImage(entryId: UUID(), imageKey: "k\($0)", sortOrder: $0, createdAt: now, updatedAt: now) }, index: 1).render(ctx).render()
+        #expect(viewer.contains(">2 of 5<") && viewer.contains("rel=\"prev\"") && viewer.contains("rel=\"next\""))
+    }
+
+    @Test("Typed site URLs build the same paths the routes are registered with")
+    func siteURLs() {
+        #expect(SiteURL.thread("abc").path == "/app/inventory/abc")
+        #expect(SiteURL.photo("p", "i").path == "/app/projects/p/photos/i")
+        #expect(SiteURL.newThread.path(query: ["brand": "DMC & Co", "saved": nil]) == "/app/inventory/new?brand=DMC%20%26%20Co")
+        #expect(SiteURL.thread(":id").route.map(\.description) == ["app", "inventory", ":id"])
+    }
+
+    @Test("Sign up, use the inventory through forms, sign out; sessions are HttpOnly SameSite=Lax cookies")
+    func signUpAndUse() async throws {
+        try await withTestApp { app, _ in
+            let web = WebClient(app: app)
+            #expect(try await web.request(.GET, "/app/inventory").status == .seeOther)
+            let token = try await web.csrf(from: "/app/signup")
+            let res = try await web.request(.POST, "/app/signup", form: ["_csrf": token, "displayName": "Ann", "email": "ann@example.com", "password": "correct horse"])
+            #expect(res.status == .seeOther)
+            let setCookie = res.headers[.setCookie].first { $0.hasPrefix("stitch_session=") } ?? ""
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax"))
+            #expect(try await web.request(.GET, "/app/inventory").text.contains("No threads yet"))
+
+            var add = try await web.post("/app/inventory/new", from: "/app/inventory/new",
+                                         ["brand": "DMC", "number": "310", "quantity": "1", "fiberType": "cotton", "addAnother": "on"])
+            #expect(add.status == .seeOther)
+            #expect(add.headers.first(name: .location)?.hasPrefix("/app/inventory/new?brand=DMC") == true)
+            add = try await web.post("/app/inventory/new", from: "/app/inventory/new", ["brand": "DMC", "number": "", "quantity": "1"])
+            #expect(add.status == .badRequest && add.text.contains("Number is required"))
+            let list = try await web.request(.GET, "/app/inventory").text
+            #expect(list.contains("DMC ") && list.contains(">310<"))
+
+            let thread = try #require(try await ThreadModel.query(on: app.db).first())
+            var step = try await web.post("/app/inventory/\(thread.id!)/step", from: "/app/inventory", ["delta": "-1"])
+            #expect(step.status == .seeOther)
+            step = try await web.post("/app/inventory/\(thread.id!)/step", from: "/app/inventory", ["delta": "-1"])
+            #expect(try await ThreadModel.find(thread.id, on: app.db)?.quantity == 0)
+
+            let out = try await web.post("/app/signout", from: "/app/settings", [:])
+            #expect(out.status == .seeOther)
+            #expect(try await web.request(.GET, "/app/inventory").status == .seeOther)
+        }
+    }
+
+    @Test("Every state-changing form refuses a missing or wrong CSRF token, and changes nothing")
+    func csrf() async throws {
+        try await withTestApp { app, _ in
+            let web = WebClient(app: app)
+            try await web.signUp()
+            let missing = try await web.request(.POST, "/app/inventory/new", form: ["brand": "DMC", "number": "1"])
+            #expect(missing.status == .forbidden)
+            #expect(missing.headers.contentType?.subType == "html" && missing.text.contains("This form has expired"))
+            let wrong = try await web.request(.POST, "/app/inventory/new", form: ["_csrf": String(repeating: "x", count: 43), "brand": "DMC", "number": "1"])
+            #expect(wrong.status == .forbidden)
+            let anonymous = WebClient(app: app)
+            let signIn = try await anonymous.request(.POST, "/app/signin", form: ["email": "ann@example.com", "password": "correct horse"])
+            #expect(signIn.status == .forbidden)
+            #expect(try await ThreadModel.query(on: app.db).count() == 0)
+        }
+    }
+
+    @Test("Web pages never show or change another user's records: 404 pages")
+    func isolation() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let data = try await OwnedData.make(for: ann)
+            let bob = WebClient(app: app)
+            try await bob.signUp(email: "bob@example.com")
+            for path in ["/app/inventory/\(data.thread.id)", "/app/stash/\(data.canvas.id)", "/app/stash/\(data.canvas.id)/edit",
+                         "/app/stash/\(data.canvas.id)/delete", "/app/projects/\(data.project.id)",
+                         "/app/projects/\(data.project.id)/photos/\(data.image.id)", "/app/images/\(data.imageKey)"] {
+                let res = try await bob.request(.GET, path)
+                #expect(res.status == .notFound, "\(path) → \(res.status)")
+                #expect(!res.text.contains(data.canvas.designName))
+            }
+            for (path, form) in [("/app/inventory/\(data.thread.id)/step", ["delta": "5"]), ("/app/inventory/\(data.thread.id)/delete", [:]),
+                                 ("/app/stash/\(data.canvas.id)/delete", [:]), ("/app/projects/\(data.project.id)/delete", [:]),
+                                 ("/app/projects/\(data.project.id)/status", ["status": "completed"]),
+                                 ("/app/projects/\(data.project.id)/sections", ["name": "Mine"]),
+                                 ("/app/projects/\(data.project.id)/needs/\(data.requirement.id)/delete", [:])] {
+                let res = try await bob.post(path, from: "/app/settings", form)
+                #expect(res.status == .notFound, "\(path) → \(res.status)")
+            }
+            #expect(try await bob.request(.GET, "/app/inventory").text.contains("No threads yet"))
+            #expect(try await ann.get("/threads/\(data.thread.id)", as: InventoryThread.self).quantity == 2)
+            #expect(try await ann.get("/projects/\(data.project.id)", as: ProjectDetail.self).project.status == .wip)
+        }
+    }
+
+    @Test("Static assets: the stylesheet comes from the design tokens, fonts and script are served")
+    func assets() async throws {
+        try await withTestApp { app, _ in
+            let css = try await app.send(.GET, "/app/static/app.css")
+            #expect(css.status == .ok && css.text.contains("--color-linen: #F5F0E8;"))
+            #expect(try await app.send(.GET, "/app/static/app.js").status == .ok)
+            let font = try await app.send(.GET, "/app/static/fonts/PlayfairDisplay.ttf")
+            #expect(font.status == .ok && font.body.readableBytes > 100_000)
+            #expect(try await app.send(.GET, "/app/static/fonts/..%2F..%2Fopenapi.json").status == .notFound)
+            let missing = try await app.send(.GET, "/app/no-such-page")
+            #expect(missing.status == .notFound && missing.text.contains("We couldn&#39;t find that page"), "\(missing.text)")
+        }
+    }
+}
