@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
     ],
     targets: [
         // Domain records, validation, wire protocol. Foundation only, so every end can share it.
@@ -49,6 +50,13 @@ let package = Package(
         .executableTarget(
             name: "stitch",
             dependencies: ["StitchKit", "StitchCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Benchmarks, run on purpose (not by the test suite): swift run -c release stitch-bench
+        .executableTarget(
+            name: "stitch-bench",
+            dependencies: ["StitchServer", "StitchKit", "StitchCore",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Vapor", package: "vapor")]
         ),
         .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
         .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore"]),

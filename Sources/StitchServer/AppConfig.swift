@@ -30,11 +30,18 @@ public struct AppConfig: Sendable {
         public var clientId: String
         public var jwksURL: String
         public var keyCacheLifetime: TimeInterval
+        /// Where Apple sends the browser back (`.../app/signin/apple/callback`); set to offer
+        /// "Sign in with Apple" on the web sign-in page.
+        public var webRedirectURI: String?
+        public var authorizeURL: String
 
-        public init(clientId: String, jwksURL: String = Apple.defaultJWKSURL, keyCacheLifetime: TimeInterval = 3600) {
+        public init(clientId: String, jwksURL: String = Apple.defaultJWKSURL, keyCacheLifetime: TimeInterval = 3600,
+                    webRedirectURI: String? = nil, authorizeURL: String = "https://appleid.apple.com/auth/authorize") {
             self.clientId = clientId
             self.jwksURL = jwksURL
             self.keyCacheLifetime = keyCacheLifetime
+            self.webRedirectURI = webRedirectURI
+            self.authorizeURL = authorizeURL
         }
 
         public static let defaultJWKSURL = "https://appleid.apple.com/auth/keys"
@@ -107,7 +114,9 @@ public struct AppConfig: Sendable {
             config.bcryptCost = cost
         }
         if let clientId = env["APPLE_CLIENT_ID"], !clientId.isEmpty {
-            config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL)
+            config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,
+                                 webRedirectURI: env["APPLE_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 },
+                                 authorizeURL: env["APPLE_AUTHORIZE_URL"] ?? "https://appleid.apple.com/auth/authorize")
         }
         config.instagram = oauth(prefix: "INSTAGRAM", env: env,
                                  tokenURL: "https://api.instagram.com/oauth/access_token",

@@ -181,3 +181,50 @@ struct WebTests {
         }
     }
 }
+
+@Suite("Web: Sign in with Apple", .serialized)
+struct AppleWebTests {
+    @Test("The button appears when configured; Apple's form post with a valid token and state signs in")
+    func appleFlow() async throws {
+        let fake = try await FakeProviders.start()
+        do {
+            try await withTestApp(adjust: { config in
+                fake.configure(&config)
+                config.apple?.webRedirectURI = "https://stitch.example/app/signin/apple/callback"
+            }) { app, clock in
+                let web = WebClient(app: app)
+                let page = try await web.request(.GET, "/app/signin").text
+                #expect(page.contains("Sign in with Apple"))
+                let start = try await web.post("/app/signin/apple", from: "/app/signin", [:])
+                let location = try #require(start.headers.first(name: .location))
+                #expect(location.hasPrefix("https://appleid.apple.com/auth/authorize?"))
+                let query = try #require(URLComponents(string: location)?.queryItems)
+                let state = try #require(query.first { $0.name == "state" }?.value)
+                let hashedNonce = try #require(query.first { $0.name == "nonce" }?.value)
+                #expect(query.first { $0.name == "client_id" }?.value == "com.stitchuation.app")
+                #expect(query.first { $0.name == "response_mode" }?.value == "form_post")
+
+                let token = try await FakeProviders.appleToken(expires: clock.now + 600, nonce: hashedNonce, email: "ann@privaterelay.appleid.com")
+                let callback = WebClient(app: app)  // Apple's post arrives without our cookies
+                let ok = try await callback.request(.POST, "/app/signin/apple/callback",
+                                                    form: ["state": state, "id_token": token, "user": #"{"name":{"firstName":"Ann","lastName":"Stitcher"}}"#])
+                #expect(ok.status == .seeOther && ok.headers.first(name: .location) == "/app/inventory")
+                #expect(try await callback.request(.GET, "/app/inventory").status == .ok)
+                #expect(try await UserModel.query(on: app.db).first()?.displayName == "Ann Stitcher")
+
+                let forged = try await WebClient(app: app).request(.POST, "/app/signin/apple/callback", form: ["state": state + "x", "id_token": token])
+                #expect(forged.status == .unauthorized)
+                let otherNonce = try await FakeProviders.appleToken(expires: clock.now + 600, nonce: "something-else")
+                let mismatch = try await WebClient(app: app).request(.POST, "/app/signin/apple/callback", form: ["state": state, "id_token": otherNonce])
+                #expect(mismatch.status == .unauthorized)
+                clock.advance(by: 11 * 60)
+                let stale = try await WebClient(app: app).request(.POST, "/app/signin/apple/callback", form: ["state": state, "id_token": token])
+                #expect(stale.status == .unauthorized)
+            }
+        } catch {
+            try? await fake.stop()
+            throw error
+        }
+        try await fake.stop()
+    }
+}

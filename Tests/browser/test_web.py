@@ -19,6 +19,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -105,6 +106,18 @@ def fill(driver, name, value):
     field.send_keys(value)
 
 
+def gone(element):
+    """Whether a page element has been replaced by a navigation. Chromium sometimes reports a
+    replaced node as an inspector error rather than a stale element; both mean the same."""
+    def check(_):
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    return check
+
+
 def click(driver, element):
     """Scrolls an element to the middle of the screen (clear of the phone's tab bar) and taps it."""
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
@@ -115,7 +128,7 @@ def submit(driver, text):
     """Submits a form with its button and waits for the next page to load."""
     page = driver.find_element(By.TAG_NAME, "html")
     click(driver, driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
-    WebDriverWait(driver, 10).until(EC.staleness_of(page))
+    WebDriverWait(driver, 10).until(gone(page))
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
@@ -231,7 +244,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     assert len(cards[0].find_elements(By.CSS_SELECTOR, ".grid img")) == 2
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, cards[0].find_elements(By.CSS_SELECTOR, ".grid a")[0])
-    WebDriverWait(browser, 10).until(EC.staleness_of(page))
+    WebDriverWait(browser, 10).until(gone(page))
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "1 of 2"
     photo = browser.find_element(By.ID, "photo")
     webdriver.ActionChains(browser).double_click(photo).perform()
@@ -239,7 +252,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     snap(browser, shots, "photo-viewer")
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, browser.find_element(By.CSS_SELECTOR, "a[rel=next]"))
-    WebDriverWait(browser, 10).until(EC.staleness_of(page))
+    WebDriverWait(browser, 10).until(gone(page))
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "2 of 2"
     # Starting again offers nothing: the spec's empty state.
     browser.get(server + "/app/projects/start")
@@ -256,7 +269,7 @@ def test_requirements_readiness_and_shopping(server, browser, shots):
     browser.get(server + "/app/projects")
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, browser.find_element(By.CSS_SELECTOR, "#projects a.title"))
-    WebDriverWait(browser, 10).until(EC.staleness_of(page))
+    WebDriverWait(browser, 10).until(gone(page))
     project_url = browser.current_url
     click(browser, browser.find_element(By.XPATH, "//summary[normalize-space()='Add a section']"))
     fill(browser, "name", "Border")
@@ -279,7 +292,7 @@ def test_requirements_readiness_and_shopping(server, browser, shots):
     snap(browser, shots, "shopping")
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, item.find_element(By.XPATH, ".//button[normalize-space()='Bought']"))
-    WebDriverWait(browser, 10).until(EC.staleness_of(page))
+    WebDriverWait(browser, 10).until(gone(page))
     assert "Nothing to buy" in browser.page_source
     browser.get(server + "/app/inventory?q=black")
     assert browser.find_element(By.CSS_SELECTOR, "#threads output").get_attribute("textContent") == "5"

@@ -153,27 +153,36 @@ struct AuthController: RouteCollection {
             throw APIError(.unauthorized, "We couldn't verify that sign-in. Please try again.")
         }
 
+        let (user, session): (UserModel, (token: String, familyId: UUID)) = try await Self.findOrCreate(
+            identity, displayName: body.displayName, req: req
+        ) { user, db in try await TokenService.startFamily(userId: user.id!, on: db, app: req.application) }
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    /// The account behind a verified provider identity, created on first sign-in. A new identity
+    /// is a new account: an address matching another account never merges them.
+    static func findOrCreate<T: Sendable>(
+        _ identity: ProviderIdentity, displayName: String?, req: Request,
+        signIn: @escaping @Sendable (UserModel, any Database) async throws -> T
+    ) async throws -> (UserModel, T) {
         let now = req.now
-        let (user, session): (UserModel, (token: String, familyId: UUID)) = try await req.db.transaction { db in
+        return try await req.db.transaction { db in
             if let existing = try await IdentityModel.query(on: db)
                 .filter(\.$provider == identity.provider.rawValue).filter(\.$providerUserId == identity.userId)
                 .with(\.$user).first() {
-                let session = try await TokenService.startFamily(userId: existing.user.id!, on: db, app: req.application)
-                return (existing.user, session)
+                return (existing.user, try await signIn(existing.user, db))
             }
-            // A new identity is a new account: an address matching another account never merges them.
             var email = identity.email.map(Rules.normalizedEmail)
             if let candidate = email, try await UserModel.query(on: db).filter(\.$email == candidate).first() != nil {
                 email = nil
             }
-            let name = Rules.clean(body.displayName) ?? Rules.clean(identity.displayName)
+            let name = Rules.clean(displayName) ?? Rules.clean(identity.displayName)
                 ?? email.map { String($0.prefix { $0 != "@" }) } ?? "Stitcher"
             let user = UserModel(email: email, displayName: String(name.prefix(Limits.displayName)), passwordHash: nil, now: now)
             try await user.create(on: db)
             try await IdentityModel(userId: user.id!, provider: identity.provider, providerUserId: identity.userId, now: now).create(on: db)
-            return (user, try await TokenService.startFamily(userId: user.id!, on: db, app: req.application))
+            return (user, try await signIn(user, db))
         }
-        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
     }
 
     // MARK: helpers

@@ -5,7 +5,7 @@ import Vapor
 /// two cannot drift. Parameters are given as ":name" when registering, as the value when linking.
 enum SiteURL {
     case home
-    case signIn, signUp, signOut, appleSignIn
+    case signIn, signUp, signOut, appleSignIn, appleCallback
     case inventory, newThread, thread(String), deleteThread(String), stepThread(String)
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
@@ -23,6 +23,7 @@ enum SiteURL {
         case .signUp: ["app", "signup"]
         case .signOut: ["app", "signout"]
         case .appleSignIn: ["app", "signin", "apple"]
+        case .appleCallback: ["app", "signin", "apple", "callback"]
         case .inventory: ["app", "inventory"]
         case .newThread: ["app", "inventory", "new"]
         case .thread(let id): ["app", "inventory", id]

@@ -67,6 +67,9 @@ struct WebController: RouteCollection {
         open.get(SiteURL.signUp.route, use: signUpPage)
         open.post(SiteURL.signUp.route, use: signUp)
         open.post(SiteURL.signOut.route, use: signOut)
+        open.post(SiteURL.appleSignIn.route, use: appleStart)
+        // Apple posts back cross-site: no CSRF cookie arrives; the signed state stands in for it.
+        routes.post(SiteURL.appleCallback.route, use: appleCallback)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -189,7 +192,7 @@ struct WebController: RouteCollection {
     @Sendable func signInPage(req: Request) async throws -> Response {
         if req.auth.has(AuthenticatedUser.self) { return redirect(.inventory) }
         var ctx = try await context(req)
-        ctx.appleSignIn = false  // the browser redirect flow for Apple is not built yet (see README)
+        ctx.appleSignIn = req.config.apple?.webRedirectURI != nil
         return html(SignInPage(mode: .signIn).render(ctx))
     }
 

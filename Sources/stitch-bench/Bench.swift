@@ -1,0 +1,228 @@
+import AsyncHTTPClient
+import Fluent
+import Foundation
+import NIOCore
+import SQLKit
+import StitchCore
+import StitchKit
+import StitchServer
+import Vapor
+
+/// `swift run -c release stitch-bench [--quick] [--json FILE]`: how close Stitchuation is to the
+/// fastest this machine allows. Each figure is measured in the same run as its baseline, on
+/// SQLite and (with BENCH_DATABASE_URL, an empty database it may wipe) on PostgreSQL.
+@main
+struct Bench {
+    struct Figure: Codable {
+        var name: String
+        var database: String
+        var value: Double
+        var unit: String
+        var baseline: Double?
+        var ratio: Double?
+        var target: String?
+    }
+
+    static func main() async throws {
+        let args = CommandLine.arguments
+        let quick = args.contains("--quick")
+        let jsonPath = args.firstIndex(of: "--json").flatMap { args.indices.contains($0 + 1) ? args[$0 + 1] : nil }
+        var figures: [Figure] = []
+        let scale = quick ? 10 : 1
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-bench-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale)
+        if let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"], !url.isEmpty {
+            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale)
+        }
+        if let jsonPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(["figures": figures]).write(to: URL(fileURLWithPath: jsonPath))
+            print("wrote \(jsonPath)")
+        }
+    }
+
+    static func report(_ f: Figure) -> Figure {
+        let ratio = f.ratio.map { String(format: "  ratio %.2f", $0) } ?? ""
+        let baseline = f.baseline.map { String(format: "  baseline %.0f", $0) } ?? ""
+        print(String(format: "%-34@ %-9@ %12.1f %-10@", f.name as NSString, f.database as NSString, f.value, f.unit as NSString)
+              + baseline + ratio + (f.target.map { "  (target \($0))" } ?? ""))
+        return f
+    }
+
+    static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    static func rss() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kb / 1024
+    }
+
+    static func run(database: AppConfig.Database, label: String, dataDir: String, scale: Int) async throws -> [Figure] {
+        var figures: [Figure] = []
+        var config = AppConfig(database: database, dataDirectory: dataDir + "/\(label)", jwtSecret: String(repeating: "b", count: 48))
+        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+        config.bcryptCost = 12
+        var env = Environment.production
+        env.arguments = ["stitch-bench"]
+        let app = try await Application.make(env)
+        app.logger.logLevel = .error
+        try await configure(app, config: config)
+        if case .postgres = database { try await app.autoRevert() }
+        try await app.autoMigrate()
+        // The "bare route" baseline: constant JSON, same server, same middleware.
+        let constant = try StitchJSON.makeEncoder().encode([InventoryThread(brand: "DMC", number: "310", createdAt: Date(), updatedAt: Date())])
+        app.get("bench", "constant") { _ in Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(data: constant)) }
+        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        let base = "http://127.0.0.1:\(app.http.server.shared.localAddress!.port!)"
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = http }
+        print("— \(label) —")
+        let idle = rss()
+        figures.append(report(Figure(name: "resident memory, idle", database: label, value: idle, unit: "MB", target: "≤ 80 MB")))
+
+        func call(_ method: HTTPMethod, _ path: String, token: String? = nil, body: Data? = nil) async throws -> (HTTPResponseStatus, ByteBuffer) {
+            var request = HTTPClientRequest(url: base + path)
+            request.method = method
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(data: body))
+            }
+            let response = try await http.execute(request, timeout: .seconds(600))
+            return (response.status, try await response.body.collect(upTo: 1 << 30))
+        }
+        func register(_ email: String) async throws -> AuthResponse {
+            let (status, body) = try await call(.POST, "/auth/register", body: try StitchJSON.makeEncoder().encode(
+                RegisterRequest(email: email, password: "correct horse", displayName: "Bench")))
+            guard status == .created else { throw ConfigError("register failed: \(status)") }
+            return try StitchJSON.makeDecoder().decode(AuthResponse.self, from: Data(buffer: body))
+        }
+        func sync(_ token: String, _ request: SyncRequest) async throws -> SyncResponse {
+            let (status, body) = try await call(.POST, "/sync", token: token, body: try StitchJSON.makeEncoder().encode(request))
+            guard status == .ok else { throw ConfigError("sync failed: \(status) \(String(buffer: body))") }
+            return try StitchJSON.makeDecoder().decode(SyncResponse.self, from: Data(buffer: body))
+        }
+        func threads(_ n: Int, prefix: String, at date: Date) -> [InventoryThread] {
+            (0..<n).map { i in
+                InventoryThread(brand: ["DMC", "Appleton", "Anchor", "Paternayan"][i % 4], number: "\(prefix)\(i)", colorName: "Colour \(i)",
+                                colorHex: "#1A2B3C", fiberType: .cotton, quantity: i % 9, notes: "bench", createdAt: date, updatedAt: date)
+            }
+        }
+
+        // 1. Push: new records, then updates of the same records.
+        let n = 10_000 / scale
+        let ann = try await register("push-\(label)@example.com")
+        let start = try await sync(ann.accessToken, SyncRequest(cursor: nil, clientId: UUID(), changes: []))
+        let now = Date().roundedToMilliseconds
+        var records = threads(n, prefix: "p", at: now)
+        let pushNew = try await seconds {
+            let r = try await sync(ann.accessToken, SyncRequest(cursor: start.cursor, clientId: UUID(), changes: try records.map { try SyncChange(record: $0) }, limit: 1))
+            guard r.results.allSatisfy({ $0.status == .applied }) else { throw ConfigError("push rejected") }
+        }
+        let rawUser = UUID()
+        try await BenchBaseline.createUser(rawUser, email: "raw-\(label)@example.com", on: app.db)
+        var raw = threads(n, prefix: "r", at: now)
+        let rawNew = try await seconds { try await BenchBaseline.upsertThreads(raw, userId: rawUser, version: 1, on: app.db) }
+        figures.append(report(Figure(name: "sync push, \(n) new", database: label, value: Double(n) / pushNew, unit: "changes/s",
+                                     baseline: Double(n) / rawNew, ratio: rawNew / pushNew, target: "≥ 0.50")))
+        for i in records.indices { records[i].quantity += 1; records[i].updatedAt = now + 1 }
+        for i in raw.indices { raw[i].quantity += 1; raw[i].updatedAt = now + 1 }
+        let pushUpdate = try await seconds {
+            _ = try await sync(ann.accessToken, SyncRequest(cursor: start.cursor, clientId: UUID(), changes: try records.map { try SyncChange(record: $0) }, limit: 1))
+        }
+        let rawUpdate = try await seconds { try await BenchBaseline.upsertThreads(raw, userId: rawUser, version: 2, on: app.db) }
+        figures.append(report(Figure(name: "sync push, \(n) updates", database: label, value: Double(n) / pushUpdate, unit: "changes/s",
+                                     baseline: Double(n) / rawUpdate, ratio: rawUpdate / pushUpdate, target: "≥ 0.50")))
+
+        // 2. Pull: a fresh device pages through the same records.
+        var pulled = 0
+        let pull = try await seconds {
+            var cursor: String?
+            repeat {
+                let r = try await sync(ann.accessToken, SyncRequest(cursor: cursor, clientId: UUID(), changes: []))
+                pulled += r.changes.count
+                cursor = r.cursor
+                if !r.hasMore { break }
+            } while true
+        }
+        let select = try await seconds {
+            let count = try await BenchBaseline.selectThreads(userId: ann.user.id, on: app.db)
+            guard count == n else { throw ConfigError("select saw \(count)") }
+        }
+        figures.append(report(Figure(name: "sync pull, \(pulled) records", database: label, value: Double(pulled) / pull, unit: "records/s",
+                                     baseline: Double(n) / select, ratio: select / pull, target: "≥ 0.50 (pull ≤ 2× SELECT)")))
+
+        // 3. A StitchKit device's first sync of 50,000 records into its GRDB store.
+        let m = 50_000 / scale
+        var remaining = m - n
+        var batch = 0
+        while remaining > 0 {
+            let count = min(10_000, remaining)
+            let more = threads(count, prefix: "c\(batch)-", at: now)
+            _ = try await sync(ann.accessToken, SyncRequest(cursor: start.cursor, clientId: UUID(), changes: try more.map { try SyncChange(record: $0) }, limit: 1))
+            remaining -= count
+            batch += 1
+        }
+        let storePath = dataDir + "/\(label)-client.sqlite"
+        let store = try LocalStore(path: storePath)
+        let tokens = MemoryTokenStore(Session(server: base, accessToken: ann.accessToken, refreshToken: ann.refreshToken, user: ann.user))
+        let engine = SyncEngine(store: store, api: APIClient(tokens: tokens, server: base, timeout: 600))
+        await engine.setPageSize(5000)
+        let initial = try await seconds { try await engine.sync() }
+        let stored = try store.all(InventoryThread.self).count
+        figures.append(report(Figure(name: "client initial sync, \(stored) rows", database: label, value: Double(stored) / initial, unit: "rows/s",
+                                     target: "≥ 30000 rows/s")))
+
+        // 4. GET /threads for a user with 1,000 threads under concurrent load, against a bare route.
+        let lister = try await register("list-\(label)@example.com")
+        _ = try await sync(lister.accessToken, SyncRequest(cursor: nil, clientId: UUID(), changes: try threads(1000 / scale, prefix: "l", at: now).map { try SyncChange(record: $0) }, limit: 1))
+        let requests = 2000 / scale, concurrency = 16
+        func load(_ path: String, token: String?) async throws -> (rate: Double, p50: Double, p99: Double) {
+            var latencies: [Double] = []
+            let total = try await seconds {
+                latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+                    for worker in 0..<concurrency {
+                        group.addTask {
+                            var mine: [Double] = []
+                            for _ in stride(from: worker, to: requests, by: concurrency) {
+                                let t = try await seconds {
+                                    let (status, _) = try await call(.GET, path, token: token)
+                                    guard status == .ok else { throw ConfigError("\(path): \(status)") }
+                                }
+                                mine.append(t)
+                            }
+                            return mine
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0 += $1 }
+                }
+            }
+            latencies.sort()
+            return (Double(requests) / total, latencies[latencies.count / 2] * 1000, latencies[min(latencies.count - 1, latencies.count * 99 / 100)] * 1000)
+        }
+        _ = try await load("/bench/constant", token: nil)  // warm up
+        let bare = try await load("/bench/constant", token: nil)
+        let list = try await load("/threads", token: lister.accessToken)
+        figures.append(report(Figure(name: "GET /threads (1,000), \(concurrency) conc.", database: label, value: list.rate, unit: "req/s",
+                                     baseline: bare.rate, ratio: list.rate / bare.rate, target: "≥ 0.25")))
+        figures.append(report(Figure(name: "GET /threads p50", database: label, value: list.p50, unit: "ms", baseline: bare.p50)))
+        figures.append(report(Figure(name: "GET /threads p99", database: label, value: list.p99, unit: "ms", baseline: bare.p99)))
+        figures.append(report(Figure(name: "resident memory, after runs", database: label, value: rss(), unit: "MB")))
+
+        try await http.shutdown()
+        await app.server.shutdown()
+        try await app.asyncShutdown()
+        return figures
+    }
+}
