@@ -31,7 +31,7 @@ struct Device {
     init(server: String, clock: TestClock) throws {
         store = try LocalStore(path: nil, clock: { clock.now })
         tokens = MemoryTokenStore()
-        api = APIClient(tokens: tokens, server: server, timeout: 5)
+        api = APIClient(tokens: tokens, server: server, timeout: 60)
         engine = SyncEngine(store: store, api: api, sleep: { _ in })
     }
 
