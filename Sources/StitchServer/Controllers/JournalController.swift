@@ -58,15 +58,7 @@ struct JournalController: RouteCollection {
         let (_, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
         let parts = try Images.parts(of: req)
         // Check every picture before storing any, so a bad one leaves nothing behind.
-        for data in parts {
-            guard !data.isEmpty else { throw APIError(.badRequest, "The image is empty", fields: ["image": "Choose a picture"]) }
-            guard data.count <= req.config.maxImageBytes else {
-                throw APIError(.payloadTooLarge, "Images can be at most \(req.config.maxImageBytes / 1024 / 1024) MB")
-            }
-            guard ImageFormat.detect(data) != nil else {
-                throw APIError(.unsupportedMediaType, "Only JPEG, PNG, HEIC and WebP pictures can be uploaded")
-            }
-        }
+        for data in parts { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
         var stored: [ImageModel] = []
         for data in parts { stored.append(try await Images.store(data, userId: userId, app: req.application, db: req.db)) }
         let now = req.now

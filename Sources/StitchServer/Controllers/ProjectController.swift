@@ -77,15 +77,19 @@ struct ProjectController: RouteCollection {
     @Sendable
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: { old, new, now in
-            guard new.status != old.status else { return new }
-            var project = new
-            project.status = old.status
-            project.setStatus(new.status, at: now)
-            return project
-        })
+        let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: Self.stampStatus)
         let canvas = try await Records.find(CanvasModel.self, record.canvasId, userId: userId, on: req.db)?.record
         return try respond(ProjectDetail(project: record, canvas: canvas))
+    }
+
+    /// A status change stamps `finishingAt` / `completedAt`; moving back clears them.
+    @Sendable
+    static func stampStatus(old: Project, new: Project, now: Date) -> Project {
+        guard new.status != old.status else { return new }
+        var project = new
+        project.status = old.status
+        project.setStatus(new.status, at: now)
+        return project
     }
 
     /// Deleting a project deletes its journal, sections and requirements with it.

@@ -66,16 +66,22 @@ enum ImageUploadError: Error {
 
 enum Images {
     /// Checks an upload by its bytes and stores it for the user.
-    static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
+    /// An upload's format, told by its bytes; empty, too large or anything else is refused.
+    static func check(_ data: Data, maxBytes: Int) throws -> ImageFormat {
         guard !data.isEmpty else { throw APIError(.badRequest, "The image is empty", fields: ["image": "Choose a picture"]) }
-        guard data.count <= app.config.maxImageBytes else {
-            throw APIError(.payloadTooLarge, "Images can be at most \(app.config.maxImageBytes / 1024 / 1024) MB",
+        guard data.count <= maxBytes else {
+            throw APIError(.payloadTooLarge, "Images can be at most \(maxBytes / 1024 / 1024) MB",
                            fields: ["image": "The picture is too large"])
         }
         guard let format = ImageFormat.detect(data) else {
             throw APIError(.unsupportedMediaType, "Only JPEG, PNG, HEIC and WebP pictures can be uploaded",
                            fields: ["image": "Not a JPEG, PNG, HEIC or WebP picture"])
         }
+        return format
+    }
+
+    static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
+        let format = try check(data, maxBytes: app.config.maxImageBytes)
         let key = ImageKeys.make(for: format)
         let model = ImageModel(
             key: key, userId: userId, contentType: format.contentType, byteSize: data.count,

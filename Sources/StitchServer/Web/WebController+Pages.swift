@@ -271,13 +271,8 @@ extension WebController {
         let id = try req.uuid("id")
         let form = try FormData.parse(req)
         do {
-            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"], transform: { old, new, now in
-                guard new.status != old.status else { return new }
-                var project = new
-                project.status = old.status
-                project.setStatus(new.status, at: now)
-                return project
-            })
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
+                                                            transform: ProjectController.stampStatus)
             return redirect(.project(id.uuidString))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -297,10 +292,7 @@ extension WebController {
         let form = try FormData.parse(req)
         let photos = form.files.filter { ["images", "image"].contains($0.name) }.map(\.data)
         do {
-            for data in photos {
-                guard data.count <= req.config.maxImageBytes else { throw APIError(.payloadTooLarge, "Photos can be at most 10 MB", fields: ["image": "A photo is larger than 10 MB"]) }
-                guard ImageFormat.detect(data) != nil else { throw APIError(.unsupportedMediaType, "Not a picture", fields: ["image": "Only JPEG, PNG, HEIC and WebP photos"]) }
-            }
+            for data in photos { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
             if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
             var keys: [String] = []
             for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
