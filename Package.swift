@@ -67,6 +67,7 @@ let package = Package(
                 "StitchServer", "StitchCore", "StitchKit",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ]

@@ -19,18 +19,17 @@ public enum Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
-            var v = value
-            for i in stride(from: width - 1, through: 0, by: -1) { digits[i] = UInt8(48 + v % 10); v /= 10 }
-            out.append(contentsOf: digits)
+        // Fixed width: write the 24 characters straight into the string's storage.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var v = value
+                for i in stride(from: offset + width - 1, through: offset, by: -1) { out[i] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10 }
+            }
+            put(year, 4, at: 0); out[4] = 45; put(month, 2, at: 5); out[7] = 45; put(day, 2, at: 8); out[10] = 84
+            put(msOfDay / 3_600_000, 2, at: 11); out[13] = 58; put(msOfDay / 60_000 % 60, 2, at: 14); out[16] = 58
+            put(msOfDay / 1000 % 60, 2, at: 17); out[19] = 46; put(msOfDay % 1000, 3, at: 20); out[23] = 90
+            return 24
         }
-        put(year, 4); out.append(45); put(month, 2); out.append(45); put(day, 2); out.append(84)
-        put(msOfDay / 3_600_000, 2); out.append(58); put(msOfDay / 60_000 % 60, 2); out.append(58)
-        put(msOfDay / 1000 % 60, 2); out.append(46); put(msOfDay % 1000, 3); out.append(90)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses ISO-8601 date-times with or without fractional seconds, in UTC (`Z`) or with an

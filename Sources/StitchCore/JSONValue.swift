@@ -42,11 +42,11 @@ public enum JSONValue: Codable, Sendable, Hashable {
 
     /// Encodes a value into the JSON it would travel as.
     public static func from<T: Encodable>(_ value: T) throws -> JSONValue {
-        try StitchJSON.makeDecoder().decode(JSONValue.self, from: StitchJSON.makeEncoder().encode(value))
+        try JSONValueEncoder.encode(value)
     }
 
     /// Decodes this JSON as a typed value.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try StitchJSON.makeDecoder().decode(T.self, from: StitchJSON.makeEncoder().encode(self))
+        try JSONValueDecoder.decode(T.self, from: self)
     }
 }

@@ -155,7 +155,17 @@ public enum ConflictRule {
     }
 
     public static func fingerprint<R: Encodable>(_ record: R) -> String {
-        (try? String(decoding: StitchJSON.makeEncoder().encode(record), as: UTF8.self)) ?? ""
+        (try? String(decoding: StitchJSON.encodeBytes(record), as: UTF8.self)) ?? ""
+    }
+
+    /// `resolve(incoming:current:)` for two versions of one record; the canonical JSON is only
+    /// computed when the timestamps and tombstones tie.
+    public static func resolve<R: SyncRecord>(incoming: R, current: R) -> Outcome {
+        let a = incoming.updatedAt.millisecondsSince1970, b = current.updatedAt.millisecondsSince1970
+        if a != b { return a > b ? .incoming : .current }
+        let x = incoming.deletedAt != nil, y = current.deletedAt != nil
+        if x != y { return x ? .incoming : .current }
+        return resolve(incoming: Stamp(incoming), current: Stamp(current))
     }
 
     /// How far ahead of the server's clock a client's `updatedAt` may be before it is clamped.

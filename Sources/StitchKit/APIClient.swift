@@ -116,7 +116,7 @@ public actor APIClient {
     // MARK: Transport
 
     private func send<B: Encodable>(_ method: String, _ path: String, body: B?, authorized: Bool) async throws -> Data {
-        let data = try body.map { try StitchJSON.makeEncoder().encode($0) }
+        let data = try body.map { try StitchJSON.encode($0) }
         return try await send(method, path, raw: data, contentType: data == nil ? nil : "application/json", authorized: authorized)
     }
 
@@ -152,6 +152,6 @@ public actor APIClient {
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {
-        do { return try StitchJSON.makeDecoder().decode(T.self, from: data) } catch { throw ClientError.invalidResponse }
+        do { return try StitchJSON.decode(T.self, from: data) } catch { throw ClientError.invalidResponse }
     }
 }

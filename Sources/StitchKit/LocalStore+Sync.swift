@@ -58,16 +58,29 @@ extension LocalStore {
     /// in between can only mean the page is fetched again.
     func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date) throws {
         try writer.write { db in
+            // Which of the page's records have local changes waiting: one query for the page.
+            var pending = Set<String>()
+            let rows = try Row.fetchCursor(db, sql: "SELECT entity, id FROM sync_state WHERE pending")
+            while let row = try rows.next() {
+                pending.insert("\(row["entity"] as String)/\((row["id"] as UUID).uuidString)")
+            }
+            let markSynced = try db.cachedStatement(sql: """
+                INSERT INTO sync_state (entity, id, pending, syncedAt) VALUES (?, ?, 0, ?)
+                ON CONFLICT (entity, id) DO UPDATE SET pending = 0, syncedAt = excluded.syncedAt
+                """)
             for change in changes {
+                let isPending = !pending.isEmpty && pending.contains("\(change.type.rawValue)/\(change.id.uuidString)")
+                let applied: Bool
                 switch change.type {
-                case .thread: try Self.apply(change, as: InventoryThread.self, db: db, now: now)
-                case .canvas: try Self.apply(change, as: Canvas.self, db: db, now: now)
-                case .project: try Self.apply(change, as: Project.self, db: db, now: now)
-                case .projectSection: try Self.apply(change, as: ProjectSection.self, db: db, now: now)
-                case .projectThread: try Self.apply(change, as: ProjectThread.self, db: db, now: now)
-                case .journalEntry: try Self.apply(change, as: JournalEntry.self, db: db, now: now)
-                case .journalImage: try Self.apply(change, as: JournalImage.self, db: db, now: now)
+                case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, db: db)
+                case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, db: db)
+                case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, db: db)
+                case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, db: db)
+                case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, db: db)
+                case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, db: db)
+                case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, db: db)
                 }
+                if applied { try markSynced.execute(arguments: [change.type.rawValue, change.id, now]) }
             }
             try Self.setSetting(Self.cursorKey, cursor, db: db)
         }
@@ -75,27 +88,27 @@ extension LocalStore {
 
     /// The same last-write-wins rule as the server. A record without a pending local change takes
     /// the server's copy outright (the server's copy already won everything the server has seen);
-    /// a pending one keeps the local version when that is newer.
-    static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, db: Database, now: Date) throws {
-        let local = try R.fetchOne(db, key: ["id": change.id])
-        let pending = try Bool.fetchOne(db, sql: "SELECT pending FROM sync_state WHERE entity = ? AND id = ?",
-                                        arguments: [R.entityType.rawValue, change.id]) ?? false
+    /// a pending one keeps the local version when that is newer. Answers whether the server's
+    /// copy is now the local one.
+    static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, pending: Bool, db: Database) throws -> Bool {
         var incoming: R
         if change.action == .upsert, change.data != nil {
             incoming = try change.record(as: R.self)
-        } else if var existing = local {
-            existing.deletedAt = change.deletedAt ?? change.updatedAt
-            existing.updatedAt = change.updatedAt
-            incoming = existing
+            if pending, let local = try R.fetchOne(db, key: ["id": change.id]),
+               ConflictRule.resolve(incoming: incoming, current: local) == .current {
+                return false
+            }
+        } else if let local = try R.fetchOne(db, key: ["id": change.id]) {
+            incoming = local
+            incoming.deletedAt = change.deletedAt ?? change.updatedAt
+            incoming.updatedAt = change.updatedAt
+            if pending, ConflictRule.resolve(incoming: incoming, current: local) == .current { return false }
         } else {
-            return  // a tombstone for something this device never had
+            return false  // a tombstone for something this device never had
         }
-        if let local, pending {
-            let outcome = ConflictRule.resolve(incoming: .init(incoming), current: .init(local))
-            if outcome == .current { return }
-        }
-        try incoming.save(db)
-        try SyncState(entity: R.entityType.rawValue, id: change.id, pending: false, syncedAt: now).save(db)
+        // No foreign keys point at these tables, so replacing a row is a plain upsert.
+        try incoming.insert(db, onConflict: .replace)
+        return true
     }
 
     /// Uploads staged pictures with `upload` and swaps their stand-in keys for the server's in every

@@ -67,6 +67,9 @@ public struct AppConfig: Sendable {
     public var tiktok: OAuthProvider?
     /// Largest request body accepted (image uploads included).
     public var maxBodySize: Int = 12 * 1024 * 1024
+    /// Memory for rendered list pages (`GET /threads`, `/canvases`), reused until the user's data
+    /// changes; 0 turns the cache off. `LIST_CACHE_MB`.
+    public var listCacheBytes: Int = 32 * 1024 * 1024
     public var maxImageBytes: Int = 10 * 1024 * 1024
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
@@ -112,6 +115,10 @@ public struct AppConfig: Sendable {
         if let cost = env["BCRYPT_COST"].flatMap(Int.init) {
             guard (12...16).contains(cost) else { throw ConfigError("BCRYPT_COST must be between 12 and 16") }
             config.bcryptCost = cost
+        }
+        if let raw = env["LIST_CACHE_MB"], !raw.isEmpty {
+            guard let mb = Int(raw), mb >= 0, mb <= 4096 else { throw ConfigError("LIST_CACHE_MB must be a whole number of megabytes (0 turns the cache off)") }
+            config.listCacheBytes = mb * 1024 * 1024
         }
         if let clientId = env["APPLE_CLIENT_ID"], !clientId.isEmpty {
             config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,

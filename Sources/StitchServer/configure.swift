@@ -10,6 +10,7 @@ import Vapor
 /// and every test call this same function.
 public func configure(_ app: Application, config: AppConfig, clock: AppClock = .live) async throws {
     app.config = config
+    app.responseCache = ResponseCache(maxBytes: config.listCacheBytes)
     app.clock = clock
 
     _ = installWireFormat

@@ -18,10 +18,13 @@ struct CanvasController: RouteCollection {
     @Sendable
     func list(req: Request) async throws -> Response {
         let q = req.query[String.self, at: "q"]
-        var canvases = try await Records.all(CanvasModel.self, userId: req.user.id, on: req.db).map(\.record)
-        if let q { canvases = canvases.filter { $0.matches(search: q) } }
-        canvases.sort { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
-        return try respond(canvases)
+        let userId = try req.user.id
+        return try await cachedList(req, kind: "canvases") {
+            var canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)
+            if let q { canvases = canvases.filter { $0.matches(search: q) } }
+            canvases.sort { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            return try StitchJSON.encodeBytes(canvases)
+        }
     }
 
     @Sendable

@@ -32,7 +32,7 @@ struct HealthController: RouteCollection {
 /// Encodes a wire value with the shared encoder.
 func jsonResponse<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:]) throws -> Response {
     let response = Response(status: status, headers: headers)
-    response.body = .init(data: try StitchJSON.makeEncoder().encode(value))
+    response.body = .init(buffer: ByteBuffer(bytes: try StitchJSON.encodeBytes(value)))
     response.headers.replaceOrAdd(name: .contentType, value: "application/json; charset=utf-8")
     return response
 }

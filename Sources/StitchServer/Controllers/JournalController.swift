@@ -19,8 +19,8 @@ struct JournalController: RouteCollection {
     func list(req: Request) async throws -> Response {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .map(\.record).sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
+            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
         let images = try await Self.images(of: entries.map(\.id), userId: userId, db: req.db)
         return try respond(entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) })
     }
@@ -114,10 +114,10 @@ struct ShoppingController: RouteCollection {
     }
 
     static func compute(userId: UUID, db: any Database) async throws -> ShoppingListResponse {
-        let projects = try await Records.all(ProjectModel.self, userId: userId, on: db).map(\.record)
+        let projects = try await Records.list(ProjectModel.self, userId: userId, on: db)
         let canvases = try await ProjectController.canvases(userId: userId, db: db)
-        let requirements = try await Records.all(RequirementModel.self, userId: userId, on: db).map(\.record)
-        let inventory = InventoryIndex(try await Records.all(ThreadModel.self, userId: userId, on: db).map(\.record))
+        let requirements = try await Records.list(RequirementModel.self, userId: userId, on: db)
+        let inventory = InventoryIndex(try await Records.list(ThreadModel.self, userId: userId, on: db))
         let titled = projects.map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
         return ShoppingListResponse(items: ShoppingList.compute(projects: titled, requirements: requirements, inventory: inventory))
     }

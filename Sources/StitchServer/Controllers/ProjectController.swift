@@ -39,7 +39,7 @@ struct ProjectController: RouteCollection {
             }
             status = parsed
         }
-        let projects = try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.record)
+        let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
             .filter { status == nil || $0.status == status }
             .sorted { ($0.startedAt, $0.createdAt, $0.id.uuidString) > ($1.startedAt, $1.createdAt, $1.id.uuidString) }
         let canvases = try await Self.canvases(userId: userId, db: req.db)
@@ -113,14 +113,14 @@ struct ProjectController: RouteCollection {
     func readiness(req: Request) async throws -> Response {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db).record
-        let sections = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db).map(\.record)
-        let requirements = try await Records.all(RequirementModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db).map(\.record)
-        let inventory = InventoryIndex(try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record))
+        let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db)
+        let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db)
+        let inventory = InventoryIndex(try await Records.list(ThreadModel.self, userId: userId, on: req.db))
         return try respond(Readiness.project(project.id, sections: sections, requirements: requirements, inventory: inventory))
     }
 
     static func canvases(userId: UUID, db: any Database) async throws -> [UUID: Canvas] {
-        let canvases = try await Records.all(CanvasModel.self, userId: userId, on: db).map(\.record)
+        let canvases = try await Records.list(CanvasModel.self, userId: userId, on: db)
         return Dictionary(canvases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
@@ -141,8 +141,8 @@ struct ProjectController: RouteCollection {
     func listSections(req: Request) async throws -> Response {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        let sections = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .map(\.record).sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
+        let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
+            .sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
         return try respond(sections)
     }
 
@@ -200,8 +200,8 @@ struct ProjectController: RouteCollection {
     func listRequirements(req: Request) async throws -> Response {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        let requirements = try await Records.all(RequirementModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .map(\.record).sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
+        let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
+            .sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
         return try respond(requirements)
     }
 

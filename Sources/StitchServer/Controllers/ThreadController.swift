@@ -29,12 +29,14 @@ struct ThreadController: RouteCollection {
             }
             fiber = parsed
         }
-        var threads = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
-        if let brand { threads = threads.filter { $0.brand.caseInsensitiveCompare(brand) == .orderedSame } }
-        if let fiber { threads = threads.filter { $0.fiberType == fiber } }
-        if let q { threads = threads.filter { $0.matches(search: q) } }
-        threads.sort(by: InventoryThread.inventoryOrder)
-        return try respond(threads)
+        return try await cachedList(req, kind: "threads") {
+            var threads = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
+            if let brand { threads = threads.filter { $0.brand.caseInsensitiveCompare(brand) == .orderedSame } }
+            if let fiber { threads = threads.filter { $0.fiberType == fiber } }
+            if let q { threads = threads.filter { $0.matches(search: q) } }
+            threads.sort(by: InventoryThread.inventoryOrder)
+            return try StitchJSON.encodeBytes(threads)
+        }
     }
 
     /// The user's brands, most used first, for autocomplete (optionally those starting with `q`).
@@ -42,7 +44,7 @@ struct ThreadController: RouteCollection {
     func brands(req: Request) async throws -> Response {
         let userId = try req.user.id
         let prefix = req.query[String.self, at: "q"].flatMap(Rules.clean)?.lowercased()
-        let threads = try await Records.all(ThreadModel.self, userId: userId, on: req.db)
+        let threads = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
         var counts: [String: (name: String, count: Int)] = [:]
         for thread in threads {
             let key = thread.brand.lowercased()

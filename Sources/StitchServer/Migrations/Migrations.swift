@@ -16,5 +16,6 @@ enum StitchMigrations {
         CreateJournalImages(),
         CreateImages(),
         CreateWebSessions(),
+        AddSyncCursorIndexes(),
     ]
 }

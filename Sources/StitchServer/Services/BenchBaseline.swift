@@ -11,14 +11,9 @@ public enum BenchBaseline {
     }
 
     public static func upsertThreads(_ records: [InventoryThread], userId: UUID, version: Int64, on db: any Database) async throws {
-        let models = records.map { record -> ThreadModel in
-            let model = ThreadModel()
-            model.apply(record)
-            model.userId = userId
-            model.version = version
-            return model
+        try await db.transaction { db in
+            try await BatchWriter.upsert(records, as: ThreadModel.self, userId: userId, version: version, on: db)
         }
-        try await db.transaction { db in try await BatchWriter.upsert(models, on: db) }
     }
 
     /// Reads every column of the user's threads; answers how many rows came back.

@@ -5,8 +5,7 @@ import StitchCore
 import Vapor
 
 /// A Fluent model that stores one kind of synced record for one user.
-protocol RecordModel: Model, Sendable where IDValue == UUID {
-    associatedtype Record: SyncRecord
+protocol RecordModel: Model, RecordRows, Sendable where IDValue == UUID {
     var userId: UUID { get set }
     var version: Int64 { get set }
     var deletedAt: Date? { get set }
@@ -77,6 +76,18 @@ enum Records {
             query = query.filter(.path([FieldKey(stringLiteral: column)], schema: M.schema), .equal, .bind(value))
         }
         return try await query.all()
+    }
+
+    /// The user's live records of a kind as records, read straight from SQL rows (no model
+    /// hydration), optionally narrowed by one column.
+    static func list<M: RecordModel>(
+        _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
+    ) async throws -> [M.Record] {
+        var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
+            .where("user_id", .equal, SQLBind(userId))
+            .where("deleted_at", .is, SQLLiteral.null)
+        if let column, let value { query = query.where(SQLIdentifier(column), .equal, SQLBind(value)) }
+        return try await query.all().map { try M.read(RowReader(row: $0)) }
     }
 
     /// Inserts a new record for the user at the given version.

@@ -132,26 +132,20 @@ enum SyncService {
         }
 
         func run(userId: UUID, version: Int64, db: any Database, faults: SyncFaults?) async throws {
-            func models<M: RecordModel>(_ records: [M.Record], _ type: M.Type) -> [M] {
-                records.map { record in
-                    let model = M()
-                    model.apply(record)
-                    model.userId = userId
-                    model.version = version
-                    return model
-                }
+            func write<M: RecordModel>(_ records: [M.Record], _ type: M.Type) async throws {
+                try await BatchWriter.upsert(records, as: M.self, userId: userId, version: version, on: db)
             }
             // Projects first give up their canvas, then claim: a canvas changing hands within one
             // push never sees two live projects at once.
-            try await BatchWriter.upsert(models(threads, ThreadModel.self), on: db)
+            try await write(threads, ThreadModel.self)
             try faults?.afterWriting(.thread)
-            try await BatchWriter.upsert(models(canvases, CanvasModel.self), on: db)
-            try await BatchWriter.upsert(models(projects.filter { $0.deletedAt != nil }, ProjectModel.self), on: db)
-            try await BatchWriter.upsert(models(projects.filter { $0.deletedAt == nil }, ProjectModel.self), on: db)
-            try await BatchWriter.upsert(models(sections, SectionModel.self), on: db)
-            try await BatchWriter.upsert(models(requirements, RequirementModel.self), on: db)
-            try await BatchWriter.upsert(models(entries, JournalEntryModel.self), on: db)
-            try await BatchWriter.upsert(models(images, JournalImageModel.self), on: db)
+            try await write(canvases, CanvasModel.self)
+            try await write(projects.filter { $0.deletedAt != nil }, ProjectModel.self)
+            try await write(projects.filter { $0.deletedAt == nil }, ProjectModel.self)
+            try await write(sections, SectionModel.self)
+            try await write(requirements, RequirementModel.self)
+            try await write(entries, JournalEntryModel.self)
+            try await write(images, JournalImageModel.self)
         }
     }
 
@@ -163,9 +157,13 @@ enum SyncService {
         var current: [UUID: (userId: UUID, record: M.Record)] = [:]
         let ids = Array(Set(group.map(\.element.id)))
         for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) }) {
-            for model in try await M.query(on: db).filter(\._$id ~~ chunk).all() {
-                current[model.id!] = (model.userId, model.record)
-            }
+            try await db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
+                .where("id", .in, SQLBind.group(chunk))
+                .all()
+                .forEach { row in
+                    let stored = try M.stored(row)
+                    current[stored.record.id] = (stored.userId, stored.record)
+                }
         }
         var winners: [UUID: M.Record] = [:]
         var order: [UUID] = []
@@ -227,7 +225,7 @@ enum SyncService {
             }
 
             if let existing {
-                switch ConflictRule.resolve(incoming: .init(incoming), current: .init(existing)) {
+                switch ConflictRule.resolve(incoming: incoming, current: existing) {
                 case .current:
                     results[index] = SyncResult(id: change.id, type: entity, status: .stale, clamped: clamped ? true : nil)
                     if winners[change.id] == nil { outcome.serverCopies.append(try SyncChange(record: existing)) }
@@ -376,31 +374,28 @@ enum SyncService {
         _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, skip: Int64?, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
         let rank = M.Record.entityType.dependencyRank
-        var query = M.query(on: db).filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
-        let versionKey = FieldKey("version")
+        var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
+            .where("user_id", .equal, SQLBind(userId))
         if rank < cursor.rank {
-            query = query.filter(.path([versionKey], schema: M.schema), .greaterThan, .bind(cursor.version))
+            query = query.where("version", .greaterThan, SQLBind(cursor.version))
         } else if rank > cursor.rank || cursor.id == nil {
-            query = query.filter(.path([versionKey], schema: M.schema), .greaterThanOrEqual, .bind(cursor.version))
+            query = query.where("version", .greaterThanOrEqual, SQLBind(cursor.version))
         } else {
-            let after = cursor.id!
-            query = query.group(.or) { group in
-                group.filter(.path([versionKey], schema: M.schema), .greaterThan, .bind(cursor.version))
-                group.group(.and) { same in
-                    same.filter(.path([versionKey], schema: M.schema), .equal, .bind(cursor.version))
-                    same.filter(\._$id > after)
-                }
-            }
+            // `(version, id) > (v, id)`: a range scan of the (user_id, version, id) index.
+            query = query.where(SQLBinaryExpression(
+                SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .greaterThan,
+                SQLGroupExpression([SQLBind(cursor.version), SQLBind(cursor.id!)])))
         }
-        if let skip { query = query.filter(.path([versionKey], schema: M.schema), .notEqual, .bind(skip)) }
-        let models = try await query
-            .sort(.path([versionKey], schema: M.schema), .ascending)
-            .sort(\._$id, .ascending)
+        if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
+        return try await query
+            .orderBy("version", .ascending)
+            .orderBy("id", .ascending)
             .limit(limit + 1)
             .all()
-        return try models.map { model in
-            (SyncCursor(version: model.version, rank: rank, id: model.id!), try SyncChange(record: model.record))
-        }
+            .map { row in
+                let stored = try M.stored(row)
+                return (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
+            }
     }
 }
 

@@ -26,6 +26,9 @@ struct AccessTokenPayload: JWTPayload {
 struct AuthenticatedUser: Authenticatable, Sendable {
     let id: UUID
     let sessionId: UUID
+    /// The user's sync version when the request was authenticated: every write bumps it, so
+    /// anything derived from the user's data at this version can be reused until it changes.
+    var syncVersion: Int64? = nil
 }
 
 enum TokenService {
@@ -62,11 +65,19 @@ enum TokenService {
               let userId = UUID(uuidString: payload.sub.value),
               let sessionId = UUID(uuidString: payload.sid)
         else { throw APIError.unauthorized }
-        let live = try await RefreshTokenModel.query(on: req.db)
-            .filter(\.$familyId == sessionId).filter(\.$user.$id == userId).filter(\.$revokedAt == nil)
-            .first()
-        guard live != nil else { throw APIError.unauthorized }
-        return AuthenticatedUser(id: userId, sessionId: sessionId)
+        // One indexed query: the sign-in is still live, and the user's change counter as of now
+        // (what cached list pages are keyed by).
+        let rows = try await req.db.sql.select()
+            .column(SQLColumn("sync_version", table: UserModel.schema))
+            .from(RefreshTokenModel.schema)
+            .join(UserModel.schema, on: SQLColumn("id", table: UserModel.schema), .equal, SQLColumn("user_id", table: RefreshTokenModel.schema))
+            .where(SQLColumn("family_id", table: RefreshTokenModel.schema), .equal, SQLBind(sessionId))
+            .where(SQLColumn("user_id", table: RefreshTokenModel.schema), .equal, SQLBind(userId))
+            .where(SQLColumn("revoked_at", table: RefreshTokenModel.schema), .is, SQLLiteral.null)
+            .limit(1)
+            .all()
+        guard let row = rows.first else { throw APIError.unauthorized }
+        return AuthenticatedUser(id: userId, sessionId: sessionId, syncVersion: try row.decode(column: "sync_version", as: Int64.self))
     }
 
     private static func decodeHeader(_ token: String) -> [String: Any]? {

@@ -8,7 +8,7 @@ extension WebController {
 
     @Sendable func inventory(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let all = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
+        let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
         let q = req.query[String.self, at: "q"] ?? ""
         let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
         let fiber = req.query[String.self, at: "fiberType"].flatMap { FiberType(rawValue: $0) }
@@ -39,7 +39,7 @@ extension WebController {
     }
 
     @Sendable func newThreadPage(req: Request) async throws -> Response {
-        let all = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).map(\.record)
+        let all = try await Records.list(ThreadModel.self, userId: req.user.id, on: req.db)
         let brand = req.query[String.self, at: "brand"] ?? ""
         let page = ThreadFormPage(thread: nil, values: ["brand": brand, "quantity": "1"], brandSuggestions: Self.brands(all),
                                   addAnother: req.query[String.self, at: "another"] != "off", saved: req.query[String.self, at: "saved"])
@@ -63,7 +63,7 @@ extension WebController {
             return redirect(.inventory, flash: "Added \(thread.brand) \(thread.number).")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
-            let all = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).map(\.record)
+            let all = try await Records.list(ThreadModel.self, userId: req.user.id, on: req.db)
             let page = ThreadFormPage(thread: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, brandSuggestions: Self.brands(all), addAnother: addAnother)
             return html(page.render(try await context(req)), status: .badRequest)
         }
@@ -72,7 +72,7 @@ extension WebController {
     @Sendable func editThreadPage(req: Request) async throws -> Response {
         let userId = try req.user.id
         guard let thread = try await Records.find(ThreadModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let all = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record)
+        let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
         return html(ThreadFormPage(thread: thread, values: ThreadFormPage.values(of: thread), brandSuggestions: Self.brands(all)).render(try await context(req)))
     }
 
@@ -116,7 +116,7 @@ extension WebController {
     // MARK: Stash
 
     @Sendable func stash(req: Request) async throws -> Response {
-        let all = try await Records.all(CanvasModel.self, userId: req.user.id, on: req.db).map(\.record)
+        let all = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
         let q = req.query[String.self, at: "q"] ?? ""
         let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
         return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
@@ -173,7 +173,7 @@ extension WebController {
     @Sendable func canvasPage(req: Request) async throws -> Response {
         let userId = try req.user.id
         guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let project = try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.record).first { $0.canvasId == canvas.id }
+        let project = try await Records.list(ProjectModel.self, userId: userId, on: req.db).first { $0.canvasId == canvas.id }
         return html(CanvasDetailPage(canvas: canvas, project: project).render(try await context(req)))
     }
 
@@ -222,7 +222,7 @@ extension WebController {
     @Sendable func projects(req: Request) async throws -> Response {
         let userId = try req.user.id
         let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
-        let projects = try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.record)
+        let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
             .sorted { ($0.startedAt, $0.id.uuidString) > ($1.startedAt, $1.id.uuidString) }
             .map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) }
         return html(ProjectsPage(projects: projects).render(try await context(req)))
@@ -231,7 +231,7 @@ extension WebController {
     @Sendable func startProjectPage(req: Request) async throws -> Response {
         let userId = try req.user.id
         let taken = Set(try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.canvasId))
-        let available = try await Records.all(CanvasModel.self, userId: userId, on: req.db).map(\.record).filter { !taken.contains($0.id) }
+        let available = try await Records.list(CanvasModel.self, userId: userId, on: req.db).filter { !taken.contains($0.id) }
             .sorted { $0.createdAt > $1.createdAt }
         return html(StartProjectPage(available: available).render(try await context(req)))
     }
@@ -250,11 +250,11 @@ extension WebController {
         let userId = try req.user.id
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let canvas = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.record
-        let sections = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+        let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
-        let requirements = try await Records.all(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
-        let inventory = try await Records.all(ThreadModel.self, userId: userId, on: req.db).map(\.record).sorted(by: InventoryThread.inventoryOrder)
-        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+        let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+        let inventory = try await Records.list(ThreadModel.self, userId: userId, on: req.db).sorted(by: InventoryThread.inventoryOrder)
+        let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
         let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
         let page = ProjectDetailPage(
@@ -321,7 +321,7 @@ extension WebController {
         let id = try req.uuid("id")
         let imageId = try req.uuid("imageId")
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db).map(\.record)
+        let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
         let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
         let images = entries.flatMap { byEntry[$0.id] ?? [] }

@@ -271,12 +271,12 @@ struct AccountData: Codable {
 
     static func load(userId: UUID, db: any Database) async throws -> AccountData {
         AccountData(
-            threads: try await Records.all(ThreadModel.self, userId: userId, on: db).map(\.record).sorted(by: InventoryThread.inventoryOrder),
-            canvases: try await Records.all(CanvasModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
-            projects: try await Records.all(ProjectModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
-            sections: try await Records.all(SectionModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
-            requirements: try await Records.all(RequirementModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
-            journalEntries: try await Records.all(JournalEntryModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt },
-            journalImages: try await Records.all(JournalImageModel.self, userId: userId, on: db).map(\.record).sorted { $0.createdAt < $1.createdAt })
+            threads: try await Records.list(ThreadModel.self, userId: userId, on: db).sorted(by: InventoryThread.inventoryOrder),
+            canvases: try await Records.list(CanvasModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
+            projects: try await Records.list(ProjectModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
+            sections: try await Records.list(SectionModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
+            requirements: try await Records.list(RequirementModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
+            journalEntries: try await Records.list(JournalEntryModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
+            journalImages: try await Records.list(JournalImageModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt })
     }
 }

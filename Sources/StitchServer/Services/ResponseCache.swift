@@ -1,0 +1,110 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Vapor
+
+/// Rendered list pages kept per user and query until the user's data changes. Every write to a
+/// user's records takes the next value of the user's sync version (in the same transaction), and
+/// the version is read when the request is authenticated, before any row is, so a page cached
+/// under version v can only hold data as new as v or newer — never older. Bounded by bytes, the
+/// least recently used pages go first.
+public final class ResponseCache: Sendable {
+    struct Entry {
+        var version: Int64
+        var body: ByteBuffer
+        var lastUse: UInt64
+    }
+
+    struct State {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var tick: UInt64 = 0
+    }
+
+    public let maxBytes: Int
+    private let state = NIOLockedValueBox(State())
+
+    public init(maxBytes: Int) { self.maxBytes = maxBytes }
+
+    func get(_ key: String, version: Int64) -> ByteBuffer? {
+        state.withLockedValue { state in
+            guard var entry = state.entries[key], entry.version == version else { return nil }
+            state.tick += 1
+            entry.lastUse = state.tick
+            state.entries[key] = entry
+            return entry.body
+        }
+    }
+
+    func put(_ key: String, version: Int64, body: ByteBuffer) {
+        let size = body.readableBytes + key.utf8.count
+        guard maxBytes > 0, size <= maxBytes / 4 else { return }
+        state.withLockedValue { state in
+            if let old = state.entries.removeValue(forKey: key) {
+                // A slower request that read an older version must not replace a newer page.
+                if old.version > version {
+                    state.entries[key] = old
+                    return
+                }
+                state.bytes -= old.body.readableBytes + key.utf8.count
+            }
+            while state.bytes + size > maxBytes, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.entries.removeValue(forKey: oldest.key)
+                state.bytes -= oldest.value.body.readableBytes + oldest.key.utf8.count
+            }
+            state.tick += 1
+            state.entries[key] = Entry(version: version, body: body, lastUse: state.tick)
+            state.bytes += size
+        }
+    }
+
+    public var storedBytes: Int { state.withLockedValue { $0.bytes } }
+}
+
+extension Application {
+    private struct ResponseCacheKey: StorageKey { typealias Value = ResponseCache }
+
+    public var responseCache: ResponseCache {
+        get { storage[ResponseCacheKey.self] ?? ResponseCache(maxBytes: 0) }
+        set { storage[ResponseCacheKey.self] = newValue }
+    }
+}
+
+/// A JSON list page for the signed-in user, from the cache when the user's data has not changed
+/// since it was rendered. Answers `304 Not Modified` to a matching `If-None-Match`, so clients
+/// that keep the page skip the transfer too.
+func cachedList(_ req: Request, kind: String, render: () async throws -> [UInt8]) async throws -> Response {
+    let user = try req.user
+    guard let version = user.syncVersion else {
+        return try await listResponse(render(), etag: nil)
+    }
+    let etag = "\"\(kind)-\(version)-\(user.id.uuidString.prefix(8).lowercased())-\(UInt32(truncatingIfNeeded: (req.url.query ?? "").hashValue & 0xffff_ffff))\""
+    if let match = req.headers.first(name: .ifNoneMatch), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        let response = Response(status: .notModified)
+        response.headers.replaceOrAdd(name: .eTag, value: etag)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
+        return response
+    }
+    let cache = req.application.responseCache
+    let key = "\(user.id)|\(kind)|\(req.url.query ?? "")"
+    if let body = cache.get(key, version: version) {
+        return listResponse(body, etag: etag)
+    }
+    let body = ByteBuffer(bytes: try await render())
+    cache.put(key, version: version, body: body)
+    return listResponse(body, etag: etag)
+}
+
+private func listResponse(_ bytes: [UInt8], etag: String?) -> Response {
+    listResponse(ByteBuffer(bytes: bytes), etag: etag)
+}
+
+private func listResponse(_ body: ByteBuffer, etag: String?) -> Response {
+    let response = Response(status: .ok, body: .init(buffer: body))
+    response.headers.replaceOrAdd(name: .contentType, value: "application/json; charset=utf-8")
+    if let etag {
+        response.headers.replaceOrAdd(name: .eTag, value: etag)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
+    }
+    return response
+}
