@@ -24,7 +24,13 @@ extension LocalStore {
 
     static func change(_ type: EntityType, id: UUID, db: Database) throws -> SyncChange? {
         func load<R: LocalRecord>(_ r: R.Type) throws -> SyncChange? {
-            try R.fetchOne(db, key: ["id": id]).map { try SyncChange(record: $0) }
+            guard let record = try R.fetchOne(db, key: ["id": id]) else { return nil }
+            var change = try SyncChange(record: record)
+            // A tombstone carries the whole record: if the record never reached the server (made
+            // and deleted offline), the server stores the tombstone, and children pushed with it
+            // still find their parent instead of being refused.
+            if change.action == .delete { change.data = try JSONValue.from(record) }
+            return change
         }
         switch type {
         case .thread: return try load(InventoryThread.self)

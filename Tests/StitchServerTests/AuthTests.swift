@@ -292,6 +292,24 @@ struct AccessTokenTests {
             #expect(try await status(app, try await forge(auth, app: app, alg: "HS512")) == .unauthorized)
             // Wrong key.
             #expect(try await status(app, try await forge(auth, app: app, secret: String(repeating: "z", count: 48))) == .unauthorized)
+            // HS/RS confusion, both ways. RS256 (the algorithm of the Apple keys the server also
+            // holds) with our key id, signed by an attacker's RSA key, with and without that key
+            // embedded in the header as a `jwk`:
+            let claims = try await app.jwt.keys.verify(auth.accessToken, as: ForgedClaims.self)
+            let rsaKeys = JWTKeyCollection()
+            let attacker = try Insecure.RSA.PrivateKey(pem: TestKeys.strangerPEM)
+            await rsaKeys.add(rsa: attacker, digestAlgorithm: .sha256, kid: "stitch-hs256")
+            let rs256 = try await rsaKeys.sign(claims, kid: "stitch-hs256")
+            #expect(try await status(app, rs256) == .unauthorized)
+            let rsParts = rs256.split(separator: ".")
+            let publicPEM = try attacker.publicKey.pemRepresentation
+            let embedded = TokenService.base64URL(Array(#"{"alg":"RS256","typ":"JWT","kid":"stitch-hs256","jwk":{"kty":"RSA"}}"#.utf8))
+            #expect(try await status(app, "\(embedded).\(rsParts[1]).\(rsParts[2])") == .unauthorized)
+            // ...and HS256 with an RSA public key (what a server holding RS keys might be fooled into
+            // using as an HMAC secret): the Apple key and the attacker's.
+            let applePublic = try Insecure.RSA.PrivateKey(pem: TestKeys.applePEM).publicKey.pemRepresentation
+            #expect(try await status(app, try await forge(auth, app: app, secret: applePublic)) == .unauthorized)
+            #expect(try await status(app, try await forge(auth, app: app, secret: publicPEM)) == .unauthorized)
             // Tampered payload: another user's id with the original signature.
             var payload = try JSONSerialization.jsonObject(with: TokenService.base64URLDecode(String(parts[1]))!) as! [String: Any]
             payload["sub"] = UUID().uuidString
