@@ -32,8 +32,9 @@ public enum Timestamp {
         }
     }
 
-    /// Parses ISO-8601 date-times with or without fractional seconds, in UTC (`Z`) or with an
-    /// offset (`+02:00`). Sub-millisecond digits are rounded away.
+    /// Parses RFC 3339 date-times with or without fractional seconds, in UTC (`Z`) or with an
+    /// offset (`+02:00`, hours below 24). Sub-millisecond digits are rounded away. Leap seconds
+    /// (`:60`) are refused: nothing a person records needs one, and stored instants can't hold one.
     public static func date(from string: String) -> Date? {
         let b = Array(string.utf8)
         func num(_ from: Int, _ count: Int) -> Int64? {
@@ -49,7 +50,7 @@ public enum Timestamp {
         guard b.count >= 20, let year = num(0, 4), b[4] == 45, let month = num(5, 2), b[7] == 45, let day = num(8, 2),
               b[10] == 84 || b[10] == 116, let hour = num(11, 2), b[13] == 58, let minute = num(14, 2), b[16] == 58,
               let second = num(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         var i = 19
         var fractionMs: Double = 0
@@ -70,7 +71,7 @@ public enum Timestamp {
             i += 1
         } else if b[i] == 43 || b[i] == 45 {
             let sign: Int64 = b[i] == 45 ? -1 : 1
-            guard let oh = num(i + 1, 2), b.count > i + 3, b[i + 3] == 58, let om = num(i + 4, 2) else { return nil }
+            guard let oh = num(i + 1, 2), b.count > i + 3, b[i + 3] == 58, let om = num(i + 4, 2), oh < 24, om < 60 else { return nil }
             offsetMinutes = sign * (oh * 60 + om)
             i += 6
         } else {

@@ -117,8 +117,10 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     }
 
     /// Applies a status change the way the product defines it: entering `at_finishing` or
-    /// `completed` stamps the matching date, moving back clears it.
-    public mutating func setStatus(_ newStatus: ProjectStatus, at now: Date) {
+    /// `completed` stamps the matching date, moving back clears it. A stamped date is never
+    /// before the start date (a project can be dated ahead; finishing it then can't be an error).
+    public mutating func setStatus(_ newStatus: ProjectStatus, at clock: Date) {
+        let now = max(clock, startedAt)
         switch newStatus {
         case .wip:
             finishingAt = nil

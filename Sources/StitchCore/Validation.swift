@@ -13,6 +13,8 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Collects field errors; the rules of SPEC §1 are written once, with it, in this module.
+/// Lengths are counted in Unicode code points, as JSON Schema's `maxLength` counts them, so the
+/// OpenAPI document states exactly the limits enforced here.
 public struct Validator: Sendable {
     public private(set) var fields: [String: String] = [:]
 
@@ -28,14 +30,30 @@ public struct Validator: Sendable {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty {
             fail(field, "\(label) is required")
-        } else if trimmed.count > max {
+        } else if trimmed.unicodeScalars.count > max {
             fail(field, "\(label) must be at most \(max) characters")
+        } else if Self.hasControlCharacters(trimmed) {
+            fail(field, "\(label) can't contain control characters")
         }
     }
 
     public mutating func optional(_ value: String?, _ field: String, label: String, max: Int) {
-        guard let value, value.count > max else { return }
-        fail(field, "\(label) must be at most \(max) characters")
+        guard let value else { return }
+        if value.unicodeScalars.count > max {
+            fail(field, "\(label) must be at most \(max) characters")
+        } else if Self.hasControlCharacters(value) {
+            fail(field, "\(label) can't contain control characters")
+        }
+    }
+
+    /// Text may hold tabs and line breaks (a CSV cell or a note can span lines) but no other
+    /// control character (Unicode category Cc): no keyboard types them and no label can show them.
+    static func hasControlCharacters(_ value: String) -> Bool {
+        value.unicodeScalars.contains { scalar in
+            let v = scalar.value
+            guard v < 0x20 || (0x7F...0x9F).contains(v) else { return false }
+            return v != 0x09 && v != 0x0A && v != 0x0D
+        }
     }
 
     public func check() throws(ValidationError) {
@@ -79,8 +97,9 @@ public enum Limits {
     public static let displayName = 100
     public static let email = 254
     public static let passwordMinCharacters = 8
-    /// bcrypt reads only the first 72 bytes; a longer password would be silently truncated.
-    public static let passwordMaxBytes = 72
+    /// Counted in code points like every limit here. bcrypt reads only 72 bytes, so the server
+    /// pre-hashes longer passwords (see `PasswordService`); nothing past this limit is ignored.
+    public static let passwordMaxCharacters = 128
     public static let maxQuantity = 1_000_000
     public static let maxMeshCount = 100
     public static let imageKey = 200
@@ -95,7 +114,8 @@ public enum Rules {
 
     /// A pragmatic check: one "@", something before it, a dotted domain after it, no spaces.
     public static func isEmail(_ value: String) -> Bool {
-        guard value.count <= Limits.email, !value.contains(where: \.isWhitespace) else { return false }
+        guard value.unicodeScalars.count <= Limits.email, !value.contains(where: \.isWhitespace),
+              !Validator.hasControlCharacters(value) else { return false }
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { return false }
         let domain = parts[1]
@@ -120,10 +140,10 @@ public enum Rules {
     }
 
     public static func validatePassword(_ password: String, into v: inout Validator) {
-        if password.count < Limits.passwordMinCharacters {
+        if password.unicodeScalars.count < Limits.passwordMinCharacters {
             v.fail("password", "Password must be at least \(Limits.passwordMinCharacters) characters")
-        } else if password.utf8.count > Limits.passwordMaxBytes {
-            v.fail("password", "Password must be at most \(Limits.passwordMaxBytes) bytes")
+        } else if password.unicodeScalars.count > Limits.passwordMaxCharacters {
+            v.fail("password", "Password must be at most \(Limits.passwordMaxCharacters) characters")
         }
     }
 

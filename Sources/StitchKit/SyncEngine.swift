@@ -118,7 +118,16 @@ public actor SyncEngine {
         while true {
             let batch = Array(outgoing.prefix(Self.pushBatch))
             outgoing.removeFirst(batch.count)
-            let response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+            let response: SyncResponse
+            do {
+                response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+            } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
+                // The server doesn't recognise our cursor (and applied nothing): pull everything
+                // again from the start; records already here are simply overwritten or kept by LWW.
+                cursor = nil
+                outgoing.insert(contentsOf: batch, at: 0)
+                continue
+            }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)
             try store.applyPulled(response.changes, cursor: response.cursor, at: now)

@@ -28,9 +28,11 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.migrations.add(StitchMigrations.all)
 
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
-    // Only our error middleware: every failure answers the same JSON shape.
+    // Only our own middleware: every failure answers the same JSON shape, and a known path asked
+    // with the wrong method answers 405 with `Allow` rather than 404.
     app.middleware = Middlewares()
     app.middleware.use(JSONErrorMiddleware())
+    app.middleware.use(MethodNotAllowedMiddleware())
 
     await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
 

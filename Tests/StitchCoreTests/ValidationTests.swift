@@ -101,6 +101,18 @@ struct ThreadValidationTests {
         #expect(t.colorName == nil)
         #expect(t.colorHex == "#ABCDEF")
     }
+
+    @Test func controlCharacters() {
+        // Text: tabs and line breaks, but no other control characters.
+        #expect(thread { $0.brand = "D\u{0F}MC" }.normalized.validationErrors["brand"] == "Brand can't contain control characters")
+        #expect(thread { $0.number = "3\u{1C}10" }.normalized.validationErrors["number"] != nil)
+        #expect(thread { $0.colorName = "Black\u{85}Red" }.normalized.validationErrors["colorName"] != nil)
+        #expect(thread { $0.brand = "DMC\n"; $0.colorName = "Snow\n\twhite" }.normalized.validationErrors.isEmpty)
+        #expect(thread { $0.brand = "Caron Wildflowers ü" }.normalized.validationErrors.isEmpty)
+        #expect(thread { $0.notes = "Line one\r\n\tLine two" }.normalized.validationErrors.isEmpty)
+        #expect(thread { $0.notes = "Bell\u{07}" }.normalized.validationErrors["notes"] == "Notes can't contain control characters")
+        #expect(!Rules.isEmail("ann\u{01}@example.com"))
+    }
 }
 
 @Suite("Canvas, project, section, requirement and account validation")
@@ -179,9 +191,10 @@ struct OtherValidationTests {
         let register = { (pw: String) in RegisterRequest(email: "a@b.co", password: pw, displayName: "A").validationErrors }
         #expect(register("1234567")["password"] != nil)
         #expect(register("12345678")["password"] == nil)
-        #expect(register(String(repeating: "p", count: 72))["password"] == nil)
-        #expect(register(String(repeating: "p", count: 73))["password"] != nil)
-        #expect(register(String(repeating: "é", count: 37))["password"] != nil)  // 74 bytes
+        #expect(register(String(repeating: "p", count: 128))["password"] == nil)
+        #expect(register(String(repeating: "p", count: 129))["password"] != nil)
+        #expect(register(String(repeating: "é", count: 100))["password"] == nil)  // 200 bytes: pre-hashed
+        #expect(register("e\u{301}e\u{301}e\u{301}e\u{301}")["password"] == nil)  // 4 letters, 8 code points, as JSON Schema counts
         #expect(RegisterRequest(email: "a@b.co", password: "12345678", displayName: " ").validationErrors["displayName"] != nil)
         #expect(RegisterRequest(email: "a@b.co", password: "12345678", displayName: String(repeating: "n", count: 101)).validationErrors["displayName"] != nil)
     }

@@ -32,7 +32,7 @@ struct AccountTests {
             #expect(Set(res.error?.fields?.keys.map { $0 } ?? []) == ["email", "password", "displayName"])
             #expect(try await UserModel.query(on: app.db).count() == 0)
             let long = try await app.send(.POST, "/auth/register", json: RegisterRequest(
-                email: "a@b.co", password: String(repeating: "x", count: 73), displayName: "A"))
+                email: "a@b.co", password: String(repeating: "x", count: 129), displayName: "A"))
             #expect(long.status == .badRequest && long.error?.fields?["password"] != nil)
             let missing = try await app.send(.POST, "/auth/register", rawBody: #"{"email":"a@b.co"}"#)
             #expect(missing.status == .badRequest)

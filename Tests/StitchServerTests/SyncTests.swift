@@ -243,7 +243,7 @@ struct SyncTests {
     func badRequests() async throws {
         try await withTestApp { app, _ in
             let ann = try await TestUser.make(app)
-            #expect(try await ann.send(.POST, "/sync", json: syncRequest([], cursor: "nonsense")).status == .badRequest)
+            #expect(try await ann.send(.POST, "/sync", json: syncRequest([], cursor: "nonsense")).status == .conflict)
             #expect(try await ann.send(.POST, "/sync", json: syncRequest([], limit: 0)).status == .badRequest)
             #expect(try await ann.send(.POST, "/sync", raw: "{").status == .badRequest)
             #expect(try await ann.send(.POST, "/sync", raw: #"{"clientId":"\#(UUID())","changes":[{"type":"spaceship","id":"\#(UUID())","action":"upsert","updatedAt":"2026-01-01T00:00:00Z"}]}"#).status == .badRequest)

@@ -17,7 +17,7 @@ struct AuthController: RouteCollection {
 
     @Sendable
     func register(req: Request) async throws -> Response {
-        let body = try req.content.decode(RegisterRequest.self)
+        let body = try req.decodeJSON(RegisterRequest.self)
         let (user, session) = try await Self.createAccount(body, req: req) { user, db in
             try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
         }
@@ -53,7 +53,7 @@ struct AuthController: RouteCollection {
 
     @Sendable
     func login(req: Request) async throws -> Response {
-        let body = try req.content.decode(LoginRequest.self)
+        let body = try req.decodeJSON(LoginRequest.self)
         let user = try await Self.checkPassword(email: body.email, password: body.password, req: req)
         let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
         return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
@@ -96,7 +96,7 @@ struct AuthController: RouteCollection {
 
     @Sendable
     func refresh(req: Request) async throws -> Response {
-        let body = try req.content.decode(RefreshRequest.self)
+        let body = try req.decodeJSON(RefreshRequest.self)
         do {
             let rotated = try await TokenService.rotate(body.refreshToken, app: req.application, db: req.db)
             guard let user = try await UserModel.find(rotated.userId, on: req.db) else { throw APIError.unauthorized }
@@ -111,7 +111,7 @@ struct AuthController: RouteCollection {
     @Sendable
     func logout(req: Request) async throws -> HTTPStatus {
         let user = try req.user
-        let body = try? req.content.decode(LogoutRequest.self)
+        let body = (req.body.data?.readableBytes ?? 0) > 0 ? try req.decodeJSON(LogoutRequest.self) : nil
         var families: Set<UUID> = [user.sessionId]
         if let token = body?.refreshToken,
            let row = try await RefreshTokenModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token))
@@ -131,7 +131,7 @@ struct AuthController: RouteCollection {
 
     @Sendable
     func provider(req: Request) async throws -> Response {
-        let body = try req.content.decode(ProviderSignInRequest.self)
+        let body = try req.decodeJSON(ProviderSignInRequest.self)
         let identity: ProviderIdentity
         do {
             switch body.provider {

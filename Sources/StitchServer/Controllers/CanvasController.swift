@@ -94,16 +94,18 @@ struct CanvasController: RouteCollection {
     static func checkImage(_ canvas: Canvas, userId: UUID, db: any Database) async throws {
         guard let key = canvas.imageKey else { return }
         guard try await Images.owned(key, userId: userId, on: db) != nil else {
-            throw APIError.validation(["imageKey": "No such image"])
+            throw APIError.missingReference(["imageKey": "No such image"])
         }
     }
 }
 
 struct ImageController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
-        routes.grouped(RequireUser()).on(.POST, "images", body: .collect(maxSize: "12mb"), use: upload)
-        // No token, a bad token or someone else's key all look the same: 404.
-        routes.get("images", ":key", use: serve)
+        let images = routes.grouped(RequireUser())
+        images.on(.POST, "images", body: .collect(maxSize: "12mb"), use: upload)
+        // No token or a bad one: 401, like every other route. Someone else's key and a key that
+        // was never issued look the same: 404.
+        images.get("images", ":key", use: serve)
     }
 
     /// A bare upload, for clients that attach pictures offline and refer to the key when they sync.
@@ -118,9 +120,7 @@ struct ImageController: RouteCollection {
     @Sendable
     func serve(req: Request) async throws -> Response {
         let key = req.parameters.get("key") ?? ""
-        guard let token = req.headers.bearerAuthorization?.token,
-              let user = try? await TokenService.verifyAccessToken(token, on: req),
-              let image = try await Images.owned(key, userId: user.id, on: req.db),
+        guard let image = try await Images.owned(key, userId: req.user.id, on: req.db),
               let data = try await req.application.imageStorage.get(key)
         else { throw APIError.notFound }
         let etag = "\"\(image.sha256)\""

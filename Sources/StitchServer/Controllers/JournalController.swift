@@ -126,7 +126,7 @@ struct ShoppingController: RouteCollection {
     /// if there is none, in one transaction. Answers the thread.
     @Sendable
     func purchase(req: Request) async throws -> Response {
-        let body = try req.content.decode(PurchaseRequest.self)
+        let body = try req.decodeJSON(PurchaseRequest.self)
         let before = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).count
         let thread = try await Self.purchase(body, userId: req.user.id, req: req)
         let after = try await Records.all(ThreadModel.self, userId: req.user.id, on: req.db).count
@@ -146,6 +146,12 @@ struct ShoppingController: RouteCollection {
                 .sorted { ($0.createdAt, $0.id!.uuidString) < ($1.createdAt, $1.id!.uuidString) }
             if let model = candidates.first {
                 var record = model.record
+                // Valid on its own, but too many with what is already there: a conflict with the
+                // stored state, not a malformed request.
+                guard record.quantity <= Limits.maxQuantity - body.quantity else {
+                    throw APIError(.conflict, "That would be more skeins than a thread can hold",
+                                   fields: ["quantity": "You have \(record.quantity); the most a thread can hold is \(Limits.maxQuantity)"])
+                }
                 record.quantity += body.quantity
                 record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
                 record = try record.validated()

@@ -33,7 +33,7 @@ struct ProjectController: RouteCollection {
     func list(req: Request) async throws -> Response {
         let userId = try req.user.id
         var status: ProjectStatus?
-        if let raw = req.query[String.self, at: "status"].flatMap(Rules.clean) {
+        if let raw = req.query[String.self, at: "status"] {
             guard let parsed = ProjectStatus(rawValue: raw) else {
                 throw APIError.validation(["status": "Choose one of wip, at_finishing, completed"])
             }
@@ -126,7 +126,7 @@ struct ProjectController: RouteCollection {
 
     static func checkCanvas(_ project: Project, userId: UUID, db: any Database) async throws {
         guard try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: db) != nil else {
-            throw APIError.validation(["canvasId": "Choose a canvas from your stash"])
+            throw APIError.missingReference(["canvasId": "Choose a canvas from your stash"])
         }
         let live = try await ProjectModel.query(on: db).filter(\.$canvasId == project.canvasId).filter(\.$deletedAt == nil)
             .filter(\._$id != project.id).count()
@@ -212,8 +212,10 @@ struct ProjectController: RouteCollection {
         // A linked requirement may leave brand, number and colour to the inventory thread.
         var defaults: [String: Any] = ["brand": "", "number": "", "quantityNeeded": 1]
         let body = try JSONMerge.object(from: req)
-        if let raw = body["threadId"] as? String, let threadId = UUID(uuidString: raw),
-           let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) {
+        if let raw = body["threadId"] as? String, let threadId = UUID(uuidString: raw) {
+            guard let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) else {
+                throw APIError.missingReference(["threadId": "No such thread in your inventory"])
+            }
             defaults["brand"] = thread.brand
             defaults["number"] = thread.number
             if let color = thread.colorName { defaults["colorName"] = color }
@@ -251,7 +253,7 @@ struct ProjectController: RouteCollection {
             let section = try await Records.find(SectionModel.self, sectionId, userId: userId, on: db)
             if section?.projectId != requirement.projectId { fields["sectionId"] = "No such section in this project" }
         }
-        if !fields.isEmpty { throw APIError.validation(fields) }
+        if !fields.isEmpty { throw APIError.missingReference(fields) }
     }
 }
 

@@ -11,11 +11,7 @@ struct SyncController: RouteCollection {
     func sync(req: Request) async throws -> Response {
         // The wire decoder, not Vapor's content decoder: a push of thousands of changes is
         // parsed straight into typed values (see StitchCore's FastJSON).
-        guard req.headers.contentType?.type == "application", req.headers.contentType?.subType == "json" else {
-            throw Abort(.unsupportedMediaType, reason: "Send the sync request as application/json")
-        }
-        guard let body = req.body.data else { throw APIError(.badRequest, "The request body is not valid: malformed JSON") }
-        let request = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncRequest.self, from: $0) }
+        let request = try req.decodeJSON(SyncRequest.self)
         let response = try await SyncService.sync(request, userId: req.user.id, app: req.application, db: req.db)
         return try respond(response)
     }

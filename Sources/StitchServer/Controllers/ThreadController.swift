@@ -23,8 +23,9 @@ struct ThreadController: RouteCollection {
         let q = req.query[String.self, at: "q"]
         let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
         var fiber: FiberType?
-        if let raw = req.query[String.self, at: "fiberType"].flatMap(Rules.clean) {
-            guard let parsed = FiberType(rawValue: raw.lowercased()) else {
+        // Exactly one of the documented values: a blank or misspelt filter is an error, not "all".
+        if let raw = req.query[String.self, at: "fiberType"] {
+            guard let parsed = FiberType(rawValue: raw) else {
                 throw APIError.validation(["fiberType": "Choose one of \(FiberType.allCases.map(\.rawValue).joined(separator: ", "))"])
             }
             fiber = parsed

@@ -20,6 +20,12 @@ public struct APIError: AbortError, Sendable {
         APIError(.badRequest, "Some fields need attention", fields: fields)
     }
 
+    /// A record names another (a canvas, a thread, a section, a picture) that the user doesn't
+    /// have, or no longer has: the request is well formed but conflicts with what is stored.
+    public static func missingReference(_ fields: [String: String]) -> APIError {
+        APIError(.conflict, "Something this refers to isn't there", fields: fields)
+    }
+
     public static let notFound = APIError(.notFound, "Not found")
     public static let unauthorized = APIError(
         .unauthorized, "Sign in to continue", headers: ["WWW-Authenticate": "Bearer"])

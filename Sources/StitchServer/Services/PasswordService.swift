@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Vapor
 
@@ -8,11 +9,20 @@ struct PasswordService: Sendable {
 
     func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await threadPool.runIfActive { try Bcrypt.hash(password, cost: cost) }
+        return try await threadPool.runIfActive { try Bcrypt.hash(Self.bcryptInput(password), cost: cost) }
     }
 
     func verify(_ password: String, hash: String) async throws -> Bool {
-        try await threadPool.runIfActive { (try? Bcrypt.verify(password, created: hash)) ?? false }
+        try await threadPool.runIfActive { (try? Bcrypt.verify(Self.bcryptInput(password), created: hash)) ?? false }
+    }
+
+    /// What bcrypt is given. bcrypt ignores everything past 72 bytes, so a longer password is
+    /// first reduced to its SHA-256 (51 bytes, prefixed so it can't equal a typed password): every
+    /// character counts. Passwords of 72 bytes or fewer go in as they are (older hashes were made
+    /// that way, and longer ones were refused before, so no stored hash changes meaning).
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 else { return password }
+        return "sha256:" + Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 }
 

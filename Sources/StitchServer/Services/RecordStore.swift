@@ -136,7 +136,7 @@ func writeTimestamp(now: Date, after previous: Date?) -> Date {
 /// result is decoded and validated as a whole record, so both paths share every rule.
 enum JSONMerge {
     static func object(from req: Request) throws -> [String: Any] {
-        guard let buffer = req.body.data, buffer.readableBytes > 0 else { return [:] }
+        let buffer = try req.jsonBodyBuffer()
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [])

@@ -13,7 +13,11 @@ enum SyncService {
         let pageSize = min(limit, SyncRequest.maxLimit)
         var cursor = SyncCursor.start
         if let raw = request.cursor {
-            guard let parsed = SyncCursor(encoded: raw) else { throw APIError.validation(["cursor": "Unknown cursor; sync again from the start"]) }
+            // Not one this server issued: the client's sync state doesn't match the server's, so
+            // it must start over (409, which StitchKit answers by pulling from the start).
+            guard let parsed = SyncCursor(encoded: raw) else {
+                throw APIError(.conflict, "Unknown cursor; sync again from the start", fields: ["cursor": "Unknown cursor; sync again from the start"])
+            }
             cursor = parsed
         }
         guard request.changes.count <= SyncRequest.maxChanges else {

@@ -1,0 +1,59 @@
+import Vapor
+
+/// Answers a request whose path exists under other methods with `405 Method Not Allowed` and an
+/// `Allow` header (RFC 9110), and `OPTIONS` on such a path with `204` and the same header, instead
+/// of the router's plain 404. The methods come from the route table, so they can't drift from it.
+struct MethodNotAllowedMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch let error as any AbortError where error.status == .notFound {
+            let routes = request.application.routes.all
+            // A fixed path (`/threads/brands`) asked with a method only a parameter route has
+            // (`PUT /threads/:id`) reaches that route and fails there; it is still the fixed path's 405.
+            var methods = Self.methods(for: request.url.path, in: routes.filter { $0.path.allSatisfy(\.isConstant) })
+            if methods.isEmpty, request.route == nil { methods = Self.methods(for: request.url.path, in: routes) }
+            guard !methods.isEmpty, request.method == .OPTIONS || !methods.contains(request.method.rawValue) else { throw error }
+            let allow = methods.joined(separator: ", ")
+            if request.method == .OPTIONS {
+                return Response(status: .noContent, headers: ["Allow": allow])
+            }
+            throw APIError(.methodNotAllowed, "\(request.method.rawValue) is not supported here",
+                           headers: ["Allow": allow])
+        }
+    }
+
+    /// The methods the routes matching `path` answer, with the ones the server adds itself
+    /// (HEAD wherever GET is, OPTIONS everywhere), sorted.
+    static func methods(for path: String, in routes: [Route]) -> [String] {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var methods = Set<String>()
+        for route in routes where matches(route.path, parts) {
+            methods.insert(route.method.rawValue)
+        }
+        guard !methods.isEmpty else { return [] }
+        if methods.contains("GET") { methods.insert("HEAD") }
+        methods.insert("OPTIONS")
+        return methods.sorted()
+    }
+
+    fileprivate static func matches(_ pattern: [PathComponent], _ parts: [String]) -> Bool {
+        var index = 0
+        for component in pattern {
+            switch component {
+            case .catchall:
+                return index < parts.count
+            case .constant(let value):
+                guard index < parts.count, parts[index] == value else { return false }
+            case .parameter, .anything:
+                guard index < parts.count else { return false }
+            }
+            index += 1
+        }
+        return index == parts.count
+    }
+}
+
+private extension PathComponent {
+    var isConstant: Bool { if case .constant = self { true } else { false } }
+}
