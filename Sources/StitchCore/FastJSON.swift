@@ -362,6 +362,7 @@ public enum JSONValueEncoder {
         if T.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == JSONValue.self { return value as! JSONValue }
+        if RecordWire.isRecord(T.self) { return .object((value as! any SyncRecord).wireFields) }
         if T.self == Double.self {
             let v = unsafeBitCast(value, to: Double.self)
             guard v.isFinite else { throw EncodingError.invalidValue(v, .init(codingPath: path, debugDescription: "Unable to encode \(v) in JSON")) }
@@ -512,6 +513,10 @@ public enum JSONValueDecoder {
     }
 
     static func unbox<T: Decodable>(_ value: JSONValue, as type: T.Type, path: [any CodingKey]) throws -> T {
+        if RecordWire.isRecord(T.self), case .object(let fields) = value,
+           let record = (T.self as! any SyncRecord.Type).init(wireFields: fields) {
+            return record as! T
+        }
         if T.self == String.self {
             guard case .string(let s) = value else { throw mismatch(T.self, value, path) }
             return s as! T

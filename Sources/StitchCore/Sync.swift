@@ -34,7 +34,7 @@ public struct SyncChange: Codable, Sendable, Hashable {
             self.data = nil
         } else {
             self.action = .upsert
-            self.data = try JSONValue.from(record)
+            self.data = .object(record.wireFields)
         }
     }
 
@@ -50,6 +50,7 @@ public struct SyncChange: Codable, Sendable, Hashable {
             fields["createdAt"] = .string(Timestamp.string(from: updatedAt))
         }
         if let deletedAt { fields["deletedAt"] = .string(Timestamp.string(from: deletedAt)) } else { fields["deletedAt"] = nil }
+        if let record = R(wireFields: fields) { return record }
         return try JSONValue.object(fields).decode(as: R.self)
     }
 }

@@ -27,6 +27,10 @@ public protocol SyncRecord: Codable, Sendable, Hashable, Validatable, Identifiab
     var deletedAt: Date? { get set }
     /// The record with text trimmed and blank optionals removed.
     var normalized: Self { get }
+    /// The record's JSON fields, exactly as its Codable conformance writes them (RecordWire.swift).
+    var wireFields: [String: JSONValue] { get }
+    /// Reads the fields the fast way; nil where only Codable can decide (then it decodes, or says why not).
+    init?(wireFields: [String: JSONValue])
 }
 
 extension InventoryThread: SyncRecord { public static let entityType = EntityType.thread }
@@ -38,7 +42,7 @@ extension JournalEntry: SyncRecord {
     public static let entityType = EntityType.journalEntry
     public var normalized: JournalEntry {
         var copy = self
-        copy.notes = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.notes = Rules.cleanNotes(notes) ?? ""
         return copy
     }
 }

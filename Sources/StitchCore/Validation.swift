@@ -127,6 +127,13 @@ public enum Rules {
         value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
+    /// Notes keep their text exactly as written (line breaks and indentation are the writer's);
+    /// only blank notes mean "not set".
+    public static func cleanNotes(_ value: String?) -> String? {
+        guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        return value
+    }
+
     /// Trims a free-text field; blank optional text means "not set".
     public static func clean(_ value: String?) -> String? {
         guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
@@ -176,7 +183,7 @@ extension InventoryThread: Validatable {
         copy.colorHex = Rules.clean(colorHex)?.uppercased()
         copy.barcode = Rules.clean(barcode)
         copy.weightOrLength = Rules.clean(weightOrLength)
-        copy.notes = Rules.clean(notes)
+        copy.notes = Rules.cleanNotes(notes)
         return copy
     }
 }
@@ -198,7 +205,7 @@ extension Canvas: Validatable {
         copy.designer = designer.trimmingCharacters(in: .whitespacesAndNewlines)
         copy.designName = designName.trimmingCharacters(in: .whitespacesAndNewlines)
         copy.size = Rules.clean(size)
-        copy.notes = Rules.clean(notes)
+        copy.notes = Rules.cleanNotes(notes)
         copy.imageKey = Rules.clean(imageKey)
         return copy
     }
@@ -214,7 +221,7 @@ extension Project: Validatable {
 
     public var normalized: Project {
         var copy = self
-        copy.notes = Rules.clean(notes)
+        copy.notes = Rules.cleanNotes(notes)
         return copy
     }
 }
@@ -242,7 +249,7 @@ extension ProjectSection: Validatable {
     public var normalized: ProjectSection {
         var copy = self
         copy.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        copy.notes = Rules.clean(notes)
+        copy.notes = Rules.cleanNotes(notes)
         return copy
     }
 }
@@ -262,7 +269,7 @@ extension ProjectThread: Validatable {
         copy.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines)
         copy.number = number.trimmingCharacters(in: .whitespacesAndNewlines)
         copy.colorName = Rules.clean(colorName)
-        copy.notes = Rules.clean(notes)
+        copy.notes = Rules.cleanNotes(notes)
         return copy
     }
 }
