@@ -42,16 +42,15 @@ struct WireFields {
         }
     }
     func uuid(_ key: String) -> UUID? { string(key).flatMap(UUID.init(uuidString:)) }
-    func optionalUUID(_ key: String) -> UUID?? {
-        guard let s = optionalString(key) else { return nil }
-        guard let s else { return .some(nil) }
-        return UUID(uuidString: s).map { .some($0) }
-    }
+    func optionalUUID(_ key: String) -> UUID?? { optional(key, UUID.init(uuidString:)) }
     func date(_ key: String) -> Date? { string(key).flatMap(Timestamp.date(from:)) }
-    func optionalDate(_ key: String) -> Date?? {
+    func optionalDate(_ key: String) -> Date?? { optional(key, Timestamp.date(from:)) }
+
+    /// An optional string field parsed into `T`: absent or null is `.some(nil)`, unparsable is nil.
+    private func optional<T>(_ key: String, _ parse: (String) -> T?) -> T?? {
         guard let s = optionalString(key) else { return nil }
         guard let s else { return .some(nil) }
-        return Timestamp.date(from: s).map { .some($0) }
+        return parse(s).map { .some($0) }
     }
 }
 

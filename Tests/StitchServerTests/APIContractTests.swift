@@ -10,13 +10,6 @@ import VaporTesting
 /// agree on bodies, statuses and methods, and no request can take the server down.
 @Suite("API contract: bodies, statuses, methods, multipart")
 struct APIContractTests {
-    static func multipart(_ user: TestUser, _ path: String, boundary: String, body: [UInt8]) async throws -> TestingHTTPResponse {
-        var headers = HTTPHeaders()
-        headers.bearerAuthorization = BearerAuthorization(token: user.token)
-        headers.replaceOrAdd(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
-        return try await user.app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(bytes: body))
-    }
-
     @Test("Malformed multipart bodies are a 400 (one used to crash the server), nothing is stored, a good upload still works")
     func malformedMultipart() async throws {
         try await withTestApp { app, _ in
@@ -34,11 +27,11 @@ struct APIContractTests {
             bodies.append(("garbage after boundary", text("--\(b)garbage\r\n\r\n--\(b)--")))
             bodies.append(("empty", []))
             for (label, body) in bodies {
-                let res = try await Self.multipart(ann, "/images", boundary: b, body: body)
+                let res = try await ann.sendMultipart("/images", boundary: b, body: body)
                 #expect((400..<500).contains(Int(res.status.code)), "\(label): \(res.status) \(res.text)")
             }
             let tooLong = String(repeating: "x", count: 71)
-            let long = try await Self.multipart(ann, "/images", boundary: tooLong, body: Array("--\(tooLong)--".utf8))
+            let long = try await ann.sendMultipart("/images", boundary: tooLong, body: Array("--\(tooLong)--".utf8))
             #expect(long.status == .badRequest)
             #expect(try await ImageModel.query(on: app.db).count() == 0)
             #expect(try await app.send(.GET, "/health").status == .ok)

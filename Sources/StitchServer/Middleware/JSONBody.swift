@@ -23,6 +23,7 @@ extension Request {
     }
 
     private static func isJSON(_ type: HTTPMediaType) -> Bool {
-        type.type.lowercased() == "application" && (type.subType.lowercased() == "json" || type.subType.lowercased().hasSuffix("+json"))
+        let subType = type.subType.lowercased()
+        return type.type.lowercased() == "application" && (subType == "json" || subType.hasSuffix("+json"))
     }
 }

@@ -63,10 +63,15 @@ struct TestUser {
             body.append(Data("\r\n".utf8))
         }
         body.append(Data("--\(boundary)--\r\n".utf8))
+        return try await sendMultipart(path, boundary: boundary, body: [UInt8](body))
+    }
+
+    /// POSTs `body` as multipart/form-data with `boundary`, as is (malformed bodies included).
+    func sendMultipart(_ path: String, boundary: String, body: [UInt8]) async throws -> TestingHTTPResponse {
         var headers = HTTPHeaders()
         headers.bearerAuthorization = BearerAuthorization(token: token)
         headers.replaceOrAdd(name: .contentType, value: "multipart/form-data; boundary=\(boundary)")
-        return try await app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(data: body))
+        return try await app.testing().sendRequest(.POST, path, headers: headers, body: ByteBuffer(bytes: body))
     }
 
     func syncVersion() async throws -> Int64 {
