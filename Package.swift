@@ -57,7 +57,7 @@ let package = Package(
                            .product(name: "Vapor", package: "vapor")]
         ),
         .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
-        .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore"]),
+        .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StitchDesignTests", dependencies: ["StitchDesign"]),
         .testTarget(
             name: "StitchServerTests",

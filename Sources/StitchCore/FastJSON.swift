@@ -17,7 +17,11 @@ extension StitchJSON {
     public static func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
-        JSONWriter.write(try JSONValueEncoder.encode(value), into: &out)
+        if let direct = value as? any JSONDirect {
+            try direct.writeJSON(into: &out)
+        } else {
+            JSONWriter.write(try JSONValueEncoder.encode(value), into: &out)
+        }
         return out
     }
 
@@ -357,7 +361,7 @@ public enum JSONValueEncoder {
         // Type identity checks are a pointer comparison; `as?` casts on every field were not.
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == Date.self { return .string(Timestamp.string(from: unsafeBitCast(value, to: Date.self))) }
-        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).uuidString) }
+        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).text) }
         if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
@@ -517,6 +521,8 @@ public enum JSONValueDecoder {
            let record = (T.self as! any SyncRecord.Type).init(wireFields: fields) {
             return record as! T
         }
+        if T.self == SyncChange.self, let change = SyncChange(wire: value) { return change as! T }
+        if T.self == SyncResult.self, let result = SyncResult(wire: value) { return result as! T }
         if T.self == String.self {
             guard case .string(let s) = value else { throw mismatch(T.self, value, path) }
             return s as! T
@@ -530,7 +536,7 @@ public enum JSONValueDecoder {
         }
         if T.self == UUID.self {
             guard case .string(let s) = value else { throw mismatch(T.self, value, path) }
-            guard let uuid = UUID(uuidString: s) else {
+            guard let uuid = UUID(text: s) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Attempted to decode UUID from invalid UUID string."))
             }
             return uuid as! T

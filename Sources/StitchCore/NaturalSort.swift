@@ -66,13 +66,13 @@ extension InventoryThread {
         switch NaturalOrder.compare(lhs.number, rhs.number) {
         case .orderedAscending: return true
         case .orderedDescending: return false
-        case .orderedSame: return lhs.id.uuidString < rhs.id.uuidString
+        case .orderedSame: return lhs.id.text < rhs.id.text
         }
     }
 
     /// The thread-list search: brand, number or colour name, case-insensitively.
     public func matches(search: String) -> Bool {
-        let needle = search.trimmingCharacters(in: .whitespacesAndNewlines)
+        let needle = search.trimmedWhitespace
         if needle.isEmpty { return true }
         return [brand, number, colorName ?? ""].contains { $0.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
     }
@@ -80,7 +80,7 @@ extension InventoryThread {
 
 extension Canvas {
     public func matches(search: String) -> Bool {
-        let needle = search.trimmingCharacters(in: .whitespacesAndNewlines)
+        let needle = search.trimmedWhitespace
         if needle.isEmpty { return true }
         return [designer, designName].contains { $0.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
     }

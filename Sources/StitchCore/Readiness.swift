@@ -7,8 +7,8 @@ public struct ThreadKey: Hashable, Sendable, Codable {
     public let number: String
 
     public init(brand: String, number: String) {
-        self.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        self.number = number.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        self.brand = brand.trimmedWhitespace.lowercased()
+        self.number = number.trimmedWhitespace.lowercased()
     }
 }
 
@@ -118,10 +118,10 @@ public enum Readiness {
         _ projectId: UUID, sections: [ProjectSection], requirements: [ProjectThread], inventory: InventoryIndex
     ) -> ProjectReadiness {
         let liveSections = sections.filter { $0.deletedAt == nil && $0.projectId == projectId }
-            .sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.sortOrder, $0.createdAt, $0.id.text) < ($1.sortOrder, $1.createdAt, $1.id.text) }
         let sectionIds = Set(liveSections.map(\.id))
         let reqs = requirements.filter { $0.deletedAt == nil && $0.projectId == projectId }
-            .sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) < ($1.createdAt, $1.id.text) }
             .map { requirement($0, inventory: inventory) }
         let sectionReadiness = liveSections.map { section in
             let own = reqs.filter { $0.sectionId == section.id }
@@ -169,8 +169,8 @@ public enum ShoppingList {
             if items[key] == nil {
                 order.append(key)
                 items[key] = ShoppingItem(
-                    brand: req.brand.trimmingCharacters(in: .whitespacesAndNewlines),
-                    number: req.number.trimmingCharacters(in: .whitespacesAndNewlines),
+                    brand: req.brand.trimmedWhitespace,
+                    number: req.number.trimmedWhitespace,
                     colorName: req.colorName, have: readiness.have, toBuy: 0, projects: [])
             }
             items[key]!.toBuy += readiness.toBuy

@@ -15,8 +15,15 @@ enum RecordWire {
 }
 
 /// Typed reads of wire fields; every read answers nil where Codable would not simply succeed.
-struct WireFields {
+/// A sync change's envelope (id and timestamps) can stand in for the data's own fields.
+public struct WireFields {
     let fields: [String: JSONValue]
+    var envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)?
+
+    init(fields: [String: JSONValue], envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)? = nil) {
+        self.fields = fields
+        self.envelope = envelope
+    }
 
     func string(_ key: String) -> String? {
         if case .string(let s)? = fields[key] { return s }
@@ -41,8 +48,18 @@ struct WireFields {
         default: return nil
         }
     }
-    func uuid(_ key: String) -> UUID? { string(key).flatMap(UUID.init(uuidString:)) }
-    func optionalUUID(_ key: String) -> UUID?? { optional(key, UUID.init(uuidString:)) }
+    func uuid(_ key: String) -> UUID? { string(key).flatMap(UUID.init(text:)) }
+    /// The record's own stamps: the envelope's where there is one (its createdAt defaults to
+    /// the envelope's updatedAt).
+    var id: UUID? { envelope?.id ?? uuid("id") }
+    var createdAt: Date? {
+        guard let envelope else { return date("createdAt") }
+        guard let given = optionalDate("createdAt") else { return nil }
+        return given ?? envelope.updatedAt
+    }
+    var updatedAt: Date? { envelope?.updatedAt ?? date("updatedAt") }
+    var deletedAt: Date?? { if let envelope { return .some(envelope.deletedAt) } else { return optionalDate("deletedAt") } }
+    func optionalUUID(_ key: String) -> UUID?? { optional(key, UUID.init(text:)) }
     func date(_ key: String) -> Date? { string(key).flatMap(Timestamp.date(from:)) }
     func optionalDate(_ key: String) -> Date?? { optional(key, Timestamp.date(from:)) }
 
@@ -54,34 +71,107 @@ struct WireFields {
     }
 }
 
-/// Builds wire fields the way the synthesized `encode(to:)` does: nil optionals are left out.
-struct WireWriter {
+/// Where a record writes its wire fields: a dictionary (`wireFields`) or JSON bytes directly
+/// (`JSONDirect`). Records put their fields in sorted key order, the order the JSON is written in;
+/// nil optionals are left out, as the synthesized `encode(to:)` does.
+public protocol WireSink {
+    mutating func put(_ key: StaticString, _ value: String?)
+    mutating func put(_ key: StaticString, _ value: Int?)
+    mutating func put(_ key: StaticString, _ value: UUID?)
+    mutating func put(_ key: StaticString, _ value: Date?)
+}
+
+extension WireSink {
+    mutating func put<E: RawRepresentable>(_ key: StaticString, _ value: E) where E.RawValue == String { put(key, value.rawValue) }
+}
+
+struct DictionarySink: WireSink {
     var fields: [String: JSONValue] = [:]
     init(capacity: Int) { fields.reserveCapacity(capacity) }
-    mutating func put(_ key: String, _ value: String?) { if let value { fields[key] = .string(value) } }
-    mutating func put(_ key: String, _ value: Int?) { if let value { fields[key] = .int(Int64(value)) } }
-    mutating func put(_ key: String, _ value: UUID?) { if let value { fields[key] = .string(value.uuidString) } }
-    mutating func put(_ key: String, _ value: Date?) { if let value { fields[key] = .string(Timestamp.string(from: value)) } }
+    @inline(__always) static func key(_ key: StaticString) -> String {
+        key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    }
+    mutating func put(_ key: StaticString, _ value: String?) { if let value { fields[Self.key(key)] = .string(value) } }
+    mutating func put(_ key: StaticString, _ value: Int?) { if let value { fields[Self.key(key)] = .int(Int64(value)) } }
+    mutating func put(_ key: StaticString, _ value: UUID?) { if let value { fields[Self.key(key)] = .string(value.text) } }
+    mutating func put(_ key: StaticString, _ value: Date?) { if let value { fields[Self.key(key)] = .string(Timestamp.string(from: value)) } }
+}
+
+/// Writes an object's `"key":value` pairs straight into bytes (see `JSONObjectSink.object`).
+public struct JSONObjectSink: WireSink {
+    var out: [UInt8]
+    var first = true
+
+    init(into out: [UInt8]) { self.out = out }
+
+    @inline(__always) mutating func key(_ key: StaticString) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+    public mutating func put(_ key: StaticString, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        JSONWriter.writeString(value, into: &out)
+    }
+    public mutating func put(_ key: StaticString, _ value: Int?) {
+        guard let value else { return }
+        self.key(key)
+        JSONWriter.writeInt(Int64(value), into: &out)
+    }
+    public mutating func put(_ key: StaticString, _ value: UUID?) {
+        guard let value else { return }
+        self.key(key)
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: value.text.utf8)
+        out.append(UInt8(ascii: "\""))
+    }
+    public mutating func put(_ key: StaticString, _ value: Date?) {
+        guard let value else { return }
+        self.key(key)
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: Timestamp.string(from: value).utf8)
+        out.append(UInt8(ascii: "\""))
+    }
+    mutating func put(_ key: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        self.key(key)
+        out.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+    /// A value written by its own writer.
+    mutating func put(_ key: StaticString, json write: (inout [UInt8]) throws -> Void) rethrows {
+        self.key(key)
+        try write(&out)
+    }
+}
+
+extension SyncRecord {
+    public init?(wireFields fields: [String: JSONValue]) { self.init(wire: WireFields(fields: fields)) }
+
+    public var wireFields: [String: JSONValue] {
+        var sink = DictionarySink(capacity: 13)
+        writeWire(to: &sink)
+        return sink.fields
+    }
 }
 
 extension InventoryThread {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 13)
-        w.put("id", id); w.put("brand", brand); w.put("number", number); w.put("colorName", colorName)
-        w.put("colorHex", colorHex); w.put("fiberType", fiberType.rawValue); w.put("quantity", quantity)
-        w.put("barcode", barcode); w.put("weightOrLength", weightOrLength); w.put("notes", notes)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("barcode", barcode); w.put("brand", brand); w.put("colorHex", colorHex); w.put("colorName", colorName)
+        w.put("createdAt", createdAt); w.put("deletedAt", deletedAt); w.put("fiberType", fiberType); w.put("id", id)
+        w.put("notes", notes); w.put("number", number); w.put("quantity", quantity); w.put("updatedAt", updatedAt)
+        w.put("weightOrLength", weightOrLength)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let brand = f.string("brand"), let number = f.string("number"),
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let brand = f.string("brand"), let number = f.string("number"),
               let colorName = f.optionalString("colorName"), let colorHex = f.optionalString("colorHex"),
               let fiber = f.string("fiberType").flatMap(FiberType.init(rawValue:)), let quantity = f.int("quantity"),
               let barcode = f.optionalString("barcode"), let weightOrLength = f.optionalString("weightOrLength"),
-              let notes = f.optionalString("notes"), let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"),
-              let deletedAt = f.optionalDate("deletedAt")
+              let notes = f.optionalString("notes"), let createdAt = f.createdAt, let updatedAt = f.updatedAt,
+              let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, brand: brand, number: number, colorName: colorName, colorHex: colorHex, fiberType: fiber,
                   quantity: quantity, barcode: barcode, weightOrLength: weightOrLength, notes: notes,
@@ -90,20 +180,17 @@ extension InventoryThread {
 }
 
 extension Canvas {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 11)
-        w.put("id", id); w.put("designer", designer); w.put("designName", designName); w.put("acquiredAt", acquiredAt)
-        w.put("imageKey", imageKey); w.put("size", size); w.put("meshCount", meshCount); w.put("notes", notes)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("acquiredAt", acquiredAt); w.put("createdAt", createdAt); w.put("deletedAt", deletedAt)
+        w.put("designName", designName); w.put("designer", designer); w.put("id", id); w.put("imageKey", imageKey)
+        w.put("meshCount", meshCount); w.put("notes", notes); w.put("size", size); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let designer = f.string("designer"), let designName = f.string("designName"),
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let designer = f.string("designer"), let designName = f.string("designName"),
               let acquiredAt = f.optionalDate("acquiredAt"), let imageKey = f.optionalString("imageKey"),
               let size = f.optionalString("size"), let meshCount = f.optionalInt("meshCount"), let notes = f.optionalString("notes"),
-              let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"), let deletedAt = f.optionalDate("deletedAt")
+              let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, designer: designer, designName: designName, acquiredAt: acquiredAt, imageKey: imageKey, size: size,
                   meshCount: meshCount, notes: notes, createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
@@ -111,20 +198,17 @@ extension Canvas {
 }
 
 extension Project {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 10)
-        w.put("id", id); w.put("canvasId", canvasId); w.put("status", status.rawValue); w.put("startedAt", startedAt)
-        w.put("finishingAt", finishingAt); w.put("completedAt", completedAt); w.put("notes", notes)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("canvasId", canvasId); w.put("completedAt", completedAt); w.put("createdAt", createdAt)
+        w.put("deletedAt", deletedAt); w.put("finishingAt", finishingAt); w.put("id", id); w.put("notes", notes)
+        w.put("startedAt", startedAt); w.put("status", status); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let canvasId = f.uuid("canvasId"), let status = f.string("status").flatMap(ProjectStatus.init(rawValue:)),
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let canvasId = f.uuid("canvasId"), let status = f.string("status").flatMap(ProjectStatus.init(rawValue:)),
               let startedAt = f.date("startedAt"), let finishingAt = f.optionalDate("finishingAt"),
               let completedAt = f.optionalDate("completedAt"), let notes = f.optionalString("notes"),
-              let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"), let deletedAt = f.optionalDate("deletedAt")
+              let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, canvasId: canvasId, status: status, startedAt: startedAt, finishingAt: finishingAt, completedAt: completedAt,
                   notes: notes, createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
@@ -132,19 +216,16 @@ extension Project {
 }
 
 extension ProjectSection {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 9)
-        w.put("id", id); w.put("projectId", projectId); w.put("name", name); w.put("sortOrder", sortOrder)
-        w.put("status", status.rawValue); w.put("notes", notes)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("createdAt", createdAt); w.put("deletedAt", deletedAt); w.put("id", id); w.put("name", name)
+        w.put("notes", notes); w.put("projectId", projectId); w.put("sortOrder", sortOrder); w.put("status", status)
+        w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let projectId = f.uuid("projectId"), let name = f.string("name"), let sortOrder = f.int("sortOrder"),
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let projectId = f.uuid("projectId"), let name = f.string("name"), let sortOrder = f.int("sortOrder"),
               let status = f.string("status").flatMap(SectionStatus.init(rawValue:)), let notes = f.optionalString("notes"),
-              let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"), let deletedAt = f.optionalDate("deletedAt")
+              let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, projectId: projectId, name: name, sortOrder: sortOrder, status: status, notes: notes,
                   createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
@@ -152,21 +233,19 @@ extension ProjectSection {
 }
 
 extension ProjectThread {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 12)
-        w.put("id", id); w.put("projectId", projectId); w.put("sectionId", sectionId); w.put("threadId", threadId)
-        w.put("brand", brand); w.put("number", number); w.put("colorName", colorName); w.put("quantityNeeded", quantityNeeded)
-        w.put("notes", notes); w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("brand", brand); w.put("colorName", colorName); w.put("createdAt", createdAt); w.put("deletedAt", deletedAt)
+        w.put("id", id); w.put("notes", notes); w.put("number", number); w.put("projectId", projectId)
+        w.put("quantityNeeded", quantityNeeded); w.put("sectionId", sectionId); w.put("threadId", threadId)
+        w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let projectId = f.uuid("projectId"), let sectionId = f.optionalUUID("sectionId"),
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let projectId = f.uuid("projectId"), let sectionId = f.optionalUUID("sectionId"),
               let threadId = f.optionalUUID("threadId"), let brand = f.string("brand"), let number = f.string("number"),
               let colorName = f.optionalString("colorName"), let quantityNeeded = f.int("quantityNeeded"),
-              let notes = f.optionalString("notes"), let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"),
-              let deletedAt = f.optionalDate("deletedAt")
+              let notes = f.optionalString("notes"), let createdAt = f.createdAt, let updatedAt = f.updatedAt,
+              let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, projectId: projectId, sectionId: sectionId, threadId: threadId, brand: brand, number: number,
                   colorName: colorName, quantityNeeded: quantityNeeded, notes: notes,
@@ -175,35 +254,65 @@ extension ProjectThread {
 }
 
 extension JournalEntry {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 6)
-        w.put("id", id); w.put("projectId", projectId); w.put("notes", notes)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("createdAt", createdAt); w.put("deletedAt", deletedAt); w.put("id", id); w.put("notes", notes)
+        w.put("projectId", projectId); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let projectId = f.uuid("projectId"), let notes = f.string("notes"),
-              let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"), let deletedAt = f.optionalDate("deletedAt")
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let projectId = f.uuid("projectId"), let notes = f.string("notes"),
+              let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, projectId: projectId, notes: notes, createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
     }
 }
 
 extension JournalImage {
-    public var wireFields: [String: JSONValue] {
-        var w = WireWriter(capacity: 7)
-        w.put("id", id); w.put("entryId", entryId); w.put("imageKey", imageKey); w.put("sortOrder", sortOrder)
-        w.put("createdAt", createdAt); w.put("updatedAt", updatedAt); w.put("deletedAt", deletedAt)
-        return w.fields
+    public func writeWire<S: WireSink>(to w: inout S) {
+        w.put("createdAt", createdAt); w.put("deletedAt", deletedAt); w.put("entryId", entryId); w.put("id", id)
+        w.put("imageKey", imageKey); w.put("sortOrder", sortOrder); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wireFields fields: [String: JSONValue]) {
-        let f = WireFields(fields: fields)
-        guard let id = f.uuid("id"), let entryId = f.uuid("entryId"), let imageKey = f.string("imageKey"), let sortOrder = f.int("sortOrder"),
-              let createdAt = f.date("createdAt"), let updatedAt = f.date("updatedAt"), let deletedAt = f.optionalDate("deletedAt")
+    public init?(wire f: WireFields) {
+        guard let id = f.id, let entryId = f.uuid("entryId"), let imageKey = f.string("imageKey"), let sortOrder = f.int("sortOrder"),
+              let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
         self.init(id: id, entryId: entryId, imageKey: imageKey, sortOrder: sortOrder, createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
+    }
+}
+
+// The sync envelopes read the same way: nil wherever Codable must decide (and explain).
+extension SyncChange {
+    init?(wire value: JSONValue) {
+        guard case .object(let fields) = value else { return nil }
+        let f = WireFields(fields: fields)
+        guard let type = f.string("type").flatMap(EntityType.init(rawValue:)), let id = f.uuid("id"),
+              let action = f.string("action").flatMap(SyncAction.init(rawValue:)), let updatedAt = f.date("updatedAt"),
+              let deletedAt = f.optionalDate("deletedAt")
+        else { return nil }
+        var data = fields["data"]
+        if data == .null { data = nil }
+        self.init(type: type, id: id, action: action, data: data, updatedAt: updatedAt, deletedAt: deletedAt)
+    }
+}
+
+extension SyncResult {
+    init?(wire value: JSONValue) {
+        guard case .object(let fields) = value, fields["error"] == nil || fields["error"] == .null else { return nil }
+        let f = WireFields(fields: fields)
+        guard let id = f.uuid("id"), let status = f.string("status").flatMap(SyncStatus.init(rawValue:)) else { return nil }
+        var type: EntityType?
+        switch fields["type"] {
+        case nil, .null?: type = nil
+        case .string(let raw)?: guard let known = EntityType(rawValue: raw) else { return nil }; type = known
+        default: return nil
+        }
+        var clamped: Bool?
+        switch fields["clamped"] {
+        case nil, .null?: clamped = nil
+        case .bool(let b)?: clamped = b
+        default: return nil
+        }
+        self.init(id: id, type: type, status: status, clamped: clamped)
     }
 }

@@ -4,21 +4,40 @@ public enum SyncAction: String, Codable, Sendable, Hashable {
     case upsert, delete
 }
 
+/// Which record a change is about: its kind and id (a set or dictionary key).
+public struct RecordKey: Hashable, Sendable {
+    public var type: EntityType
+    public var id: UUID
+    public init(_ type: EntityType, _ id: UUID) {
+        self.type = type
+        self.id = id
+    }
+}
+
 /// One change to one record, in either direction.
 public struct SyncChange: Codable, Sendable, Hashable {
     public var type: EntityType
     public var id: UUID
     public var action: SyncAction
     /// The record's fields (upserts). Deletes need only the envelope.
-    public var data: JSONValue?
+    public var data: JSONValue? {
+        get { if let directRecord { return .object(directRecord.wireFields) } else { return fields } }
+        set { fields = newValue; directRecord = nil }
+    }
     public var updatedAt: Date
     public var deletedAt: Date?
+
+    /// The data as received, or nil when the change was made from `record`.
+    private var fields: JSONValue?
+    /// The record a change was made from (a pull's, a push's): written to JSON and read back
+    /// without building `data` at all.
+    var directRecord: (any SyncRecord)?
 
     public init(type: EntityType, id: UUID, action: SyncAction, data: JSONValue?, updatedAt: Date, deletedAt: Date?) {
         self.type = type
         self.id = id
         self.action = action
-        self.data = data
+        self.fields = data
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
     }
@@ -31,27 +50,73 @@ public struct SyncChange: Codable, Sendable, Hashable {
         self.deletedAt = record.deletedAt
         if record.deletedAt != nil {
             self.action = .delete
-            self.data = nil
         } else {
             self.action = .upsert
-            self.data = .object(record.wireFields)
+            self.directRecord = record
         }
     }
+
+    public var key: RecordKey { RecordKey(type, id) }
 
     /// The typed record carried by an upsert. The envelope's id and timestamps fill in whatever
     /// the data leaves out (and win where they disagree).
     public func record<R: SyncRecord>(as type: R.Type) throws -> R {
+        if var typed = directRecord as? R {
+            typed.id = id
+            typed.updatedAt = updatedAt
+            typed.deletedAt = deletedAt
+            return typed
+        }
         guard case .object(var fields)? = data else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "data must be an object"))
         }
-        fields["id"] = .string(id.uuidString)
+        if let record = R(wire: WireFields(fields: fields, envelope: (id, updatedAt, deletedAt))) { return record }
+        // The exact error (or the odd input only Codable reads) from the general decoder.
+        fields["id"] = .string(id.text)
         fields["updatedAt"] = .string(Timestamp.string(from: updatedAt))
         if fields["createdAt"] == nil || fields["createdAt"] == .null {
             fields["createdAt"] = .string(Timestamp.string(from: updatedAt))
         }
         if let deletedAt { fields["deletedAt"] = .string(Timestamp.string(from: deletedAt)) } else { fields["deletedAt"] = nil }
-        if let record = R(wireFields: fields) { return record }
         return try JSONValue.object(fields).decode(as: R.self)
+    }
+
+    enum CodingKeys: String, CodingKey { case type, id, action, data, updatedAt, deletedAt }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(EntityType.self, forKey: .type)
+        id = try c.decode(UUID.self, forKey: .id)
+        action = try c.decode(SyncAction.self, forKey: .action)
+        fields = try c.decodeIfPresent(JSONValue.self, forKey: .data)
+        updatedAt = try c.decode(Date.self, forKey: .updatedAt)
+        deletedAt = try c.decodeIfPresent(Date.self, forKey: .deletedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        try c.encode(id, forKey: .id)
+        try c.encode(action, forKey: .action)
+        try c.encodeIfPresent(data, forKey: .data)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encodeIfPresent(deletedAt, forKey: .deletedAt)
+    }
+
+    public static func == (a: SyncChange, b: SyncChange) -> Bool {
+        guard a.type == b.type, a.id == b.id, a.action == b.action, a.updatedAt == b.updatedAt, a.deletedAt == b.deletedAt else {
+            return false
+        }
+        if let x = a.directRecord, let y = b.directRecord, AnyHashable(x) == AnyHashable(y) { return true }
+        return a.data == b.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(id)
+        hasher.combine(action)
+        hasher.combine(updatedAt)
+        hasher.combine(deletedAt)
     }
 }
 
@@ -189,7 +254,7 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
     public static let start = SyncCursor(version: 0, rank: -1, id: nil)
 
     public var encoded: String {
-        let text = "v1:\(version):\(rank):\(id?.uuidString ?? "")"
+        let text = "v1:\(version):\(rank):\(id?.text ?? "")"
         return Data(text.utf8).base64EncodedString()
     }
 
@@ -202,7 +267,7 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
         self.version = version
         self.rank = rank
         if parts[3].isEmpty { self.id = nil } else {
-            guard let id = UUID(uuidString: String(parts[3])) else { return nil }
+            guard let id = UUID(text: String(parts[3])) else { return nil }
             self.id = id
         }
     }

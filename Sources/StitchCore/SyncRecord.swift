@@ -27,10 +27,11 @@ public protocol SyncRecord: Codable, Sendable, Hashable, Validatable, Identifiab
     var deletedAt: Date? { get set }
     /// The record with text trimmed and blank optionals removed.
     var normalized: Self { get }
-    /// The record's JSON fields, exactly as its Codable conformance writes them (RecordWire.swift).
-    var wireFields: [String: JSONValue] { get }
+    /// Puts the record's JSON fields, exactly as its Codable conformance writes them, in key
+    /// order (RecordWire.swift); `wireFields` is them as a dictionary.
+    func writeWire<S: WireSink>(to sink: inout S)
     /// Reads the fields the fast way; nil where only Codable can decide (then it decodes, or says why not).
-    init?(wireFields: [String: JSONValue])
+    init?(wire: WireFields)
 }
 
 extension InventoryThread: SyncRecord { public static let entityType = EntityType.thread }

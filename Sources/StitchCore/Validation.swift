@@ -27,7 +27,7 @@ public struct Validator: Sendable {
     }
 
     public mutating func required(_ value: String, _ field: String, label: String, max: Int) {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = value.trimmedWhitespace
         if trimmed.isEmpty {
             fail(field, "\(label) is required")
         } else if trimmed.unicodeScalars.count > max {
@@ -124,24 +124,24 @@ public enum Rules {
     }
 
     public static func normalizedEmail(_ value: String) -> String {
-        value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        value.trimmedWhitespace.lowercased()
     }
 
     /// Notes keep their text exactly as written (line breaks and indentation are the writer's);
     /// only blank notes mean "not set".
     public static func cleanNotes(_ value: String?) -> String? {
-        guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        guard let value, !value.isBlank else { return nil }
         return value
     }
 
     /// Trims a free-text field; blank optional text means "not set".
     public static func clean(_ value: String?) -> String? {
-        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard let trimmed = value?.trimmedWhitespace, !trimmed.isEmpty else { return nil }
         return trimmed
     }
 
     public static func validateEmail(_ email: String, into v: inout Validator) {
-        let trimmed = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = email.trimmedWhitespace
         if trimmed.isEmpty { v.fail("email", "Email is required") }
         else if !isEmail(trimmed) { v.fail("email", "Enter a valid email address") }
     }
@@ -177,8 +177,8 @@ extension InventoryThread: Validatable {
     /// Trimmed text, blank optionals removed, hex colour upper-cased.
     public var normalized: InventoryThread {
         var copy = self
-        copy.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines)
-        copy.number = number.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.brand = brand.trimmedWhitespace
+        copy.number = number.trimmedWhitespace
         copy.colorName = Rules.clean(colorName)
         copy.colorHex = Rules.clean(colorHex)?.uppercased()
         copy.barcode = Rules.clean(barcode)
@@ -202,8 +202,8 @@ extension Canvas: Validatable {
 
     public var normalized: Canvas {
         var copy = self
-        copy.designer = designer.trimmingCharacters(in: .whitespacesAndNewlines)
-        copy.designName = designName.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.designer = designer.trimmedWhitespace
+        copy.designName = designName.trimmedWhitespace
         copy.size = Rules.clean(size)
         copy.notes = Rules.cleanNotes(notes)
         copy.imageKey = Rules.clean(imageKey)
@@ -248,7 +248,7 @@ extension ProjectSection: Validatable {
 
     public var normalized: ProjectSection {
         var copy = self
-        copy.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.name = name.trimmedWhitespace
         copy.notes = Rules.cleanNotes(notes)
         return copy
     }
@@ -266,8 +266,8 @@ extension ProjectThread: Validatable {
 
     public var normalized: ProjectThread {
         var copy = self
-        copy.brand = brand.trimmingCharacters(in: .whitespacesAndNewlines)
-        copy.number = number.trimmingCharacters(in: .whitespacesAndNewlines)
+        copy.brand = brand.trimmedWhitespace
+        copy.number = number.trimmedWhitespace
         copy.colorName = Rules.clean(colorName)
         copy.notes = Rules.cleanNotes(notes)
         return copy

@@ -99,7 +99,7 @@ public actor APIClient {
 
     /// Uploads a picture; answers the server's key.
     public func uploadImage(_ data: Data, filename: String = "image") async throws -> String {
-        let boundary = "stitch-\(UUID().uuidString)"
+        let boundary = "stitch-\(UUID().text)"
         var body = Data()
         body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
         body.append(data)

@@ -139,10 +139,10 @@ public struct AccountExport: Codable, Sendable, Equatable {
             threads: try store.all(InventoryThread.self).sorted(by: InventoryThread.inventoryOrder),
             canvases: try store.all(Canvas.self).sorted { $0.createdAt < $1.createdAt },
             projects: try store.all(Project.self).sorted { $0.createdAt < $1.createdAt },
-            sections: try store.all(ProjectSection.self).sorted { ($0.projectId.uuidString, $0.sortOrder) < ($1.projectId.uuidString, $1.sortOrder) },
+            sections: try store.all(ProjectSection.self).sorted { ($0.projectId.text, $0.sortOrder) < ($1.projectId.text, $1.sortOrder) },
             requirements: try store.all(ProjectThread.self).sorted { $0.createdAt < $1.createdAt },
             journalEntries: try store.all(JournalEntry.self).sorted { $0.createdAt < $1.createdAt },
-            journalImages: try store.all(JournalImage.self).sorted { ($0.entryId.uuidString, $0.sortOrder) < ($1.entryId.uuidString, $1.sortOrder) })
+            journalImages: try store.all(JournalImage.self).sorted { ($0.entryId.text, $0.sortOrder) < ($1.entryId.text, $1.sortOrder) })
     }
 }
 

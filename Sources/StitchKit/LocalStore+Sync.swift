@@ -46,10 +46,10 @@ extension LocalStore {
     /// Marks pushed records synced, but only where the record is still exactly the version that
     /// was pushed: an edit made during the round trip stays pending.
     func acknowledge(_ results: [SyncResult], sent: [SyncChange], at now: Date) throws {
-        let sentByKey = Dictionary(sent.map { ("\($0.type.rawValue)/\($0.id)", $0) }, uniquingKeysWith: { a, _ in a })
+        let sentByKey = Dictionary(sent.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         try writer.write { db in
             for result in results where result.status != .stale {
-                guard let type = result.type, let pushed = sentByKey["\(type.rawValue)/\(result.id)"] else { continue }
+                guard let type = result.type, let pushed = sentByKey[RecordKey(type, result.id)] else { continue }
                 let current = try Self.change(type, id: result.id, db: db)
                 if current == pushed || current == nil {
                     // A refused change is not retried forever: the server's copy (if any) comes with the pull.
@@ -65,17 +65,18 @@ extension LocalStore {
     func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date) throws {
         try writer.write { db in
             // Which of the page's records have local changes waiting: one query for the page.
-            var pending = Set<String>()
+            var pending = Set<RecordKey>()
             let rows = try Row.fetchCursor(db, sql: "SELECT entity, id FROM sync_state WHERE pending")
             while let row = try rows.next() {
-                pending.insert("\(row["entity"] as String)/\((row["id"] as UUID).uuidString)")
+                guard let type = EntityType(rawValue: row["entity"]) else { continue }
+                pending.insert(RecordKey(type, row["id"]))
             }
             let markSynced = try db.cachedStatement(sql: """
                 INSERT INTO sync_state (entity, id, pending, syncedAt) VALUES (?, ?, 0, ?)
                 ON CONFLICT (entity, id) DO UPDATE SET pending = 0, syncedAt = excluded.syncedAt
                 """)
             for change in changes {
-                let isPending = !pending.isEmpty && pending.contains("\(change.type.rawValue)/\(change.id.uuidString)")
+                let isPending = !pending.isEmpty && pending.contains(change.key)
                 let applied: Bool
                 switch change.type {
                 case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, db: db)

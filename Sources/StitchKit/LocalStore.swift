@@ -14,6 +14,28 @@ extension ProjectThread: FetchableRecord, PersistableRecord { public static let 
 extension JournalEntry: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_entries" }
 extension JournalImage: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_images" }
 
+// Rows are written from the records' wire fields (one column per field, named like it) rather
+// than through Codable, which cost a keyed container per record: the same values GRDB's Codable
+// encoding stores (UUIDs as 16-byte blobs, dates as GRDB's date text), nil as NULL.
+extension InventoryThread { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension Canvas { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension Project { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension ProjectSection { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension ProjectThread { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension JournalEntry { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension JournalImage { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+
+extension PersistenceContainer: WireSink {
+    mutating func put<R: SyncRecord>(_ record: R) { record.writeWire(to: &self) }
+    private mutating func set(_ key: StaticString, _ value: (any DatabaseValueConvertible)?) {
+        self[key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }] = value
+    }
+    public mutating func put(_ key: StaticString, _ value: String?) { set(key, value) }
+    public mutating func put(_ key: StaticString, _ value: Int?) { set(key, value) }
+    public mutating func put(_ key: StaticString, _ value: UUID?) { set(key, value) }
+    public mutating func put(_ key: StaticString, _ value: Date?) { set(key, value) }
+}
+
 /// A record the local store keeps: any synced record that GRDB can read and write.
 public protocol LocalRecord: SyncRecord, FetchableRecord, PersistableRecord {}
 extension InventoryThread: LocalRecord {}
@@ -216,7 +238,7 @@ public final class LocalStore: Sendable {
     /// until then.
     public func stageImage(_ data: Data) throws -> String {
         guard ImageFormat.detect(data) != nil else { throw ValidationError("image", "Not a JPEG, PNG, HEIC or WebP picture") }
-        let key = "local-" + UUID().uuidString.lowercased()
+        let key = "local-" + UUID().text.lowercased()
         try writer.write { db in try PendingImage(localKey: key, data: data, createdAt: clock()).insert(db) }
         return key
     }

@@ -39,9 +39,9 @@ public actor SyncEngine {
     /// The id of this installation, made once and kept in the store.
     public var clientId: UUID {
         get throws {
-            if let raw = try store.setting("clientId"), let id = UUID(uuidString: raw) { return id }
+            if let raw = try store.setting("clientId"), let id = UUID(text: raw) { return id }
             let id = UUID()
-            try store.setSetting("clientId", id.uuidString)
+            try store.setSetting("clientId", id.text)
             return id
         }
     }
@@ -115,18 +115,31 @@ public actor SyncEngine {
         var outgoing = try store.pendingChanges()
         var cursor = try store.cursor
         var newlyRejected: [SyncResult] = []
+        // The next page, asked for while this one is being stored (only once nothing is left to
+        // push, so the request is exactly the one the loop would make next).
+        var prefetched: Task<SyncResponse, any Error>?
+        defer { prefetched?.cancel() }
         while true {
             let batch = Array(outgoing.prefix(Self.pushBatch))
             outgoing.removeFirst(batch.count)
             let response: SyncResponse
             do {
-                response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+                if let next = prefetched {
+                    prefetched = nil
+                    response = try await next.value
+                } else {
+                    response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+                }
             } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
                 // The server doesn't recognise our cursor (and applied nothing): pull everything
                 // again from the start; records already here are simply overwritten or kept by LWW.
                 cursor = nil
                 outgoing.insert(contentsOf: batch, at: 0)
                 continue
+            }
+            if response.hasMore && outgoing.isEmpty {
+                let next = SyncRequest(cursor: response.cursor, clientId: clientId, changes: [], limit: pageSize)
+                prefetched = Task { [api] in try await api.sync(next) }
             }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)

@@ -102,7 +102,7 @@ public struct StashModel: Sendable {
     public mutating func load(from store: LocalStore) throws { all = try store.all(Canvas.self) }
 
     public var canvases: [Canvas] {
-        all.filter { $0.matches(search: search) }.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        all.filter { $0.matches(search: search) }.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
     }
 
     public var emptyState: (title: String, message: String)? {
@@ -121,7 +121,7 @@ public struct StartProjectModel: Sendable {
     public mutating func load(from store: LocalStore) throws {
         let taken = Set(try store.all(Project.self).map(\.canvasId))
         available = try store.all(Canvas.self).filter { !taken.contains($0.id) }
-            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
     }
 
     public var emptyState: (title: String, message: String)? {
@@ -156,7 +156,7 @@ public struct ProjectDetailModel: Sendable {
         project = try store.find(Project.self, id: projectId)
         canvas = try project.flatMap { try store.find(Canvas.self, id: $0.canvasId) }
         let entries = try store.all(JournalEntry.self).filter { $0.projectId == projectId }
-            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = Dictionary(grouping: try store.all(JournalImage.self), by: \.entryId)
         journal = entries.map { entry in (entry, (images[entry.id] ?? []).sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }) }
         sections = try store.all(ProjectSection.self).filter { $0.projectId == projectId }.sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }

@@ -8,9 +8,12 @@ import StitchKit
 import StitchServer
 import Vapor
 
-/// `swift run -c release stitch-bench [--quick] [--json FILE]`: how close Stitchuation is to the
-/// fastest this machine allows. Each figure is measured in the same run as its baseline, on
-/// SQLite and (with BENCH_DATABASE_URL, an empty database it may wipe) on PostgreSQL.
+/// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list]
+/// [--database sqlite|postgres]`: how close Stitchuation is to the fastest this machine allows.
+/// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
+/// an empty database it may wipe) on PostgreSQL. `--only` measures some figures (the push always
+/// runs: the others read what it wrote), e.g. to profile one of them; `--database` runs one
+/// database, so its idle memory is a fresh process's.
 @main
 struct Bench {
     struct Figure: Codable {
@@ -26,16 +29,23 @@ struct Bench {
     static func main() async throws {
         let args = CommandLine.arguments
         let quick = args.contains("--quick")
-        let jsonPath = args.firstIndex(of: "--json").flatMap { args.indices.contains($0 + 1) ? args[$0 + 1] : nil }
+        func option(_ name: String) -> String? {
+            args.firstIndex(of: name).flatMap { args.indices.contains($0 + 1) ? args[$0 + 1] : nil }
+        }
+        let jsonPath = option("--json")
+        let only = Set((option("--only") ?? "push,pull,client,list").split(separator: ",").map(String.init))
+        let databases = option("--database").map { [$0] } ?? ["sqlite", "postgres"]
         var figures: [Figure] = []
         let scale = quick ? 10 : 1
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-bench-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
-        figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale)
-        if let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"], !url.isEmpty {
-            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale)
+        if databases.contains("sqlite") {
+            figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale, only: only)
+        }
+        if databases.contains("postgres"), let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"], !url.isEmpty {
+            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale, only: only)
         }
         if let jsonPath {
             let encoder = JSONEncoder()
@@ -68,11 +78,11 @@ struct Bench {
         return kb / 1024
     }
 
-    static func run(database: AppConfig.Database, label: String, dataDir: String, scale: Int) async throws -> [Figure] {
+    static func run(database: AppConfig.Database, label: String, dataDir: String, scale: Int, only: Set<String>) async throws -> [Figure] {
         var figures: [Figure] = []
         var config = AppConfig(database: database, dataDirectory: dataDir + "/\(label)", jwtSecret: String(repeating: "b", count: 48))
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
-        config.bcryptCost = 12
+        config.bcryptCost = 4  // sign-ups aren't measured; keeps bcrypt out of profiles
         var env = Environment.production
         env.arguments = ["stitch-bench"]
         let app = try await Application.make(env)
@@ -146,6 +156,7 @@ struct Bench {
                                      baseline: Double(n) / rawUpdate, ratio: rawUpdate / pushUpdate, target: "≥ 0.50")))
 
         // 2. Pull: a fresh device pages through the same records.
+        if only.contains("pull") {
         var pulled = 0
         let pull = try await seconds {
             var cursor: String?
@@ -162,8 +173,10 @@ struct Bench {
         }
         figures.append(report(Figure(name: "sync pull, \(pulled) records", database: label, value: Double(pulled) / pull, unit: "records/s",
                                      baseline: Double(n) / select, ratio: select / pull, target: "≥ 0.50 (pull ≤ 2× SELECT)")))
+        }
 
         // 3. A StitchKit device's first sync of 50,000 records into its GRDB store.
+        if only.contains("client") {
         let m = 50_000 / scale
         var remaining = m - n
         var batch = 0
@@ -183,8 +196,10 @@ struct Bench {
         let stored = try store.all(InventoryThread.self).count
         figures.append(report(Figure(name: "client initial sync, \(stored) rows", database: label, value: Double(stored) / initial, unit: "rows/s",
                                      target: "≥ 30000 rows/s")))
+        }
 
         // 4. GET /threads for a user with 1,000 threads under concurrent load, against a bare route.
+        if only.contains("list") {
         let lister = try await register("list-\(label)@example.com")
         _ = try await sync(lister.accessToken, SyncRequest(cursor: nil, clientId: UUID(), changes: try threads(1000 / scale, prefix: "l", at: now).map { try SyncChange(record: $0) }, limit: 1))
         let requests = 2000 / scale, concurrency = 16
@@ -226,6 +241,7 @@ struct Bench {
         figures.append(report(Figure(name: "GET /threads, cache off", database: label, value: cold.rate, unit: "req/s",
                                      baseline: bare.rate, ratio: cold.rate / bare.rate)))
         figures.append(report(Figure(name: "GET /threads p50, cache off", database: label, value: cold.p50, unit: "ms", baseline: bare.p50)))
+        }
         figures.append(report(Figure(name: "resident memory, after runs", database: label, value: rss(), unit: "MB")))
 
         try await http.shutdown()

@@ -128,5 +128,5 @@ enum Output {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static func short(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+    static func short(_ id: UUID) -> String { String(id.text.lowercased().prefix(8)) }
 }

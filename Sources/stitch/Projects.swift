@@ -210,7 +210,7 @@ struct Needs: AsyncParsableCommand {
                 var sectionId: UUID?
                 if let section {
                     let match = try ctx.store.all(ProjectSection.self).filter { $0.projectId == p.id }
-                        .first { $0.name.caseInsensitiveCompare(section) == .orderedSame || $0.id.uuidString.lowercased().hasPrefix(section.lowercased()) }
+                        .first { $0.name.caseInsensitiveCompare(section) == .orderedSame || $0.id.text.lowercased().hasPrefix(section.lowercased()) }
                     guard let match else { throw CLIError("No section \(section) in this project", code: .notFound) }
                     sectionId = match.id
                 }

@@ -6,7 +6,7 @@ import StitchKit
 /// Finds a record by (a prefix of) its id.
 func resolve<R: LocalRecord>(_ type: R.Type, _ reference: String, in store: LocalStore, describe: (R) -> String) throws -> R {
     let needle = reference.lowercased()
-    let matches = try store.all(R.self).filter { $0.id.uuidString.lowercased().hasPrefix(needle) }
+    let matches = try store.all(R.self).filter { $0.id.text.lowercased().hasPrefix(needle) }
     guard !needle.isEmpty, let first = matches.first else { throw CLIError("No \(R.entityType.rawValue) matches \"\(reference)\"", code: .notFound) }
     guard matches.count == 1 else {
         throw CLIError("\"\(reference)\" matches several: \(matches.map(describe).joined(separator: ", ")). Use more of the id.", code: .usage)

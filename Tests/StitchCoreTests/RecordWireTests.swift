@@ -74,4 +74,68 @@ struct RecordWireTests {
         #expect(throws: DecodingError.self) { try change.record(as: InventoryThread.self) }
         #expect(try SyncChange(record: thread).record(as: InventoryThread.self) == thread)
     }
+
+    @Test("Direct JSON: records, changes, pages and pushes write exactly the bytes of the general path")
+    func directBytes() throws {
+        func general<T: Encodable>(_ value: T) throws -> [UInt8] {
+            // Foundation's encoding, re-serialized with the wire format's sorted keys.
+            try StitchJSON.decode(JSONValue.self, from: StitchJSON.makeEncoder().encode(value)).serialized
+        }
+        let records = Self.samples()
+        for record in records {
+            #expect(try StitchJSON.encodeBytes(record) == general(record), "\(type(of: record))")
+        }
+        let changes = try records.map { try SyncChange(record: $0) }
+            + [SyncChange(type: .thread, id: UUID(), action: .upsert, data: .object(["brand": .string("Ünï \"q\"\n")]), updatedAt: Self.now, deletedAt: nil),
+               SyncChange(type: .canvas, id: UUID(), action: .delete, data: nil, updatedAt: Self.now, deletedAt: Self.later)]
+        for change in changes {
+            #expect(try StitchJSON.encodeBytes(change) == general(change))
+            // The change made from a record reads back as the same change (and record) as its bytes.
+            let read = try StitchJSON.decode(SyncChange.self, from: Data(try StitchJSON.encodeBytes(change)))
+            #expect(read == change)
+        }
+        let results = [SyncResult(id: UUID(), type: .thread, status: .applied),
+                       SyncResult(id: UUID(), type: nil, status: .rejected, error: APIErrorBody(error: "No", fields: ["brand": "Brand is required"])),
+                       SyncResult(id: UUID(), type: .project, status: .stale, clamped: true)]
+        let response = SyncResponse(cursor: "v1:3:0:", hasMore: true, changes: changes, results: results)
+        #expect(try StitchJSON.encodeBytes(response) == general(response))
+        let empty = SyncResponse(cursor: "c", hasMore: false, changes: [], results: [])
+        #expect(try StitchJSON.encodeBytes(empty) == general(empty))
+        for request in [SyncRequest(cursor: nil, clientId: UUID(), changes: changes), SyncRequest(cursor: "x", clientId: UUID(), changes: [], limit: 7)] {
+            #expect(try StitchJSON.encodeBytes(request) == general(request))
+        }
+        let threads = records.compactMap { $0 as? InventoryThread }
+        #expect(try StitchJSON.encodeBytes(threads) == general(threads))
+    }
+
+    @Test("Changes and results read by hand are the ones Foundation's decoder reads; odd input still fails the same way")
+    func envelopes() throws {
+        let id = UUID().uuidString
+        let texts = [
+            #"{"type":"thread","id":"\#(id)","action":"upsert","data":{"brand":"DMC"},"updatedAt":"2026-11-19T21:06:40.123Z"}"#,
+            #"{"type":"canvas","id":"\#(id.lowercased())","action":"delete","data":null,"updatedAt":"2026-11-19T21:06:40Z","deletedAt":"2026-11-19T22:06:40.5+01:00","extra":1}"#,
+            #"{"type":"thread","id":"\#(id)","action":"delete","updatedAt":"2026-11-19T21:06:40.123Z","deletedAt":null}"#,
+        ]
+        for text in texts {
+            #expect(try StitchJSON.decode(SyncChange.self, from: Data(text.utf8)) == StitchJSON.makeDecoder().decode(SyncChange.self, from: Data(text.utf8)))
+        }
+        let bad = [
+            #"{"type":"spool","id":"\#(id)","action":"upsert","updatedAt":"2026-11-19T21:06:40.123Z"}"#,
+            #"{"type":"thread","id":"nope","action":"upsert","updatedAt":"2026-11-19T21:06:40.123Z"}"#,
+            #"{"type":"thread","id":"\#(id)","action":"upsert","updatedAt":12}"#,
+            #"{"type":"thread","id":"\#(id)","action":"upsert"}"#,
+        ]
+        for text in bad {
+            #expect(throws: DecodingError.self) { try StitchJSON.decode(SyncChange.self, from: Data(text.utf8)) }
+        }
+        let results = [
+            #"{"id":"\#(id)","status":"applied","type":"thread"}"#,
+            #"{"id":"\#(id)","status":"stale","clamped":true}"#,
+            #"{"id":"\#(id)","status":"rejected","type":"project","error":{"error":"No","fields":{"canvasId":"No such canvas"}}}"#,
+        ]
+        for text in results {
+            #expect(try StitchJSON.decode(SyncResult.self, from: Data(text.utf8)) == StitchJSON.makeDecoder().decode(SyncResult.self, from: Data(text.utf8)))
+        }
+        #expect(throws: DecodingError.self) { try StitchJSON.decode(SyncResult.self, from: Data(#"{"id":"\#(id)","status":"lost"}"#.utf8)) }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StitchCore
 @testable import StitchKit
 import Testing
@@ -88,6 +89,47 @@ struct LocalStoreTests {
         try store.save(edit)
         try store.acknowledge([SyncResult(id: t.id, type: .thread, status: .applied)], sent: sent, at: clock.date)
         #expect(try store.isPending(.thread, id: t.id))
+    }
+
+    /// A record written through its Codable conformance, as GRDB does by default.
+    struct Coded<R: Encodable>: Encodable, EncodableRecord {
+        let record: R
+        func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
+    }
+
+    @Test("Rows are written with exactly the columns and values of GRDB's Codable encoding")
+    func rowsMatchCodable() throws {
+        // Whole seconds: GRDB keeps milliseconds as text, which reads back a hair off the Double.
+        let now = Date(timeIntervalSince1970: 1_800_000_000), later = now + 86_400
+        let p = UUID()
+        let records: [any LocalRecord] = [
+            InventoryThread(brand: "DMC", number: "310", createdAt: now, updatedAt: now),
+            InventoryThread(brand: "Caron", number: "7", colorName: "Snow", colorHex: "#A1B2C3", fiberType: .silk, quantity: 4,
+                            barcode: "1", weightOrLength: "8m", notes: "é 🧵", createdAt: now, updatedAt: later, deletedAt: later),
+            Canvas(designer: "A", designName: "B", createdAt: now, updatedAt: now),
+            Canvas(designer: "A", designName: "B", acquiredAt: later, imageKey: "k.png", size: "13x18", meshCount: 18, notes: "n",
+                   createdAt: now, updatedAt: later, deletedAt: later),
+            Project(canvasId: UUID(), startedAt: now, createdAt: now, updatedAt: now),
+            Project(canvasId: UUID(), status: .completed, startedAt: now, finishingAt: later, completedAt: later, notes: "x",
+                    createdAt: now, updatedAt: later, deletedAt: later),
+            ProjectSection(projectId: p, name: "Sky", sortOrder: 3, status: .inProgress, notes: "x", createdAt: now, updatedAt: now),
+            ProjectThread(projectId: p, brand: "DMC", number: "1", createdAt: now, updatedAt: now),
+            ProjectThread(projectId: p, sectionId: UUID(), threadId: UUID(), brand: "DMC", number: "1", colorName: "c", quantityNeeded: 9,
+                          notes: "n", createdAt: now, updatedAt: later, deletedAt: later),
+            JournalEntry(projectId: p, notes: "Day one", createdAt: now, updatedAt: now),
+            JournalImage(entryId: UUID(), imageKey: "abc.png", sortOrder: 2, createdAt: now, updatedAt: later, deletedAt: later),
+        ]
+        func check<R: LocalRecord>(_ record: R) throws {
+            #expect(try record.databaseDictionary == Coded(record: record).databaseDictionary, "\(R.self)")
+        }
+        for record in records { try check(record) }
+        // And they read back as the same records.
+        let store = try makeStore()
+        for record in records { try store.writer.write { db in try record.insert(db) } }
+        func readBack<R: LocalRecord>(_ record: R) throws {
+            #expect(try store.writer.read { db in try R.fetchOne(db, key: ["id": record.id]) } == record)
+        }
+        for record in records { try readBack(record) }
     }
 
     @Test("The store persists in a file across opens")

@@ -34,7 +34,7 @@ struct AuthController: RouteCollection {
         let hash = try await req.application.passwords.hash(body.password)
         let now = req.now
         let user = UserModel(
-            email: email, displayName: body.displayName.trimmingCharacters(in: .whitespacesAndNewlines),
+            email: email, displayName: body.displayName.trimmedWhitespace,
             passwordHash: hash, now: now)
         let duplicate = APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
         do {

@@ -22,7 +22,7 @@ struct CanvasController: RouteCollection {
         return try await cachedList(req, kind: "canvases") {
             var canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)
             if let q { canvases = canvases.filter { $0.matches(search: q) } }
-            canvases.sort { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            canvases.sort { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
             return try StitchJSON.encodeBytes(canvases)
         }
     }

@@ -20,7 +20,7 @@ struct JournalController: RouteCollection {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = try await Self.images(of: entries.map(\.id), userId: userId, db: req.db)
         return try respond(entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) })
     }
@@ -30,7 +30,7 @@ struct JournalController: RouteCollection {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
         let entry = try await RecordWrites<JournalEntryModel>.create(
-            req, defaults: ["notes": ""], overrides: ["projectId": project.id!.uuidString], clientMayDate: true)
+            req, defaults: ["notes": ""], overrides: ["projectId": project.id!.text], clientMayDate: true)
         return try respond(JournalEntryDetail(entry: entry, images: []), status: .created)
     }
 
@@ -96,7 +96,7 @@ struct JournalController: RouteCollection {
         let images = try await JournalImageModel.query(on: db).filter(\.$userId == userId).filter(\.$deletedAt == nil)
             .filter(\.$entryId ~~ entryIds).all().map(\.record)
         return Dictionary(grouping: images, by: \.entryId).mapValues {
-            $0.sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
+            $0.sorted { ($0.sortOrder, $0.createdAt, $0.id.text) < ($1.sortOrder, $1.createdAt, $1.id.text) }
         }
     }
 }
@@ -143,7 +143,7 @@ struct ShoppingController: RouteCollection {
             let version = try await SyncVersion.next(for: userId, on: db)
             let candidates = try await Records.all(ThreadModel.self, userId: userId, on: db)
                 .filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
-                .sorted { ($0.createdAt, $0.id!.uuidString) < ($1.createdAt, $1.id!.uuidString) }
+                .sorted { ($0.createdAt, $0.id!.text) < ($1.createdAt, $1.id!.text) }
             if let model = candidates.first {
                 var record = model.record
                 // Valid on its own, but too many with what is already there: a conflict with the

@@ -41,7 +41,7 @@ struct ProjectController: RouteCollection {
         }
         let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
             .filter { status == nil || $0.status == status }
-            .sorted { ($0.startedAt, $0.createdAt, $0.id.uuidString) > ($1.startedAt, $1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.startedAt, $0.createdAt, $0.id.text) > ($1.startedAt, $1.createdAt, $1.id.text) }
         let canvases = try await Self.canvases(userId: userId, db: req.db)
         return try respond(projects.map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) })
     }
@@ -142,7 +142,7 @@ struct ProjectController: RouteCollection {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .sorted { ($0.sortOrder, $0.createdAt, $0.id.uuidString) < ($1.sortOrder, $1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.sortOrder, $0.createdAt, $0.id.text) < ($1.sortOrder, $1.createdAt, $1.id.text) }
         return try respond(sections)
     }
 
@@ -154,7 +154,7 @@ struct ProjectController: RouteCollection {
         let nextOrder = (existing.map(\.sortOrder).max() ?? -1) + 1
         let record = try await RecordWrites<SectionModel>.create(
             req, defaults: ["name": "", "sortOrder": nextOrder, "status": SectionStatus.notStarted.rawValue],
-            overrides: ["projectId": project.id!.uuidString])
+            overrides: ["projectId": project.id!.text])
         return try respond(record, status: .created)
     }
 
@@ -201,7 +201,7 @@ struct ProjectController: RouteCollection {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
         let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-            .sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) < ($1.createdAt, $1.id.text) }
         return try respond(requirements)
     }
 
@@ -212,7 +212,7 @@ struct ProjectController: RouteCollection {
         // A linked requirement may leave brand, number and colour to the inventory thread.
         var defaults: [String: Any] = ["brand": "", "number": "", "quantityNeeded": 1]
         let body = try JSONMerge.object(from: req)
-        if let raw = body["threadId"] as? String, let threadId = UUID(uuidString: raw) {
+        if let raw = body["threadId"] as? String, let threadId = UUID(text: raw) {
             guard let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) else {
                 throw APIError.missingReference(["threadId": "No such thread in your inventory"])
             }
@@ -222,7 +222,7 @@ struct ProjectController: RouteCollection {
         }
         let projectId = project.id!
         let record = try await RecordWrites<ProjectThread.Model>.create(
-            req, defaults: defaults, overrides: ["projectId": projectId.uuidString],
+            req, defaults: defaults, overrides: ["projectId": projectId.text],
             check: { requirement, db in try await Self.checkReferences(requirement, userId: userId, db: db) })
         return try respond(record, status: .created)
     }

@@ -23,7 +23,7 @@ enum RecordWrites<M: RecordModel> {
         let now = req.now
         let id = try JSONMerge.clientId(body) ?? UUID()
         var protected: [String: Any] = overrides
-        protected["id"] = id.uuidString
+        protected["id"] = id.text
         protected["updatedAt"] = ts(now)
         var base = defaults
         base["createdAt"] = ts(now)

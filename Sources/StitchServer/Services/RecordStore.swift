@@ -179,7 +179,7 @@ enum JSONMerge {
     /// The id a client chose for a new record, if it sent one.
     static func clientId(_ body: [String: Any]) throws -> UUID? {
         guard let raw = body["id"], !(raw is NSNull) else { return nil }
-        guard let text = raw as? String, let id = UUID(uuidString: text) else {
+        guard let text = raw as? String, let id = UUID(text: text) else {
             throw APIError.validation(["id": "id must be a UUID"])
         }
         return id
@@ -189,7 +189,7 @@ enum JSONMerge {
 extension Request {
     /// A UUID path parameter; anything else is a 404 (it cannot name a record).
     func uuid(_ name: String) throws -> UUID {
-        guard let text = parameters.get(name), let id = UUID(uuidString: text) else { throw APIError.notFound }
+        guard let text = parameters.get(name), let id = UUID(text: text) else { throw APIError.notFound }
         return id
     }
 }

@@ -78,7 +78,7 @@ func cachedList(_ req: Request, kind: String, render: () async throws -> [UInt8]
     guard let version = user.syncVersion else {
         return try await listResponse(render(), etag: nil)
     }
-    let etag = "\"\(kind)-\(version)-\(user.id.uuidString.prefix(8).lowercased())-\(UInt32(truncatingIfNeeded: (req.url.query ?? "").hashValue & 0xffff_ffff))\""
+    let etag = "\"\(kind)-\(version)-\(user.id.text.prefix(8).lowercased())-\(UInt32(truncatingIfNeeded: (req.url.query ?? "").hashValue & 0xffff_ffff))\""
     if let match = req.headers.first(name: .ifNoneMatch), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
         let response = Response(status: .notModified)
         response.headers.replaceOrAdd(name: .eTag, value: etag)

@@ -34,12 +34,9 @@ enum SyncService {
         let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db)
         // The server's copy goes back for every stale change and every change the server stored
         // differently from how it was sent (trimmed text, a clamped clock).
-        let corrected = Set(push.serverCopies.map { "\($0.type.rawValue)/\($0.id)" })
+        let corrected = Set(push.serverCopies.map(\.key))
         // What the client just pushed and the server holds exactly as sent is not echoed back.
-        let pulled = page.changes.filter {
-            let key = "\($0.type.rawValue)/\($0.id)"
-            return !corrected.contains(key) && !push.echoes.contains(key)
-        }
+        let pulled = page.changes.filter { !corrected.contains($0.key) && !push.echoes.contains($0.key) }
         return SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: push.serverCopies + pulled, results: push.results)
     }
 
@@ -51,7 +48,7 @@ enum SyncService {
         /// The version the push's writes took, if it wrote anything.
         var version: Int64?
         /// Records whose server copy is now exactly what the client sent.
-        var echoes: Set<String> = []
+        var echoes: Set<RecordKey> = []
     }
 
     /// Everything the push decided so far, by entity: the post-push state references are checked against.
@@ -236,7 +233,7 @@ enum SyncService {
                     continue
                 case .same:
                     results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
-                    outcome.echoes.insert("\(entity.rawValue)/\(change.id)")
+                    outcome.echoes.insert(change.key)
                     continue
                 case .incoming:
                     break
@@ -256,7 +253,7 @@ enum SyncService {
             if let asSent, clamped || asSent != incoming {
                 outcome.serverCopies.append(try SyncChange(record: incoming))
             } else {
-                outcome.echoes.insert("\(entity.rawValue)/\(change.id)")
+                outcome.echoes.insert(change.key)
             }
         }
         for id in order { if let record = winners[id] { writes.add(record) } }

@@ -40,9 +40,9 @@ enum TokenService {
         let now = app.clock.now()
         let expires = now.addingTimeInterval(app.config.accessTokenLifetime)
         let payload = AccessTokenPayload(
-            sub: .init(value: userId.uuidString), iss: .init(value: app.config.jwtIssuer),
+            sub: .init(value: userId.text), iss: .init(value: app.config.jwtIssuer),
             aud: .init(value: [app.config.jwtAudience]), exp: .init(value: expires), iat: .init(value: now),
-            jti: .init(value: UUID().uuidString), sid: familyId.uuidString, typ: accessType)
+            jti: .init(value: UUID().text), sid: familyId.text, typ: accessType)
         let token = try await app.jwt.keys.sign(payload, kid: keyId, header: ["alg": .string(algorithm), "typ": "JWT"])
         return (token, expires)
     }
@@ -62,8 +62,8 @@ enum TokenService {
               payload.iss.value == config.jwtIssuer,
               payload.aud.value.contains(config.jwtAudience),
               payload.exp.value > req.now,
-              let userId = UUID(uuidString: payload.sub.value),
-              let sessionId = UUID(uuidString: payload.sid)
+              let userId = UUID(text: payload.sub.value),
+              let sessionId = UUID(text: payload.sid)
         else { throw APIError.unauthorized }
         // One indexed query: the sign-in is still live, and the user's change counter as of now
         // (what cached list pages are keyed by).

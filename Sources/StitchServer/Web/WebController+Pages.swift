@@ -118,7 +118,7 @@ extension WebController {
     @Sendable func stash(req: Request) async throws -> Response {
         let all = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
         let q = req.query[String.self, at: "q"] ?? ""
-        let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+        let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
     }
 
@@ -162,7 +162,7 @@ extension WebController {
                 response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "flash": "Added \(canvas.designName)."]))
                 return response
             }
-            return redirect(.canvas(canvas.id.uuidString))
+            return redirect(.canvas(canvas.id.text))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return html(CanvasFormPage(canvas: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, addAnother: form["addAnother"] == "on")
@@ -194,7 +194,7 @@ extension WebController {
             if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
             let canvas = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
             if let old = before.imageKey, old != canvas.imageKey { try await Images.removeIfUnreferenced(old, app: req.application, db: req.db) }
-            return redirect(.canvas(id.uuidString))
+            return redirect(.canvas(id.text))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }).render(try await context(req)), status: .badRequest)
@@ -223,7 +223,7 @@ extension WebController {
         let userId = try req.user.id
         let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
         let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
-            .sorted { ($0.startedAt, $0.id.uuidString) > ($1.startedAt, $1.id.uuidString) }
+            .sorted { ($0.startedAt, $0.id.text) > ($1.startedAt, $1.id.text) }
             .map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) }
         return html(ProjectsPage(projects: projects).render(try await context(req)))
     }
@@ -243,7 +243,7 @@ extension WebController {
         let project = try await RecordWrites<ProjectModel>.create(
             req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": "wip", "startedAt": ts(now)],
             check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
-        return redirect(.project(project.id.uuidString))
+        return redirect(.project(project.id.text))
     }
 
     func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
@@ -255,7 +255,7 @@ extension WebController {
         let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
         let inventory = try await Records.list(ThreadModel.self, userId: userId, on: req.db).sorted(by: InventoryThread.inventoryOrder)
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
-            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
         let page = ProjectDetailPage(
             detail: ProjectDetail(project: project, canvas: canvas),
@@ -273,7 +273,7 @@ extension WebController {
         do {
             _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
                                                             transform: ProjectController.stampStatus)
-            return redirect(.project(id.uuidString))
+            return redirect(.project(id.text))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -308,7 +308,7 @@ extension WebController {
                 }
             }
             let response = Response(status: .seeOther)
-            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.uuidString).path + "#journal")
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.text).path + "#journal")
             return response
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -322,7 +322,7 @@ extension WebController {
         let imageId = try req.uuid("imageId")
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
-            .sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
         let images = entries.flatMap { byEntry[$0.id] ?? [] }
         guard let index = images.firstIndex(where: { $0.id == imageId }) else { throw Abort(.notFound) }
@@ -338,8 +338,8 @@ extension WebController {
         let existing = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
         do {
             _ = try await RecordWrites<SectionModel>.create(req, body: ["name": form["name"] ?? ""],
-                defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.uuidString])
-            return redirect(.project(id.uuidString))
+                defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.text])
+            return redirect(.project(id.text))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -358,7 +358,7 @@ extension WebController {
         case .some(let q): body["quantityNeeded"] = q ?? 1
         case .none: errors["quantityNeeded"] = "Enter a whole number"
         }
-        if let threadId = form["threadId"].flatMap(UUID.init(uuidString:)),
+        if let threadId = form["threadId"].flatMap(UUID.init(text:)),
            let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) {
             if form["brand"] == nil { body["brand"] = thread.brand }
             if form["number"] == nil { body["number"] = thread.number }
@@ -366,9 +366,9 @@ extension WebController {
         }
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.uuidString],
+            _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.text],
                 check: { requirement, db in try await ProjectController.checkReferences(requirement, userId: userId, db: db) })
-            return redirect(.project(id.uuidString))
+            return redirect(.project(id.text))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -378,7 +378,7 @@ extension WebController {
     @Sendable func deleteRequirement(req: Request) async throws -> Response {
         let (projectId, reqId) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
         _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
-        return redirect(.project(projectId.uuidString))
+        return redirect(.project(projectId.text))
     }
 
     // MARK: Shopping

@@ -27,7 +27,7 @@ struct FormData {
     }
 
     subscript(_ key: String) -> String? {
-        guard let value = fields[key]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        guard let value = fields[key]?.trimmedWhitespace, !value.isEmpty else { return nil }
         return value
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+
+// Two text conversions every record passes through several times per sync (ids on the wire, text
+// trimmed before it is stored). Foundation's versions go through the C library's formatted
+// printing and scanning (UUID) and through NSString (trimming), which together were a tenth of a
+// sync push; these give the same answers (tested against Foundation) without either.
+
+extension UUID {
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// The same text as `uuidString`: upper-case hex in the 8-4-4-4-12 layout.
+    public var text: String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            withUnsafeBytes(of: uuid) { bytes in
+                var o = 0
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                    out[o] = Self.hexDigits[Int(bytes[i] >> 4)]
+                    out[o + 1] = Self.hexDigits[Int(bytes[i] & 0x0F)]
+                    o += 2
+                }
+            }
+            return 36
+        }
+    }
+
+    /// Parses the 8-4-4-4-12 hex layout in either case, as `UUID(text:)` does; anything
+    /// else is nil.
+    public init?(text: some StringProtocol) {
+        var parsed: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.parse(UnsafeRawBufferPointer(bytes), into: &parsed)
+        }
+        if let ok {
+            guard ok else { return nil }
+        } else {
+            guard Array(text.utf8).withUnsafeBytes({ Self.parse($0, into: &parsed) }) else { return nil }
+        }
+        self.init(uuid: parsed)
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, into result: inout uuid_t) -> Bool {
+        guard bytes.count == 36 else { return false }
+        @inline(__always) func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c &- UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c &- UInt8(ascii: "A") &+ 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+        }
+        return withUnsafeMutableBytes(of: &result) { out in
+            var i = 0
+            for o in 0..<16 {
+                if o == 4 || o == 6 || o == 8 || o == 10 {
+                    guard bytes[i] == UInt8(ascii: "-") else { return false }
+                    i += 1
+                }
+                guard let high = nibble(bytes[i]), let low = nibble(bytes[i + 1]) else { return false }
+                out[o] = high << 4 | low
+                i += 2
+            }
+            return true
+        }
+    }
+}
+
+extension String {
+    /// The same as `trimmingCharacters(in: .whitespacesAndNewlines)`: that set is Unicode's
+    /// White_Space property plus the zero-width space. Text with nothing to trim comes back as is.
+    public var trimmedWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.isWhitespaceOrNewline }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.isWhitespaceOrNewline })!
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
+        return String(scalars[first...last])
+    }
+
+    /// Whether the text is empty or only white space and line breaks.
+    public var isBlank: Bool { unicodeScalars.allSatisfy(\.isWhitespaceOrNewline) }
+}
+
+extension Unicode.Scalar {
+    /// Membership in `CharacterSet.whitespacesAndNewlines` (White_Space and U+200B), ASCII first.
+    @inline(__always) public var isWhitespaceOrNewline: Bool {
+        if value < 0x80 { return value == 0x20 || (0x09...0x0D).contains(value) }
+        return value == 0x200B || properties.isWhitespace
+    }
+}
