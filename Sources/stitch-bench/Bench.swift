@@ -9,11 +9,12 @@ import StitchServer
 import Vapor
 
 /// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list]
-/// [--database sqlite|postgres]`: how close Stitchuation is to the fastest this machine allows.
+/// [--database sqlite|postgres] [--stages]`: how close Stitchuation is to the fastest this machine allows.
 /// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
 /// an empty database it may wipe) on PostgreSQL. `--only` measures some figures (the push always
 /// runs: the others read what it wrote), e.g. to profile one of them; `--database` runs one
-/// database, so its idle memory is a fresh process's.
+/// database, so its idle memory is a fresh process's. `--stages` also times the pull's parts
+/// (query, row reading, JSON writing, parsing, decoding) in-process on the same 10,000 rows.
 @main
 struct Bench {
     struct Figure: Codable {
@@ -42,10 +43,10 @@ struct Bench {
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
         if databases.contains("sqlite") {
-            figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale, only: only)
+            figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale, only: only, stages: args.contains("--stages"))
         }
         if databases.contains("postgres"), let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"], !url.isEmpty {
-            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale, only: only)
+            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale, only: only, stages: args.contains("--stages"))
         }
         if let jsonPath {
             let encoder = JSONEncoder()
@@ -78,7 +79,7 @@ struct Bench {
         return kb / 1024
     }
 
-    static func run(database: AppConfig.Database, label: String, dataDir: String, scale: Int, only: Set<String>) async throws -> [Figure] {
+    static func run(database: AppConfig.Database, label: String, dataDir: String, scale: Int, only: Set<String>, stages: Bool) async throws -> [Figure] {
         var figures: [Figure] = []
         var config = AppConfig(database: database, dataDirectory: dataDir + "/\(label)", jwtSecret: String(repeating: "b", count: 48))
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
@@ -167,6 +168,7 @@ struct Bench {
                 if !r.hasMore { break }
             } while true
         }
+        if stages { try await BenchBaseline.stages(userId: ann.user.id, on: app.db) }
         let select = try await seconds {
             let count = try await BenchBaseline.selectThreads(userId: ann.user.id, on: app.db)
             guard count == n else { throw ConfigError("select saw \(count)") }

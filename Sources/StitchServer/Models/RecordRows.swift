@@ -1,3 +1,4 @@
+import FluentKit
 import Foundation
 import SQLKit
 import StitchCore
@@ -11,9 +12,23 @@ import StitchCore
 /// One row's columns, by name, with the rounding every stored instant gets.
 struct RowReader {
     let row: any SQLRow
+    /// SQLite keeps ids as text (what Foundation's UUID encoding wrote); they are read as text and
+    /// parsed here, not through the Codable path and the C library's scanner.
+    let idsAsText: Bool
 
     func callAsFunction<T: Decodable>(_ column: String, _ type: T.Type = T.self) throws -> T {
-        try row.decode(column: column, as: T.self)
+        if idsAsText {
+            if T.self == UUID.self { return try uuid(row.decode(column: column, as: String.self), column) as! T }
+            if T.self == UUID?.self { return try row.decode(column: column, as: String?.self).map { try uuid($0, column) } as! T }
+        }
+        return try row.decode(column: column, as: T.self)
+    }
+
+    private func uuid(_ text: String, _ column: String) throws -> UUID {
+        guard let id = UUID(text: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(column) is not an id: \(text)"))
+        }
+        return id
     }
 
     func date(_ column: String) throws -> Date { try row.decode(column: column, as: Date.self).roundedToMilliseconds }
@@ -28,7 +43,18 @@ struct RowReader {
 @inline(__always)
 func bind(_ value: (any Encodable & Sendable)?) -> any SQLExpression {
     guard let value else { return SQLLiteral.null }
+    if let id = value as? UUID { return SQLUUID(id) }
     return SQLBind(value)
+}
+
+/// An id bound as its database's own type would encode it: the same text Foundation's UUID
+/// encoding gives for SQLite (without its formatted printing), the native uuid for PostgreSQL.
+struct SQLUUID: SQLExpression {
+    let id: UUID
+    init(_ id: UUID) { self.id = id }
+    func serialize(to serializer: inout SQLSerializer) {
+        if serializer.dialect.name == "sqlite" { serializer.write(bind: id.text) } else { serializer.write(bind: id) }
+    }
 }
 
 /// The bookkeeping columns every record table ends with.
@@ -50,7 +76,7 @@ extension ThreadModel: RecordRows {
     static let columns = ["id", "user_id", "brand", "number", "color_name", "color_hex", "fiber_type", "quantity", "barcode",
                           "weight_or_length", "notes"] + stampColumns
     static func values(_ r: InventoryThread, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.brand), SQLBind(r.number), bind(r.colorName), bind(r.colorHex),
+        [SQLUUID(r.id), SQLUUID(userId), SQLBind(r.brand), SQLBind(r.number), bind(r.colorName), bind(r.colorHex),
          SQLBind(r.fiberType.rawValue), SQLBind(r.quantity), bind(r.barcode), bind(r.weightOrLength), bind(r.notes)]
             + stampValues(r, version: version)
     }
@@ -67,7 +93,7 @@ extension CanvasModel: RecordRows {
     static let columns = ["id", "user_id", "designer", "design_name", "acquired_at", "image_key", "size", "mesh_count", "notes"]
         + stampColumns
     static func values(_ r: Canvas, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.designer), SQLBind(r.designName), bind(r.acquiredAt), bind(r.imageKey),
+        [SQLUUID(r.id), SQLUUID(userId), SQLBind(r.designer), SQLBind(r.designName), bind(r.acquiredAt), bind(r.imageKey),
          bind(r.size), bind(r.meshCount), bind(r.notes)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> Canvas {
@@ -81,7 +107,7 @@ extension CanvasModel: RecordRows {
 extension ProjectModel: RecordRows {
     static let columns = ["id", "user_id", "canvas_id", "status", "started_at", "finishing_at", "completed_at", "notes"] + stampColumns
     static func values(_ r: Project, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.canvasId), SQLBind(r.status.rawValue), SQLBind(r.startedAt), bind(r.finishingAt),
+        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.canvasId), SQLBind(r.status.rawValue), SQLBind(r.startedAt), bind(r.finishingAt),
          bind(r.completedAt), bind(r.notes)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> Project {
@@ -96,7 +122,7 @@ extension ProjectModel: RecordRows {
 extension SectionModel: RecordRows {
     static let columns = ["id", "user_id", "project_id", "name", "sort_order", "status", "notes"] + stampColumns
     static func values(_ r: ProjectSection, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.projectId), SQLBind(r.name), SQLBind(r.sortOrder), SQLBind(r.status.rawValue),
+        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.name), SQLBind(r.sortOrder), SQLBind(r.status.rawValue),
          bind(r.notes)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> ProjectSection {
@@ -111,7 +137,7 @@ extension RequirementModel: RecordRows {
     static let columns = ["id", "user_id", "project_id", "section_id", "thread_id", "brand", "number", "color_name",
                           "quantity_needed", "notes"] + stampColumns
     static func values(_ r: ProjectThread, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.projectId), bind(r.sectionId), bind(r.threadId), SQLBind(r.brand),
+        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), bind(r.sectionId), bind(r.threadId), SQLBind(r.brand),
          SQLBind(r.number), bind(r.colorName), SQLBind(r.quantityNeeded), bind(r.notes)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> ProjectThread {
@@ -126,7 +152,7 @@ extension RequirementModel: RecordRows {
 extension JournalEntryModel: RecordRows {
     static let columns = ["id", "user_id", "project_id", "notes"] + stampColumns
     static func values(_ r: JournalEntry, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.projectId), SQLBind(r.notes)] + stampValues(r, version: version)
+        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.notes)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> JournalEntry {
         JournalEntry(
@@ -138,7 +164,7 @@ extension JournalEntryModel: RecordRows {
 extension JournalImageModel: RecordRows {
     static let columns = ["id", "user_id", "entry_id", "image_key", "sort_order"] + stampColumns
     static func values(_ r: JournalImage, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLBind(r.id), SQLBind(userId), SQLBind(r.entryId), SQLBind(r.imageKey), SQLBind(r.sortOrder)] + stampValues(r, version: version)
+        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.entryId), SQLBind(r.imageKey), SQLBind(r.sortOrder)] + stampValues(r, version: version)
     }
     static func read(_ c: RowReader) throws -> JournalImage {
         JournalImage(
@@ -155,8 +181,13 @@ struct StoredRecord<R> {
 }
 
 extension RecordRows {
-    static func stored(_ row: any SQLRow) throws -> StoredRecord<Record> {
-        let reader = RowReader(row: row)
+    static func stored(_ row: any SQLRow, idsAsText: Bool) throws -> StoredRecord<Record> {
+        let reader = RowReader(row: row, idsAsText: idsAsText)
         return StoredRecord(record: try read(reader), userId: try reader("user_id"), version: try reader("version"))
     }
+}
+
+extension Database {
+    /// Whether this database keeps ids as text (SQLite) rather than as a native uuid.
+    var idsAsText: Bool { sql.dialect.name == "sqlite" }
 }

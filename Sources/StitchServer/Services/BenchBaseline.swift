@@ -21,3 +21,28 @@ public enum BenchBaseline {
         try await db.sql.select().column("*").from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all().count
     }
 }
+
+extension BenchBaseline {
+    /// Times each part of a pull of the user's threads in-process and prints it: where a pull's
+    /// time goes, next to the bare SELECT.
+    public static func stages(userId: UUID, on db: any Database) async throws {
+        func t(_ label: String, _ body: () async throws -> Void) async rethrows {
+            let s = ContinuousClock.now
+            try await body()
+            print(String(format: "  stage %-34@ %7.1f ms", label as NSString, Double((ContinuousClock.now - s).components.attoseconds) / 1e15 + Double((ContinuousClock.now - s).components.seconds) * 1000))
+        }
+        var page: SyncService.Page!
+        try await t("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
+        var rows: [any SQLRow] = []
+        try await t("bare select") { rows = try await db.sql.select().columns(ThreadModel.columns.map { SQLColumn($0) }).from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all() }
+        try await t("rows → records") { for r in rows { _ = try ThreadModel.stored(r, idsAsText: db.idsAsText) } }
+        let response = SyncResponse(cursor: page.cursor.encoded, hasMore: false, changes: page.changes, results: [])
+        var bytes: [UInt8] = []
+        try await t("encode") { bytes = try StitchJSON.encodeBytes(response) }
+        var value: JSONValue!
+        try await t("parse") { value = try bytes.withUnsafeBytes { try JSONValue.parse($0) } }
+        var decoded: SyncResponse!
+        try await t("unbox") { decoded = try JSONValueDecoder.decode(SyncResponse.self, from: value) }
+        try await t("record(as:)") { for c in decoded.changes { _ = try c.record(as: InventoryThread.self) } }
+    }
+}

@@ -30,7 +30,7 @@ enum SyncVersion {
     static func next(for userId: UUID, on db: any Database) async throws -> Int64 {
         let rows = try await db.sql.update(UserModel.schema)
             .set(SQLIdentifier("sync_version"), to: SQLBinaryExpression(SQLIdentifier("sync_version"), .add, SQLLiteral.numeric("1")))
-            .where("id", .equal, SQLBind(userId))
+            .where("id", .equal, SQLUUID(userId))
             .returning("sync_version")
             .all()
         guard let row = rows.first else { throw APIError.unauthorized }
@@ -39,7 +39,7 @@ enum SyncVersion {
 
     static func current(for userId: UUID, on db: any Database) async throws -> Int64 {
         let rows = try await db.sql.select().column("sync_version").from(UserModel.schema)
-            .where("id", .equal, SQLBind(userId)).all()
+            .where("id", .equal, SQLUUID(userId)).all()
         return try rows.first?.decode(column: "sync_version", as: Int64.self) ?? 0
     }
 }
@@ -84,10 +84,11 @@ enum Records {
         _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
     ) async throws -> [M.Record] {
         var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
-            .where("user_id", .equal, SQLBind(userId))
+            .where("user_id", .equal, SQLUUID(userId))
             .where("deleted_at", .is, SQLLiteral.null)
-        if let column, let value { query = query.where(SQLIdentifier(column), .equal, SQLBind(value)) }
-        return try await query.all().map { try M.read(RowReader(row: $0)) }
+        if let column, let value { query = query.where(SQLIdentifier(column), .equal, SQLUUID(value)) }
+        let idsAsText = db.idsAsText
+        return try await query.all().map { try M.read(RowReader(row: $0, idsAsText: idsAsText)) }
     }
 
     /// Inserts a new record for the user at the given version.
@@ -117,8 +118,8 @@ enum Records {
             .set("deleted_at", to: SQLBind(now))
             .set("updated_at", to: SQLBind(now))
             .set("version", to: SQLBind(version))
-            .where("user_id", .equal, SQLBind(userId))
-            .where(SQLIdentifier(column), .in, SQLBind.group(ids))
+            .where("user_id", .equal, SQLUUID(userId))
+            .where(SQLIdentifier(column), .in, SQLGroupExpression(ids.map { SQLUUID($0) }))
             .where("deleted_at", .is, SQLLiteral.null)
             .run()
     }

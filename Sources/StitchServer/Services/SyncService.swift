@@ -87,7 +87,7 @@ enum SyncService {
         if !writes.isEmpty {
             let version = base + 1
             try await db.sql.update(UserModel.schema).set("sync_version", to: SQLBind(version))
-                .where("id", .equal, SQLBind(userId)).run()
+                .where("id", .equal, SQLUUID(userId)).run()
             try await writes.run(userId: userId, version: version, db: db, faults: app.syncFaults)
             outcome.version = version
         }
@@ -97,7 +97,7 @@ enum SyncService {
     static func lockUser(_ userId: UUID, db: any Database) async throws -> Int64 {
         let rows = try await db.sql.update(UserModel.schema)
             .set(SQLIdentifier("sync_version"), to: SQLIdentifier("sync_version"))
-            .where("id", .equal, SQLBind(userId))
+            .where("id", .equal, SQLUUID(userId))
             .returning("sync_version")
             .all()
         guard let row = rows.first else { throw APIError.unauthorized }
@@ -159,10 +159,10 @@ enum SyncService {
         let ids = Array(Set(group.map(\.element.id)))
         for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) }) {
             try await db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
-                .where("id", .in, SQLBind.group(chunk))
+                .where("id", .in, SQLGroupExpression(chunk.map { SQLUUID($0) }))
                 .all()
                 .forEach { row in
-                    let stored = try M.stored(row)
+                    let stored = try M.stored(row, idsAsText: db.idsAsText)
                     current[stored.record.id] = (stored.userId, stored.record)
                 }
         }
@@ -273,7 +273,7 @@ enum SyncService {
             if state.accepted[type]?[id] != nil || state.owned[type]?.contains(id) == true { return true }
             let table = Self.table(type)
             let rows = try await db.sql.select().column("id").from(table)
-                .where("id", .equal, SQLBind(id)).where("user_id", .equal, SQLBind(state.userId)).all()
+                .where("id", .equal, SQLUUID(id)).where("user_id", .equal, SQLUUID(state.userId)).all()
             if !rows.isEmpty { state.owned[type, default: []].insert(id) }
             return !rows.isEmpty
         }
@@ -376,7 +376,7 @@ enum SyncService {
     ) async throws -> [(SyncCursor, SyncChange)] {
         let rank = M.Record.entityType.dependencyRank
         var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
-            .where("user_id", .equal, SQLBind(userId))
+            .where("user_id", .equal, SQLUUID(userId))
         if rank < cursor.rank {
             query = query.where("version", .greaterThan, SQLBind(cursor.version))
         } else if rank > cursor.rank || cursor.id == nil {
@@ -385,7 +385,7 @@ enum SyncService {
             // `(version, id) > (v, id)`: a range scan of the (user_id, version, id) index.
             query = query.where(SQLBinaryExpression(
                 SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .greaterThan,
-                SQLGroupExpression([SQLBind(cursor.version), SQLBind(cursor.id!)])))
+                SQLGroupExpression([SQLBind(cursor.version), SQLUUID(cursor.id!)])))
         }
         if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
         return try await query
@@ -394,7 +394,7 @@ enum SyncService {
             .limit(limit + 1)
             .all()
             .map { row in
-                let stored = try M.stored(row)
+                let stored = try M.stored(row, idsAsText: db.idsAsText)
                 return (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
             }
     }
