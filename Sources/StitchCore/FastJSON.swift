@@ -118,6 +118,7 @@ struct JSONParser {
         try enter()
         i += 1
         var object: [String: JSONValue] = [:]
+        object.reserveCapacity(8)
         skipWhitespace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(object) }
         while true {
@@ -159,15 +160,20 @@ struct JSONParser {
     mutating func parseString() throws -> String {
         i += 1  // the opening quote
         let start = i
-        // Fast path: no escapes.
+        // Fast path: no escapes (and for ASCII, nothing to validate).
+        var seen: UInt8 = 0
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
                 i += 1
+                if seen < 0x80 {
+                    return String(unsafeUninitializedCapacity: slice.count) { _ = $0.initialize(fromContentsOf: slice); return slice.count }
+                }
                 guard let text = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8") }
                 return text
             }
+            seen |= c
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw fail("unescaped control character in a string") }
             i += 1
