@@ -29,7 +29,9 @@ extension BenchBaseline {
         func t(_ label: String, _ body: () async throws -> Void) async rethrows {
             let s = ContinuousClock.now
             try await body()
-            print(String(format: "  stage %-34@ %7.1f ms", label as NSString, Double((ContinuousClock.now - s).components.attoseconds) / 1e15 + Double((ContinuousClock.now - s).components.seconds) * 1000))
+            let elapsed = ContinuousClock.now - s
+            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            print("  stage " + label.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", ms))
         }
         var page: SyncService.Page!
         try await t("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
