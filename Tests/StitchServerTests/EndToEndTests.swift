@@ -59,6 +59,33 @@ func serverState(_ app: Application, userId: UUID) async throws -> [String: Stri
 
 @Suite("End to end: StitchKit clients and the stitch CLI against the real server", .serialized)
 struct EndToEndTests {
+    @Test("A device pulls many pages, each fetched while the one before is stored, and ends with everything and nothing pending")
+    func pagedPullAhead() async throws {
+        try await withLiveServer { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let ipad = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "pages@example.com", password: "correct horse", displayName: "Pat")
+            _ = try await ipad.api.login(email: "pages@example.com", password: "correct horse")
+            for i in 0..<23 {
+                _ = try phone.store.save(InventoryThread(brand: "DMC", number: "\(i)", quantity: i % 3, createdAt: clock.now, updatedAt: clock.now))
+            }
+            try await phone.engine.sync()
+            // The iPad has its own edit waiting: it is pushed with the first page, then pages run ahead.
+            _ = try ipad.store.save(InventoryThread(brand: "Anchor", number: "1", createdAt: clock.now, updatedAt: clock.now))
+            await ipad.engine.setPageSize(4)
+            try await ipad.engine.sync()
+            #expect(try ipad.store.all(InventoryThread.self).count == 24)
+            #expect(try ipad.store.pendingCount() == 0)
+            try await phone.engine.sync()
+            let server = try await serverState(app, userId: session.user.id)
+            #expect(try ipad.state() == server)
+            #expect(try phone.state() == server)
+            // A second round finds nothing new and changes nothing.
+            try await ipad.engine.sync()
+            #expect(try ipad.state() == server)
+        }
+    }
+
     @Test("Two devices of one user edit offline, conflict, delete, sync in different orders, and converge")
     func twoDevicesConverge() async throws {
         try await withLiveServer { app, clock, server in
