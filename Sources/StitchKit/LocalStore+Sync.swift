@@ -114,8 +114,22 @@ extension LocalStore {
             return false  // a tombstone for something this device never had
         }
         // No foreign keys point at these tables, so replacing a row is a plain upsert.
-        try incoming.insert(db, onConflict: .replace)
+        try upsert(incoming, db: db)
         return true
+    }
+
+    /// `INSERT OR REPLACE` of a whole record with a cached statement: the same columns and values
+    /// as `insert(db, onConflict: .replace)` (the records' `encode(to: PersistenceContainer)`),
+    /// without GRDB building the statement's SQL and a container for every row of a pull.
+    static func upsert<R: LocalRecord>(_ record: R, db: Database) throws {
+        var row = RowSink()
+        record.writeWire(to: &row)
+        var sql = "INSERT OR REPLACE INTO \(R.databaseTableName) ("
+        sql += row.columns.joined(separator: ", ")
+        sql += ") VALUES (?"
+        sql += String(repeating: ", ?", count: row.columns.count - 1)
+        sql += ")"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(row.values))
     }
 
     /// Uploads staged pictures with `upload` and swaps their stand-in keys for the server's in every
@@ -143,4 +157,22 @@ extension LocalStore {
     public func stagedImageCount() throws -> Int {
         try writer.read { db in try PendingImage.fetchCount(db) }
     }
+}
+
+/// A record's columns (quoted) and values, in its wire order.
+struct RowSink: WireSink {
+    var columns: [String] = []
+    var values: [DatabaseValue] = []
+    init() {
+        columns.reserveCapacity(14)
+        values.reserveCapacity(14)
+    }
+    private mutating func add(_ key: StaticString, _ value: DatabaseValue) {
+        columns.append(key.withUTF8Buffer { "\"" + String(decoding: $0, as: UTF8.self) + "\"" })
+        values.append(value)
+    }
+    mutating func put(_ key: StaticString, _ value: String?) { add(key, value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: Int?) { add(key, value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: UUID?) { add(key, value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: Date?) { add(key, value?.databaseValue ?? .null) }
 }

@@ -123,9 +123,17 @@ struct LocalStoreTests {
             #expect(try record.databaseDictionary == Coded(record: record).databaseDictionary, "\(R.self)")
         }
         for record in records { try check(record) }
-        // And they read back as the same records.
+        // And written by the pull's cached upsert, they read back as the same records, with the
+        // same row as GRDB's own insert writes.
         let store = try makeStore()
-        for record in records { try store.writer.write { db in try record.insert(db) } }
+        func upsert<R: LocalRecord>(_ record: R) throws {
+            try store.writer.write { db in try LocalStore.upsert(record, db: db) }
+            let row = try store.writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?", arguments: [record.id]) }
+            let other = try makeStore()
+            try other.writer.write { db in try record.insert(db) }
+            #expect(try other.writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?", arguments: [record.id]) } == row)
+        }
+        for record in records { try upsert(record) }
         func readBack<R: LocalRecord>(_ record: R) throws {
             #expect(try store.writer.read { db in try R.fetchOne(db, key: ["id": record.id]) } == record)
         }
