@@ -28,10 +28,19 @@ extension StitchJSON {
     /// Decodes wire-format JSON bytes as a typed value. Malformed JSON is a `dataCorrupted` error
     /// with an empty coding path, as with Foundation's decoder.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try JSONValueDecoder.decode(T.self, from: try JSONValue.parse(data))
+        try data.withUnsafeBytes { try decode(T.self, from: $0) }
     }
 
+    /// Sync requests and responses are read straight from the bytes where they can be
+    /// (`WireReader`); everything else, and any body that reader gives up on, goes through the
+    /// general parser and decoder.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        if let fast = WireReader.decode(T.self, from: bytes) { return fast }
+        return try generalDecode(T.self, from: bytes)
+    }
+
+    /// The general path alone (what the fast one is tested against).
+    public static func generalDecode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         try JSONValueDecoder.decode(T.self, from: try JSONValue.parse(bytes))
     }
 }

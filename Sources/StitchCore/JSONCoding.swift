@@ -6,6 +6,20 @@ import Foundation
 public enum Timestamp {
     /// `2026-01-31T12:00:00.000Z`, always UTC with exactly three fraction digits.
     public static func string(from date: Date) -> String {
+        String(unsafeUninitializedCapacity: 24) { out in
+            write(date, to: out.baseAddress!)
+            return 24
+        }
+    }
+
+    /// The same 24 characters, appended to `out` (a page of records writes thousands).
+    public static func write(_ date: Date, into out: inout [UInt8]) {
+        let count = out.count
+        out.append(contentsOf: repeatElement(0, count: 24))
+        out.withUnsafeMutableBufferPointer { write(date, to: $0.baseAddress! + count) }
+    }
+
+    private static func write(_ date: Date, to out: UnsafeMutablePointer<UInt8>) {
         let ms = date.millisecondsSince1970
         var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = ms - days * 86_400_000
@@ -19,24 +33,25 @@ public enum Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        // Fixed width: write the 24 characters straight into the string's storage.
-        return String(unsafeUninitializedCapacity: 24) { out in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var v = value
-                for i in stride(from: offset + width - 1, through: offset, by: -1) { out[i] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10 }
-            }
-            put(year, 4, at: 0); out[4] = 45; put(month, 2, at: 5); out[7] = 45; put(day, 2, at: 8); out[10] = 84
-            put(msOfDay / 3_600_000, 2, at: 11); out[13] = 58; put(msOfDay / 60_000 % 60, 2, at: 14); out[16] = 58
-            put(msOfDay / 1000 % 60, 2, at: 17); out[19] = 46; put(msOfDay % 1000, 3, at: 20); out[23] = 90
-            return 24
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var v = value
+            for i in stride(from: offset + width - 1, through: offset, by: -1) { out[i] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10 }
         }
+        put(year, 4, at: 0); out[4] = 45; put(month, 2, at: 5); out[7] = 45; put(day, 2, at: 8); out[10] = 84
+        put(msOfDay / 3_600_000, 2, at: 11); out[13] = 58; put(msOfDay / 60_000 % 60, 2, at: 14); out[16] = 58
+        put(msOfDay / 1000 % 60, 2, at: 17); out[19] = 46; put(msOfDay % 1000, 3, at: 20); out[23] = 90
     }
 
     /// Parses RFC 3339 date-times with or without fractional seconds, in UTC (`Z`) or with an
     /// offset (`+02:00`, hours below 24). Sub-millisecond digits are rounded away. Leap seconds
     /// (`:60`) are refused: nothing a person records needs one, and stored instants can't hold one.
     public static func date(from string: String) -> Date? {
-        let b = Array(string.utf8)
+        var string = string
+        return string.withUTF8 { date(from: $0) }
+    }
+
+    /// `date(from:)` on the text's UTF-8 bytes.
+    static func date(from b: UnsafeBufferPointer<UInt8>) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
             var v: Int64 = 0

@@ -14,41 +14,23 @@ enum RecordWire {
     }
 }
 
-/// Typed reads of wire fields; every read answers nil where Codable would not simply succeed.
-/// A sync change's envelope (id and timestamps) can stand in for the data's own fields.
-public struct WireFields {
-    let fields: [String: JSONValue]
-    var envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)?
+/// Typed reads of a record's wire fields, from a parsed dictionary (`WireFields`) or straight
+/// from the bytes of a page (`RawFields`). Every read answers nil where Codable would not simply
+/// succeed; absent or null optionals are `.some(nil)`. A sync change's envelope (id and
+/// timestamps) can stand in for the data's own fields.
+public protocol WireFieldSource {
+    var envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)? { get }
+    func string(_ key: StaticString) -> String?
+    func optionalString(_ key: StaticString) -> String??
+    func int(_ key: StaticString) -> Int?
+    func optionalInt(_ key: StaticString) -> Int??
+    func uuid(_ key: StaticString) -> UUID?
+    func optionalUUID(_ key: StaticString) -> UUID??
+    func date(_ key: StaticString) -> Date?
+    func optionalDate(_ key: StaticString) -> Date??
+}
 
-    init(fields: [String: JSONValue], envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)? = nil) {
-        self.fields = fields
-        self.envelope = envelope
-    }
-
-    func string(_ key: String) -> String? {
-        if case .string(let s)? = fields[key] { return s }
-        return nil
-    }
-    /// Absent or null is `.some(nil)`; a wrong type is nil.
-    func optionalString(_ key: String) -> String?? {
-        switch fields[key] {
-        case nil, .null?: return .some(nil)
-        case .string(let s)?: return .some(s)
-        default: return nil
-        }
-    }
-    func int(_ key: String) -> Int? {
-        if case .int(let v)? = fields[key], let i = Int(exactly: v) { return i }
-        return nil
-    }
-    func optionalInt(_ key: String) -> Int?? {
-        switch fields[key] {
-        case nil, .null?: return .some(nil)
-        case .int(let v)?: return Int(exactly: v).map { .some($0) }
-        default: return nil
-        }
-    }
-    func uuid(_ key: String) -> UUID? { string(key).flatMap(UUID.init(text:)) }
+extension WireFieldSource {
     /// The record's own stamps: the envelope's where there is one (its createdAt defaults to
     /// the envelope's updatedAt).
     var id: UUID? { envelope?.id ?? uuid("id") }
@@ -59,12 +41,49 @@ public struct WireFields {
     }
     var updatedAt: Date? { envelope?.updatedAt ?? date("updatedAt") }
     var deletedAt: Date?? { if let envelope { return .some(envelope.deletedAt) } else { return optionalDate("deletedAt") } }
-    func optionalUUID(_ key: String) -> UUID?? { optional(key, UUID.init(text:)) }
-    func date(_ key: String) -> Date? { string(key).flatMap(Timestamp.date(from:)) }
-    func optionalDate(_ key: String) -> Date?? { optional(key, Timestamp.date(from:)) }
+}
+
+/// Wire fields parsed into a dictionary.
+public struct WireFields: WireFieldSource {
+    let fields: [String: JSONValue]
+    public var envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)?
+
+    init(fields: [String: JSONValue], envelope: (id: UUID, updatedAt: Date, deletedAt: Date?)? = nil) {
+        self.fields = fields
+        self.envelope = envelope
+    }
+
+    private func value(_ key: StaticString) -> JSONValue? { fields[DictionarySink.key(key)] }
+
+    public func string(_ key: StaticString) -> String? {
+        if case .string(let s)? = value(key) { return s }
+        return nil
+    }
+    public func optionalString(_ key: StaticString) -> String?? {
+        switch value(key) {
+        case nil, .null?: return .some(nil)
+        case .string(let s)?: return .some(s)
+        default: return nil
+        }
+    }
+    public func int(_ key: StaticString) -> Int? {
+        if case .int(let v)? = value(key), let i = Int(exactly: v) { return i }
+        return nil
+    }
+    public func optionalInt(_ key: StaticString) -> Int?? {
+        switch value(key) {
+        case nil, .null?: return .some(nil)
+        case .int(let v)?: return Int(exactly: v).map { .some($0) }
+        default: return nil
+        }
+    }
+    public func uuid(_ key: StaticString) -> UUID? { string(key).flatMap(UUID.init(text:)) }
+    public func optionalUUID(_ key: StaticString) -> UUID?? { optional(key, UUID.init(text:)) }
+    public func date(_ key: StaticString) -> Date? { string(key).flatMap(Timestamp.date(from:)) }
+    public func optionalDate(_ key: StaticString) -> Date?? { optional(key, Timestamp.date(from:)) }
 
     /// An optional string field parsed into `T`: absent or null is `.some(nil)`, unparsable is nil.
-    private func optional<T>(_ key: String, _ parse: (String) -> T?) -> T?? {
+    private func optional<T>(_ key: StaticString, _ parse: (String) -> T?) -> T?? {
         guard let s = optionalString(key) else { return nil }
         guard let s else { return .some(nil) }
         return parse(s).map { .some($0) }
@@ -109,7 +128,8 @@ public struct JSONObjectSink: WireSink {
         first = false
         out.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
     public mutating func put(_ key: StaticString, _ value: String?) {
         guard let value else { return }
@@ -125,14 +145,14 @@ public struct JSONObjectSink: WireSink {
         guard let value else { return }
         self.key(key)
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: value.text.utf8)
+        value.write(into: &out)
         out.append(UInt8(ascii: "\""))
     }
     public mutating func put(_ key: StaticString, _ value: Date?) {
         guard let value else { return }
         self.key(key)
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: Timestamp.string(from: value).utf8)
+        Timestamp.write(value, into: &out)
         out.append(UInt8(ascii: "\""))
     }
     mutating func put(_ key: StaticString, _ value: Bool?) {
@@ -165,7 +185,7 @@ extension InventoryThread {
         w.put("weightOrLength", weightOrLength)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let brand = f.string("brand"), let number = f.string("number"),
               let colorName = f.optionalString("colorName"), let colorHex = f.optionalString("colorHex"),
               let fiber = f.string("fiberType").flatMap(FiberType.init(rawValue:)), let quantity = f.int("quantity"),
@@ -186,7 +206,7 @@ extension Canvas {
         w.put("meshCount", meshCount); w.put("notes", notes); w.put("size", size); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let designer = f.string("designer"), let designName = f.string("designName"),
               let acquiredAt = f.optionalDate("acquiredAt"), let imageKey = f.optionalString("imageKey"),
               let size = f.optionalString("size"), let meshCount = f.optionalInt("meshCount"), let notes = f.optionalString("notes"),
@@ -204,7 +224,7 @@ extension Project {
         w.put("startedAt", startedAt); w.put("status", status); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let canvasId = f.uuid("canvasId"), let status = f.string("status").flatMap(ProjectStatus.init(rawValue:)),
               let startedAt = f.date("startedAt"), let finishingAt = f.optionalDate("finishingAt"),
               let completedAt = f.optionalDate("completedAt"), let notes = f.optionalString("notes"),
@@ -222,7 +242,7 @@ extension ProjectSection {
         w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let projectId = f.uuid("projectId"), let name = f.string("name"), let sortOrder = f.int("sortOrder"),
               let status = f.string("status").flatMap(SectionStatus.init(rawValue:)), let notes = f.optionalString("notes"),
               let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
@@ -240,7 +260,7 @@ extension ProjectThread {
         w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let projectId = f.uuid("projectId"), let sectionId = f.optionalUUID("sectionId"),
               let threadId = f.optionalUUID("threadId"), let brand = f.string("brand"), let number = f.string("number"),
               let colorName = f.optionalString("colorName"), let quantityNeeded = f.int("quantityNeeded"),
@@ -259,7 +279,7 @@ extension JournalEntry {
         w.put("projectId", projectId); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let projectId = f.uuid("projectId"), let notes = f.string("notes"),
               let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }
@@ -273,7 +293,7 @@ extension JournalImage {
         w.put("imageKey", imageKey); w.put("sortOrder", sortOrder); w.put("updatedAt", updatedAt)
     }
 
-    public init?(wire f: WireFields) {
+    public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let entryId = f.uuid("entryId"), let imageKey = f.string("imageKey"), let sortOrder = f.int("sortOrder"),
               let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt
         else { return nil }

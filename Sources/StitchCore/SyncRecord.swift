@@ -31,7 +31,7 @@ public protocol SyncRecord: Codable, Sendable, Hashable, Validatable, Identifiab
     /// order (RecordWire.swift); `wireFields` is them as a dictionary.
     func writeWire<S: WireSink>(to sink: inout S)
     /// Reads the fields the fast way; nil where only Codable can decide (then it decodes, or says why not).
-    init?(wire: WireFields)
+    init?<F: WireFieldSource>(wire: F)
 }
 
 extension InventoryThread: SyncRecord { public static let entityType = EntityType.thread }

@@ -11,17 +11,37 @@ extension UUID {
     /// The same text as `uuidString`: upper-case hex in the 8-4-4-4-12 layout.
     public var text: String {
         String(unsafeUninitializedCapacity: 36) { out in
-            withUnsafeBytes(of: uuid) { bytes in
+            write(to: out.baseAddress!)
+            return 36
+        }
+    }
+
+    /// The same 36 characters, appended to `out`.
+    func write(into out: inout [UInt8]) {
+        let count = out.count
+        out.append(contentsOf: repeatElement(0, count: 36))
+        out.withUnsafeMutableBufferPointer { write(to: $0.baseAddress! + count) }
+    }
+
+    private func write(to out: UnsafeMutablePointer<UInt8>) {
+        withUnsafeBytes(of: uuid) { bytes in
+            Self.hexDigits.withUnsafeBufferPointer { hex in
                 var o = 0
                 for i in 0..<16 {
                     if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
-                    out[o] = Self.hexDigits[Int(bytes[i] >> 4)]
-                    out[o + 1] = Self.hexDigits[Int(bytes[i] & 0x0F)]
+                    out[o] = hex[Int(bytes[i] >> 4)]
+                    out[o + 1] = hex[Int(bytes[i] & 0x0F)]
                     o += 2
                 }
             }
-            return 36
         }
+    }
+
+    /// `init?(text:)` on UTF-8 bytes.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        var parsed: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        guard Self.parse(UnsafeRawBufferPointer(bytes), into: &parsed) else { return nil }
+        self.init(uuid: parsed)
     }
 
     /// Parses the 8-4-4-4-12 hex layout in either case, as `UUID(text:)` does; anything

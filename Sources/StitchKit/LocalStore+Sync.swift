@@ -75,19 +75,23 @@ extension LocalStore {
                 INSERT INTO sync_state (entity, id, pending, syncedAt) VALUES (?, ?, 0, ?)
                 ON CONFLICT (entity, id) DO UPDATE SET pending = 0, syncedAt = excluded.syncedAt
                 """)
+            let syncedAt = LocalDates.databaseValue(now)
+            var upserts = Upserts()
             for change in changes {
                 let isPending = !pending.isEmpty && pending.contains(change.key)
                 let applied: Bool
                 switch change.type {
-                case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, db: db)
-                case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, db: db)
-                case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, db: db)
-                case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, db: db)
-                case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, db: db)
-                case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, db: db)
-                case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, db: db)
+                case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, upserts: &upserts, db: db)
+                case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, upserts: &upserts, db: db)
+                case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, upserts: &upserts, db: db)
+                case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, upserts: &upserts, db: db)
+                case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
+                case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
+                case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
                 }
-                if applied { try markSynced.execute(arguments: [change.type.rawValue, change.id, now]) }
+                if applied {
+                    try markSynced.execute(arguments: [change.type.rawValue.databaseValue, change.id.databaseValue, syncedAt])
+                }
             }
             try Self.setSetting(Self.cursorKey, cursor, db: db)
         }
@@ -97,7 +101,7 @@ extension LocalStore {
     /// the server's copy outright (the server's copy already won everything the server has seen);
     /// a pending one keeps the local version when that is newer. Answers whether the server's
     /// copy is now the local one.
-    static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, pending: Bool, db: Database) throws -> Bool {
+    static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, pending: Bool, upserts: inout Upserts, db: Database) throws -> Bool {
         var incoming: R
         if change.action == .upsert, change.data != nil {
             incoming = try change.record(as: R.self)
@@ -114,22 +118,15 @@ extension LocalStore {
             return false  // a tombstone for something this device never had
         }
         // No foreign keys point at these tables, so replacing a row is a plain upsert.
-        try upsert(incoming, db: db)
+        try upserts.run(incoming, db: db)
         return true
     }
 
-    /// `INSERT OR REPLACE` of a whole record with a cached statement: the same columns and values
-    /// as `insert(db, onConflict: .replace)` (the records' `encode(to: PersistenceContainer)`),
-    /// without GRDB building the statement's SQL and a container for every row of a pull.
+    /// `INSERT OR REPLACE` of a whole record: the same columns and values as
+    /// `insert(db, onConflict: .replace)` (the records' `encode(to: PersistenceContainer)`).
     static func upsert<R: LocalRecord>(_ record: R, db: Database) throws {
-        var row = RowSink()
-        record.writeWire(to: &row)
-        var sql = "INSERT OR REPLACE INTO \(R.databaseTableName) ("
-        sql += row.columns.joined(separator: ", ")
-        sql += ") VALUES (?"
-        sql += String(repeating: ", ?", count: row.columns.count - 1)
-        sql += ")"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(row.values))
+        var upserts = Upserts()
+        try upserts.run(record, db: db)
     }
 
     /// Uploads staged pictures with `upload` and swaps their stand-in keys for the server's in every
@@ -159,20 +156,63 @@ extension LocalStore {
     }
 }
 
-/// A record's columns (quoted) and values, in its wire order.
-struct RowSink: WireSink {
-    var columns: [String] = []
+/// `INSERT OR REPLACE` statements for whole records, one per kind, made from the first record of
+/// that kind and reused for the rest of a page (GRDB would build the SQL, and look the statement
+/// up by it, for every row).
+struct Upserts {
+    private var statements: [ObjectIdentifier: Statement] = [:]
+
+    mutating func run<R: LocalRecord>(_ record: R, db: Database) throws {
+        var values = ValueSink()
+        record.writeWire(to: &values)
+        let statement: Statement
+        if let made = statements[ObjectIdentifier(R.self)] {
+            statement = made
+        } else {
+            var columns = ColumnSink()
+            record.writeWire(to: &columns)
+            statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(R.databaseTableName) (\(columns.names.joined(separator: ", "))) "
+                                               + "VALUES (\(Array(repeating: "?", count: columns.names.count).joined(separator: ", ")))")
+            statements[ObjectIdentifier(R.self)] = statement
+        }
+        try statement.execute(arguments: StatementArguments(values.values))
+    }
+}
+
+/// A record's column names (quoted), in its wire order.
+struct ColumnSink: WireSink {
+    var names: [String] = []
+    private mutating func add(_ key: StaticString) { names.append(key.withUTF8Buffer { "\"" + String(decoding: $0, as: UTF8.self) + "\"" }) }
+    mutating func put(_ key: StaticString, _ value: String?) { add(key) }
+    mutating func put(_ key: StaticString, _ value: Int?) { add(key) }
+    mutating func put(_ key: StaticString, _ value: UUID?) { add(key) }
+    mutating func put(_ key: StaticString, _ value: Date?) { add(key) }
+}
+
+/// A record's values, in its wire order (nil as NULL), as GRDB would store them.
+struct ValueSink: WireSink {
     var values: [DatabaseValue] = []
-    init() {
-        columns.reserveCapacity(14)
-        values.reserveCapacity(14)
+    init() { values.reserveCapacity(14) }
+    mutating func put(_ key: StaticString, _ value: String?) { values.append(value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: Int?) { values.append(value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: UUID?) { values.append(value?.databaseValue ?? .null) }
+    mutating func put(_ key: StaticString, _ value: Date?) { values.append(value.map(LocalDates.databaseValue) ?? .null) }
+}
+
+/// Dates as GRDB stores them (`yyyy-MM-dd HH:mm:ss.SSS`, UTC), written without its
+/// `DateFormatter`, which was a tenth of a first sync. Whole milliseconds in years 1600–9999 (every
+/// date the store keeps) are written here, the same text (tested); anything else goes to GRDB (whose
+/// calendar is Julian before 1582).
+enum LocalDates {
+    private static let range: ClosedRange<Int64> = -11_676_096_000_000...253_402_300_799_999
+
+    static func databaseValue(_ date: Date) -> DatabaseValue {
+        let ms = date.millisecondsSince1970
+        guard range.contains(ms), Date(millisecondsSince1970: ms) == date else { return date.databaseValue }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        Timestamp.write(date, into: &bytes)
+        bytes[10] = UInt8(ascii: " ")
+        return String(decoding: bytes[0..<23], as: UTF8.self).databaseValue
     }
-    private mutating func add(_ key: StaticString, _ value: DatabaseValue) {
-        columns.append(key.withUTF8Buffer { "\"" + String(decoding: $0, as: UTF8.self) + "\"" })
-        values.append(value)
-    }
-    mutating func put(_ key: StaticString, _ value: String?) { add(key, value?.databaseValue ?? .null) }
-    mutating func put(_ key: StaticString, _ value: Int?) { add(key, value?.databaseValue ?? .null) }
-    mutating func put(_ key: StaticString, _ value: UUID?) { add(key, value?.databaseValue ?? .null) }
-    mutating func put(_ key: StaticString, _ value: Date?) { add(key, value?.databaseValue ?? .null) }
 }

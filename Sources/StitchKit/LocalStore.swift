@@ -16,7 +16,7 @@ extension JournalImage: FetchableRecord, PersistableRecord { public static let d
 
 // Rows are written from the records' wire fields (one column per field, named like it) rather
 // than through Codable, which cost a keyed container per record: the same values GRDB's Codable
-// encoding stores (UUIDs as 16-byte blobs, dates as GRDB's date text), nil as NULL.
+// encoding stores (UUIDs as 16-byte blobs, dates as GRDB's date text: see `LocalDates`), nil as NULL.
 extension InventoryThread { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension Canvas { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension Project { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
@@ -33,7 +33,7 @@ extension PersistenceContainer: WireSink {
     public mutating func put(_ key: StaticString, _ value: String?) { set(key, value) }
     public mutating func put(_ key: StaticString, _ value: Int?) { set(key, value) }
     public mutating func put(_ key: StaticString, _ value: UUID?) { set(key, value) }
-    public mutating func put(_ key: StaticString, _ value: Date?) { set(key, value) }
+    public mutating func put(_ key: StaticString, _ value: Date?) { set(key, value.map(LocalDates.databaseValue)) }
 }
 
 /// A record the local store keeps: any synced record that GRDB can read and write.

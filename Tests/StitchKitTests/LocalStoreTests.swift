@@ -140,6 +140,22 @@ struct LocalStoreTests {
         for record in records { try readBack(record) }
     }
 
+    @Test("Dates are stored as exactly the text GRDB's own formatter writes")
+    func dateText() throws {
+        var rng = SystemRandomNumberGenerator()
+        var dates = (0..<20_000).map { _ in Date(millisecondsSince1970: Int64.random(in: -11_676_096_000_000...253_402_300_799_999, using: &rng)) }
+        dates += [Date(millisecondsSince1970: 0), Date(millisecondsSince1970: -1), Date(millisecondsSince1970: 951_782_400_000),
+                  Date(millisecondsSince1970: -11_676_096_000_000), Date(millisecondsSince1970: 253_402_300_799_999)]
+        for date in dates {
+            #expect(LocalDates.databaseValue(date) == date.databaseValue, "\(date.millisecondsSince1970)")
+        }
+        // Sub-millisecond instants and years outside 1600–9999 are left to GRDB.
+        for date in [Date(timeIntervalSince1970: 1_800_000_000.0004), Date(millisecondsSince1970: 253_402_300_800_000),
+                     Date(millisecondsSince1970: -11_676_096_000_001), Date(millisecondsSince1970: -30_610_224_000_000)] {
+            #expect(LocalDates.databaseValue(date) == date.databaseValue)
+        }
+    }
+
     @Test("The store persists in a file across opens")
     func persistent() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stitchkit-\(UUID()).sqlite").path

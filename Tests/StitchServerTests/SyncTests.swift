@@ -226,7 +226,7 @@ struct SyncTests {
             let ann = try await TestUser.make(app)
             let version = try await ann.syncVersion()
             struct Boom: Error {}
-            app.syncFaults = SyncFaults { type in if type == .thread { throw Boom() } }
+            app.syncFaults = SyncFaults(afterWriting: { type in if type == .thread { throw Boom() } })
             let t = InventoryThread(brand: "DMC", number: "310", createdAt: clock.now, updatedAt: clock.now)
             let c = Canvas(designer: "A", designName: "B", createdAt: clock.now, updatedAt: clock.now)
             let res = try await ann.send(.POST, "/sync", json: syncRequest([try SyncChange(record: t), try SyncChange(record: c)]))
@@ -236,6 +236,31 @@ struct SyncTests {
             #expect(try await ann.syncVersion() == version)
             app.syncFaults = nil
             #expect(try await ann.sync(syncRequest([try SyncChange(record: t), try SyncChange(record: c)])).results.allSatisfy { $0.status == .applied })
+        }
+    }
+
+    @Test("A write that commits while a pull reads its tables is never skipped by the cursor")
+    func writeDuringPull() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let first = InventoryThread(brand: "DMC", number: "1", createdAt: clock.now, updatedAt: clock.now)
+            let firstCanvas = Canvas(designer: "A", designName: "First", createdAt: clock.now, updatedAt: clock.now)
+            _ = try await ann.sync(syncRequest([try SyncChange(record: first), try SyncChange(record: firstCanvas)]))
+            // Another device pushes a thread and a canvas (one version) after this pull has read
+            // the threads table but before it reads the canvases.
+            let thread = InventoryThread(brand: "DMC", number: "2", createdAt: clock.now, updatedAt: clock.now)
+            let canvas = Canvas(designer: "A", designName: "B", createdAt: clock.now, updatedAt: clock.now)
+            let pushed = Once()
+            app.syncFaults = SyncFaults(afterReading: { type in
+                guard type == .thread, pushed.set() else { return }
+                _ = try await ann.sync(syncRequest([try SyncChange(record: thread), try SyncChange(record: canvas)]))
+            })
+            let page = try await ann.sync(syncRequest([]))
+            app.syncFaults = nil
+            #expect(page.changes.map(\.id) == [first.id, firstCanvas.id])
+            // The next pull from that cursor brings both records of the write.
+            let next = try await ann.sync(syncRequest([], cursor: page.cursor))
+            #expect(Set(next.changes.map(\.id)) == [thread.id, canvas.id])
         }
     }
 
@@ -319,4 +344,11 @@ struct SyncTests {
             #expect(after.changes.map(\.id) == [late.id])
         }
     }
+}
+
+/// True the first time it is asked, false ever after (from any task).
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() -> Bool { lock.withLock { defer { done = true }; return !done } }
 }

@@ -6,38 +6,8 @@ import StitchCore
 // Records read from and written to SQL rows directly. Fluent's model hydration walks each model's
 // properties with reflection (`Mirror`), which dominated sync pulls, pushes and list pages of
 // thousands of rows; the hot paths use these instead, and the Fluent models stay for the
-// one-row REST writes and the migrations. Each model lists its columns once, in `columns`, and
-// `values` binds a record in that order; `read` is its inverse.
-
-/// One row's columns, by name, with the rounding every stored instant gets.
-struct RowReader {
-    let row: any SQLRow
-    /// SQLite keeps ids as text (what Foundation's UUID encoding wrote); they are read as text and
-    /// parsed here, not through the Codable path and the C library's scanner.
-    let idsAsText: Bool
-
-    func callAsFunction<T: Decodable>(_ column: String, _ type: T.Type = T.self) throws -> T {
-        if idsAsText {
-            if T.self == UUID.self { return try uuid(row.decode(column: column, as: String.self), column) as! T }
-            if T.self == UUID?.self { return try row.decode(column: column, as: String?.self).map { try uuid($0, column) } as! T }
-        }
-        return try row.decode(column: column, as: T.self)
-    }
-
-    private func uuid(_ text: String, _ column: String) throws -> UUID {
-        guard let id = UUID(text: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(column) is not an id: \(text)"))
-        }
-        return id
-    }
-
-    func date(_ column: String) throws -> Date { try row.decode(column: column, as: Date.self).roundedToMilliseconds }
-    func optionalDate(_ column: String) throws -> Date? { try row.decode(column: column, as: Date?.self)?.roundedToMilliseconds }
-
-    func raw<E: RawRepresentable>(_ column: String, _ fallback: E) throws -> E where E.RawValue == String {
-        E(rawValue: try row.decode(column: column, as: String.self)) ?? fallback
-    }
-}
+// one-row REST writes and the migrations. Each model lists its columns once, in `columns`;
+// `values` binds a record in that order and `read` reads one back in the same order (RowCursor.swift).
 
 /// A value to bind, or SQL NULL.
 @inline(__always)
@@ -66,10 +36,27 @@ func stampValues<R: SyncRecord>(_ r: R, version: Int64) -> [any SQLExpression] {
 
 protocol RecordRows {
     associatedtype Record: SyncRecord
+    static var schema: String { get }
     /// Every column, `id` and `user_id` first.
     static var columns: [String] { get }
     static func values(_ record: Record, userId: UUID, version: Int64) -> [any SQLExpression]
-    static func read(_ row: RowReader) throws -> Record
+    /// A row's columns read back in `columns` order: the record, its owner and its version.
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Record>
+}
+
+/// The values of the stamp columns, read after a record's own fields (`stampColumns`).
+struct Stamps {
+    var version: Int64
+    var createdAt: Date
+    var updatedAt: Date
+    var deletedAt: Date?
+
+    init<C: ColumnCursor>(_ c: inout C) throws {
+        version = try c.int64()
+        createdAt = try c.date()
+        updatedAt = try c.date()
+        deletedAt = try c.optionalDate()
+    }
 }
 
 extension ThreadModel: RecordRows {
@@ -80,12 +67,16 @@ extension ThreadModel: RecordRows {
          SQLBind(r.fiberType.rawValue), SQLBind(r.quantity), bind(r.barcode), bind(r.weightOrLength), bind(r.notes)]
             + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> InventoryThread {
-        InventoryThread(
-            id: try c("id"), brand: try c("brand"), number: try c("number"), colorName: try c("color_name"),
-            colorHex: try c("color_hex"), fiberType: try c.raw("fiber_type", FiberType.other), quantity: try c("quantity"),
-            barcode: try c("barcode"), weightOrLength: try c("weight_or_length"), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<InventoryThread> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let brand = try c.string(), number = try c.string(), colorName = try c.optionalString(), colorHex = try c.optionalString()
+        let fiberType = try c.raw(FiberType.other), quantity = try c.int(), barcode = try c.optionalString()
+        let weightOrLength = try c.optionalString(), notes = try c.optionalString()
+        let s = try Stamps(&c)
+        return StoredRecord(record: InventoryThread(
+            id: id, brand: brand, number: number, colorName: colorName, colorHex: colorHex, fiberType: fiberType, quantity: quantity,
+            barcode: barcode, weightOrLength: weightOrLength, notes: notes,
+            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
     }
 }
 
@@ -96,11 +87,15 @@ extension CanvasModel: RecordRows {
         [SQLUUID(r.id), SQLUUID(userId), SQLBind(r.designer), SQLBind(r.designName), bind(r.acquiredAt), bind(r.imageKey),
          bind(r.size), bind(r.meshCount), bind(r.notes)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> Canvas {
-        Canvas(
-            id: try c("id"), designer: try c("designer"), designName: try c("design_name"), acquiredAt: try c.optionalDate("acquired_at"),
-            imageKey: try c("image_key"), size: try c("size"), meshCount: try c("mesh_count"), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Canvas> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let designer = try c.string(), designName = try c.string(), acquiredAt = try c.optionalDate(), imageKey = try c.optionalString()
+        let size = try c.optionalString(), meshCount = try c.optionalInt(), notes = try c.optionalString()
+        let s = try Stamps(&c)
+        return StoredRecord(record: Canvas(
+            id: id, designer: designer, designName: designName, acquiredAt: acquiredAt, imageKey: imageKey, size: size,
+            meshCount: meshCount, notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt),
+            userId: userId, version: s.version)
     }
 }
 
@@ -110,12 +105,14 @@ extension ProjectModel: RecordRows {
         [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.canvasId), SQLBind(r.status.rawValue), SQLBind(r.startedAt), bind(r.finishingAt),
          bind(r.completedAt), bind(r.notes)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> Project {
-        Project(
-            id: try c("id"), canvasId: try c("canvas_id"), status: try c.raw("status", ProjectStatus.wip),
-            startedAt: try c.date("started_at"), finishingAt: try c.optionalDate("finishing_at"),
-            completedAt: try c.optionalDate("completed_at"), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Project> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let canvasId = try c.uuid(), status = try c.raw(ProjectStatus.wip), startedAt = try c.date()
+        let finishingAt = try c.optionalDate(), completedAt = try c.optionalDate(), notes = try c.optionalString()
+        let s = try Stamps(&c)
+        return StoredRecord(record: Project(
+            id: id, canvasId: canvasId, status: status, startedAt: startedAt, finishingAt: finishingAt, completedAt: completedAt,
+            notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
     }
 }
 
@@ -125,11 +122,14 @@ extension SectionModel: RecordRows {
         [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.name), SQLBind(r.sortOrder), SQLBind(r.status.rawValue),
          bind(r.notes)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> ProjectSection {
-        ProjectSection(
-            id: try c("id"), projectId: try c("project_id"), name: try c("name"), sortOrder: try c("sort_order"),
-            status: try c.raw("status", SectionStatus.notStarted), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<ProjectSection> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let projectId = try c.uuid(), name = try c.string(), sortOrder = try c.int(), status = try c.raw(SectionStatus.notStarted)
+        let notes = try c.optionalString()
+        let s = try Stamps(&c)
+        return StoredRecord(record: ProjectSection(
+            id: id, projectId: projectId, name: name, sortOrder: sortOrder, status: status, notes: notes,
+            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
     }
 }
 
@@ -140,12 +140,15 @@ extension RequirementModel: RecordRows {
         [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), bind(r.sectionId), bind(r.threadId), SQLBind(r.brand),
          SQLBind(r.number), bind(r.colorName), SQLBind(r.quantityNeeded), bind(r.notes)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> ProjectThread {
-        ProjectThread(
-            id: try c("id"), projectId: try c("project_id"), sectionId: try c("section_id"), threadId: try c("thread_id"),
-            brand: try c("brand"), number: try c("number"), colorName: try c("color_name"),
-            quantityNeeded: try c("quantity_needed"), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<ProjectThread> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let projectId = try c.uuid(), sectionId = try c.optionalUUID(), threadId = try c.optionalUUID(), brand = try c.string()
+        let number = try c.string(), colorName = try c.optionalString(), quantityNeeded = try c.int(), notes = try c.optionalString()
+        let s = try Stamps(&c)
+        return StoredRecord(record: ProjectThread(
+            id: id, projectId: projectId, sectionId: sectionId, threadId: threadId, brand: brand, number: number,
+            colorName: colorName, quantityNeeded: quantityNeeded, notes: notes,
+            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
     }
 }
 
@@ -154,10 +157,13 @@ extension JournalEntryModel: RecordRows {
     static func values(_ r: JournalEntry, userId: UUID, version: Int64) -> [any SQLExpression] {
         [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.notes)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> JournalEntry {
-        JournalEntry(
-            id: try c("id"), projectId: try c("project_id"), notes: try c("notes"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<JournalEntry> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let projectId = try c.uuid(), notes = try c.string()
+        let s = try Stamps(&c)
+        return StoredRecord(record: JournalEntry(
+            id: id, projectId: projectId, notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt),
+            userId: userId, version: s.version)
     }
 }
 
@@ -166,10 +172,13 @@ extension JournalImageModel: RecordRows {
     static func values(_ r: JournalImage, userId: UUID, version: Int64) -> [any SQLExpression] {
         [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.entryId), SQLBind(r.imageKey), SQLBind(r.sortOrder)] + stampValues(r, version: version)
     }
-    static func read(_ c: RowReader) throws -> JournalImage {
-        JournalImage(
-            id: try c("id"), entryId: try c("entry_id"), imageKey: try c("image_key"), sortOrder: try c("sort_order"),
-            createdAt: try c.date("created_at"), updatedAt: try c.date("updated_at"), deletedAt: try c.optionalDate("deleted_at"))
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<JournalImage> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let entryId = try c.uuid(), imageKey = try c.string(), sortOrder = try c.int()
+        let s = try Stamps(&c)
+        return StoredRecord(record: JournalImage(
+            id: id, entryId: entryId, imageKey: imageKey, sortOrder: sortOrder,
+            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
     }
 }
 
@@ -181,13 +190,8 @@ struct StoredRecord<R> {
 }
 
 extension RecordRows {
-    static func stored(_ row: any SQLRow, idsAsText: Bool) throws -> StoredRecord<Record> {
-        let reader = RowReader(row: row, idsAsText: idsAsText)
-        return StoredRecord(record: try read(reader), userId: try reader("user_id"), version: try reader("version"))
+    /// `SELECT` of every column, in `columns` order (what `Database.selectRecords` reads).
+    static func select(on db: any Database) -> SQLSelectBuilder {
+        db.sql.select().columns(columns.map { SQLColumn($0) }).from(schema)
     }
-}
-
-extension Database {
-    /// Whether this database keeps ids as text (SQLite) rather than as a native uuid.
-    var idsAsText: Bool { sql.dialect.name == "sqlite" }
 }

@@ -35,16 +35,27 @@ extension BenchBaseline {
         }
         var page: SyncService.Page!
         try await t("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
-        var rows: [any SQLRow] = []
-        try await t("bare select") { rows = try await db.sql.select().columns(ThreadModel.columns.map { SQLColumn($0) }).from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all() }
-        try await t("rows → records") { for r in rows { _ = try ThreadModel.stored(r, idsAsText: db.idsAsText) } }
+        try await t("bare select") { _ = try await db.sql.select().columns(ThreadModel.columns.map { SQLColumn($0) }).from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all() }
+        try await t("select → records") { _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where("user_id", .equal, SQLUUID(userId))) }
         let response = SyncResponse(cursor: page.cursor.encoded, hasMore: false, changes: page.changes, results: [])
         var bytes: [UInt8] = []
         try await t("encode") { bytes = try StitchJSON.encodeBytes(response) }
-        var value: JSONValue!
-        try await t("parse") { value = try bytes.withUnsafeBytes { try JSONValue.parse($0) } }
         var decoded: SyncResponse!
-        try await t("unbox") { decoded = try JSONValueDecoder.decode(SyncResponse.self, from: value) }
+        try await t("decode (wire reader)") { decoded = try bytes.withUnsafeBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
         try await t("record(as:)") { for c in decoded.changes { _ = try c.record(as: InventoryThread.self) } }
+        try await t("general parse + decode") { _ = try bytes.withUnsafeBytes { try StitchJSON.generalDecode(SyncResponse.self, from: $0) } }
+        var cursor = SyncCursor.start, pages = 0
+        try await t("pull in pages of \(SyncRequest.defaultLimit), no HTTP") {
+            while true {
+                let page = try await SyncService.pull(userId: userId, after: cursor, limit: SyncRequest.defaultLimit, skipVersion: nil, db: db)
+                _ = try StitchJSON.encodeBytes(SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: page.changes, results: []))
+                cursor = page.cursor
+                pages += 1
+                if !page.hasMore { break }
+            }
+        }
+        try await t("  the same, \(pages) empty reads of all tables") {
+            for _ in 0..<pages { _ = try await SyncService.pull(userId: userId, after: cursor, limit: SyncRequest.defaultLimit, skipVersion: nil, db: db) }
+        }
     }
 }

@@ -83,12 +83,11 @@ enum Records {
     static func list<M: RecordModel>(
         _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
     ) async throws -> [M.Record] {
-        var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
+        var query = M.select(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("deleted_at", .is, SQLLiteral.null)
         if let column, let value { query = query.where(SQLIdentifier(column), .equal, SQLUUID(value)) }
-        let idsAsText = db.idsAsText
-        return try await query.all().map { try M.read(RowReader(row: $0, idsAsText: idsAsText)) }
+        return try await db.selectRecords(M.self, query).map(\.record)
     }
 
     /// Inserts a new record for the user at the given version.

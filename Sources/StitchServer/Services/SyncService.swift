@@ -31,7 +31,7 @@ enum SyncService {
             }
         }
 
-        let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db)
+        let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db, faults: app.syncFaults)
         // The server's copy goes back for every stale change and every change the server stored
         // differently from how it was sent (trimmed text, a clamped clock).
         let corrected = Set(push.serverCopies.map(\.key))
@@ -158,13 +158,10 @@ enum SyncService {
         var current: [UUID: (userId: UUID, record: M.Record)] = [:]
         let ids = Array(Set(group.map(\.element.id)))
         for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) }) {
-            try await db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
-                .where("id", .in, SQLGroupExpression(chunk.map { SQLUUID($0) }))
-                .all()
-                .forEach { row in
-                    let stored = try M.stored(row, idsAsText: db.idsAsText)
-                    current[stored.record.id] = (stored.userId, stored.record)
-                }
+            let query = M.select(on: db).where("id", .in, SQLGroupExpression(chunk.map { SQLUUID($0) }))
+            for stored in try await db.selectRecords(M.self, query) {
+                current[stored.record.id] = (stored.userId, stored.record)
+            }
         }
         var winners: [UUID: M.Record] = [:]
         var order: [UUID] = []
@@ -348,18 +345,27 @@ enum SyncService {
     }
 
     /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
-    static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database) async throws -> Page {
+    static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil) async throws -> Page {
         // Read the high-water mark first: every row at or below it has committed (versions are
-        // handed out under the user's row lock, in commit order).
-        let highWater = try await SyncVersion.current(for: userId, on: db)
+        // handed out under the user's row lock, in commit order). Rows above it are left for the
+        // next pull: the tables are read one after another, so a write committing in between
+        // could show in a later table but not an earlier one, and a cursor past it would skip
+        // the earlier table's rows for good. The same statement says which tables have anything
+        // past the cursor, so a page reads only those (usually one).
+        let (highWater, pending) = try await probe(userId: userId, from: cursor.version, db: db)
         var rows: [(SyncCursor, SyncChange)] = []
-        rows += try await fetch(ThreadModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(CanvasModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(ProjectModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(SectionModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(RequirementModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(JournalEntryModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
-        rows += try await fetch(JournalImageModel.self, userId: userId, after: cursor, limit: limit, skip: skipVersion, db: db)
+        func read<M: RecordModel>(_ type: M.Type) async throws {
+            guard pending.contains(M.Record.entityType) else { return }
+            rows += try await fetch(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skipVersion, db: db)
+            try await faults?.afterReading?(M.Record.entityType)
+        }
+        try await read(ThreadModel.self)
+        try await read(CanvasModel.self)
+        try await read(ProjectModel.self)
+        try await read(SectionModel.self)
+        try await read(RequirementModel.self)
+        try await read(JournalEntryModel.self)
+        try await read(JournalImageModel.self)
         rows.sort { $0.0 < $1.0 }
         let hasMore = rows.count > limit
         let page = Array(rows.prefix(limit))
@@ -371,12 +377,30 @@ enum SyncService {
         return Page(changes: page.map(\.1), cursor: next, hasMore: hasMore)
     }
 
+    /// The user's sync version and the kinds of record with rows at versions from `version` up to
+    /// it, read in one statement (one snapshot).
+    static func probe(userId: UUID, from version: Int64, db: any Database) async throws -> (highWater: Int64, pending: Set<EntityType>) {
+        var query = SQLQueryString("SELECT u.sync_version AS high_water")
+        for type in EntityType.allCases {
+            query.appendLiteral(", EXISTS (SELECT 1 FROM \(table(type)) r WHERE r.user_id = u.id AND r.version >= ")
+            query.appendInterpolation(bind: version)
+            query.appendLiteral(" AND r.version <= u.sync_version) AS has_\(type.dependencyRank)")
+        }
+        query.appendLiteral(" FROM \(UserModel.schema) u WHERE u.id = ")
+        query.appendInterpolation(SQLUUID(userId))
+        guard let row = try await db.sql.raw(query).first() else { return (0, []) }
+        let highWater = try row.decode(column: "high_water", as: Int64.self)
+        let pending = try EntityType.allCases.filter { try row.decode(column: "has_\($0.dependencyRank)", as: Bool.self) }
+        return (highWater, Set(pending))
+    }
+
     static func fetch<M: RecordModel>(
-        _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, skip: Int64?, db: any Database
+        _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
         let rank = M.Record.entityType.dependencyRank
-        var query = db.sql.select().columns(M.columns.map { SQLColumn($0) }).from(M.schema)
+        var query = M.select(on: db)
             .where("user_id", .equal, SQLUUID(userId))
+            .where("version", .lessThanOrEqual, SQLBind(highWater))
         if rank < cursor.rank {
             query = query.where("version", .greaterThan, SQLBind(cursor.version))
         } else if rank > cursor.rank || cursor.id == nil {
@@ -388,22 +412,19 @@ enum SyncService {
                 SQLGroupExpression([SQLBind(cursor.version), SQLUUID(cursor.id!)])))
         }
         if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
-        return try await query
-            .orderBy("version", .ascending)
-            .orderBy("id", .ascending)
-            .limit(limit + 1)
-            .all()
-            .map { row in
-                let stored = try M.stored(row, idsAsText: db.idsAsText)
-                return (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
-            }
+        query = query.orderBy("version", .ascending).orderBy("id", .ascending).limit(limit + 1)
+        return try await db.selectRecords(M.self, query).map { stored in
+            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
+        }
     }
 }
 
-/// A test's way to make a push fail part-way through its writes (an adversarial test of the
-/// all-or-nothing promise). Never set in production.
+/// A test's way into the middle of a sync: make a push fail part-way through its writes (the
+/// all-or-nothing promise), or commit another write between two of a pull's table reads (the
+/// pull's consistency). Never set in production.
 struct SyncFaults: Sendable {
-    var afterWriting: @Sendable (EntityType) throws -> Void
+    var afterWriting: @Sendable (EntityType) throws -> Void = { _ in }
+    var afterReading: (@Sendable (EntityType) async throws -> Void)? = nil
 }
 
 extension Application {

@@ -1,0 +1,206 @@
+import FluentKit
+import Foundation
+import PostgresKit
+import PostgresNIO
+import SQLiteKit
+import SQLiteNIO
+import SQLKit
+import StitchCore
+
+// Rows read by position through each driver's own API. Reading a column by name through SQLKit
+// costs a dictionary lookup and a generic decoder per cell (SQLite's `SQLiteDataDecoder`,
+// PostgreSQL's `PostgresDataTranslation`, which also formats a coding-path string per cell);
+// a sync pull, a push's current-state read and a list read thousands of rows of known columns,
+// so they read them in order with the same conversions the drivers use.
+
+/// The columns of one row, read in order: each read takes the next column.
+protocol ColumnCursor {
+    mutating func string() throws -> String
+    mutating func optionalString() throws -> String?
+    mutating func int() throws -> Int
+    mutating func optionalInt() throws -> Int?
+    mutating func int64() throws -> Int64
+    mutating func uuid() throws -> UUID
+    mutating func optionalUUID() throws -> UUID?
+    /// An instant, rounded to the millisecond as every stored instant is.
+    mutating func date() throws -> Date
+    mutating func optionalDate() throws -> Date?
+}
+
+extension ColumnCursor {
+    /// A stored enum value; one this server no longer knows reads as `fallback`.
+    mutating func raw<E: RawRepresentable>(_ fallback: E) throws -> E where E.RawValue == String {
+        E(rawValue: try string()) ?? fallback
+    }
+}
+
+struct RowDecodingError: Error, CustomStringConvertible {
+    let column: Int
+    let expected: String
+    var description: String { "column \(column) is not \(expected)" }
+}
+
+/// SQLite: values as SQLiteNIO read them, converted as its `SQLiteDataConvertible` types do.
+/// Ids are text (what Foundation's UUID encoding wrote), parsed by `UUID(text:)`.
+struct SQLiteCursor: ColumnCursor {
+    let columns: [SQLiteColumn]
+    var index = 0
+
+    init(_ row: SQLiteRow) { columns = row.columns }
+
+    @inline(__always) private mutating func next() -> SQLiteData {
+        defer { index += 1 }
+        return index < columns.count ? columns[index].data : .null
+    }
+    private func fail(_ expected: String) -> RowDecodingError { RowDecodingError(column: index - 1, expected: expected) }
+
+    mutating func string() throws -> String {
+        guard case .text(let s) = next() else { throw fail("text") }
+        return s
+    }
+    mutating func optionalString() throws -> String? {
+        switch next() {
+        case .null: return nil
+        case .text(let s): return s
+        default: throw fail("text or null")
+        }
+    }
+    mutating func int() throws -> Int { Int(try int64()) }
+    mutating func optionalInt() throws -> Int? {
+        switch next() {
+        case .null: return nil
+        case .integer(let i): return Int(i)
+        default: throw fail("an integer or null")
+        }
+    }
+    mutating func int64() throws -> Int64 {
+        guard case .integer(let i) = next() else { throw fail("an integer") }
+        return Int64(i)
+    }
+    mutating func uuid() throws -> UUID {
+        guard case .text(let s) = next(), let id = UUID(text: s) else { throw fail("an id") }
+        return id
+    }
+    mutating func optionalUUID() throws -> UUID? {
+        switch next() {
+        case .null: return nil
+        case .text(let s):
+            guard let id = UUID(text: s) else { throw fail("an id") }
+            return id
+        default: throw fail("an id or null")
+        }
+    }
+    mutating func date() throws -> Date {
+        guard let date = Date(sqliteData: next()) else { throw fail("a date") }
+        return date.roundedToMilliseconds
+    }
+    mutating func optionalDate() throws -> Date? {
+        let value = next()
+        if case .null = value { return nil }
+        guard let date = Date(sqliteData: value) else { throw fail("a date") }
+        return date.roundedToMilliseconds
+    }
+}
+
+/// PostgreSQL: each cell decoded by PostgresNIO's own `PostgresDecodable` conformances.
+struct PostgresCursor: ColumnCursor {
+    var cells: PostgresRow.Iterator
+    var index = 0
+
+    init(_ row: PostgresRow) { cells = row.makeIterator() }
+
+    @inline(__always) private mutating func next() throws -> PostgresCell {
+        index += 1
+        guard let cell = cells.next() else { throw RowDecodingError(column: index - 1, expected: "present") }
+        return cell
+    }
+    @inline(__always) private mutating func value<T: PostgresDecodable>(_ type: T.Type) throws -> T {
+        try next().decode(T.self)
+    }
+    @inline(__always) private mutating func optional<T: PostgresDecodable>(_ type: T.Type) throws -> T? {
+        let cell = try next()
+        return cell.bytes == nil ? nil : try cell.decode(T.self)
+    }
+
+    mutating func string() throws -> String { try value(String.self) }
+    mutating func optionalString() throws -> String? { try optional(String.self) }
+    mutating func int() throws -> Int { try value(Int.self) }
+    mutating func optionalInt() throws -> Int? { try optional(Int.self) }
+    mutating func int64() throws -> Int64 { try value(Int64.self) }
+    mutating func uuid() throws -> UUID { try value(UUID.self) }
+    mutating func optionalUUID() throws -> UUID? { try optional(UUID.self) }
+    mutating func date() throws -> Date { try value(Date.self).roundedToMilliseconds }
+    mutating func optionalDate() throws -> Date? { try optional(Date.self)?.roundedToMilliseconds }
+}
+
+/// Any other SQLKit row, by the column names the query selected.
+struct NamedCursor: ColumnCursor {
+    let row: any SQLRow
+    let names: [String]
+    var index = 0
+
+    private mutating func next<T: Decodable>(_ type: T.Type) throws -> T {
+        defer { index += 1 }
+        return try row.decode(column: names[index], as: T.self)
+    }
+
+    mutating func string() throws -> String { try next(String.self) }
+    mutating func optionalString() throws -> String? { try next(String?.self) }
+    mutating func int() throws -> Int { try next(Int.self) }
+    mutating func optionalInt() throws -> Int? { try next(Int?.self) }
+    mutating func int64() throws -> Int64 { try next(Int64.self) }
+    mutating func uuid() throws -> UUID { try next(UUID.self) }
+    mutating func optionalUUID() throws -> UUID? { try next(UUID?.self) }
+    mutating func date() throws -> Date { try next(Date.self).roundedToMilliseconds }
+    mutating func optionalDate() throws -> Date? { try next(Date?.self)?.roundedToMilliseconds }
+}
+
+extension Database {
+    /// The records of a query that selects `M.columns` (see `RecordRows.select`), each read
+    /// positionally through the driver's own row type where it is SQLite or PostgreSQL.
+    func selectRecords<M: RecordRows>(_ type: M.Type, _ query: SQLSelectBuilder) async throws -> [StoredRecord<M.Record>] {
+        var serializer = SQLSerializer(database: sql)
+        query.select.serialize(to: &serializer)
+        if let sqlite = self as? any SQLiteDatabase {
+            let encoder = SQLiteDataEncoder()
+            let binds = try serializer.binds.map { try encoder.encode($0) }
+            let rows = try await sqlite.query(serializer.sql, binds)
+            var out: [StoredRecord<M.Record>] = []
+            out.reserveCapacity(rows.count)
+            for row in rows {
+                var cursor = SQLiteCursor(row)
+                out.append(try M.stored(&cursor))
+            }
+            return out
+        }
+        if let postgres = self as? any PostgresDatabase, let binds = Self.postgresBindings(serializer.binds) {
+            let text = serializer.sql
+            let rows = try await postgres.withConnection { connection in
+                connection.eventLoop.makeFutureWithTask {
+                    try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger).collect()
+                }
+            }.get()
+            var out: [StoredRecord<M.Record>] = []
+            out.reserveCapacity(rows.count)
+            for row in rows {
+                var cursor = PostgresCursor(row)
+                out.append(try M.stored(&cursor))
+            }
+            return out
+        }
+        return try await query.all().map { row in
+            var cursor = NamedCursor(row: row, names: M.columns)
+            return try M.stored(&cursor)
+        }
+    }
+
+    /// The binds as PostgresNIO's own encodings; nil if one of them has none (then SQLKit's path runs).
+    private static func postgresBindings(_ values: [any Encodable & Sendable]) -> PostgresBindings? {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            guard let encodable = value as? any PostgresThrowingDynamicTypeEncodable else { return nil }
+            do { try binds.append(encodable) } catch { return nil }
+        }
+        return binds
+    }
+}
