@@ -21,7 +21,11 @@ public actor SyncEngine {
     private var running: Task<Void, any Error>?
     private var lastError: String?
     private var rejected: [SyncResult] = []
-    public var pageSize: Int = 1000
+    /// Records per pull page that a device asks for: the most the server gives. Every page is a
+    /// round trip, which on a phone's network costs far more than the page's bytes (a first sync
+    /// of 10,000 records is two requests, not ten or twenty); a page is stored in one transaction.
+    public static let defaultPageSize = SyncRequest.maxLimit
+    public var pageSize: Int = SyncEngine.defaultPageSize
     public static let debounceDelay: Duration = .seconds(2)
     public static let staleAfter: TimeInterval = 60
     /// Changes per push request; the server takes up to 20,000.

@@ -11,6 +11,9 @@ import Vapor
 public func configure(_ app: Application, config: AppConfig, clock: AppClock = .live) async throws {
     app.config = config
     app.responseCache = ResponseCache(maxBytes: config.listCacheBytes)
+    app.verifiedTokens = VerifiedTokens()
+    app.tableStatistics = TableStatistics(logger: app.logger)
+    app.lifecycle.use(TableStatisticsLifecycle())
     app.clock = clock
 
     _ = installWireFormat

@@ -329,6 +329,33 @@ struct AccessTokenTests {
             #expect(try await status(app, auth.accessToken) == .unauthorized)
         }
     }
+
+    @Test("A token is verified once and remembered; refused tokens never are, and a remembered one still expires and ends with its sign-in")
+    func rememberedTokens() async throws {
+        try await withTestApp { app, clock in
+            let auth = try await register(app)
+            let before = app.verifiedTokens.count
+            #expect(try await status(app, auth.accessToken) == .ok)
+            #expect(try await status(app, auth.accessToken) == .ok)
+            #expect(app.verifiedTokens.count == before + 1)
+            // Tampered and foreign tokens are refused and not remembered.
+            let parts = auth.accessToken.split(separator: ".")
+            #expect(try await status(app, "\(parts[0]).\(parts[1]).\(String(parts[2].reversed()))") == .unauthorized)
+            #expect(try await status(app, try await forge(auth, app: app, secret: String(repeating: "z", count: 48))) == .unauthorized)
+            #expect(try await status(app, try await forge(auth, app: app) { $0.iss = .init(value: "evil") }) == .unauthorized)
+            #expect(app.verifiedTokens.count == before + 1)
+            // A second sign-in's token works; the first ends with its logout even though it is remembered.
+            let second = try await login(app).content.decode(AuthResponse.self)
+            #expect(try await status(app, second.accessToken) == .ok)
+            let out = try await app.send(.POST, "/auth/logout", token: auth.accessToken, json: LogoutRequest(refreshToken: auth.refreshToken))
+            #expect(out.status == .noContent)
+            #expect(try await status(app, auth.accessToken) == .unauthorized)
+            #expect(try await status(app, second.accessToken) == .ok)
+            // And a remembered token still expires on time.
+            clock.advance(by: 16 * 60)
+            #expect(try await status(app, second.accessToken) == .unauthorized)
+        }
+    }
 }
 
 @Suite("Sign in with Apple, Instagram and TikTok", .serialized)

@@ -14,6 +14,18 @@ struct ListCacheTests {
         return try await app.send(.GET, "/threads" + query, token: user.token, headers: headers)
     }
 
+    @Test("ETags are the same in every process: the query's part is FNV-1a, not a per-process hash")
+    func stableTags() async throws {
+        #expect(fnv1a("") == 0x811C_9DC5)
+        #expect(fnv1a("a") == 0xE40C_292C)
+        #expect(fnv1a("foobar") == 0xBF9C_F968)
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let tag = try #require(try await threads(ann, app, query: "?brand=DMC").headers.first(name: .eTag))
+            #expect(tag.hasSuffix("-\(fnv1a("brand=DMC"))\""))
+        }
+    }
+
     @Test func everyWriteIsSeenAndUnchangedListsAre304() async throws {
         try await withTestApp { app, clock in
             let ann = try await TestUser.make(app)

@@ -313,6 +313,60 @@ struct SyncTests {
         }
     }
 
+    @Test("Pages inside one big version, across its tables and into the next version: every record once, in (version, kind, id) order")
+    func pagesWithinAVersion() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let threads = (0..<900).map { InventoryThread(brand: "DMC", number: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            let canvases = (0..<650).map { Canvas(designer: "A", designName: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            _ = try await ann.sync(syncRequest(try (canvases.map { try SyncChange(record: $0) } + threads.map { try SyncChange(record: $0) }), limit: 1))
+            let later = (0..<400).map { InventoryThread(brand: "Anchor", number: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            _ = try await ann.sync(syncRequest(try later.map { try SyncChange(record: $0) }, limit: 1))
+            func sorted(_ ids: [UUID]) -> [UUID] { ids.sorted(by: UUIDOrder.less) }
+            let expected = sorted(threads.map(\.id)) + sorted(canvases.map(\.id)) + sorted(later.map(\.id))
+            for size in [7, 299, 300, 900, 901, 5000] {
+                var cursor: String?, seen: [UUID] = []
+                while true {
+                    let page = try await ann.sync(syncRequest([], cursor: cursor, limit: size))
+                    #expect(page.changes.count <= size)
+                    seen += page.changes.map(\.id)
+                    cursor = page.cursor
+                    if !page.hasMore { break }
+                }
+                #expect(seen == expected, "pages of \(size)")
+            }
+        }
+    }
+
+    @Test("A bulk push refreshes the table's planner statistics at once; a small one leaves it to autovacuum (PostgreSQL)",
+          .enabled(if: TestDatabase.isPostgres))
+    func bulkPushAnalyzes() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            func analyzed(_ table: String) async throws -> Int {
+                let row = try await app.db.sql.raw("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = \(bind: table)").first()
+                return try row?.decode(column: "analyze_count", as: Int.self) ?? 0
+            }
+            let canvases = (0..<10).map { Canvas(designer: "A", designName: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            _ = try await ann.sync(syncRequest(try canvases.map { try SyncChange(record: $0) }))
+            let threads = (0..<TableStatistics.bulkRows).map {
+                InventoryThread(brand: "DMC", number: "\($0)", createdAt: clock.now, updatedAt: clock.now)
+            }
+            _ = try await ann.sync(syncRequest(try threads.map { try SyncChange(record: $0) }, limit: 1))
+            await app.tableStatistics.settle()
+            // The statistics collector reports with a small delay.
+            var count = 0
+            for _ in 0..<50 where count == 0 {
+                count = try await analyzed("threads")
+                if count == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(count >= 1)
+            #expect(try await analyzed("canvases") == 0)
+            // And the pull pages walk the index: every record, once, in order.
+            #expect(Set(try await ann.pullAll(limit: 300).map(\.id)) == Set(threads.map(\.id) + canvases.map(\.id)))
+        }
+    }
+
     @Test("A write that commits after a concurrent pull started is delivered by the next pull (PostgreSQL)",
           .enabled(if: TestDatabase.isPostgres))
     func cursorNeverSkipsLateCommits() async throws {

@@ -33,15 +33,12 @@ public struct APIError: AbortError, Sendable {
 
 /// Turns every error into `{"error": ..., "fields": {...}}` with the right status, and never
 /// leaks internals: an unexpected error is a 500 with a generic sentence (and a log line).
-public struct JSONErrorMiddleware: AsyncMiddleware {
+/// (Future-based: it runs on every request, and an async middleware costs a task hop each.)
+public struct JSONErrorMiddleware: Middleware {
     public init() {}
 
-    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        do {
-            return try await next.respond(to: request)
-        } catch {
-            return Self.response(for: error, request: request)
-        }
+    public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request).recover { error in Self.response(for: error, request: request) }
     }
 
     static func body(for error: any Error, logger: Logger) -> (HTTPResponseStatus, APIErrorBody, HTTPHeaders) {

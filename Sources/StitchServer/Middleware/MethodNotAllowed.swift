@@ -3,11 +3,11 @@ import Vapor
 /// Answers a request whose path exists under other methods with `405 Method Not Allowed` and an
 /// `Allow` header (RFC 9110), and `OPTIONS` on such a path with `204` and the same header, instead
 /// of the router's plain 404. The methods come from the route table, so they can't drift from it.
-struct MethodNotAllowedMiddleware: AsyncMiddleware {
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        do {
-            return try await next.respond(to: request)
-        } catch let error as any AbortError where error.status == .notFound {
+/// (A future-based middleware: it runs on every request, and an async one costs a task hop each.)
+struct MethodNotAllowedMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request).flatMapErrorThrowing { error in
+            guard let abort = error as? any AbortError, abort.status == .notFound else { throw error }
             let routes = request.application.routes.all
             // A fixed path (`/threads/brands`) asked with a method only a parameter route has
             // (`PUT /threads/:id`) reaches that route and fails there; it is still the fixed path's 405.

@@ -44,6 +44,8 @@ extension BenchBaseline {
         try await t("decode (wire reader)") { decoded = try bytes.withUnsafeBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
         try await t("record(as:)") { for c in decoded.changes { _ = try c.record(as: InventoryThread.self) } }
         try await t("general parse + decode") { _ = try bytes.withUnsafeBytes { try StitchJSON.generalDecode(SyncResponse.self, from: $0) } }
+        try await t("100 × SELECT 1") { for _ in 0..<100 { _ = try await db.sql.raw("SELECT 1 AS one").all() } }
+        try await t("100 × probe") { for _ in 0..<100 { _ = try await SyncService.probe(userId: userId, from: 1, db: db) } }
         var cursor = SyncCursor.start, pages = 0
         try await t("pull in pages of \(SyncRequest.defaultLimit), no HTTP") {
             while true {

@@ -78,7 +78,10 @@ func cachedList(_ req: Request, kind: String, render: () async throws -> [UInt8]
     guard let version = user.syncVersion else {
         return try await listResponse(render(), etag: nil)
     }
-    let etag = "\"\(kind)-\(version)-\(user.id.text.prefix(8).lowercased())-\(UInt32(truncatingIfNeeded: (req.url.query ?? "").hashValue & 0xffff_ffff))\""
+    // The query's part is a fixed hash (FNV-1a), not Swift's per-process `hashValue`: the same
+    // page must have the same tag after a restart and on every instance behind a load balancer.
+    let query = req.url.query ?? ""
+    let etag = "\"\(kind)-\(version)-\(user.id.text.prefix(8).lowercased())-\(fnv1a(query))\""
     if let match = req.headers.first(name: .ifNoneMatch), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
         let response = Response(status: .notModified)
         response.headers.replaceOrAdd(name: .eTag, value: etag)
@@ -86,13 +89,20 @@ func cachedList(_ req: Request, kind: String, render: () async throws -> [UInt8]
         return response
     }
     let cache = req.application.responseCache
-    let key = "\(user.id)|\(kind)|\(req.url.query ?? "")"
+    let key = "\(user.id.text)|\(kind)|\(query)"
     if let body = cache.get(key, version: version) {
         return listResponse(body, etag: etag)
     }
     let body = ByteBuffer(bytes: try await render())
     cache.put(key, version: version, body: body)
     return listResponse(body, etag: etag)
+}
+
+/// 32-bit FNV-1a of the text's UTF-8 bytes.
+func fnv1a(_ text: String) -> UInt32 {
+    var hash: UInt32 = 2_166_136_261
+    for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return hash
 }
 
 private func listResponse(_ bytes: [UInt8], etag: String?) -> Response {

@@ -29,6 +29,7 @@ enum SyncService {
             push = try await db.transaction { db in
                 try await apply(request.changes, userId: userId, app: app, db: db)
             }
+            app.tableStatistics.refresh(afterWriting: push.rowsWritten, on: app.db)
         }
 
         let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db, faults: app.syncFaults)
@@ -49,6 +50,8 @@ enum SyncService {
         var version: Int64?
         /// Records whose server copy is now exactly what the client sent.
         var echoes: Set<RecordKey> = []
+        /// How many rows the push wrote, by table.
+        var rowsWritten: [String: Int] = [:]
     }
 
     /// Everything the push decided so far, by entity: the post-push state references are checked against.
@@ -90,6 +93,7 @@ enum SyncService {
                 .where("id", .equal, SQLUUID(userId)).run()
             try await writes.run(userId: userId, version: version, db: db, faults: app.syncFaults)
             outcome.version = version
+            outcome.rowsWritten = writes.counts
         }
         return outcome
     }
@@ -113,6 +117,12 @@ enum SyncService {
         var requirements: [ProjectThread] = []
         var entries: [JournalEntry] = []
         var images: [JournalImage] = []
+
+        var counts: [String: Int] {
+            [ThreadModel.schema: threads.count, CanvasModel.schema: canvases.count, ProjectModel.schema: projects.count,
+             SectionModel.schema: sections.count, RequirementModel.schema: requirements.count,
+             JournalEntryModel.schema: entries.count, JournalImageModel.schema: images.count]
+        }
 
         var isEmpty: Bool {
             threads.isEmpty && canvases.isEmpty && projects.isEmpty && sections.isEmpty && requirements.isEmpty
@@ -346,6 +356,22 @@ enum SyncService {
 
     /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
     static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil) async throws -> Page {
+        // Part-way through the rows of one version (a big push: thousands of records at one
+        // version), the next page is usually more of them: if the cursor's own table still has
+        // more than a page of rows at the cursor's version, nothing from any other table can sort
+        // between them (other tables' rows at this version sort wholly before or after the
+        // table's, and every other version sorts before or after this one), and the version is
+        // committed (an earlier page was bounded by a high-water mark at or above it). So that
+        // page is one indexed read.
+        if let id = cursor.id, cursor.version != skipVersion, let type = EntityType.allCases.first(where: { $0.dependencyRank == cursor.rank }) {
+            let rows = try await withModel(type) { model in
+                try await fetchWithinVersion(model, userId: userId, version: cursor.version, after: id, limit: limit, db: db)
+            }
+            if rows.count > limit {
+                let page = rows.prefix(limit)
+                return Page(changes: page.map(\.1), cursor: page.last!.0, hasMore: true)
+            }
+        }
         // Read the high-water mark first: every row at or below it has committed (versions are
         // handed out under the user's row lock, in commit order). Rows above it are left for the
         // next pull: the tables are read one after another, so a write committing in between
@@ -354,9 +380,12 @@ enum SyncService {
         // past the cursor, so a page reads only those (usually one).
         let (highWater, pending) = try await probe(userId: userId, from: cursor.version, db: db)
         var rows: [(SyncCursor, SyncChange)] = []
+        var tablesRead = 0
         func read<M: RecordModel>(_ type: M.Type) async throws {
             guard pending.contains(M.Record.entityType) else { return }
-            rows += try await fetch(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skipVersion, db: db)
+            let more = try await fetch(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skipVersion, db: db)
+            if !more.isEmpty { tablesRead += 1 }
+            rows += more
             try await faults?.afterReading?(M.Record.entityType)
         }
         try await read(ThreadModel.self)
@@ -366,9 +395,10 @@ enum SyncService {
         try await read(RequirementModel.self)
         try await read(JournalEntryModel.self)
         try await read(JournalImageModel.self)
-        rows.sort { $0.0 < $1.0 }
+        // Each table's rows come in order; only rows from several tables need sorting together.
+        if tablesRead > 1 { rows.sort { $0.0 < $1.0 } }
         let hasMore = rows.count > limit
-        let page = Array(rows.prefix(limit))
+        let page = rows.prefix(limit)
         var next = page.last?.0 ?? cursor
         if !hasMore {
             let end = SyncCursor(version: highWater, rank: 6, id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
@@ -377,9 +407,39 @@ enum SyncService {
         return Page(changes: page.map(\.1), cursor: next, hasMore: hasMore)
     }
 
+    /// Runs `body` with the model that stores `type`.
+    static func withModel<T>(_ type: EntityType, _ body: (any RecordModel.Type) async throws -> T) async rethrows -> T {
+        switch type {
+        case .thread: try await body(ThreadModel.self)
+        case .canvas: try await body(CanvasModel.self)
+        case .project: try await body(ProjectModel.self)
+        case .projectSection: try await body(SectionModel.self)
+        case .projectThread: try await body(RequirementModel.self)
+        case .journalEntry: try await body(JournalEntryModel.self)
+        case .journalImage: try await body(JournalImageModel.self)
+        }
+    }
+
+    /// Up to `limit + 1` of the user's rows of one kind at exactly `version`, after `id`, in id order.
+    static func fetchWithinVersion<M: RecordModel>(
+        _ type: M.Type, userId: UUID, version: Int64, after id: UUID, limit: Int, db: any Database
+    ) async throws -> [(SyncCursor, SyncChange)] {
+        let rank = M.Record.entityType.dependencyRank
+        let query = M.select(on: db)
+            .where("user_id", .equal, SQLUUID(userId))
+            .where("version", .equal, SQLBind(version))
+            .where("id", .greaterThan, SQLUUID(id))
+            .orderBy("version", .ascending).orderBy("id", .ascending)
+            .limit(limit + 1)
+        return try await db.selectRecords(M.self, query).map { stored in
+            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
+        }
+    }
+
     /// The user's sync version and the kinds of record with rows at versions from `version` up to
     /// it, read in one statement (one snapshot).
     static func probe(userId: UUID, from version: Int64, db: any Database) async throws -> (highWater: Int64, pending: Set<EntityType>) {
+        if let rows = try await db.prepared(PullProbe(userId: userId, version: version)) { return rows.first ?? (0, []) }
         var query = SQLQueryString("SELECT u.sync_version AS high_water")
         for type in EntityType.allCases {
             query.appendLiteral(", EXISTS (SELECT 1 FROM \(table(type)) r WHERE r.user_id = u.id AND r.version >= ")
