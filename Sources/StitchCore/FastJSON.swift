@@ -16,7 +16,8 @@ extension StitchJSON {
 
     public static func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        // Room for a page at once (a change is about 400 bytes) rather than a dozen regrowths.
+        out.reserveCapacity(1024 + ((value as? SyncResponse)?.changes.count ?? (value as? SyncRequest)?.changes.count ?? 0) * 400)
         if let direct = value as? any JSONDirect {
             try direct.writeJSON(into: &out)
         } else {

@@ -14,9 +14,11 @@ public enum Timestamp {
 
     /// The same 24 characters, appended to `out` (a page of records writes thousands).
     public static func write(_ date: Date, into out: inout [UInt8]) {
-        let count = out.count
-        out.append(contentsOf: repeatElement(0, count: 24))
-        out.withUnsafeMutableBufferPointer { write(date, to: $0.baseAddress! + count) }
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            write(date, to: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            out.append(contentsOf: UnsafeRawBufferPointer(buffer))
+        }
     }
 
     private static func write(_ date: Date, to out: UnsafeMutablePointer<UInt8>) {

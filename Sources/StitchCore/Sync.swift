@@ -1,6 +1,6 @@
 import Foundation
 
-public enum SyncAction: String, Codable, Sendable, Hashable {
+public enum SyncAction: String, Codable, Sendable, Hashable, CaseIterable {
     case upsert, delete
 }
 
@@ -138,7 +138,7 @@ public struct SyncRequest: Codable, Sendable {
     public static let maxChanges = 20_000
 }
 
-public enum SyncStatus: String, Codable, Sendable, Hashable {
+public enum SyncStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// The change is now the server's copy (or already was, for a repeated request).
     case applied
     /// The server's copy is newer; it is in the response's `changes`.

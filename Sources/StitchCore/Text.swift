@@ -18,9 +18,11 @@ extension UUID {
 
     /// The same 36 characters, appended to `out`.
     func write(into out: inout [UInt8]) {
-        let count = out.count
-        out.append(contentsOf: repeatElement(0, count: 36))
-        out.withUnsafeMutableBufferPointer { write(to: $0.baseAddress! + count) }
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            write(to: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<36]))
+        }
     }
 
     private func write(to out: UnsafeMutablePointer<UInt8>) {
@@ -59,28 +61,34 @@ extension UUID {
         self.init(uuid: parsed)
     }
 
-    private static func parse(_ bytes: UnsafeRawBufferPointer, into result: inout uuid_t) -> Bool {
-        guard bytes.count == 36 else { return false }
-        @inline(__always) func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c &- UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c &- UInt8(ascii: "A") &+ 10
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c &- UInt8(ascii: "a") &+ 10
-            default: return nil
-            }
+    /// Hex digit values by byte (0xFF: not a hex digit).
+    private static let hexValues: [UInt8] = (0..<256).map { c in
+        switch UInt8(c) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(c) - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(c) - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(c) - UInt8(ascii: "a") + 10
+        default: 0xFF
         }
-        return withUnsafeMutableBytes(of: &result) { out in
-            var i = 0
-            for o in 0..<16 {
-                if o == 4 || o == 6 || o == 8 || o == 10 {
-                    guard bytes[i] == UInt8(ascii: "-") else { return false }
-                    i += 1
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, into result: inout uuid_t) -> Bool {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"), bytes[18] == UInt8(ascii: "-"),
+              bytes[23] == UInt8(ascii: "-")
+        else { return false }
+        return hexValues.withUnsafeBufferPointer { hex in
+            withUnsafeMutableBytes(of: &result) { out in
+                // Where each output byte's two digits start in the 8-4-4-4-12 layout.
+                var invalid: UInt8 = 0
+                var i = 0
+                for o in 0..<16 {
+                    if o == 4 || o == 6 || o == 8 || o == 10 { i += 1 }
+                    let high = hex[Int(bytes[i])], low = hex[Int(bytes[i + 1])]
+                    invalid |= (high | low) & 0xF0
+                    out[o] = high << 4 | (low & 0x0F)
+                    i += 2
                 }
-                guard let high = nibble(bytes[i]), let low = nibble(bytes[i + 1]) else { return false }
-                out[o] = high << 4 | low
-                i += 2
+                return invalid == 0
             }
-            return true
         }
     }
 }

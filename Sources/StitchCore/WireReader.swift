@@ -171,19 +171,20 @@ struct WireReader {
         guard p.i < bytes.count else { throw p.fail("unexpected end of data") }
         switch bytes[p.i] {
         case UInt8(ascii: "\""):
-            let open = p.i
-            p.i += 1
-            let start = p.i
-            while p.i < bytes.count {
-                let c = bytes[p.i]
+            let start = p.i + 1
+            // Plain ASCII up to the closing quote is the text itself; anything else (an escape,
+            // a control character, non-ASCII to validate) is decoded by the parser.
+            let base = bytes.baseAddress!, count = bytes.count
+            var i = start
+            while i < count {
+                let c = base[i]
                 if c == UInt8(ascii: "\"") {
-                    p.i += 1
-                    return .text(start: start, end: p.i - 1)
+                    p.i = i + 1
+                    return .text(start: start, end: i)
                 }
                 if c < 0x20 || c >= 0x80 || c == UInt8(ascii: "\\") { break }
-                p.i += 1
+                i += 1
             }
-            p.i = open
             return .decoded(try p.parseString())
         case UInt8(ascii: "n"):
             try p.literal("null")
@@ -214,6 +215,17 @@ struct WireReader {
         switch try fieldValue() {
         case .text(let start, let end): return fromBytes(UnsafeBufferPointer(rebasing: bytes[start..<end]))
         case .decoded(let s): return fromText(s)
+        default: return nil
+        }
+    }
+
+    /// One of an enum's raw values, matched on the bytes (no string made).
+    mutating func enumValue<E: CaseIterable & RawRepresentable>(_ type: E.Type) throws -> E? where E.RawValue == String {
+        switch try fieldValue() {
+        case .text(let start, let end):
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            return E.allCases.first { $0.rawValue.utf8.elementsEqual(text) }
+        case .decoded(let s): return E(rawValue: s)
         default: return nil
         }
     }
@@ -259,13 +271,13 @@ struct WireReader {
         var hasData = false
         let read = try object { r, start, end in
             if r.key(start, end, is: "type") {
-                type = try r.string().flatMap(EntityType.init(rawValue:))
+                type = try r.enumValue(EntityType.self)
                 return type != nil
             } else if r.key(start, end, is: "id") {
                 id = try r.uuid()
                 return id != nil
             } else if r.key(start, end, is: "action") {
-                action = try r.string().flatMap(SyncAction.init(rawValue:))
+                action = try r.enumValue(SyncAction.self)
                 return action != nil
             } else if r.key(start, end, is: "updatedAt") {
                 updatedAt = try r.date()
@@ -320,11 +332,11 @@ struct WireReader {
                 id = try r.uuid()
                 return id != nil
             } else if r.key(start, end, is: "status") {
-                status = try r.string().flatMap(SyncStatus.init(rawValue:))
+                status = try r.enumValue(SyncStatus.self)
                 return status != nil
             } else if r.key(start, end, is: "type") {
                 if try r.null() { type = nil; return true }
-                type = try r.string().flatMap(EntityType.init(rawValue:))
+                type = try r.enumValue(EntityType.self)
                 return type != nil
             } else if r.key(start, end, is: "clamped") {
                 if try r.null() { clamped = nil; return true }

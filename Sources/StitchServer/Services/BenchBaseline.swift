@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import PostgresNIO
 import SQLKit
 import StitchCore
 
@@ -19,6 +20,34 @@ public enum BenchBaseline {
     /// Reads every column of the user's threads; answers how many rows came back.
     public static func selectThreads(userId: UUID, on db: any Database) async throws -> Int {
         try await db.sql.select().column("*").from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all().count
+    }
+
+    /// The same SELECT, with every value read into its Swift type. SQLite's driver does that for
+    /// any SELECT (its rows hold values), PostgreSQL's keeps the bytes until asked, so on
+    /// PostgreSQL the bare SELECT above never looks at a value; this is the fairer floor for
+    /// anything that uses the rows.
+    public static func selectThreadsReadingValues(userId: UUID, on db: any Database) async throws -> Int {
+        guard let postgres = db as? any PostgresDatabase else { return try await selectThreads(userId: userId, on: db) }
+        var binds = PostgresBindings()
+        binds.append(userId)
+        let query = PostgresQuery(unsafeSQL: "SELECT * FROM \(ThreadModel.schema) WHERE user_id = $1", binds: binds)
+        return try await postgres.withConnection { connection in
+            connection.eventLoop.makeFutureWithTask {
+                var count = 0
+                for try await row in try await connection.query(query, logger: connection.logger) {
+                    for cell in row where cell.bytes != nil {
+                        switch cell.dataType {
+                        case .uuid: _ = try cell.decode(UUID.self)
+                        case .int8, .int4, .int2: _ = try cell.decode(Int64.self)
+                        case .timestamptz, .timestamp: _ = try cell.decode(Date.self)
+                        default: _ = try cell.decode(String.self)
+                        }
+                    }
+                    count += 1
+                }
+                return count
+            }
+        }.get()
     }
 }
 

@@ -357,33 +357,37 @@ enum SyncService {
     /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
     static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil) async throws -> Page {
         // Part-way through the rows of one version (a big push: thousands of records at one
-        // version), the next page is usually more of them: if the cursor's own table still has
-        // more than a page of rows at the cursor's version, nothing from any other table can sort
-        // between them (other tables' rows at this version sort wholly before or after the
-        // table's, and every other version sorts before or after this one), and the version is
-        // committed (an earlier page was bounded by a high-water mark at or above it). So that
-        // page is one indexed read.
+        // version), the page starts with more of them: the cursor's own table's next rows at the
+        // cursor's version sort before anything else still to come (other tables' rows at this
+        // version sort wholly before or after the table's, and every other version before or
+        // after this one), and the version is committed (an earlier page was bounded by a
+        // high-water mark at or above it). If they fill the page, that page is one indexed read;
+        // if not, the rest of the page comes after them.
+        var first: [(SyncCursor, SyncChange)] = []
+        var from = cursor
         if let id = cursor.id, cursor.version != skipVersion, let type = EntityType.allCases.first(where: { $0.dependencyRank == cursor.rank }) {
-            let rows = try await withModel(type) { model in
+            first = try await withModel(type) { model in
                 try await fetchWithinVersion(model, userId: userId, version: cursor.version, after: id, limit: limit, db: db)
             }
-            if rows.count > limit {
-                let page = rows.prefix(limit)
+            if first.count > limit {
+                let page = first.prefix(limit)
                 return Page(changes: page.map(\.1), cursor: page.last!.0, hasMore: true)
             }
+            from = first.last?.0 ?? cursor
         }
+        let wanted = limit - first.count
         // Read the high-water mark first: every row at or below it has committed (versions are
         // handed out under the user's row lock, in commit order). Rows above it are left for the
         // next pull: the tables are read one after another, so a write committing in between
         // could show in a later table but not an earlier one, and a cursor past it would skip
         // the earlier table's rows for good. The same statement says which tables have anything
         // past the cursor, so a page reads only those (usually one).
-        let (highWater, pending) = try await probe(userId: userId, from: cursor.version, db: db)
+        let (highWater, pending) = try await probe(userId: userId, from: from.version, db: db)
         var rows: [(SyncCursor, SyncChange)] = []
         var tablesRead = 0
         func read<M: RecordModel>(_ type: M.Type) async throws {
             guard pending.contains(M.Record.entityType) else { return }
-            let more = try await fetch(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skipVersion, db: db)
+            let more = try await fetch(M.self, userId: userId, after: from, limit: wanted, highWater: highWater, skip: skipVersion, db: db)
             if !more.isEmpty { tablesRead += 1 }
             rows += more
             try await faults?.afterReading?(M.Record.entityType)
@@ -397,9 +401,9 @@ enum SyncService {
         try await read(JournalImageModel.self)
         // Each table's rows come in order; only rows from several tables need sorting together.
         if tablesRead > 1 { rows.sort { $0.0 < $1.0 } }
-        let hasMore = rows.count > limit
-        let page = rows.prefix(limit)
-        var next = page.last?.0 ?? cursor
+        let hasMore = rows.count > wanted
+        let page = first + rows.prefix(wanted)
+        var next = page.last?.0 ?? from
         if !hasMore {
             let end = SyncCursor(version: highWater, rank: 6, id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
             if next < end { next = end }
