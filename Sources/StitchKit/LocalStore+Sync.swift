@@ -71,28 +71,46 @@ extension LocalStore {
                 guard let type = EntityType(rawValue: row["entity"]) else { continue }
                 pending.insert(RecordKey(type, row["id"]))
             }
-            let markSynced = try db.cachedStatement(sql: """
-                INSERT INTO sync_state (entity, id, pending, syncedAt) VALUES (?, ?, 0, ?)
-                ON CONFLICT (entity, id) DO UPDATE SET pending = 0, syncedAt = excluded.syncedAt
-                """)
+            var synced = BatchedRows(
+                prefix: "INSERT INTO sync_state (entity, id, pending, syncedAt) VALUES ", row: "(?, ?, 0, ?)",
+                suffix: " ON CONFLICT (entity, id) DO UPDATE SET pending = 0, syncedAt = excluded.syncedAt")
             let syncedAt = LocalDates.databaseValue(now)
             var upserts = Upserts()
             for change in changes {
                 let isPending = !pending.isEmpty && pending.contains(change.key)
                 let applied: Bool
-                switch change.type {
-                case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, upserts: &upserts, db: db)
-                case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, upserts: &upserts, db: db)
-                case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, upserts: &upserts, db: db)
-                case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, upserts: &upserts, db: db)
-                case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
-                case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
-                case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
+                if !isPending, change.action == .upsert, change.data != nil {
+                    // The common case, a record without local changes: the server's copy, as is,
+                    // written with the rest of the page (several rows to a statement).
+                    switch change.type {
+                    case .thread: try upserts.add(try change.record(as: InventoryThread.self), db: db)
+                    case .canvas: try upserts.add(try change.record(as: Canvas.self), db: db)
+                    case .project: try upserts.add(try change.record(as: Project.self), db: db)
+                    case .projectSection: try upserts.add(try change.record(as: ProjectSection.self), db: db)
+                    case .projectThread: try upserts.add(try change.record(as: ProjectThread.self), db: db)
+                    case .journalEntry: try upserts.add(try change.record(as: JournalEntry.self), db: db)
+                    case .journalImage: try upserts.add(try change.record(as: JournalImage.self), db: db)
+                    }
+                    applied = true
+                } else {
+                    // Anything that reads the local copy first sees every earlier change of the page.
+                    try upserts.flush(db)
+                    switch change.type {
+                    case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, upserts: &upserts, db: db)
+                    case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, upserts: &upserts, db: db)
+                    case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, upserts: &upserts, db: db)
+                    case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, upserts: &upserts, db: db)
+                    case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
+                    case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
+                    case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
+                    }
                 }
                 if applied {
-                    try markSynced.execute(arguments: [change.type.rawValue.databaseValue, change.id.databaseValue, syncedAt])
+                    try synced.add([change.type.rawValue.databaseValue, change.id.databaseValue, syncedAt], db: db)
                 }
             }
+            try upserts.flush(db)
+            try synced.flush(db)
             try Self.setSetting(Self.cursorKey, cursor, db: db)
         }
     }
@@ -118,7 +136,7 @@ extension LocalStore {
             return false  // a tombstone for something this device never had
         }
         // No foreign keys point at these tables, so replacing a row is a plain upsert.
-        try upserts.run(incoming, db: db)
+        try upserts.add(incoming, db: db)
         return true
     }
 
@@ -126,7 +144,8 @@ extension LocalStore {
     /// `insert(db, onConflict: .replace)` (the records' `encode(to: PersistenceContainer)`).
     static func upsert<R: LocalRecord>(_ record: R, db: Database) throws {
         var upserts = Upserts()
-        try upserts.run(record, db: db)
+        try upserts.add(record, db: db)
+        try upserts.flush(db)
     }
 
     /// Uploads staged pictures with `upload` and swaps their stand-in keys for the server's in every
@@ -156,26 +175,60 @@ extension LocalStore {
     }
 }
 
-/// `INSERT OR REPLACE` statements for whole records, one per kind, made from the first record of
-/// that kind and reused for the rest of a page (GRDB would build the SQL, and look the statement
-/// up by it, for every row).
-struct Upserts {
-    private var statements: [ObjectIdentifier: Statement] = [:]
+/// Rows for one table gathered and written several to a statement: GRDB's work per statement
+/// (argument checks, its scheduling and observation hooks) was most of a first sync when every
+/// row of a page was a statement of its own. Statements are cached per row count.
+struct BatchedRows {
+    static let rowsPerStatement = 64
+    let prefix: String
+    let row: String
+    let suffix: String
+    private(set) var values: [DatabaseValue] = []
+    private(set) var rows = 0
 
-    mutating func run<R: LocalRecord>(_ record: R, db: Database) throws {
+    init(prefix: String, row: String, suffix: String = "") {
+        self.prefix = prefix
+        self.row = row
+        self.suffix = suffix
+    }
+
+    mutating func add(_ rowValues: [DatabaseValue], db: Database) throws {
+        values.append(contentsOf: rowValues)
+        rows += 1
+        if rows == Self.rowsPerStatement { try flush(db) }
+    }
+
+    mutating func flush(_ db: Database) throws {
+        guard rows > 0 else { return }
+        let sql = prefix + Array(repeating: row, count: rows).joined(separator: ", ") + suffix
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+        values.removeAll(keepingCapacity: true)
+        rows = 0
+    }
+}
+
+/// `INSERT OR REPLACE` of whole records, gathered per kind (`BatchedRows`); the statements are
+/// made from the first record of each kind (GRDB would build the SQL for every row).
+struct Upserts {
+    private var batches: [ObjectIdentifier: BatchedRows] = [:]
+
+    mutating func add<R: LocalRecord>(_ record: R, db: Database) throws {
         var values = ValueSink()
         record.writeWire(to: &values)
-        let statement: Statement
-        if let made = statements[ObjectIdentifier(R.self)] {
-            statement = made
-        } else {
+        let key = ObjectIdentifier(R.self)
+        if batches[key] == nil {
             var columns = ColumnSink()
             record.writeWire(to: &columns)
-            statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(R.databaseTableName) (\(columns.names.joined(separator: ", "))) "
-                                               + "VALUES (\(Array(repeating: "?", count: columns.names.count).joined(separator: ", ")))")
-            statements[ObjectIdentifier(R.self)] = statement
+            batches[key] = BatchedRows(
+                prefix: "INSERT OR REPLACE INTO \(R.databaseTableName) (\(columns.names.joined(separator: ", "))) VALUES ",
+                row: "(" + Array(repeating: "?", count: columns.names.count).joined(separator: ", ") + ")")
         }
-        try statement.execute(arguments: StatementArguments(values.values))
+        try batches[key]!.add(values.values, db: db)
+    }
+
+    /// Writes everything gathered so far.
+    mutating func flush(_ db: Database) throws {
+        for key in Array(batches.keys) { try batches[key]!.flush(db) }
     }
 }
 

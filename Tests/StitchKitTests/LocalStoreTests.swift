@@ -77,6 +77,46 @@ struct LocalStoreTests {
         #expect(try store.isPending(.thread, id: t.id))
     }
 
+    @Test("A big mixed page, written several rows to a statement: server copies taken, newer local edits kept, deletes applied, applied records marked synced")
+    func batchedPage() throws {
+        let clock = ManualClock()
+        let now = clock.date
+        // Local state: a synced thread, a thread with a newer pending edit, one with an older pending edit.
+        let store = try makeStore(clock)
+        let synced = try store.save(InventoryThread(brand: "DMC", number: "1", createdAt: now, updatedAt: now))
+        let keeps = try store.save(InventoryThread(brand: "DMC", number: "2", createdAt: now, updatedAt: now))
+        let loses = try store.save(InventoryThread(brand: "DMC", number: "3", createdAt: now, updatedAt: now))
+        try store.acknowledge([synced, keeps, loses].map { SyncResult(id: $0.id, type: .thread, status: .applied) },
+                              sent: try store.pendingChanges(), at: now)
+        clock.advance(10)
+        var keepsEdit = keeps; keepsEdit.quantity = 5; try store.save(keepsEdit)
+        var losesEdit = loses; losesEdit.quantity = 6; try store.save(losesEdit)
+        let p = UUID()
+        var page: [SyncChange] = []
+        // 150 threads and 70 requirements (more than a statement's worth of each), interleaved
+        // with the changes that read the local copy first.
+        for i in 0..<150 {
+            page.append(try SyncChange(record: InventoryThread(brand: "Anchor", number: "\(i)", quantity: i, createdAt: now, updatedAt: now)))
+            if i < 70 { page.append(try SyncChange(record: ProjectThread(projectId: p, brand: "DMC", number: "\(i)", createdAt: now, updatedAt: now))) }
+            if i == 20 { var s = synced; s.deletedAt = now + 20; s.updatedAt = now + 20; page.append(try SyncChange(record: s)) }
+            if i == 40 { var k = keeps; k.quantity = 99; k.updatedAt = now + 5; page.append(try SyncChange(record: k)) }
+            if i == 90 { var l = loses; l.quantity = 77; l.updatedAt = now + 60; page.append(try SyncChange(record: l)) }
+            if i == 120 { page.append(SyncChange(type: .canvas, id: UUID(), action: .delete, data: nil, updatedAt: now, deletedAt: now)) }
+        }
+        try store.applyPulled(page, cursor: "c", at: clock.date)
+        #expect(try store.find(InventoryThread.self, id: synced.id) == nil)
+        #expect(try store.find(InventoryThread.self, id: keeps.id)?.quantity == 5)
+        #expect(try store.isPending(.thread, id: keeps.id))
+        #expect(try store.find(InventoryThread.self, id: loses.id)?.quantity == 77)
+        #expect(try !store.isPending(.thread, id: loses.id))
+        #expect(try store.all(InventoryThread.self).filter { $0.brand == "Anchor" }.map(\.quantity).sorted() == Array(0..<150))
+        #expect(try store.all(ProjectThread.self).count == 70)
+        #expect(try store.pendingCount() == 1)
+        let syncedRows = try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE NOT pending") }
+        #expect(syncedRows == 150 + 70 + 2)
+        #expect(try store.cursor == "c")
+    }
+
     @Test("Only the exact version pushed is marked synced: an edit during the round trip stays pending")
     func acknowledgeExactVersion() throws {
         let clock = ManualClock()
