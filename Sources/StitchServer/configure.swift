@@ -22,7 +22,11 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     case .sqliteFile(let path):
         app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
     case .sqliteMemory:
-        app.databases.use(.sqlite(.memory, maxConnectionsPerEventLoop: 1), as: .sqlite)
+        // SQLiteKit fakes a shared in-memory database with a file it never removes; use our own
+        // scratch file instead and remove it when the application shuts down.
+        let scratch = TemporaryDatabaseFile()
+        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+        app.lifecycle.use(scratch)
     case .postgres(let url):
         var postgres = try SQLPostgresConfiguration(url: url)
         postgres.searchPath = nil
@@ -49,6 +53,19 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.dummyPasswordHash = try await app.passwords.hash([UInt8].random(count: 16).hex)
 
     try routes(app)
+}
+
+/// The file behind `AppConfig.Database.sqliteMemory`: private to this application, gone after it.
+struct TemporaryDatabaseFile: LifecycleHandler {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("stitch-scratch-\(UUID().uuidString).sqlite").path
+
+    func shutdownAsync(_ application: Application) async {
+        // Open connections keep the unlinked file readable until the databases close after this.
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
 }
 
 /// Whether a command line means "serve" (Vapor's default command when none is given).

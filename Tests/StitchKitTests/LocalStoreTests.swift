@@ -214,7 +214,9 @@ struct LocalStoreTests {
 
     @Test("Token files are private to their owner")
     func tokenFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-session-\(UUID())/session.json").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-session-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/session.json"
         let store = FileTokenStore(path: path)
         let session = Session(server: "http://x", accessToken: "a", refreshToken: "r",
                               user: UserProfile(id: UUID(), email: "a@b.co", displayName: "A", providers: [.email], createdAt: Date(timeIntervalSince1970: 0)))
