@@ -11,10 +11,10 @@ import Vapor
 /// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list]
 /// [--database sqlite|postgres] [--repeat N] [--stages]`: how close Stitchuation is to the fastest this machine allows.
 /// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
-/// an empty database it may wipe) on PostgreSQL. `--only` measures some figures (the push always
+/// an empty database it may wipe) on PostgreSQL, each database in a process of its own (so each
+/// idle memory figure is a fresh server's). `--only` measures some figures (the push always
 /// runs: the others read what it wrote), e.g. to profile one of them; `--database` runs one
-/// database, so its idle memory is a fresh process's. Every figure and its baseline are the
-/// medians of `--repeat` runs (3; 1 with `--quick`). `--stages` also times the pull's parts
+/// database. Every figure and its baseline are the medians of `--repeat` runs (3; 1 with `--quick`). `--stages` also times the pull's parts
 /// (query, row reading, JSON writing, parsing, decoding) in-process on the same 10,000 rows.
 @main
 struct Bench {
@@ -44,18 +44,48 @@ struct Bench {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
-        if databases.contains("sqlite") {
+        let postgresURL = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let wanted = databases.filter { $0 != "postgres" || postgresURL != nil }
+        if wanted.count > 1 {
+            // One process per database: each server's idle memory is a fresh process's, not one
+            // that already carries the other database's runs.
+            for database in wanted { figures += try measureInChildProcess(database: database, dir: dir) }
+        } else if wanted == ["sqlite"] {
             figures += try await run(database: .sqliteFile(path: dir + "/bench.sqlite"), label: "sqlite", dataDir: dir, scale: scale, repeats: repeats, only: only, stages: args.contains("--stages"))
-        }
-        if databases.contains("postgres"), let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"], !url.isEmpty {
-            figures += try await run(database: .postgres(url: url), label: "postgres", dataDir: dir, scale: scale, repeats: repeats, only: only, stages: args.contains("--stages"))
+        } else if wanted == ["postgres"], let postgresURL {
+            figures += try await run(database: .postgres(url: postgresURL), label: "postgres", dataDir: dir, scale: scale, repeats: repeats, only: only, stages: args.contains("--stages"))
+        } else {
+            throw ConfigError("nothing to measure: --database is sqlite or postgres (which needs BENCH_DATABASE_URL)")
         }
         if let jsonPath {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(["figures": figures]).write(to: URL(fileURLWithPath: jsonPath))
-            print("wrote \(jsonPath)")
+            if ProcessInfo.processInfo.environment[childMarker] == nil { print("wrote \(jsonPath)") }
         }
+    }
+
+    /// Set in a child process's environment (it then leaves the "wrote FILE" line to its parent).
+    static let childMarker = "STITCH_BENCH_CHILD"
+
+    /// Runs this benchmark again for one database, in a child process that prints its own lines,
+    /// and answers its figures.
+    static func measureInChildProcess(database: String, dir: String) throws -> [Figure] {
+        let json = dir + "/\(database).json"
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        for option in ["--json", "--database"] {
+            if let i = arguments.firstIndex(of: option) { arguments.removeSubrange(i..<min(i + 2, arguments.count)) }
+        }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = arguments + ["--database", database, "--json", json]
+        child.environment = ProcessInfo.processInfo.environment.merging([childMarker: "1"]) { $1 }
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationReason == .exit, child.terminationStatus == 0 else {
+            throw ConfigError("the \(database) run failed (status \(child.terminationStatus))")
+        }
+        return try JSONDecoder().decode([String: [Figure]].self, from: Data(contentsOf: URL(fileURLWithPath: json)))["figures"] ?? []
     }
 
     static func report(_ f: Figure) -> Figure {
