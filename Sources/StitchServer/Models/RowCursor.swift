@@ -164,14 +164,7 @@ extension Database {
         if let sqlite = self as? any SQLiteDatabase {
             let encoder = SQLiteDataEncoder()
             let binds = try serializer.binds.map { try encoder.encode($0) }
-            let rows = try await sqlite.query(serializer.sql, binds)
-            var out: [StoredRecord<M.Record>] = []
-            out.reserveCapacity(rows.count)
-            for row in rows {
-                var cursor = SQLiteCursor(row)
-                out.append(try M.stored(&cursor))
-            }
-            return out
+            return try Self.records(M.self, try await sqlite.query(serializer.sql, binds), SQLiteCursor.init)
         }
         if let postgres = self as? any PostgresDatabase, let binds = Self.postgresBindings(serializer.binds) {
             let text = serializer.sql
@@ -180,18 +173,22 @@ extension Database {
                     try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger).collect()
                 }
             }.get()
-            var out: [StoredRecord<M.Record>] = []
-            out.reserveCapacity(rows.count)
-            for row in rows {
-                var cursor = PostgresCursor(row)
-                out.append(try M.stored(&cursor))
-            }
-            return out
+            return try Self.records(M.self, rows, PostgresCursor.init)
         }
-        return try await query.all().map { row in
-            var cursor = NamedCursor(row: row, names: M.columns)
-            return try M.stored(&cursor)
+        return try Self.records(M.self, try await query.all()) { NamedCursor(row: $0, names: M.columns) }
+    }
+
+    /// Each of `rows` read as a record through the cursor `cursor` makes for it.
+    private static func records<M: RecordRows, Row, Cursor: ColumnCursor>(
+        _ type: M.Type, _ rows: [Row], _ cursor: (Row) -> Cursor
+    ) throws -> [StoredRecord<M.Record>] {
+        var out: [StoredRecord<M.Record>] = []
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            var columns = cursor(row)
+            out.append(try M.stored(&columns))
         }
+        return out
     }
 
     /// The binds as PostgresNIO's own encodings; nil if one of them has none (then SQLKit's path runs).
