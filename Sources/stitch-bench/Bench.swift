@@ -256,7 +256,7 @@ struct Bench {
             // What a request costs before any records: the bare route, a signed-in read, an empty pull.
             for (label, path, token) in [("GET bare route", "/bench/constant", nil), ("GET /auth/me", "/auth/me", reader.accessToken)] {
                 let t = try await seconds { for _ in 0..<20 { _ = try await call(.GET, path, token: token) } }
-                print("  stage " + "20 × \(label)".padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", t * 1000))
+                BenchBaseline.printStage("20 × \(label)", seconds: t)
             }
             var end: String?
             while true {
@@ -265,12 +265,12 @@ struct Bench {
                 if !page.hasMore { break }
             }
             let t = try await seconds { for _ in 0..<20 { _ = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [])) } }
-            print("  stage " + "20 × empty pull".padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", t * 1000))
+            BenchBaseline.printStage("20 × empty pull", seconds: t)
             let big = ByteBuffer(repeating: UInt8(ascii: "x"), count: 1_750_000)
             app.get("bench", "big") { _ in Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(buffer: big)) }
             for _ in 0..<2 {
                 let t = try await seconds { _ = try await call(.GET, "/bench/big") }
-                print("  stage " + "HTTP GET of 1.75 MB constant".padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", t * 1000))
+                BenchBaseline.printStage("HTTP GET of 1.75 MB constant", seconds: t)
             }
             var cur: String? = nil
             for page in 0..<3 {
@@ -279,8 +279,8 @@ struct Bench {
                 let t1 = try await seconds { body = try await call(.POST, "/sync", token: reader.accessToken, body: req).1 }
                 var r: SyncResponse!
                 let t2 = try await seconds { r = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
-                print("  stage " + "HTTP page \(page + 1) of \(r.changes.count), \(body.readableBytes / 1000) kB".padding(toLength: 32, withPad: " ", startingAt: 0)
-                      + String(format: "%8.1f ms, then decoded in %.1f ms", t1 * 1000, t2 * 1000))
+                BenchBaseline.printStage("HTTP page \(page + 1) of \(r.changes.count), \(body.readableBytes / 1000) kB", seconds: t1,
+                                        String(format: ", then decoded in %.1f ms", t2 * 1000))
                 cur = r.cursor
                 if !r.hasMore { break }
             }

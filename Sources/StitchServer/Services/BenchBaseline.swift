@@ -52,6 +52,11 @@ public enum BenchBaseline {
 }
 
 extension BenchBaseline {
+    /// One line of `--stages`: what was timed and how long it took (and anything after that).
+    public static func printStage(_ label: String, seconds: Double, _ more: String = "") {
+        print("  stage " + label.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", seconds * 1000) + more)
+    }
+
     /// Times each part of a pull of the user's threads in-process and prints it: where a pull's
     /// time goes, next to the bare SELECT.
     public static func stages(userId: UUID, on db: any Database) async throws {
@@ -59,8 +64,7 @@ extension BenchBaseline {
             let s = ContinuousClock.now
             try await body()
             let elapsed = ContinuousClock.now - s
-            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            print("  stage " + label.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", ms))
+            printStage(label, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
         var page: SyncService.Page!
         try await t("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
