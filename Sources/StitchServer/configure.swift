@@ -30,6 +30,13 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     case .postgres(let url):
         var postgres = try SQLPostgresConfiguration(url: url)
         postgres.searchPath = nil
+        // A pull pages through a user's rows in (version, id) order: an index scan of the
+        // (user_id, version, id) index reads exactly one page. PostgreSQL's default cost of a
+        // random read (4× a sequential one, a spinning disk's) makes the planner read and sort
+        // all of the user's rows past the cursor instead once a page is a large share of them
+        // (4 times slower for the first 5,000 of 10,000). Our connections price a random read
+        // as an SSD or a cached table does.
+        postgres.coreConfiguration.options.additionalStartupParameters.append(("random_page_cost", "1.1"))
         app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8), as: .psql)
     }
     app.migrations.add(StitchMigrations.all)

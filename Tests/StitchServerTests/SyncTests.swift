@@ -367,6 +367,34 @@ struct SyncTests {
         }
     }
 
+    @Test("A pull's page is read as one range of the (user, version, id) index, even when it is half the user's rows (PostgreSQL)",
+          .enabled(if: TestDatabase.isPostgres))
+    func pullPageIsAnIndexRange() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            // Two accounts' rows interleaved on disk, wide enough to fill pages: with PostgreSQL's
+            // default random-read cost the planner would read all of Ann's rows and sort them
+            // to answer her first page.
+            for chunk in 0..<80 {
+                for user in [ann, bob] {
+                    let threads = (0..<50).map {
+                        InventoryThread(brand: "DMC", number: "\(chunk)-\($0)", notes: String(repeating: "x", count: 400),
+                                        createdAt: clock.now, updatedAt: clock.now)
+                    }
+                    try await BenchBaseline.upsertThreads(threads, userId: user.id, version: 1, on: app.db)
+                }
+            }
+            try await app.db.sql.raw("ANALYZE threads").run()
+            let query = SyncService.fetchQuery(ThreadModel.self, userId: ann.id, after: .start, limit: 2000,
+                                               highWater: .max, skip: nil, db: app.db)
+            let plan = try await app.db.sql.raw("EXPLAIN \(query.select)").all()
+                .map { try $0.decode(column: "QUERY PLAN", as: String.self) }.joined(separator: "\n")
+            #expect(plan.contains("Index Scan using threads_user_version_id"), "\(plan)")
+            #expect(!plan.contains("Sort"), "\(plan)")
+        }
+    }
+
     @Test("A write that commits after a concurrent pull started is delivered by the next pull (PostgreSQL)",
           .enabled(if: TestDatabase.isPostgres))
     func cursorNeverSkipsLateCommits() async throws {

@@ -462,6 +462,18 @@ enum SyncService {
         _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
         let rank = M.Record.entityType.dependencyRank
+        let query = fetchQuery(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skip, db: db)
+        return try await db.selectRecords(M.self, query).map { stored in
+            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
+        }
+    }
+
+    /// The SELECT of `fetch`: up to `limit + 1` of the user's rows of one kind past `cursor`, up
+    /// to `highWater`, in (version, id) order: a range of the (user_id, version, id) index.
+    static func fetchQuery<M: RecordModel>(
+        _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
+    ) -> SQLSelectBuilder {
+        let rank = M.Record.entityType.dependencyRank
         var query = M.select(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("version", .lessThanOrEqual, SQLBind(highWater))
@@ -476,10 +488,7 @@ enum SyncService {
                 SQLGroupExpression([SQLBind(cursor.version), SQLUUID(cursor.id!)])))
         }
         if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
-        query = query.orderBy("version", .ascending).orderBy("id", .ascending).limit(limit + 1)
-        return try await db.selectRecords(M.self, query).map { stored in
-            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
-        }
+        return query.orderBy("version", .ascending).orderBy("id", .ascending).limit(limit + 1)
     }
 }
 
