@@ -428,16 +428,13 @@ enum SyncService {
     static func fetchWithinVersion<M: RecordModel>(
         _ type: M.Type, userId: UUID, version: Int64, after id: UUID, limit: Int, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
-        let rank = M.Record.entityType.dependencyRank
         let query = M.select(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("version", .equal, SQLBind(version))
             .where("id", .greaterThan, SQLUUID(id))
             .orderBy("version", .ascending).orderBy("id", .ascending)
             .limit(limit + 1)
-        return try await db.selectRecords(M.self, query).map { stored in
-            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
-        }
+        return try await changes(M.self, query, db: db)
     }
 
     /// The user's sync version and the kinds of record with rows at versions from `version` up to
@@ -461,8 +458,13 @@ enum SyncService {
     static func fetch<M: RecordModel>(
         _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
-        let rank = M.Record.entityType.dependencyRank
         let query = fetchQuery(M.self, userId: userId, after: cursor, limit: limit, highWater: highWater, skip: skip, db: db)
+        return try await changes(M.self, query, db: db)
+    }
+
+    /// The rows `query` selects (a `M.select` query), each as its cursor position and its change.
+    static func changes<M: RecordModel>(_ type: M.Type, _ query: SQLSelectBuilder, db: any Database) async throws -> [(SyncCursor, SyncChange)] {
+        let rank = M.Record.entityType.dependencyRank
         return try await db.selectRecords(M.self, query).map { stored in
             (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
         }
