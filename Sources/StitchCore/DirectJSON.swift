@@ -12,7 +12,7 @@ public protocol JSONDirect {
 
 extension JSONObjectSink {
     /// Writes one JSON object into `out`, its fields put by `body` in key order.
-    static func object(_ out: inout [UInt8], _ body: (inout JSONObjectSink) throws -> Void) rethrows {
+    public static func object(_ out: inout [UInt8], _ body: (inout JSONObjectSink) throws -> Void) rethrows {
         var sink = JSONObjectSink(into: [])
         swap(&sink.out, &out)
         sink.out.append(UInt8(ascii: "{"))
@@ -53,6 +53,8 @@ extension SyncChange: JSONDirect {
             o.put("action", action)
             if let record = directRecord {
                 o.put("data") { record.writeJSON(into: &$0) }
+            } else if let wireData {
+                o.put("data") { $0.append(contentsOf: wireData) }
             } else if let data {
                 o.put("data") { JSONWriter.write(data, into: &$0) }
             }

@@ -155,6 +155,11 @@ public struct JSONObjectSink: WireSink {
         Timestamp.write(value, into: &out)
         out.append(UInt8(ascii: "\""))
     }
+    /// A string value given as its UTF-8 bytes (a database cell's, say), escaped as `put` escapes a `String`.
+    public mutating func put(_ key: StaticString, utf8 value: UnsafeRawBufferPointer) {
+        self.key(key)
+        JSONWriter.writeString(utf8: value.bindMemory(to: UInt8.self), into: &out)
+    }
     mutating func put(_ key: StaticString, _ value: Bool?) {
         guard let value else { return }
         self.key(key)

@@ -21,8 +21,12 @@ public struct SyncChange: Codable, Sendable, Hashable {
     public var action: SyncAction
     /// The record's fields (upserts). Deletes need only the envelope.
     public var data: JSONValue? {
-        get { if let directRecord { return .object(directRecord.wireFields) } else { return fields } }
-        set { fields = newValue; directRecord = nil }
+        get {
+            if let directRecord { return .object(directRecord.wireFields) }
+            if let wireData { return wireData.withUnsafeBytes { try? JSONValue.parse($0) } }
+            return fields
+        }
+        set { fields = newValue; directRecord = nil; wireData = nil }
     }
     public var updatedAt: Date
     public var deletedAt: Date?
@@ -32,6 +36,9 @@ public struct SyncChange: Codable, Sendable, Hashable {
     /// The record a change was made from (a pull's, a push's): written to JSON and read back
     /// without building `data` at all.
     var directRecord: (any SyncRecord)?
+    /// The data already written as wire JSON (a server's pull page, straight from its rows):
+    /// copied into the response as it is.
+    var wireData: ArraySlice<UInt8>?
 
     public init(type: EntityType, id: UUID, action: SyncAction, data: JSONValue?, updatedAt: Date, deletedAt: Date?) {
         self.type = type
@@ -40,6 +47,17 @@ public struct SyncChange: Codable, Sendable, Hashable {
         self.fields = data
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+    }
+
+    /// An upsert whose data is `data`, the record's wire JSON object (exactly what
+    /// `SyncRecord.writeJSON` writes for it), or a delete (`data` nil).
+    public init(type: EntityType, id: UUID, updatedAt: Date, deletedAt: Date?, wireData data: ArraySlice<UInt8>?) {
+        self.type = type
+        self.id = id
+        self.action = data == nil ? .delete : .upsert
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+        self.wireData = data
     }
 
     /// The change that carries a record as it now stands.

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import SQLKit
 import StitchCore
 @testable import StitchServer
 import Testing
@@ -392,6 +393,76 @@ struct SyncTests {
                 .map { try $0.decode(column: "QUERY PLAN", as: String.self) }.joined(separator: "\n")
             #expect(plan.contains("Index Scan using threads_user_version_id"), "\(plan)")
             #expect(!plan.contains("Sort"), "\(plan)")
+        }
+    }
+
+    @Test("A pull page writes each record from its row exactly as the record itself writes: every kind, empty and full fields, text that needs escaping")
+    func pullPageBytesAreTheRecords() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let t = clock.now, earlier = clock.now.addingTimeInterval(-400 * 86_400)
+            let odd = "Quote \" back\\slash\nline\ttab \u{1}\u{1F} é ß 🧵 </script> ±"
+            let bare = InventoryThread(brand: "DMC", number: "310", createdAt: t, updatedAt: t)
+            let full = InventoryThread(brand: odd, number: "3865", colorName: "Winter White", colorHex: "#F8F8F2", fiberType: .silk,
+                                       quantity: 12, barcode: "0123456789012", weightOrLength: "8 m", notes: odd,
+                                       createdAt: earlier, updatedAt: t.addingTimeInterval(0.123))
+            let gone = InventoryThread(brand: "DMC", number: "1", createdAt: t, updatedAt: t, deletedAt: t)
+            let canvas = Canvas(designer: "Melissa Shirley", designName: odd, acquiredAt: earlier, imageKey: "canvases/a.jpg",
+                                size: "14 × 14 in", meshCount: 18, notes: odd, createdAt: earlier, updatedAt: t)
+            let plainCanvas = Canvas(designer: "Kirk & Bradley", designName: "Tulips", createdAt: t, updatedAt: t)
+            let project = Project(canvasId: canvas.id, status: .atFinishing, startedAt: earlier, finishingAt: t, completedAt: t,
+                                  notes: odd, createdAt: earlier, updatedAt: t)
+            let plainProject = Project(canvasId: plainCanvas.id, startedAt: t, createdAt: t, updatedAt: t)
+            let section = ProjectSection(projectId: project.id, name: odd, sortOrder: 3, status: .inProgress, notes: odd,
+                                         createdAt: t, updatedAt: t)
+            let plainSection = ProjectSection(projectId: project.id, name: "Sky", createdAt: t, updatedAt: t)
+            let needed = ProjectThread(projectId: project.id, sectionId: section.id, threadId: full.id, brand: "DMC", number: "3865",
+                                       colorName: odd, quantityNeeded: 2, notes: odd, createdAt: t, updatedAt: t)
+            let plainNeeded = ProjectThread(projectId: project.id, brand: "Appleton", number: "991", createdAt: t, updatedAt: t)
+            let entry = JournalEntry(projectId: project.id, notes: odd, createdAt: t, updatedAt: t)
+            let image = JournalImage(entryId: entry.id, imageKey: "journal/b.jpg", sortOrder: 1, createdAt: t, updatedAt: t)
+            let goneImage = JournalImage(entryId: entry.id, imageKey: "journal/c.jpg", sortOrder: 2, createdAt: t, updatedAt: t, deletedAt: t)
+            let db = app.db
+            for thread in [bare, full, gone] { _ = try await Records.create(thread, as: ThreadModel.self, userId: ann.id, version: 1, on: db) }
+            for canvas in [canvas, plainCanvas] { _ = try await Records.create(canvas, as: CanvasModel.self, userId: ann.id, version: 2, on: db) }
+            for project in [project, plainProject] { _ = try await Records.create(project, as: ProjectModel.self, userId: ann.id, version: 2, on: db) }
+            for section in [section, plainSection] { _ = try await Records.create(section, as: SectionModel.self, userId: ann.id, version: 3, on: db) }
+            for needed in [needed, plainNeeded] { _ = try await Records.create(needed, as: RequirementModel.self, userId: ann.id, version: 3, on: db) }
+            _ = try await Records.create(entry, as: JournalEntryModel.self, userId: ann.id, version: 4, on: db)
+            for image in [image, goneImage] { _ = try await Records.create(image, as: JournalImageModel.self, userId: ann.id, version: 4, on: db) }
+            try await db.sql.update(UserModel.schema).set("sync_version", to: SQLBind(4)).where("id", .equal, SQLUUID(ann.id)).run()
+
+            // What each change must be: its record as the record path reads it back, written by the record.
+            var expected: [RecordKey: [UInt8]] = [:]
+            func expect<M: RecordModel>(_ type: M.Type) async throws {
+                for stored in try await db.selectRecords(M.self, M.select(on: db).where("user_id", .equal, SQLUUID(ann.id))) {
+                    var bytes: [UInt8] = []
+                    try SyncChange(record: stored.record).writeJSON(into: &bytes)
+                    expected[RecordKey(M.Record.entityType, stored.record.id)] = bytes
+                }
+            }
+            try await expect(ThreadModel.self); try await expect(CanvasModel.self); try await expect(ProjectModel.self)
+            try await expect(SectionModel.self); try await expect(RequirementModel.self); try await expect(JournalEntryModel.self)
+            try await expect(JournalImageModel.self)
+            #expect(expected.count == 14)
+
+            let page = try await SyncService.pull(userId: ann.id, after: .start, limit: 100, skipVersion: nil, db: db)
+            #expect(page.changes.count == 14)
+            #expect(page.changes.filter { $0.action == .delete }.map(\.id).sorted() == [gone.id, goneImage.id].sorted())
+            for change in page.changes {
+                var bytes: [UInt8] = []
+                change.writeJSON(into: &bytes)
+                #expect(bytes == expected[change.key], "\(change.type) \(String(decoding: bytes, as: UTF8.self))")
+            }
+            // And over HTTP, a fresh device reads them back as the records themselves.
+            let pulled = try await ann.sync(syncRequest([]))
+            #expect(pulled.changes.count == 14)
+            #expect(try pulled.changes.first { $0.id == bare.id }?.record(as: InventoryThread.self) == bare)
+            #expect(try pulled.changes.first { $0.id == needed.id }?.record(as: ProjectThread.self) == needed)
+            #expect(try pulled.changes.first { $0.id == canvas.id }?.record(as: Canvas.self) == canvas)
+            let decoded = try #require(try pulled.changes.first { $0.id == full.id }?.record(as: InventoryThread.self))
+            #expect(decoded.notes == odd && decoded.brand == odd && decoded.barcode == full.barcode)
+            #expect(decoded.updatedAt.millisecondsSince1970 == full.updatedAt.millisecondsSince1970)
         }
     }
 

@@ -42,6 +42,9 @@ protocol RecordRows {
     static func values(_ record: Record, userId: UUID, version: Int64) -> [any SQLExpression]
     /// A row's columns read back in `columns` order: the record, its owner and its version.
     static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Record>
+    /// The record's wire fields in the order its `writeWire` puts them, each with its column
+    /// (what a pull page is written from; see WireRows.swift).
+    static var wire: [WireColumn] { get }
 }
 
 /// The values of the stamp columns, read after a record's own fields (`stampColumns`).
@@ -183,7 +186,7 @@ extension JournalImageModel: RecordRows {
 }
 
 /// A row read with its owner and version (what a push compares against and a pull pages by).
-struct StoredRecord<R> {
+struct StoredRecord<R: Sendable>: Sendable {
     var record: R
     var userId: UUID
     var version: Int64

@@ -25,9 +25,15 @@ protocol ColumnCursor {
     /// An instant, rounded to the millisecond as every stored instant is.
     mutating func date() throws -> Date
     mutating func optionalDate() throws -> Date?
+    /// The next column, text, written as the wire field `key` (nothing for a null `optional` one).
+    mutating func putText(_ key: StaticString, optional: Bool, into o: inout JSONObjectSink) throws
 }
 
 extension ColumnCursor {
+    mutating func putText(_ key: StaticString, optional: Bool, into o: inout JSONObjectSink) throws {
+        o.put(key, optional ? try optionalString() : try string())
+    }
+
     /// A stored enum value; one this server no longer knows reads as `fallback`.
     mutating func raw<E: RawRepresentable>(_ fallback: E) throws -> E where E.RawValue == String {
         E(rawValue: try string()) ?? fallback
@@ -131,6 +137,21 @@ struct PostgresCursor: ColumnCursor {
     mutating func optionalUUID() throws -> UUID? { try optional(UUID.self) }
     mutating func date() throws -> Date { try value(Date.self).roundedToMilliseconds }
     mutating func optionalDate() throws -> Date? { try optional(Date.self)?.roundedToMilliseconds }
+
+    /// Text cells (UTF-8 in PostgreSQL's binary format) go from the row's bytes to the JSON
+    /// without becoming a `String` first.
+    mutating func putText(_ key: StaticString, optional: Bool, into o: inout JSONObjectSink) throws {
+        let cell = try next()
+        guard let bytes = cell.bytes else {
+            if optional { return }
+            throw RowDecodingError(column: index - 1, expected: "text")
+        }
+        guard cell.format == .binary, cell.dataType == .text || cell.dataType == .varchar else {
+            o.put(key, try cell.decode(String.self))
+            return
+        }
+        bytes.withUnsafeReadableBytes { o.put(key, utf8: $0) }
+    }
 }
 
 /// Any other SQLKit row, by the column names the query selected.
@@ -155,40 +176,67 @@ struct NamedCursor: ColumnCursor {
     mutating func optionalDate() throws -> Date? { try next(Date?.self)?.roundedToMilliseconds }
 }
 
+/// What reads the rows of a SELECT, one row's columns at a time, and keeps what it makes of them.
+protocol RowReader: Sendable {
+    /// Told how many rows are coming, before the first.
+    mutating func reserve(rows count: Int)
+    mutating func read<C: ColumnCursor>(_ columns: inout C) throws
+}
+
+extension RowReader {
+    mutating func reserve(rows count: Int) {}
+}
+
+/// Each row as a stored record (a query that selects `M.columns`, see `RecordRows.select`).
+struct RecordReader<M: RecordRows>: RowReader {
+    var records: [StoredRecord<M.Record>] = []
+    mutating func reserve(rows count: Int) { records.reserveCapacity(count) }
+    mutating func read<C: ColumnCursor>(_ columns: inout C) throws { records.append(try M.stored(&columns)) }
+}
+
 extension Database {
-    /// The records of a query that selects `M.columns` (see `RecordRows.select`), each read
-    /// positionally through the driver's own row type where it is SQLite or PostgreSQL.
+    /// The records of a query that selects `M.columns` (see `RecordRows.select`).
     func selectRecords<M: RecordRows>(_ type: M.Type, _ query: SQLSelectBuilder) async throws -> [StoredRecord<M.Record>] {
+        var reader = RecordReader<M>()
+        try await select(query, columns: M.columns, into: &reader)
+        return reader.records
+    }
+
+    /// Runs `query` (which selects `columns`, in order) and gives each row to `reader`, read
+    /// positionally through the driver's own row type where it is SQLite or PostgreSQL.
+    func select<R: RowReader>(_ query: SQLSelectBuilder, columns: [String], into reader: inout R) async throws {
         var serializer = SQLSerializer(database: sql)
         query.select.serialize(to: &serializer)
         if let sqlite = self as? any SQLiteDatabase {
             let encoder = SQLiteDataEncoder()
             let binds = try serializer.binds.map { try encoder.encode($0) }
-            return try Self.records(M.self, try await sqlite.query(serializer.sql, binds), SQLiteCursor.init)
+            return try Self.read(try await sqlite.query(serializer.sql, binds), SQLiteCursor.init, into: &reader)
         }
         if let postgres = self as? any PostgresDatabase, let binds = Self.postgresBindings(serializer.binds) {
             let text = serializer.sql
-            let rows = try await postgres.withConnection { connection in
+            // Each row is read as it arrives, while the connection receives the next ones.
+            reader = try await postgres.withConnection { [reader] connection in
                 connection.eventLoop.makeFutureWithTask {
-                    try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger).collect()
+                    var reader = reader
+                    for try await row in try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger) {
+                        var columns = PostgresCursor(row)
+                        try reader.read(&columns)
+                    }
+                    return reader
                 }
             }.get()
-            return try Self.records(M.self, rows, PostgresCursor.init)
+            return
         }
-        return try Self.records(M.self, try await query.all()) { NamedCursor(row: $0, names: M.columns) }
+        try Self.read(try await query.all(), { NamedCursor(row: $0, names: columns) }, into: &reader)
     }
 
-    /// Each of `rows` read as a record through the cursor `cursor` makes for it.
-    private static func records<M: RecordRows, Row, Cursor: ColumnCursor>(
-        _ type: M.Type, _ rows: [Row], _ cursor: (Row) -> Cursor
-    ) throws -> [StoredRecord<M.Record>] {
-        var out: [StoredRecord<M.Record>] = []
-        out.reserveCapacity(rows.count)
+    /// Each of `rows` given to `reader` through the cursor `cursor` makes for it.
+    private static func read<Row, Cursor: ColumnCursor, R: RowReader>(_ rows: [Row], _ cursor: (Row) -> Cursor, into reader: inout R) throws {
+        reader.reserve(rows: rows.count)
         for row in rows {
             var columns = cursor(row)
-            out.append(try M.stored(&columns))
+            try reader.read(&columns)
         }
-        return out
     }
 
     /// The binds as PostgresNIO's own encodings; nil if one of them has none (then SQLKit's path runs).

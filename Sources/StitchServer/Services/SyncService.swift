@@ -428,7 +428,7 @@ enum SyncService {
     static func fetchWithinVersion<M: RecordModel>(
         _ type: M.Type, userId: UUID, version: Int64, after id: UUID, limit: Int, db: any Database
     ) async throws -> [(SyncCursor, SyncChange)] {
-        let query = M.select(on: db)
+        let query = M.selectWire(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("version", .equal, SQLBind(version))
             .where("id", .greaterThan, SQLUUID(id))
@@ -462,12 +462,11 @@ enum SyncService {
         return try await changes(M.self, query, db: db)
     }
 
-    /// The rows `query` selects (a `M.select` query), each as its cursor position and its change.
+    /// The rows `query` selects (a `M.selectWire` query), each as its cursor position and its change.
     static func changes<M: RecordModel>(_ type: M.Type, _ query: SQLSelectBuilder, db: any Database) async throws -> [(SyncCursor, SyncChange)] {
-        let rank = M.Record.entityType.dependencyRank
-        return try await db.selectRecords(M.self, query).map { stored in
-            (SyncCursor(version: stored.version, rank: rank, id: stored.record.id), try SyncChange(record: stored.record))
-        }
+        var reader = WireChangeReader<M>()
+        try await db.select(query, columns: M.wireColumns, into: &reader)
+        return reader.changes
     }
 
     /// The SELECT of `fetch`: up to `limit + 1` of the user's rows of one kind past `cursor`, up
@@ -476,7 +475,7 @@ enum SyncService {
         _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
     ) -> SQLSelectBuilder {
         let rank = M.Record.entityType.dependencyRank
-        var query = M.select(on: db)
+        var query = M.selectWire(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("version", .lessThanOrEqual, SQLBind(highWater))
         if rank < cursor.rank {
