@@ -179,11 +179,12 @@ struct Bench {
         // 1. Push: new records, then updates of the same records. Each run pushes its own new
         // records and updates them; the baseline writes the same rows for another user.
         let n = 10_000 / scale
+        let now = Date().roundedToMilliseconds
+        if only.contains("push") {
         let ann = try await register("push-\(label)@example.com")
         let start = try await sync(ann.accessToken, SyncRequest(cursor: nil, clientId: UUID(), changes: []))
         let rawUser = UUID()
         try await BenchBaseline.createUser(rawUser, email: "raw-\(label)@example.com", on: app.db)
-        let now = Date().roundedToMilliseconds
         var pushed: [[InventoryThread]] = [], raws: [[InventoryThread]] = []
         let pushNew = try await medianSeconds(repeats) { run in
             let records = threads(n, prefix: "p\(run)-", at: now)
@@ -214,6 +215,7 @@ struct Bench {
         }
         figures.append(report(Figure(name: "sync push, \(n) updates", database: label, value: Double(n) / pushUpdate, unit: "changes/s",
                                      baseline: Double(n) / rawUpdate, ratio: rawUpdate / pushUpdate, target: "≥ 0.50")))
+        }
 
         // 2. Pull: a fresh device pages through 10,000 records (a user of their own).
         if only.contains("pull") {
@@ -254,9 +256,15 @@ struct Bench {
         if stages {
             try await BenchBaseline.stages(userId: reader.user.id, on: app.db)
             // What a request costs before any records: the bare route, a signed-in read, an empty pull.
+            // Each request timed alone: a stall (one slow request in twenty) shows as a slowest far above the median.
+            func each(_ label: String, _ body: () async throws -> Void) async throws {
+                var times: [Double] = []
+                for _ in 0..<20 { times.append(try await seconds(body)) }
+                BenchBaseline.printStage("20 × \(label)", seconds: times.reduce(0, +),
+                                         String(format: " (median %.2f ms, slowest %.2f ms)", median(times) * 1000, times.max()! * 1000))
+            }
             for (label, path, token) in [("GET bare route", "/bench/constant", nil), ("GET /auth/me", "/auth/me", reader.accessToken)] {
-                let t = try await seconds { for _ in 0..<20 { _ = try await call(.GET, path, token: token) } }
-                BenchBaseline.printStage("20 × \(label)", seconds: t)
+                try await each(label) { _ = try await call(.GET, path, token: token) }
             }
             var end: String?
             while true {
@@ -264,8 +272,7 @@ struct Bench {
                 end = page.cursor
                 if !page.hasMore { break }
             }
-            let t = try await seconds { for _ in 0..<20 { _ = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [])) } }
-            BenchBaseline.printStage("20 × empty pull", seconds: t)
+            try await each("empty pull") { _ = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [])) }
             let big = ByteBuffer(repeating: UInt8(ascii: "x"), count: 1_750_000)
             app.get("bench", "big") { _ in Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(buffer: big)) }
             for _ in 0..<2 {

@@ -44,8 +44,7 @@ struct SessionCheck: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Int64 {
-        var cursor = PostgresCursor(row)
-        return try cursor.int64()
+        try row.decode(Int64.self)
     }
 }
 

@@ -108,49 +108,105 @@ struct SQLiteCursor: ColumnCursor {
     }
 }
 
-/// PostgreSQL: each cell decoded by PostgresNIO's own `PostgresDecodable` conformances.
-struct PostgresCursor: ColumnCursor {
-    var cells: PostgresRow.Iterator
-    var index = 0
+/// PostgreSQL, a row selected as one composite value (`ROW(a, b, …)`, see `Database.select`):
+/// its fields read straight from the cell's bytes in PostgreSQL's binary record format (a field
+/// count, then per field its type, its length, -1 for null, and its bytes in the type's binary
+/// format). One cell per row instead of one per column: PostgresNIO's per-cell work (a
+/// `PostgresCell` with its own `ByteBuffer`, checked integer reads) was most of a pull's reading.
+/// The values are converted as PostgresNIO's `PostgresDecodable` conformances convert them.
+struct PostgresRecordCursor: ColumnCursor {
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 4
+    private var index = 0
+    private let count: Int
 
-    init(_ row: PostgresRow) { cells = row.makeIterator() }
+    init(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count >= 4 else { throw RowDecodingError(column: 0, expected: "a record") }
+        self.bytes = bytes
+        count = Int(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+    }
 
-    @inline(__always) private mutating func next() throws -> PostgresCell {
+    // PostgreSQL's type ids (pg_type.oid) of the types rows hold.
+    private static let text: UInt32 = 25, varchar: UInt32 = 1043, bpchar: UInt32 = 1042, name: UInt32 = 19
+    private static let int2: UInt32 = 21, int4: UInt32 = 23, int8: UInt32 = 20
+    private static let uuid: UInt32 = 2950, timestamp: UInt32 = 1114, timestamptz: UInt32 = 1184
+
+    /// The next field: its type and its bytes (nil for null).
+    @inline(__always) private mutating func next() throws -> (type: UInt32, value: UnsafeRawBufferPointer?) {
         index += 1
-        guard let cell = cells.next() else { throw RowDecodingError(column: index - 1, expected: "present") }
-        return cell
+        guard index <= count, offset + 8 <= bytes.count else { throw RowDecodingError(column: index - 1, expected: "present") }
+        let type = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        let length = Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self)))
+        offset += 8
+        guard length >= 0 else { return (type, nil) }
+        guard offset + length <= bytes.count else { throw RowDecodingError(column: index - 1, expected: "complete") }
+        defer { offset += length }
+        return (type, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
     }
-    @inline(__always) private mutating func value<T: PostgresDecodable>(_ type: T.Type) throws -> T {
-        try next().decode(T.self)
-    }
-    @inline(__always) private mutating func optional<T: PostgresDecodable>(_ type: T.Type) throws -> T? {
-        let cell = try next()
-        return cell.bytes == nil ? nil : try cell.decode(T.self)
-    }
+    private func fail(_ expected: String) -> RowDecodingError { RowDecodingError(column: index - 1, expected: expected) }
 
-    mutating func string() throws -> String { try value(String.self) }
-    mutating func optionalString() throws -> String? { try optional(String.self) }
-    mutating func int() throws -> Int { try value(Int.self) }
-    mutating func optionalInt() throws -> Int? { try optional(Int.self) }
-    mutating func int64() throws -> Int64 { try value(Int64.self) }
-    mutating func uuid() throws -> UUID { try value(UUID.self) }
-    mutating func optionalUUID() throws -> UUID? { try optional(UUID.self) }
-    mutating func date() throws -> Date { try value(Date.self).roundedToMilliseconds }
-    mutating func optionalDate() throws -> Date? { try optional(Date.self)?.roundedToMilliseconds }
+    private func isText(_ type: UInt32) -> Bool {
+        type == Self.text || type == Self.varchar || type == Self.bpchar || type == Self.name
+    }
+    private func string(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> String? {
+        guard let value = field.value else { return nil }
+        guard isText(field.type) else { throw fail("text") }
+        return String(decoding: value, as: UTF8.self)
+    }
+    private func integer(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> Int64? {
+        guard let value = field.value else { return nil }
+        switch (field.type, value.count) {
+        case (Self.int8, 8): return Int64(bigEndian: value.loadUnaligned(as: Int64.self))
+        case (Self.int4, 4): return Int64(Int32(bigEndian: value.loadUnaligned(as: Int32.self)))
+        case (Self.int2, 2): return Int64(Int16(bigEndian: value.loadUnaligned(as: Int16.self)))
+        default: throw fail("an integer")
+        }
+    }
+    private func uuid(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> UUID? {
+        guard let value = field.value else { return nil }
+        guard field.type == Self.uuid, value.count == 16 else { throw fail("an id") }
+        return UUID(uuid: value.loadUnaligned(as: uuid_t.self))
+    }
+    private func date(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> Date? {
+        guard let value = field.value else { return nil }
+        guard field.type == Self.timestamptz || field.type == Self.timestamp, value.count == 8 else { throw fail("a date") }
+        let microseconds = Int64(bigEndian: value.loadUnaligned(as: Int64.self))
+        return Date(timeInterval: Double(microseconds) / 1_000_000, since: Self.epoch).roundedToMilliseconds
+    }
+    /// PostgreSQL's instants count from 2000-01-01 (as PostgresNIO's `Date` decoding does).
+    private static let epoch = Date(timeIntervalSince1970: 946_684_800)
 
-    /// Text cells (UTF-8 in PostgreSQL's binary format) go from the row's bytes to the JSON
-    /// without becoming a `String` first.
+    mutating func string() throws -> String {
+        guard let s = try string(next()) else { throw fail("text") }
+        return s
+    }
+    mutating func optionalString() throws -> String? { try string(next()) }
+    mutating func int() throws -> Int { Int(try int64()) }
+    mutating func optionalInt() throws -> Int? { try integer(next()).map { Int($0) } }
+    mutating func int64() throws -> Int64 {
+        guard let i = try integer(next()) else { throw fail("an integer") }
+        return i
+    }
+    mutating func uuid() throws -> UUID {
+        guard let id = try uuid(next()) else { throw fail("an id") }
+        return id
+    }
+    mutating func optionalUUID() throws -> UUID? { try uuid(next()) }
+    mutating func date() throws -> Date {
+        guard let date = try date(next()) else { throw fail("a date") }
+        return date
+    }
+    mutating func optionalDate() throws -> Date? { try date(next()) }
+
+    /// Text goes from the row's bytes to the JSON without becoming a `String` first.
     mutating func putText(_ key: StaticString, optional: Bool, into o: inout JSONObjectSink) throws {
-        let cell = try next()
-        guard let bytes = cell.bytes else {
+        let field = try next()
+        guard let value = field.value else {
             if optional { return }
-            throw RowDecodingError(column: index - 1, expected: "text")
+            throw fail("text")
         }
-        guard cell.format == .binary, cell.dataType == .text || cell.dataType == .varchar else {
-            o.put(key, try cell.decode(String.self))
-            return
-        }
-        bytes.withUnsafeReadableBytes { o.put(key, utf8: $0) }
+        guard isText(field.type) else { throw fail("text") }
+        o.put(key, utf8: value)
     }
 }
 
@@ -205,27 +261,40 @@ extension Database {
     /// Runs `query` (which selects `columns`, in order) and gives each row to `reader`, read
     /// positionally through the driver's own row type where it is SQLite or PostgreSQL.
     func select<R: RowReader>(_ query: SQLSelectBuilder, columns: [String], into reader: inout R) async throws {
-        var serializer = SQLSerializer(database: sql)
-        query.select.serialize(to: &serializer)
         if let sqlite = self as? any SQLiteDatabase {
+            var serializer = SQLSerializer(database: sql)
+            query.select.serialize(to: &serializer)
             let encoder = SQLiteDataEncoder()
             let binds = try serializer.binds.map { try encoder.encode($0) }
             return try Self.read(try await sqlite.query(serializer.sql, binds), SQLiteCursor.init, into: &reader)
         }
-        if let postgres = self as? any PostgresDatabase, let binds = Self.postgresBindings(serializer.binds) {
-            let text = serializer.sql
-            // Each row is read as it arrives, while the connection receives the next ones.
-            reader = try await postgres.withConnection { [reader] connection in
-                connection.eventLoop.makeFutureWithTask {
-                    var reader = reader
-                    for try await row in try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger) {
-                        var columns = PostgresCursor(row)
-                        try reader.read(&columns)
+        if let postgres = self as? any PostgresDatabase {
+            // Each row comes as one composite value, `ROW(a, b, …)`, read by `PostgresRecordCursor`.
+            var select = query.select
+            select.columns = [SQLFunction("ROW", args: select.columns)]
+            var serializer = SQLSerializer(database: sql)
+            select.serialize(to: &serializer)
+            if let binds = Self.postgresBindings(serializer.binds) {
+                let text = serializer.sql
+                // Each row is read as it arrives, while the connection receives the next ones.
+                reader = try await postgres.withConnection { [reader] connection in
+                    connection.eventLoop.makeFutureWithTask {
+                        var reader = reader
+                        for try await row in try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger) {
+                            var cells = row.makeIterator()
+                            guard let cell = cells.next(), let bytes = cell.bytes, cell.format == .binary else {
+                                throw RowDecodingError(column: 0, expected: "a record")
+                            }
+                            try bytes.withUnsafeReadableBytes { raw in
+                                var columns = try PostgresRecordCursor(raw)
+                                try reader.read(&columns)
+                            }
+                        }
+                        return reader
                     }
-                    return reader
-                }
-            }.get()
-            return
+                }.get()
+                return
+            }
         }
         try Self.read(try await query.all(), { NamedCursor(row: $0, names: columns) }, into: &reader)
     }
