@@ -95,9 +95,13 @@ public enum Timestamp {
             return nil
         }
         guard i == b.count else { return nil }
-        let daysInMonth: [Int64] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        guard day <= (month == 2 && !leap ? 28 : daysInMonth[Int(month - 1)]) else { return nil }
+        let daysInMonth: Int64 = switch month {
+        case 2: leap ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+        guard day <= daysInMonth else { return nil }
         // Days-from-civil, the inverse of the algorithm above.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

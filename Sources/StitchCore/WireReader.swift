@@ -23,7 +23,23 @@ struct RawField {
     }
     var keyStart: Int
     var keyEnd: Int
+    /// The key's first eight bytes (zero-padded): most keys differ there, so a lookup compares
+    /// one word before it compares bytes.
+    var keyPrefix: UInt64
     var value: Value
+
+    init(keyStart: Int, keyEnd: Int, in bytes: UnsafeBufferPointer<UInt8>, value: Value) {
+        self.keyStart = keyStart
+        self.keyEnd = keyEnd
+        keyPrefix = RawField.prefix(UnsafeRawPointer(bytes.baseAddress! + keyStart), count: keyEnd - keyStart)
+        self.value = value
+    }
+
+    @inline(__always) static func prefix(_ start: UnsafeRawPointer, count: Int) -> UInt64 {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: start, byteCount: min(count, 8)) }
+        return word
+    }
 }
 
 /// A record's fields read from the bytes of a body (see `WireFieldSource`).
@@ -36,13 +52,17 @@ struct RawFields: WireFieldSource {
     private func value(_ key: StaticString) -> RawField.Value? {
         let count = key.utf8CodeUnitCount
         let k = key.utf8Start
-        var i = fields.count - 1
-        while i >= 0 {
-            let f = fields[i]
-            if f.keyEnd - f.keyStart == count, memcmp(bytes.baseAddress! + f.keyStart, k, count) == 0 { return f.value }
-            i -= 1
+        let prefix = RawField.prefix(UnsafeRawPointer(k), count: count)
+        return fields.withUnsafeBufferPointer { fields in
+            var i = fields.count - 1
+            while i >= 0 {
+                let f = fields[i]
+                if f.keyPrefix == prefix, f.keyEnd - f.keyStart == count,
+                   count <= 8 || memcmp(bytes.baseAddress! + f.keyStart + 8, k + 8, count - 8) == 0 { return f.value }
+                i -= 1
+            }
+            return nil
         }
-        return nil
     }
 
     private func text(_ start: Int, _ end: Int) -> String {
@@ -176,6 +196,8 @@ struct WireReader {
             // a control character, non-ASCII to validate) is decoded by the parser.
             let base = bytes.baseAddress!, count = bytes.count
             var i = start
+            // Eight bytes at a time while none of them ends the plain run.
+            while i + 8 <= count, !WireReader.endsPlainText(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
             while i < count {
                 let c = base[i]
                 if c == UInt8(ascii: "\"") {
@@ -196,6 +218,15 @@ struct WireReader {
             _ = try p.parseValue()
             return .other
         }
+    }
+
+    /// Whether any of the eight bytes in `w` is a quote, a backslash, a control character or
+    /// not ASCII (the classic "has a byte less than / equal to" word tricks).
+    @inline(__always) static func endsPlainText(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let control = (w &- ones &* 0x20) & ~w & highs
+        return (w & highs) | control | hasZero(w ^ (ones &* 0x22)) | hasZero(w ^ (ones &* 0x5C)) != 0
     }
 
     mutating func string() throws -> String? {
@@ -220,11 +251,14 @@ struct WireReader {
     }
 
     /// One of an enum's raw values, matched on the bytes (no string made).
-    mutating func enumValue<E: CaseIterable & RawRepresentable>(_ type: E.Type) throws -> E? where E.RawValue == String {
+    mutating func enumValue<E: WireEnum>(_ type: E.Type) throws -> E? {
         switch try fieldValue() {
         case .text(let start, let end):
-            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            return E.allCases.first { $0.rawValue.utf8.elementsEqual(text) }
+            let base = bytes.baseAddress! + start, count = end - start
+            for (utf8, value) in E.wireCases where utf8.count == count {
+                if utf8.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, count) == 0 }) { return value }
+            }
+            return nil
         case .decoded(let s): return E(rawValue: s)
         default: return nil
         }
@@ -258,7 +292,7 @@ struct WireReader {
     mutating func rawObject() throws -> Bool {
         fields.removeAll(keepingCapacity: true)
         return try object { r, start, end in
-            r.fields.append(RawField(keyStart: start, keyEnd: end, value: try r.fieldValue()))
+            r.fields.append(RawField(keyStart: start, keyEnd: end, in: r.bytes, value: try r.fieldValue()))
             return true
         }
     }
@@ -409,6 +443,19 @@ struct WireReader {
         return SyncResponse(cursor: cursor, hasMore: hasMore, changes: changes, results: results)
     }
 }
+
+/// An enum the wire reader matches on the bytes: its raw values as UTF-8, made once.
+protocol WireEnum: CaseIterable, RawRepresentable where RawValue == String {
+    static var wireCases: [(utf8: [UInt8], value: Self)] { get }
+}
+
+extension WireEnum {
+    static func makeWireCases() -> [(utf8: [UInt8], value: Self)] { allCases.map { (Array($0.rawValue.utf8), $0) } }
+}
+
+extension EntityType: WireEnum { static let wireCases = makeWireCases() }
+extension SyncAction: WireEnum { static let wireCases = makeWireCases() }
+extension SyncStatus: WireEnum { static let wireCases = makeWireCases() }
 
 extension WireReader {
     /// The fast reading of `T` from a whole body, for the sync bodies; nil for any other type or

@@ -279,6 +279,7 @@ struct Bench {
                 let t = try await seconds { _ = try await call(.GET, "/bench/big") }
                 BenchBaseline.printStage("HTTP GET of 1.75 MB constant", seconds: t)
             }
+            try await BenchBaseline.pagesInProcess(userId: reader.user.id, app: app)
             var cur: String? = nil
             for page in 0..<3 {
                 let req = try StitchJSON.encode(SyncRequest(cursor: cur, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit))

@@ -180,4 +180,38 @@ struct WireReaderTests {
         Self.same(fast.changes, changes)
         Self.same(fast.changes, try bytes.withUnsafeBytes { try StitchJSON.generalDecode(SyncResponse.self, from: $0) }.changes)
     }
+
+    @Test("The eight-bytes-at-a-time scan stops at exactly the bytes the byte-wise scan stops at")
+    func wordScan() {
+        func ends(_ b: UInt8) -> Bool { b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 }
+        func word(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } }
+        let plain = Array("abcdefgh".utf8)
+        #expect(!WireReader.endsPlainText(word(plain)))
+        // Every byte value at every position, among plain bytes and next to the plain bytes
+        // closest to the thresholds (borrows between bytes must not hide or invent a stop).
+        for filler: UInt8 in [0x61, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F] {
+            for position in 0..<8 {
+                for b in 0...255 {
+                    var bytes = Array(repeating: filler, count: 8)
+                    bytes[position] = UInt8(b)
+                    #expect(WireReader.endsPlainText(word(bytes)) == (ends(UInt8(b)) || ends(filler)))
+                }
+            }
+        }
+    }
+
+    @Test("A quote, backslash, control character or non-ASCII byte at any offset of a long text reads the same")
+    func stopsAtAnyOffset() throws {
+        var changes: [SyncChange] = []
+        for offset in 0..<20 {
+            for special in ["\"", "\\", "é", "\u{1}", "🧵"] {
+                let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: 11)
+                changes.append(try SyncChange(record: InventoryThread(brand: text, number: text + text, notes: String(repeating: "n", count: offset),
+                                                                      createdAt: Self.now, updatedAt: Self.now)))
+            }
+        }
+        let bytes = try StitchJSON.encodeBytes(SyncResponse(cursor: "c", hasMore: false, changes: changes, results: []))
+        let fast = try #require(bytes.withUnsafeBytes { WireReader.decode(SyncResponse.self, from: $0) })
+        Self.same(fast.changes, changes)
+    }
 }
