@@ -12,8 +12,8 @@ import Vapor
 /// [--database sqlite|postgres] [--repeat N] [--stages]`: how close Stitchuation is to the fastest this machine allows.
 /// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
 /// an empty database it may wipe) on PostgreSQL, each database in a process of its own (so each
-/// idle memory figure is a fresh server's). `--only` measures some figures (the push always
-/// runs: the others read what it wrote), e.g. to profile one of them; `--database` runs one
+/// idle memory figure is a fresh server's). `--only` measures some figures (each has an account
+/// and records of its own), e.g. to profile one of them; `--database` runs one
 /// database. Every figure and its baseline are the medians of `--repeat` runs (3; 1 with `--quick`). `--stages` also times the pull's parts
 /// (query, row reading, JSON writing, parsing, decoding) in-process on the same 10,000 rows.
 @main
