@@ -100,7 +100,7 @@ struct Bench {
         let start = ContinuousClock.now
         try await body()
         let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        return BenchBaseline.seconds(d)
     }
 
     static func rss() -> Double {

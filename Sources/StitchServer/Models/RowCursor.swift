@@ -7,11 +7,12 @@ import SQLiteNIO
 import SQLKit
 import StitchCore
 
-// Rows read by position through each driver's own API. Reading a column by name through SQLKit
-// costs a dictionary lookup and a generic decoder per cell (SQLite's `SQLiteDataDecoder`,
-// PostgreSQL's `PostgresDataTranslation`, which also formats a coding-path string per cell);
-// a sync pull, a push's current-state read and a list read thousands of rows of known columns,
-// so they read them in order with the same conversions the drivers use.
+// Rows read by position: SQLite's through its driver's own row type, PostgreSQL's from the bytes
+// of one composite cell per row. Reading a column by name through SQLKit costs a dictionary lookup
+// and a generic decoder per cell (SQLite's `SQLiteDataDecoder`, PostgreSQL's
+// `PostgresDataTranslation`, which also formats a coding-path string per cell); a sync pull, a
+// push's current-state read and a list read thousands of rows of known columns, so they read them
+// in order with the same conversions the drivers use.
 
 /// The columns of one row, read in order: each read takes the next column.
 protocol ColumnCursor {
@@ -126,16 +127,14 @@ struct PostgresRecordCursor: ColumnCursor {
         count = Int(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
     }
 
-    // PostgreSQL's type ids (pg_type.oid) of the types rows hold.
-    private static let text: UInt32 = 25, varchar: UInt32 = 1043, bpchar: UInt32 = 1042, name: UInt32 = 19
-    private static let int2: UInt32 = 21, int4: UInt32 = 23, int8: UInt32 = 20
-    private static let uuid: UInt32 = 2950, timestamp: UInt32 = 1114, timestamptz: UInt32 = 1184
+    /// One field: its type and its bytes (nil for null).
+    private typealias Field = (type: PostgresDataType, value: UnsafeRawBufferPointer?)
 
-    /// The next field: its type and its bytes (nil for null).
-    @inline(__always) private mutating func next() throws -> (type: UInt32, value: UnsafeRawBufferPointer?) {
+    /// The next field.
+    @inline(__always) private mutating func next() throws -> Field {
         index += 1
         guard index <= count, offset + 8 <= bytes.count else { throw RowDecodingError(column: index - 1, expected: "present") }
-        let type = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        let type = PostgresDataType(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let length = Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self)))
         offset += 8
         guard length >= 0 else { return (type, nil) }
@@ -145,31 +144,31 @@ struct PostgresRecordCursor: ColumnCursor {
     }
     private func fail(_ expected: String) -> RowDecodingError { RowDecodingError(column: index - 1, expected: expected) }
 
-    private func isText(_ type: UInt32) -> Bool {
-        type == Self.text || type == Self.varchar || type == Self.bpchar || type == Self.name
+    private func isText(_ type: PostgresDataType) -> Bool {
+        type == .text || type == .varchar || type == .bpchar || type == .name
     }
-    private func string(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> String? {
+    private func string(_ field: Field) throws -> String? {
         guard let value = field.value else { return nil }
         guard isText(field.type) else { throw fail("text") }
         return String(decoding: value, as: UTF8.self)
     }
-    private func integer(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> Int64? {
+    private func integer(_ field: Field) throws -> Int64? {
         guard let value = field.value else { return nil }
         switch (field.type, value.count) {
-        case (Self.int8, 8): return Int64(bigEndian: value.loadUnaligned(as: Int64.self))
-        case (Self.int4, 4): return Int64(Int32(bigEndian: value.loadUnaligned(as: Int32.self)))
-        case (Self.int2, 2): return Int64(Int16(bigEndian: value.loadUnaligned(as: Int16.self)))
+        case (.int8, 8): return Int64(bigEndian: value.loadUnaligned(as: Int64.self))
+        case (.int4, 4): return Int64(Int32(bigEndian: value.loadUnaligned(as: Int32.self)))
+        case (.int2, 2): return Int64(Int16(bigEndian: value.loadUnaligned(as: Int16.self)))
         default: throw fail("an integer")
         }
     }
-    private func uuid(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> UUID? {
+    private func uuid(_ field: Field) throws -> UUID? {
         guard let value = field.value else { return nil }
-        guard field.type == Self.uuid, value.count == 16 else { throw fail("an id") }
+        guard field.type == .uuid, value.count == 16 else { throw fail("an id") }
         return UUID(uuid: value.loadUnaligned(as: uuid_t.self))
     }
-    private func date(_ field: (type: UInt32, value: UnsafeRawBufferPointer?)) throws -> Date? {
+    private func date(_ field: Field) throws -> Date? {
         guard let value = field.value else { return nil }
-        guard field.type == Self.timestamptz || field.type == Self.timestamp, value.count == 8 else { throw fail("a date") }
+        guard field.type == .timestamptz || field.type == .timestamp, value.count == 8 else { throw fail("a date") }
         let microseconds = Int64(bigEndian: value.loadUnaligned(as: Int64.self))
         return Date(timeInterval: Double(microseconds) / 1_000_000, since: Self.epoch).roundedToMilliseconds
     }

@@ -54,6 +54,11 @@ public enum BenchBaseline {
 
 extension BenchBaseline {
     /// One line of `--stages`: what was timed and how long it took (and anything after that).
+    /// A measured duration in seconds.
+    public static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
     public static func printStage(_ label: String, seconds: Double, _ more: String = "") {
         print("  stage " + label.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", seconds * 1000) + more)
     }
@@ -67,8 +72,7 @@ extension BenchBaseline {
             for _ in 0..<5 {
                 let s = ContinuousClock.now
                 try await body()
-                let elapsed = ContinuousClock.now - s
-                fastest = min(fastest, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                fastest = min(fastest, seconds(ContinuousClock.now - s))
             }
             printStage(label, seconds: fastest)
         }
@@ -111,9 +115,7 @@ extension BenchBaseline {
             let response = try await SyncService.sync(SyncRequest(cursor: cursor, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit),
                                                       userId: userId, app: app, db: app.db)
             let bytes = try StitchJSON.encodeBytes(response)
-            let elapsed = ContinuousClock.now - start
-            printStage("in-process page \(page) of \(response.changes.count), \(bytes.count / 1000) kB",
-                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            printStage("in-process page \(page) of \(response.changes.count), \(bytes.count / 1000) kB", seconds: seconds(ContinuousClock.now - start))
             cursor = response.cursor
             if !response.hasMore { break }
         }
