@@ -183,16 +183,27 @@ struct BatchedRows {
     let prefix: String
     let row: String
     let suffix: String
+    /// How many values each row has (the row's placeholders).
+    let columns: Int
     private(set) var values: [DatabaseValue] = []
     private(set) var rows = 0
+    /// The statement for a full batch, made once.
+    private let fullSQL: String
 
     init(prefix: String, row: String, suffix: String = "") {
         self.prefix = prefix
         self.row = row
         self.suffix = suffix
+        columns = row.utf8.count(where: { $0 == UInt8(ascii: "?") })
+        fullSQL = Self.sql(prefix, row, suffix, rows: Self.rowsPerStatement)
+    }
+
+    private static func sql(_ prefix: String, _ row: String, _ suffix: String, rows: Int) -> String {
+        prefix + Array(repeating: row, count: rows).joined(separator: ", ") + suffix
     }
 
     mutating func add(_ rowValues: [DatabaseValue], db: Database) throws {
+        precondition(rowValues.count == columns, "a row of \(rowValues.count) values for \(columns) placeholders")
         values.append(contentsOf: rowValues)
         rows += 1
         if rows == Self.rowsPerStatement { try flush(db) }
@@ -200,8 +211,22 @@ struct BatchedRows {
 
     mutating func flush(_ db: Database) throws {
         guard rows > 0 else { return }
-        let sql = prefix + Array(repeating: row, count: rows).joined(separator: ", ") + suffix
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+        let statement = try db.cachedStatement(sql: rows == Self.rowsPerStatement ? fullSQL : Self.sql(prefix, row, suffix, rows: rows))
+        // The values are bound here, each straight from its storage: `execute(arguments:)` would
+        // first copy them into `StatementArguments` (a key path per value in GRDB's generic
+        // code) and check them one by one, a third of applying a page. Setting empty arguments
+        // resets the statement and clears its bindings; `execute()` then runs it as bound, with
+        // GRDB's checks and observation hooks. Every placeholder gets a value: `add` checks
+        // each row's count against the row's placeholders.
+        statement.setUncheckedArguments(StatementArguments())
+        let sqliteStatement = statement.sqliteStatement
+        for (index, value) in zip(CInt(1)..., values) {
+            let code = value.bind(to: sqliteStatement, at: index)
+            guard code == 0 else {  // SQLITE_OK
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: statement.sql)
+            }
+        }
+        try statement.execute()
         values.removeAll(keepingCapacity: true)
         rows = 0
     }

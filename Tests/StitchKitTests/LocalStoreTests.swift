@@ -180,6 +180,30 @@ struct LocalStoreTests {
         for record in records { try readBack(record) }
     }
 
+    @Test("A pulled page bound value by value, in full statements and a short last one, stores exactly GRDB's own rows")
+    func batchedRowsMatchInserts() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // 150 threads: two full statements of 64 and a last one of 22. Empty and absent text,
+        // text beyond ASCII, zero and large numbers.
+        let threads = (0..<150).map { i in
+            InventoryThread(brand: i % 3 == 0 ? "Caron Collection ✿" : "DMC", number: "\(i)", colorName: i % 2 == 0 ? nil : "Bleu \(i) é",
+                            colorHex: i % 5 == 0 ? "#0A0B0C" : nil, fiberType: i % 4 == 0 ? .silk : .cotton, quantity: i % 7 == 0 ? 0 : i * 1_000,
+                            notes: i % 6 == 0 ? "" : "line one\nline two 🧵 \(i)", createdAt: now, updatedAt: now + Double(i))
+        }
+        let pulled = try makeStore()
+        try pulled.applyPulled(try threads.map { try SyncChange(record: $0) }, cursor: "c", at: now)
+        let inserted = try makeStore()
+        try inserted.writer.write { db in for thread in threads { try thread.insert(db) } }
+        let sql = "SELECT * FROM \(InventoryThread.databaseTableName) ORDER BY id"
+        let pulledRows = try pulled.writer.read { db in try Row.fetchAll(db, sql: sql) }
+        #expect(pulledRows.count == 150)
+        #expect(try inserted.writer.read { db in try Row.fetchAll(db, sql: sql) } == pulledRows)
+        // And the statements stay usable: a second page over the same rows replaces them.
+        let edited = threads.map { var t = $0; t.quantity += 1; t.updatedAt += 1; return t }
+        try pulled.applyPulled(try edited.map { try SyncChange(record: $0) }, cursor: "d", at: now)
+        #expect(try pulled.all(InventoryThread.self).sorted { $0.id < $1.id } == edited.sorted { $0.id < $1.id })
+    }
+
     @Test("Dates are stored as exactly the text GRDB's own formatter writes")
     func dateText() throws {
         var rng = SystemRandomNumberGenerator()
