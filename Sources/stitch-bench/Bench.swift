@@ -213,6 +213,7 @@ struct Bench {
             rawVersion += 1
             try await BenchBaseline.upsertThreads(updated(raws[run]), userId: rawUser, version: rawVersion, on: app.db)
         }
+        if stages { try await BenchBaseline.pushStages(ids: pushed[0].map(\.id), on: app.db) }
         figures.append(report(Figure(name: "sync push, \(n) updates", database: label, value: Double(n) / pushUpdate, unit: "changes/s",
                                      baseline: Double(n) / rawUpdate, ratio: rawUpdate / pushUpdate, target: "≥ 0.50")))
         }

@@ -177,6 +177,42 @@ struct SyncTests {
         }
     }
 
+    @Test("A big push against stored records: every current copy is found (one read, ids bound as one value), stale ones lose, newer ones win, another user's ids are refused")
+    func bigPushAgainstStored() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com")
+            let stored = (0..<2_500).map { InventoryThread(brand: "DMC", number: "\($0)", quantity: 1, createdAt: clock.now, updatedAt: clock.now + 10) }
+            let first = try await ann.sync(syncRequest(try stored.map { try SyncChange(record: $0) }, limit: 1))
+            #expect(first.results.allSatisfy { $0.status == .applied })
+            let bobs = try await bob.thread("Anchor", "1", quantity: 3)
+            // Even numbers: newer edits. Odd: older ones. Plus new records and Bob's id.
+            var changes = try stored.enumerated().map { i, thread in
+                var edit = thread
+                edit.quantity = 100 + i
+                edit.updatedAt = clock.now + (i.isMultiple(of: 2) ? 20 : 5)
+                return try SyncChange(record: edit)
+            }
+            let fresh = (0..<50).map { InventoryThread(brand: "Caron", number: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            changes += try fresh.map { try SyncChange(record: $0) }
+            var stolen = bobs
+            stolen.updatedAt = clock.now + 100
+            changes.append(try SyncChange(record: stolen))
+            let res = try await ann.sync(syncRequest(changes, cursor: first.cursor, limit: 1))
+            #expect(res.results.count == changes.count)
+            #expect(res.results.prefix(2_500).enumerated().allSatisfy { i, r in r.status == (i.isMultiple(of: 2) ? .applied : .stale) })
+            #expect(res.results[2_500..<2_550].allSatisfy { $0.status == .applied })
+            #expect(res.results.last?.status == .rejected)
+            // Each stale change gets the server's copy back.
+            #expect(Set(res.changes.map(\.id)) == Set(stored.enumerated().filter { !$0.offset.isMultiple(of: 2) }.map(\.element.id)))
+            let threads = try await ann.get("/threads", as: [InventoryThread].self)
+            #expect(threads.count == 2_550)
+            let byId = Dictionary(uniqueKeysWithValues: threads.map { ($0.id, $0) })
+            #expect(stored.enumerated().allSatisfy { i, t in byId[t.id]?.quantity == (i.isMultiple(of: 2) ? 100 + i : 1) })
+            #expect(try await bob.get("/threads/\(bobs.id)", as: InventoryThread.self).quantity == 3)
+        }
+    }
+
     @Test("Changes may arrive in any order: a journal image before its entry, its project and canvas")
     func outOfOrder() async throws {
         try await withTestApp { app, clock in

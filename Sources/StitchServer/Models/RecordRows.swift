@@ -27,6 +27,40 @@ struct SQLUUID: SQLExpression {
     }
 }
 
+/// `column` is one of `ids`, however many, with the ids bound as one value: a JSON array of their
+/// text read by `json_each` on SQLite, a `uuid[]` on PostgreSQL. A placeholder per id (the
+/// push's current-state read, 1,000 ids to a statement) cost more to build, encode and parse
+/// than to run: ~10 ms per 1,000 ids on SQLite even when none were stored.
+struct SQLUUIDIn: SQLExpression {
+    let column: String
+    let ids: [UUID]
+    init(_ column: String, _ ids: [UUID]) {
+        self.column = column
+        self.ids = ids
+    }
+    func serialize(to serializer: inout SQLSerializer) {
+        SQLIdentifier(column).serialize(to: &serializer)
+        if serializer.dialect.name == "sqlite" {
+            var json = "["
+            json.reserveCapacity(ids.count * 39 + 2)
+            for (index, id) in ids.enumerated() {
+                if index > 0 { json += "," }
+                json += "\""
+                json += id.text
+                json += "\""
+            }
+            json += "]"
+            serializer.write(" IN (SELECT value FROM json_each(")
+            serializer.write(bind: json)
+            serializer.write("))")
+        } else {
+            serializer.write(" = ANY(")
+            serializer.write(bind: ids)
+            serializer.write(")")
+        }
+    }
+}
+
 /// The bookkeeping columns every record table ends with.
 let stampColumns = ["version", "created_at", "updated_at", "deleted_at"]
 

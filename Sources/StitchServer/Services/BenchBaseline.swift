@@ -18,6 +18,22 @@ public enum BenchBaseline {
         }
     }
 
+    /// Times a push's read of the current rows of the records it carries (`--stages`), for ids
+    /// that are stored and for ids that aren't (a push of new records), each the fastest of five.
+    public static func pushStages(ids: [UUID], on db: any Database) async throws {
+        func t(_ label: String, _ ids: [UUID]) async throws {
+            var fastest = Double.infinity
+            for _ in 0..<5 {
+                let s = ContinuousClock.now
+                _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where(SQLUUIDIn("id", ids)))
+                fastest = min(fastest, seconds(ContinuousClock.now - s))
+            }
+            printStage(label, seconds: fastest)
+        }
+        try await t("push: current rows of \(ids.count)", ids)
+        try await t("push: \(ids.count) ids, none stored", ids.map { _ in UUID() })
+    }
+
     /// Reads every column of the user's threads; answers how many rows came back.
     public static func selectThreads(userId: UUID, on db: any Database) async throws -> Int {
         try await db.sql.select().column("*").from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all().count

@@ -118,7 +118,7 @@ enum Records {
             .set("updated_at", to: SQLBind(now))
             .set("version", to: SQLBind(version))
             .where("user_id", .equal, SQLUUID(userId))
-            .where(SQLIdentifier(column), .in, SQLGroupExpression(ids.map { SQLUUID($0) }))
+            .where(SQLUUIDIn(column, ids))
             .where("deleted_at", .is, SQLLiteral.null)
             .run()
     }

@@ -167,11 +167,8 @@ enum SyncService {
         let entity = M.Record.entityType
         var current: [UUID: (userId: UUID, record: M.Record)] = [:]
         let ids = Array(Set(group.map(\.element.id)))
-        for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) }) {
-            let query = M.select(on: db).where("id", .in, SQLGroupExpression(chunk.map { SQLUUID($0) }))
-            for stored in try await db.selectRecords(M.self, query) {
-                current[stored.record.id] = (stored.userId, stored.record)
-            }
+        for stored in try await db.selectRecords(M.self, M.select(on: db).where(SQLUUIDIn("id", ids))) {
+            current[stored.record.id] = (stored.userId, stored.record)
         }
         var winners: [UUID: M.Record] = [:]
         var order: [UUID] = []
