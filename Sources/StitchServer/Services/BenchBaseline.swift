@@ -21,17 +21,12 @@ public enum BenchBaseline {
     /// Times a push's read of the current rows of the records it carries (`--stages`), for ids
     /// that are stored and for ids that aren't (a push of new records), each the fastest of five.
     public static func pushStages(ids: [UUID], on db: any Database) async throws {
-        func t(_ label: String, _ ids: [UUID]) async throws {
-            var fastest = Double.infinity
-            for _ in 0..<5 {
-                let s = ContinuousClock.now
-                _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where(SQLUUIDIn("id", ids)))
-                fastest = min(fastest, seconds(ContinuousClock.now - s))
-            }
-            printStage(label, seconds: fastest)
+        func read(_ ids: [UUID]) async throws {
+            _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where(SQLUUIDIn("id", ids)))
         }
-        try await t("push: current rows of \(ids.count)", ids)
-        try await t("push: \(ids.count) ids, none stored", ids.map { _ in UUID() })
+        try await stage("push: current rows of \(ids.count)") { try await read(ids) }
+        let absent = ids.map { _ in UUID() }
+        try await stage("push: \(ids.count) ids, none stored") { try await read(absent) }
     }
 
     /// Reads every column of the user's threads; answers how many rows came back.
@@ -69,44 +64,46 @@ public enum BenchBaseline {
 }
 
 extension BenchBaseline {
-    /// One line of `--stages`: what was timed and how long it took (and anything after that).
     /// A measured duration in seconds.
     public static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
+    /// Runs `body` five times and prints the fastest as a stage (the machine's other tenants only
+    /// ever add time).
+    static func stage(_ label: String, _ body: () async throws -> Void) async rethrows {
+        var fastest = Double.infinity
+        for _ in 0..<5 {
+            let start = ContinuousClock.now
+            try await body()
+            fastest = min(fastest, seconds(ContinuousClock.now - start))
+        }
+        printStage(label, seconds: fastest)
+    }
+
+    /// One line of `--stages`: what was timed and how long it took (and anything after that).
     public static func printStage(_ label: String, seconds: Double, _ more: String = "") {
         print("  stage " + label.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", seconds * 1000) + more)
     }
 
     /// Times each part of a pull of the user's threads in-process and prints it: where a pull's
-    /// time goes, next to the bare SELECT. Each part runs five times and the fastest counts (the
-    /// machine's other tenants only ever add time).
+    /// time goes, next to the bare SELECT, each part the fastest of five.
     public static func stages(userId: UUID, on db: any Database) async throws {
-        func t(_ label: String, _ body: () async throws -> Void) async rethrows {
-            var fastest = Double.infinity
-            for _ in 0..<5 {
-                let s = ContinuousClock.now
-                try await body()
-                fastest = min(fastest, seconds(ContinuousClock.now - s))
-            }
-            printStage(label, seconds: fastest)
-        }
         var page: SyncService.Page!
-        try await t("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
-        try await t("bare select") { _ = try await db.sql.select().columns(ThreadModel.columns.map { SQLColumn($0) }).from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all() }
-        try await t("select → records") { _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where("user_id", .equal, SQLUUID(userId))) }
+        try await stage("pull query + rows → changes") { page = try await SyncService.pull(userId: userId, after: .start, limit: SyncRequest.maxChanges, skipVersion: nil, db: db) }
+        try await stage("bare select") { _ = try await db.sql.select().columns(ThreadModel.columns.map { SQLColumn($0) }).from(ThreadModel.schema).where("user_id", .equal, SQLBind(userId)).all() }
+        try await stage("select → records") { _ = try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where("user_id", .equal, SQLUUID(userId))) }
         let response = SyncResponse(cursor: page.cursor.encoded, hasMore: false, changes: page.changes, results: [])
         var bytes: [UInt8] = []
-        try await t("encode") { bytes = try StitchJSON.encodeBytes(response) }
+        try await stage("encode") { bytes = try StitchJSON.encodeBytes(response) }
         var decoded: SyncResponse!
-        try await t("decode (wire reader)") { decoded = try bytes.withUnsafeBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
-        try await t("record(as:)") { for c in decoded.changes { _ = try c.record(as: InventoryThread.self) } }
-        try await t("general parse + decode") { _ = try bytes.withUnsafeBytes { try StitchJSON.generalDecode(SyncResponse.self, from: $0) } }
-        try await t("100 × SELECT 1") { for _ in 0..<100 { _ = try await db.sql.raw("SELECT 1 AS one").all() } }
-        try await t("100 × probe") { for _ in 0..<100 { _ = try await SyncService.probe(userId: userId, from: 1, db: db) } }
+        try await stage("decode (wire reader)") { decoded = try bytes.withUnsafeBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
+        try await stage("record(as:)") { for c in decoded.changes { _ = try c.record(as: InventoryThread.self) } }
+        try await stage("general parse + decode") { _ = try bytes.withUnsafeBytes { try StitchJSON.generalDecode(SyncResponse.self, from: $0) } }
+        try await stage("100 × SELECT 1") { for _ in 0..<100 { _ = try await db.sql.raw("SELECT 1 AS one").all() } }
+        try await stage("100 × probe") { for _ in 0..<100 { _ = try await SyncService.probe(userId: userId, from: 1, db: db) } }
         var cursor = SyncCursor.start, pages = 0
-        try await t("pull in pages of \(SyncRequest.defaultLimit), no HTTP") {
+        try await stage("pull in pages of \(SyncRequest.defaultLimit), no HTTP") {
             cursor = .start
             pages = 0
             while true {
@@ -117,7 +114,7 @@ extension BenchBaseline {
                 if !page.hasMore { break }
             }
         }
-        try await t("  the same, \(pages) empty reads of all tables") {
+        try await stage("  the same, \(pages) empty reads of all tables") {
             for _ in 0..<pages { _ = try await SyncService.pull(userId: userId, after: cursor, limit: SyncRequest.defaultLimit, skipVersion: nil, db: db) }
         }
     }
