@@ -103,6 +103,21 @@ struct Bench {
         return BenchBaseline.seconds(d)
     }
 
+    /// This process's CPU time (user and system) and voluntary thread switches so far.
+    struct Usage {
+        var cpu: Double
+        var switches: Double
+
+        static var now: Usage {
+            var u = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &u)
+            return Usage(cpu: Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6,
+                         switches: Double(u.ru_nvcsw))
+        }
+
+        func minus(_ earlier: Usage) -> Usage { Usage(cpu: cpu - earlier.cpu, switches: switches - earlier.switches) }
+    }
+
     static func rss() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
@@ -257,12 +272,17 @@ struct Bench {
         if stages {
             try await BenchBaseline.stages(userId: reader.user.id, on: app.db)
             // What a request costs before any records: the bare route, a signed-in read, an empty pull.
-            // Each request timed alone: a stall (one slow request in twenty) shows as a slowest far above the median.
+            // Each request timed alone: a stall (one slow request in twenty) shows as a slowest far
+            // above the median. With this process's CPU time and thread switches per request
+            // (client and server together).
             func each(_ label: String, _ body: () async throws -> Void) async throws {
                 var times: [Double] = []
+                let before = Usage.now
                 for _ in 0..<20 { times.append(try await seconds(body)) }
+                let used = Usage.now.minus(before)
                 BenchBaseline.printStage("20 × \(label)", seconds: times.reduce(0, +),
-                                         String(format: " (median %.2f ms, slowest %.2f ms)", median(times) * 1000, times.max()! * 1000))
+                                         String(format: " (median %.2f ms, slowest %.2f ms; CPU %.2f ms and %.0f thread switches a request)",
+                                                median(times) * 1000, times.max()! * 1000, used.cpu * 1000 / 20, used.switches / 20))
             }
             for (label, path, token) in [("GET bare route", "/bench/constant", nil), ("GET /auth/me", "/auth/me", reader.accessToken)] {
                 try await each(label) { _ = try await call(.GET, path, token: token) }

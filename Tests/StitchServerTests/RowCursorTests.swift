@@ -98,4 +98,39 @@ struct RowCursorTests {
         fails([(20, Self.be(Int64(1)))], cut: 12) { _ = try $0.int64() }
         #expect(throws: RowDecodingError.self) { try [UInt8]([0, 0]).withUnsafeBytes { _ = try PostgresRecordCursor($0) } }
     }
+
+    /// Keeps what each record's fields read as.
+    struct Collect: RowReader {
+        var rows: [[String?]] = []
+        var reserved = 0
+        mutating func reserve(rows count: Int) { reserved = count }
+        mutating func read<C: ColumnCursor>(_ c: inout C) throws {
+            rows.append([try c.uuid().uuidString, try c.optionalString(), try c.optionalInt().map(String.init)])
+        }
+    }
+
+    @Test("Records one after another (a page's rows in one value) are each read whole, in order; a cut-short last one is an error")
+    func readsRecordsInSequence() throws {
+        let other = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+        let fields: [[(UInt32, [UInt8]?)]] = [
+            [(2950, withUnsafeBytes(of: id.uuid) { Array($0) }), (25, Array("a – ✨".utf8)), (20, Self.be(Int64(5)))],
+            [(2950, withUnsafeBytes(of: other.uuid) { Array($0) }), (25, nil), (20, nil)],
+            [(2950, withUnsafeBytes(of: id.uuid) { Array($0) }), (25, Array("".utf8)), (23, Self.be(Int32(-1)))],
+        ]
+        let bytes = fields.flatMap(Self.record)
+        var reader = Collect()
+        try bytes.withUnsafeBytes { try PostgresRecordCursor.readAll($0, into: &reader) }
+        #expect(reader.rows == [[id.uuidString, "a – ✨", "5"], [other.uuidString, nil, nil], [id.uuidString, "", "-1"]])
+        // Nothing: no records.
+        var none = Collect()
+        try [UInt8]().withUnsafeBytes { try PostgresRecordCursor.readAll($0, into: &none) }
+        #expect(none.rows.isEmpty)
+        // The last record cut short anywhere (in its header, a length, or its bytes) is refused.
+        for cut in [1, 3, 6, 10] {
+            var partial = Collect()
+            #expect(throws: RowDecodingError.self) {
+                try Array(bytes.dropLast(cut)).withUnsafeBytes { try PostgresRecordCursor.readAll($0, into: &partial) }
+            }
+        }
+    }
 }

@@ -362,7 +362,8 @@ enum SyncService {
         // if not, the rest of the page comes after them.
         var first: [(SyncCursor, SyncChange)] = []
         var from = cursor
-        if let id = cursor.id, cursor.version != skipVersion, let type = EntityType.allCases.first(where: { $0.dependencyRank == cursor.rank }) {
+        // (A cursor past a version's last possible id, where every complete pull ends, has none.)
+        if let id = cursor.id, id != lastId, cursor.version != skipVersion, let type = EntityType.allCases.first(where: { $0.dependencyRank == cursor.rank }) {
             first = try await withModel(type) { model in
                 try await fetchWithinVersion(model, userId: userId, version: cursor.version, after: id, limit: limit, db: db)
             }
@@ -402,11 +403,14 @@ enum SyncService {
         let page = first + rows.prefix(wanted)
         var next = page.last?.0 ?? from
         if !hasMore {
-            let end = SyncCursor(version: highWater, rank: 6, id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+            let end = SyncCursor(version: highWater, rank: 6, id: lastId)
             if next < end { next = end }
         }
         return Page(changes: page.map(\.1), cursor: next, hasMore: hasMore)
     }
+
+    /// The greatest id: a cursor there is past every row of its version and kind.
+    static let lastId = UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
 
     /// Runs `body` with the model that stores `type`.
     static func withModel<T>(_ type: EntityType, _ body: (any RecordModel.Type) async throws -> T) async rethrows -> T {
@@ -463,7 +467,11 @@ enum SyncService {
     static func changes<M: RecordModel>(_ type: M.Type, _ query: SQLSelectBuilder, db: any Database) async throws -> [(SyncCursor, SyncChange)] {
         var reader = WireChangeReader<M>()
         try await db.select(query, columns: M.wireColumns, into: &reader)
-        return reader.changes
+        var changes = reader.changes
+        // A page's cursor is its last row's place, so the rows must be in (version, id) order;
+        // the queries ask for it, and a pass over them makes sure.
+        if zip(changes, changes.dropFirst()).contains(where: { !($0.0 < $1.0) }) { changes.sort { $0.0 < $1.0 } }
+        return changes
     }
 
     /// The SELECT of `fetch`: up to `limit + 1` of the user's rows of one kind past `cursor`, up
