@@ -38,10 +38,11 @@ func jsonResponse<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok, he
 }
 
 enum OpenAPIDocument {
+    /// The document, read from the bundle once, not on every request.
     static func data() throws -> Data {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
-            throw APIError(.internalServerError, "The OpenAPI document is missing from the build")
-        }
-        return try Data(contentsOf: url)
+        guard let data = bundled else { throw APIError(.internalServerError, "The OpenAPI document is missing from the build") }
+        return data
     }
+
+    private static let bundled: Data? = Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) }
 }

@@ -168,13 +168,20 @@ struct WebController: RouteCollection {
     }
 
     @Sendable func font(req: Request) async throws -> Response {
-        let name = req.parameters.get("name") ?? ""
-        guard ["PlayfairDisplay.ttf", "SourceSerif4.ttf"].contains(name),
-              let url = Bundle.module.url(forResource: (name as NSString).deletingPathExtension, withExtension: "ttf", subdirectory: "fonts"),
-              let data = try? Data(contentsOf: url)
-        else { throw Abort(.notFound) }
-        return Response(status: .ok, headers: ["Content-Type": "font/ttf", "Cache-Control": "public, max-age=31536000, immutable"], body: .init(data: data))
+        guard let data = Self.fonts[req.parameters.get("name") ?? ""] else { throw Abort(.notFound) }
+        return Response(status: .ok, headers: ["Content-Type": "font/ttf", "Cache-Control": "public, max-age=31536000, immutable"], body: .init(buffer: data))
     }
+
+    /// The bundled fonts by file name, read once (on the first font request), not on every request.
+    private static let fonts: [String: ByteBuffer] = {
+        var fonts: [String: ByteBuffer] = [:]
+        for name in ["PlayfairDisplay", "SourceSerif4"] {
+            if let url = Bundle.module.url(forResource: name, withExtension: "ttf", subdirectory: "fonts"), let data = try? Data(contentsOf: url) {
+                fonts[name + ".ttf"] = ByteBuffer(data: data)
+            }
+        }
+        return fonts
+    }()
 
     /// Pictures for the signed-in browser; anyone else gets a 404.
     @Sendable func image(req: Request) async throws -> Response {
