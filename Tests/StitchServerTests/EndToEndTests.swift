@@ -181,47 +181,47 @@ struct EndToEndTests {
             let homeA = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-a-\(UUID())").path
             let homeB = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-b-\(UUID())").path
             defer { try? FileManager.default.removeItem(atPath: homeA); try? FileManager.default.removeItem(atPath: homeB) }
-            func stitch(_ home: String, _ args: String...) throws -> (code: Int32, out: String, err: String) {
-                try Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
+            func stitch(_ home: String, _ args: String...) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
             }
-            var r = try stitch(homeA, "register", "--server", server, "--email", "cli@example.com", "--name", "Cli")
+            var r = try await stitch(homeA, "register", "--server", server, "--email", "cli@example.com", "--name", "Cli")
             #expect(r.code == 0, "\(r.err)")
-            r = try stitch(homeA, "threads", "add", "DMC", "310", "--color", "Black", "--quantity", "2")
+            r = try await stitch(homeA, "threads", "add", "DMC", "310", "--color", "Black", "--quantity", "2")
             #expect(r.code == 0 && r.out.contains("synced"), "\(r.out) \(r.err)")
-            r = try stitch(homeA, "threads", "dec", "DMC", "310", "5")
+            r = try await stitch(homeA, "threads", "dec", "DMC", "310", "5")
             #expect(r.out.contains("0 in stock"), "\(r.out)")
             let dec = r
-            r = try stitch(homeA, "threads", "add", "DMC", "", "--quantity", "1")
+            r = try await stitch(homeA, "threads", "add", "DMC", "", "--quantity", "1")
             #expect(r.code == 3 && r.err.contains("number"), "\(r.err)")
-            r = try stitch(homeA, "canvases", "add", "--designer", "Melissa Shirley", "--name", "Nutcracker", "--mesh", "0")
+            r = try await stitch(homeA, "canvases", "add", "--designer", "Melissa Shirley", "--name", "Nutcracker", "--mesh", "0")
             #expect(r.code == 3 && r.err.contains("Enter a positive number"))
 
             // Offline: the change is kept and said to be waiting.
-            let offline = try Self.run(binary, ["threads", "add", "Appleton", "992"], env: ["STITCH_HOME": homeA, "STITCH_OFFLINE": "1"])
+            let offline = try await Self.run(binary, ["threads", "add", "Appleton", "992"], env: ["STITCH_HOME": homeA, "STITCH_OFFLINE": "1"])
             #expect(offline.code == 0 && offline.out.contains("waiting to sync"), "\(offline.out)")
-            r = try stitch(homeA, "status", "--json")
+            r = try await stitch(homeA, "status", "--json")
             #expect(r.out.contains("\"pending\" : 1"), "\(r.out) after dec: \(dec.out) \(dec.err)")
-            r = try stitch(homeA, "sync")
+            r = try await stitch(homeA, "sync")
             #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
 
-            r = try stitch(homeB, "login", "--server", server, "--email", "cli@example.com")
+            r = try await stitch(homeB, "login", "--server", server, "--email", "cli@example.com")
             #expect(r.code == 0, "\(r.err)")
-            r = try stitch(homeB, "threads", "list", "--json")
+            r = try await stitch(homeB, "threads", "list", "--json")
             let threads = try StitchJSON.makeDecoder().decode([InventoryThread].self, from: Data(r.out.utf8))
             #expect(threads.map { "\($0.brand) \($0.number) \($0.quantity)" } == ["Appleton 992 1", "DMC 310 0"])
-            r = try stitch(homeB, "whoami")
+            r = try await stitch(homeB, "whoami")
             #expect(r.out.contains("Cli <cli@example.com>"))
-            r = try stitch(homeB, "projects", "show", "nothing-like-this")
+            r = try await stitch(homeB, "projects", "show", "nothing-like-this")
             #expect(r.code == 6)
-            r = try stitch(homeB, "logout")
+            r = try await stitch(homeB, "logout")
             #expect(r.code == 0)
-            r = try stitch(homeB, "sync")
+            r = try await stitch(homeB, "sync")
             #expect(r.code == 5 && r.err.contains("signed out"))
             // Unreachable server: a clear message and its own exit code.
-            r = try stitch(homeA, "sync")
+            r = try await stitch(homeA, "sync")
             #expect(r.code == 0)
             try? await app.server.shutdown()
-            r = try stitch(homeA, "sync")
+            r = try await stitch(homeA, "sync")
             #expect(r.code == 4 && r.err.contains("can't be reached"), "\(r.err)")
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
         }
@@ -236,7 +236,17 @@ struct EndToEndTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static func run(_ binary: String, _ args: [String], env: [String: String]) throws -> (code: Int32, out: String, err: String) {
+    /// Runs the CLI and waits for it on a thread of its own: blocking one of Swift's few
+    /// cooperative threads (two on two cores) while the CLI talks to this process's server could
+    /// starve the server whenever another suite keeps the other one busy (seen as a sign-up's
+    /// database connection timing out, and everything after it failing).
+    static func run(_ binary: String, _ args: [String], env: [String: String]) async throws -> (code: Int32, out: String, err: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try runBlocking(binary, args, env: env) }) }.start()
+        }
+    }
+
+    private static func runBlocking(_ binary: String, _ args: [String], env: [String: String]) throws -> (code: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = args

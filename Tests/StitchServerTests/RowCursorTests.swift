@@ -102,8 +102,6 @@ struct RowCursorTests {
     /// Keeps what each record's fields read as.
     struct Collect: RowReader {
         var rows: [[String?]] = []
-        var reserved = 0
-        mutating func reserve(rows count: Int) { reserved = count }
         mutating func read<C: ColumnCursor>(_ c: inout C) throws {
             rows.append([try c.uuid().uuidString, try c.optionalString(), try c.optionalInt().map(String.init)])
         }

@@ -8,11 +8,11 @@ import SQLKit
 import StitchCore
 
 // Rows read by position: SQLite's through its driver's own row type, PostgreSQL's from the bytes
-// of one value holding every row, each row a composite value. Reading a column by name through SQLKit costs a dictionary lookup
-// and a generic decoder per cell (SQLite's `SQLiteDataDecoder`, PostgreSQL's
-// `PostgresDataTranslation`, which also formats a coding-path string per cell); a sync pull, a
-// push's current-state read and a list read thousands of rows of known columns, so they read them
-// in order with the same conversions the drivers use.
+// of one value holding every row, each row a composite value. Reading a column by name through
+// SQLKit costs a dictionary lookup and a generic decoder per cell (SQLite's `SQLiteDataDecoder`,
+// PostgreSQL's `PostgresDataTranslation`, which also formats a coding-path string per cell); a
+// sync pull, a push's current-state read and a list read thousands of rows of known columns, so
+// they read them in order with the same conversions the drivers use.
 
 /// The columns of one row, read in order: each read takes the next column.
 protocol ColumnCursor {
@@ -310,7 +310,7 @@ extension Database {
             var serializer = SQLSerializer(database: sql)
             select.serialize(to: &serializer)
             if let binds = Self.postgresBindings(serializer.binds) {
-                let text = "SELECT count(*), string_agg(record_send(r), ''::bytea) FROM (\(serializer.sql)) AS rows"
+                let text = "SELECT count(*), string_agg(record_send(r), ''::bytea) FROM (\(serializer.sql)) AS selected"
                 let result = try await postgres.withConnection { connection in
                     connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: connection.logger)
                 }.get()
@@ -344,4 +344,3 @@ extension Database {
         return binds
     }
 }
-
