@@ -125,7 +125,12 @@ struct PostgresRecordCursor: ColumnCursor {
     init(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count >= 4 else { throw RowDecodingError(column: 0, expected: "a record") }
         self.bytes = bytes
-        count = Int(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        count = Self.int32(bytes, at: 0)
+    }
+
+    /// The big-endian 32-bit integer at `offset` (its four bytes checked to be there by the caller).
+    @inline(__always) private static func int32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
+        Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
     }
 
     /// Each of the records that `bytes` holds one after another, given to `reader` in order.
@@ -144,7 +149,7 @@ struct PostgresRecordCursor: ColumnCursor {
     static func end(of bytes: UnsafeRawBufferPointer, from start: Int) throws -> Int {
         func int32(_ offset: Int) throws -> Int {
             guard offset + 4 <= bytes.count else { throw RowDecodingError(column: 0, expected: "a complete record") }
-            return Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+            return Self.int32(bytes, at: offset)
         }
         let count = try int32(start)
         guard count >= 0 else { throw RowDecodingError(column: 0, expected: "a record") }
@@ -164,7 +169,7 @@ struct PostgresRecordCursor: ColumnCursor {
         index += 1
         guard index <= count, offset + 8 <= bytes.count else { throw RowDecodingError(column: index - 1, expected: "present") }
         let type = PostgresDataType(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-        let length = Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self)))
+        let length = Self.int32(bytes, at: offset + 4)
         offset += 8
         guard length >= 0 else { return (type, nil) }
         guard offset + length <= bytes.count else { throw RowDecodingError(column: index - 1, expected: "complete") }
