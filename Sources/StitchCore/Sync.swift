@@ -197,6 +197,29 @@ public struct SyncResponse: Codable, Sendable {
     }
 }
 
+/// A sync response as it arrived: the body's bytes, and what its headers say of the next page.
+/// The server sends a page's cursor and hasMore as headers too, so a client can ask for the next
+/// page while it decodes this one rather than after.
+public struct SyncPage: Sendable {
+    public static let cursorHeader = "Sync-Cursor"
+    public static let hasMoreHeader = "Sync-Has-More"
+
+    public var body: Data
+    /// The cursor to ask for the next page with, when the headers say there is one (nil when they
+    /// say there isn't, or are missing). The body's cursor is the one that counts: a client checks
+    /// the two agree before it keeps a page asked for with this one.
+    public var nextCursor: String?
+
+    public init(body: Data, cursorHeader: String?, hasMoreHeader: String?) {
+        self.body = body
+        nextCursor = hasMoreHeader == "true" ? cursorHeader : nil
+    }
+
+    public func decode() throws -> SyncResponse {
+        try StitchJSON.decode(SyncResponse.self, from: body)
+    }
+}
+
 /// Last-write-wins, the same on server and client.
 public enum ConflictRule {
     /// What is compared: when the record was last written, whether it is a tombstone, and (only

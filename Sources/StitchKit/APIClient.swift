@@ -94,7 +94,15 @@ public actor APIClient {
     // MARK: Data
 
     public func sync(_ request: SyncRequest) async throws -> SyncResponse {
-        try decode(try await send("POST", "/sync", body: request, authorized: true))
+        try await syncPage(request).response()
+    }
+
+    /// The same exchange, the page not yet decoded: its headers name the next page's cursor, so
+    /// the caller can ask for that page before it decodes this one (`SyncPage.response()`).
+    public func syncPage(_ request: SyncRequest) async throws -> SyncPage {
+        let (data, http) = try await exchange("POST", "/sync", raw: try StitchJSON.encode(request), contentType: "application/json", authorized: true)
+        return SyncPage(body: data, cursorHeader: http.value(forHTTPHeaderField: SyncPage.cursorHeader),
+                        hasMoreHeader: http.value(forHTTPHeaderField: SyncPage.hasMoreHeader))
     }
 
     /// Uploads a picture; answers the server's key.
@@ -120,7 +128,12 @@ public actor APIClient {
         return try await send(method, path, raw: data, contentType: data == nil ? nil : "application/json", authorized: authorized)
     }
 
-    private func send(_ method: String, _ path: String, raw: Data?, contentType: String?, authorized: Bool, retried: Bool = false) async throws -> Data {
+    private func send(_ method: String, _ path: String, raw: Data?, contentType: String?, authorized: Bool) async throws -> Data {
+        try await exchange(method, path, raw: raw, contentType: contentType, authorized: authorized).data
+    }
+
+    private func exchange(_ method: String, _ path: String, raw: Data?, contentType: String?, authorized: Bool,
+                          retried: Bool = false) async throws -> (data: Data, response: HTTPURLResponse) {
         guard let baseURL, let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.offline("no server configured") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -141,17 +154,24 @@ public actor APIClient {
         guard let http = response as? HTTPURLResponse else { throw ClientError.invalidResponse }
         if http.statusCode == 401, authorized, !retried {
             try await refresh()
-            return try await send(method, path, raw: raw, contentType: contentType, authorized: authorized, retried: true)
+            return try await exchange(method, path, raw: raw, contentType: contentType, authorized: authorized, retried: true)
         }
         guard (200..<300).contains(http.statusCode) else {
             let body = (try? StitchJSON.makeDecoder().decode(APIErrorBody.self, from: data)) ?? APIErrorBody(error: HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
             if http.statusCode == 401, authorized { try tokens.clear(); throw ClientError.signedOut }
             throw ClientError.server(status: http.statusCode, body: body)
         }
-        return data
+        return (data, http)
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {
         do { return try StitchJSON.decode(T.self, from: data) } catch { throw ClientError.invalidResponse }
+    }
+}
+
+extension SyncPage {
+    /// The page decoded; a body that isn't a sync response is `ClientError.invalidResponse`.
+    public func response() throws -> SyncResponse {
+        do { return try decode() } catch { throw ClientError.invalidResponse }
     }
 }

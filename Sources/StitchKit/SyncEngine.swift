@@ -119,32 +119,44 @@ public actor SyncEngine {
         var outgoing = try store.pendingChanges()
         var cursor = try store.cursor
         var newlyRejected: [SyncResult] = []
-        // The next page, asked for while this one is being stored (only once nothing is left to
-        // push, so the request is exactly the one the loop would make next).
-        var prefetched: Task<SyncResponse, any Error>?
-        defer { prefetched?.cancel() }
+        // The next page, asked for as soon as this one has arrived (its headers name the cursor),
+        // and decoded while this one is being stored. Only once nothing is left to push, so the
+        // request is exactly the one the loop would make next.
+        var ahead: PageAhead?
+        defer { ahead?.cancel() }
+        let ask = { [api, pageSize] (cursor: String) in
+            PageAhead(cursor: cursor) { try await api.syncPage(SyncRequest(cursor: cursor, clientId: clientId, changes: [], limit: pageSize)) }
+        }
         while true {
             let batch = Array(outgoing.prefix(Self.pushBatch))
             outgoing.removeFirst(batch.count)
             let response: SyncResponse
             do {
-                if let next = prefetched {
-                    prefetched = nil
-                    response = try await next.value
+                if let current = ahead {
+                    ahead = nil
+                    if outgoing.isEmpty, let next = try await current.page.value.nextCursor { ahead = ask(next) }
+                    response = try await current.response.value
                 } else {
-                    response = try await api.sync(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+                    let page = try await api.syncPage(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
+                    if outgoing.isEmpty, let next = page.nextCursor { ahead = ask(next) }
+                    response = try page.response()
                 }
             } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
                 // The server doesn't recognise our cursor (and applied nothing): pull everything
                 // again from the start; records already here are simply overwritten or kept by LWW.
+                ahead?.cancel()
+                ahead = nil
                 cursor = nil
                 outgoing.insert(contentsOf: batch, at: 0)
                 continue
             }
-            if response.hasMore && outgoing.isEmpty {
-                let next = SyncRequest(cursor: response.cursor, clientId: clientId, changes: [], limit: pageSize)
-                prefetched = Task { [api] in try await api.sync(next) }
+            // A page asked for with the headers' cursor is kept only if the body's agrees; without
+            // the headers (an older server) the next page is asked for now.
+            if let early = ahead, !(response.hasMore && early.cursor == response.cursor) {
+                early.cancel()
+                ahead = nil
             }
+            if ahead == nil, response.hasMore, outgoing.isEmpty { ahead = ask(response.cursor) }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)
             try store.applyPulled(response.changes, cursor: response.cursor, at: now)
@@ -154,5 +166,24 @@ public actor SyncEngine {
         }
         rejected = newlyRejected
         try store.setSetting(LocalStore.lastSyncKey, Timestamp.string(from: store.clock()))
+    }
+}
+
+/// A pull page asked for ahead of time: the exchange, and the decoding that follows it.
+struct PageAhead {
+    let cursor: String
+    let page: Task<SyncPage, any Error>
+    let response: Task<SyncResponse, any Error>
+
+    init(cursor: String, fetch: @escaping @Sendable () async throws -> SyncPage) {
+        self.cursor = cursor
+        let page = Task { try await fetch() }
+        self.page = page
+        response = Task { try await page.value.response() }
+    }
+
+    func cancel() {
+        page.cancel()
+        response.cancel()
     }
 }

@@ -7,8 +7,9 @@ import Testing
 import VaporTesting
 
 /// The real server listening on a random local port, for clients that speak HTTP.
-func withLiveServer(_ body: (Application, TestClock, String) async throws -> Void) async throws {
+func withLiveServer(prepare: (Application) -> Void = { _ in }, _ body: (Application, TestClock, String) async throws -> Void) async throws {
     try await withTestApp { app, clock in
+        prepare(app)
         try await app.server.start(address: .hostname("127.0.0.1", port: 0))
         let port = try #require(app.http.server.shared.localAddress?.port)
         do {
@@ -59,7 +60,7 @@ func serverState(_ app: Application, userId: UUID) async throws -> [String: Stri
 
 @Suite("End to end: StitchKit clients and the stitch CLI against the real server", .serialized)
 struct EndToEndTests {
-    @Test("A device pulls many pages, each fetched while the one before is stored, and ends with everything and nothing pending")
+    @Test("A device pulls many pages, each asked for as soon as the one before has arrived, and ends with everything and nothing pending")
     func pagedPullAhead() async throws {
         try await withLiveServer { app, clock, server in
             let phone = try Device(server: server, clock: clock)
@@ -83,6 +84,26 @@ struct EndToEndTests {
             // A second round finds nothing new and changes nothing.
             try await ipad.engine.sync()
             #expect(try ipad.state() == server)
+        }
+    }
+
+    @Test("A page asked for with the headers' cursor is kept only when the body's agrees; without the headers a device pages as before",
+          arguments: [SyncHeaderTamper.Mode.removed, .startCursor, .unknownCursor])
+    func pullAheadHeadersDisagree(mode: SyncHeaderTamper.Mode) async throws {
+        try await withLiveServer(prepare: { $0.middleware.use(SyncHeaderTamper(mode: mode)) }) { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let ipad = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "headers@example.com", password: "correct horse", displayName: "Pat")
+            _ = try await ipad.api.login(email: "headers@example.com", password: "correct horse")
+            for i in 0..<23 {
+                _ = try phone.store.save(InventoryThread(brand: "DMC", number: "\(i)", createdAt: clock.now, updatedAt: clock.now))
+            }
+            try await phone.engine.sync()
+            await ipad.engine.setPageSize(4)
+            try await ipad.engine.sync()
+            #expect(try ipad.store.all(InventoryThread.self).count == 23)
+            #expect(try ipad.state() == (try await serverState(app, userId: session.user.id)))
+            #expect(try await ipad.engine.status().lastError == nil)
         }
     }
 
@@ -263,5 +284,34 @@ struct EndToEndTests {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// Changes what a sync response's headers say of the next page (its body untouched): a proxy that
+/// drops them, or a server that gets them wrong.
+struct SyncHeaderTamper: AsyncMiddleware {
+    enum Mode: Sendable, CustomStringConvertible {
+        case removed, startCursor, unknownCursor
+        var description: String {
+            switch self {
+            case .removed: "headers removed"
+            case .startCursor: "the first page's cursor"
+            case .unknownCursor: "a cursor the server never issued"
+            }
+        }
+    }
+    let mode: Mode
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let response = try await next.respond(to: request)
+        guard request.url.path == "/sync", response.headers.first(name: SyncPage.hasMoreHeader) == "true" else { return response }
+        switch mode {
+        case .removed:
+            response.headers.remove(name: SyncPage.cursorHeader)
+            response.headers.remove(name: SyncPage.hasMoreHeader)
+        case .startCursor: response.headers.replaceOrAdd(name: SyncPage.cursorHeader, value: SyncCursor.start.encoded)
+        case .unknownCursor: response.headers.replaceOrAdd(name: SyncPage.cursorHeader, value: "nonsense")
+        }
+        return response
     }
 }

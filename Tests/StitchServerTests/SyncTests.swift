@@ -337,7 +337,11 @@ struct SyncTests {
             var seen: [UUID] = []
             var pages = 0
             while true {
-                let res = try await ann.sync(syncRequest([], cursor: cursor, limit: 700))
+                let raw = try await ann.send(.POST, "/sync", json: syncRequest([], cursor: cursor, limit: 700))
+                let res = try raw.decode(SyncResponse.self)
+                // The headers say what the body does of the next page.
+                #expect(raw.headers.first(name: SyncPage.cursorHeader) == res.cursor)
+                #expect(raw.headers.first(name: SyncPage.hasMoreHeader) == (res.hasMore ? "true" : "false"))
                 #expect(res.changes.count <= 700)
                 seen += res.changes.map(\.id)
                 cursor = res.cursor

@@ -13,6 +13,11 @@ struct SyncController: RouteCollection {
         // parsed straight into typed values (see StitchCore's FastJSON).
         let request = try req.decodeJSON(SyncRequest.self)
         let response = try await SyncService.sync(request, userId: req.user.id, app: req.application, db: req.db)
-        return try respond(response)
+        let http = try respond(response)
+        // The page's cursor where a client finds it before decoding the body: it can ask for
+        // the next page while it reads this one (StitchKit does).
+        http.headers.replaceOrAdd(name: SyncPage.cursorHeader, value: response.cursor)
+        http.headers.replaceOrAdd(name: SyncPage.hasMoreHeader, value: response.hasMore ? "true" : "false")
+        return http
     }
 }
