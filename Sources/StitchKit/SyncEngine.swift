@@ -122,25 +122,20 @@ public actor SyncEngine {
         // The next page, asked for as soon as this one has arrived (its headers name the cursor),
         // and decoded while this one is being stored. Only once nothing is left to push, so the
         // request is exactly the one the loop would make next.
-        var ahead: PageAhead?
+        var ahead: PageRequest?
         defer { ahead?.cancel() }
-        let ask = { [api, pageSize] (cursor: String) in
-            PageAhead(cursor: cursor) { try await api.syncPage(SyncRequest(cursor: cursor, clientId: clientId, changes: [], limit: pageSize)) }
+        let ask = { [api, pageSize] (cursor: String?, batch: [SyncChange]) in
+            PageRequest(cursor: cursor) { try await api.syncPage(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize)) }
         }
         while true {
             let batch = Array(outgoing.prefix(Self.pushBatch))
             outgoing.removeFirst(batch.count)
             let response: SyncResponse
             do {
-                if let current = ahead {
-                    ahead = nil
-                    if outgoing.isEmpty, let next = try await current.page.value.nextCursor { ahead = ask(next) }
-                    response = try await current.response.value
-                } else {
-                    let page = try await api.syncPage(SyncRequest(cursor: cursor, clientId: clientId, changes: batch, limit: pageSize))
-                    if outgoing.isEmpty, let next = page.nextCursor { ahead = ask(next) }
-                    response = try page.response()
-                }
+                let current = ahead ?? ask(cursor, batch)
+                ahead = nil
+                if outgoing.isEmpty, let next = try await current.page.value.nextCursor { ahead = ask(next, []) }
+                response = try await current.response.value
             } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
                 // The server doesn't recognise our cursor (and applied nothing): pull everything
                 // again from the start; records already here are simply overwritten or kept by LWW.
@@ -156,7 +151,7 @@ public actor SyncEngine {
                 early.cancel()
                 ahead = nil
             }
-            if ahead == nil, response.hasMore, outgoing.isEmpty { ahead = ask(response.cursor) }
+            if ahead == nil, response.hasMore, outgoing.isEmpty { ahead = ask(response.cursor, []) }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)
             try store.applyPulled(response.changes, cursor: response.cursor, at: now)
@@ -169,13 +164,13 @@ public actor SyncEngine {
     }
 }
 
-/// A pull page asked for ahead of time: the exchange, and the decoding that follows it.
-struct PageAhead {
-    let cursor: String
+/// A sync request under way: the exchange, and the decoding that follows it.
+struct PageRequest {
+    let cursor: String?
     let page: Task<SyncPage, any Error>
     let response: Task<SyncResponse, any Error>
 
-    init(cursor: String, fetch: @escaping @Sendable () async throws -> SyncPage) {
+    init(cursor: String?, fetch: @escaping @Sendable () async throws -> SyncPage) {
         self.cursor = cursor
         let page = Task { try await fetch() }
         self.page = page
