@@ -147,7 +147,7 @@ public actor APIClient {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await load(request)
         } catch {
             throw ClientError.offline(error.localizedDescription)
         }
@@ -162,6 +162,19 @@ public actor APIClient {
             throw ClientError.server(status: http.statusCode, body: body)
         }
         return (data, http)
+    }
+
+    /// The request made. On Linux it is never cancelled: swift-corelibs-foundation's URLSession
+    /// can crash the process when a task is cancelled as it completes ("a task that is not in the
+    /// registry"), so there a cancelled caller goes on waiting until the request ends (at most its
+    /// timeout) and the request's answer is simply not used.
+    private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        #if canImport(FoundationNetworking)
+        let session = self.session
+        return try await Task.detached { try await session.data(for: request) }.value
+        #else
+        return try await session.data(for: request)
+        #endif
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {
