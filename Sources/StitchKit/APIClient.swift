@@ -165,9 +165,9 @@ public actor APIClient {
     }
 
     /// The request made. On Linux it is never cancelled: swift-corelibs-foundation's URLSession
-    /// can crash the process when a task is cancelled as it completes ("a task that is not in the
-    /// registry"), so there a cancelled caller goes on waiting until the request ends (at most its
-    /// timeout) and the request's answer is simply not used.
+    /// crashes the process ("a task that is not in the registry") or never answers when a task is
+    /// cancelled as it completes, so there a cancelled caller goes on waiting until the request
+    /// ends (at most its timeout) and the answer is simply not used.
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
         #if canImport(FoundationNetworking)
         let session = self.session

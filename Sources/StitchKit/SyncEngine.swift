@@ -177,6 +177,8 @@ struct PageRequest {
         response = Task { try await page.value.response() }
     }
 
+    /// Nothing waits for it any more. (On Linux the exchange still runs to its end, unused: see
+    /// `APIClient.load`.)
     func cancel() {
         page.cancel()
         response.cancel()
