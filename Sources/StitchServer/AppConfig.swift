@@ -148,8 +148,10 @@ public struct AppConfig: Sendable {
             return existing
         }
         let secret = [UInt8].random(count: 48).hex
-        FileManager.default.createFile(
-            atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        // Kept, or every restart would sign everybody out with a new secret.
+        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigError("JWT_SECRET not set and a development secret could not be stored in \(path): set JWT_SECRET or fix that path")
+        }
         logger.notice("JWT_SECRET not set: generated a development secret and stored it in \(path)")
         return secret
     }

@@ -172,7 +172,7 @@ struct WireReaderTests {
                                    notes: maybe(text()), createdAt: stamp, updatedAt: stamp, deletedAt: deleted)
             }
             var change = try SyncChange(record: record)
-            if deleted != nil { change.data = try JSONValue.object(record.wireFields) }
+            if deleted != nil { change.data = JSONValue.object(record.wireFields) }
             changes.append(change)
         }
         let bytes = try StitchJSON.encodeBytes(SyncResponse(cursor: "c", hasMore: false, changes: changes, results: []))

@@ -26,6 +26,16 @@ struct ConfigTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
+    @Test("A development secret that can't be stored is an error, not a new secret on every start")
+    func unstorableSecret() throws {
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/jwt-secret", withIntermediateDirectories: true)
+        #expect(throws: ConfigError.self) {
+            try AppConfig.fromEnvironment(.development, variables: ["DATA_DIR": dir], logger: logger)
+        }
+    }
+
     @Test("Production without JWT_SECRET refuses to start")
     func productionNeedsSecret() {
         let dir = tempDir()
