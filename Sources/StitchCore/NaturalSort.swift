@@ -58,6 +58,10 @@ public enum NaturalOrder {
 extension InventoryThread {
     /// Brand, then number, both in natural order; the id settles exact ties so order is stable.
     public static func inventoryOrder(_ lhs: InventoryThread, _ rhs: InventoryThread) -> Bool {
+        inventoryOrder((lhs.brand, lhs.number, lhs.id), (rhs.brand, rhs.number, rhs.id))
+    }
+
+    private static func inventoryOrder(_ lhs: (brand: String, number: String, id: UUID), _ rhs: (brand: String, number: String, id: UUID)) -> Bool {
         switch NaturalOrder.compare(lhs.brand, rhs.brand) {
         case .orderedAscending: return true
         case .orderedDescending: return false
@@ -68,6 +72,16 @@ extension InventoryThread {
         case .orderedDescending: return false
         case .orderedSame: return lhs.id.text < rhs.id.text
         }
+    }
+
+    /// `threads` in `inventoryOrder`. It sorts positions by their keys and moves each record once:
+    /// a sort that moves or compares the records themselves copies (retains and releases) every
+    /// field of a record at each step, which took most of a 1,000-thread list's sort.
+    public static func sortedInInventoryOrder(_ threads: [InventoryThread]) -> [InventoryThread] {
+        let keys = threads.map { (brand: $0.brand, number: $0.number, id: $0.id) }
+        return keys.withUnsafeBufferPointer { keys in
+            (0..<keys.count).sorted { inventoryOrder(keys[$0], keys[$1]) }
+        }.map { threads[$0] }
     }
 
     /// The thread-list search: brand, number or colour name, case-insensitively.

@@ -103,7 +103,7 @@ public enum ThreadCSV {
     }
 
     public static func write(_ threads: [InventoryThread]) -> String {
-        ([CSV.line(columns)] + threads.sorted(by: InventoryThread.inventoryOrder).map { t in
+        ([CSV.line(columns)] + InventoryThread.sortedInInventoryOrder(threads).map { t in
             CSV.line([t.brand, t.number, t.colorName ?? "", t.colorHex ?? "", t.fiberType.rawValue, String(t.quantity),
                       t.barcode ?? "", t.weightOrLength ?? "", t.notes ?? ""])
         }).joined(separator: "\n") + "\n"
@@ -136,7 +136,7 @@ public struct AccountExport: Codable, Sendable, Equatable {
     public static func make(from store: LocalStore) throws -> AccountExport {
         AccountExport(
             format: "stitchuation-export-v1", exportedAt: store.clock(),
-            threads: try store.all(InventoryThread.self).sorted(by: InventoryThread.inventoryOrder),
+            threads: InventoryThread.sortedInInventoryOrder(try store.all(InventoryThread.self)),
             canvases: try store.all(Canvas.self).sorted { $0.createdAt < $1.createdAt },
             projects: try store.all(Project.self).sorted { $0.createdAt < $1.createdAt },
             sections: try store.all(ProjectSection.self).sorted { ($0.projectId.text, $0.sortOrder) < ($1.projectId.text, $1.sortOrder) },

@@ -21,11 +21,11 @@ public struct ThreadListModel: Sendable {
 
     /// What the list shows now.
     public var threads: [InventoryThread] {
-        all.filter { thread in
+        InventoryThread.sortedInInventoryOrder(all.filter { thread in
             (brand.map { thread.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true)
                 && (fiber.map { thread.fiberType == $0 } ?? true)
                 && thread.matches(search: search)
-        }.sorted(by: InventoryThread.inventoryOrder)
+        })
     }
 
     /// Brands for the filter menu and autocomplete: the user's own, most used first.

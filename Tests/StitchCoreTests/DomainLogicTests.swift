@@ -16,6 +16,20 @@ struct DomainLogicTests {
                        thread { $0.brand = "DMC"; $0.number = "2" }, thread { $0.brand = "Appleton"; $0.number = "9" }]
         let sorted = threads.sorted(by: InventoryThread.inventoryOrder).map { "\($0.brand) \($0.number)" }
         #expect(sorted == ["Appleton 9", "Appleton 10", "DMC 2", "DMC 310"])
+        #expect(InventoryThread.sortedInInventoryOrder(threads).map { "\($0.brand) \($0.number)" } == sorted)
+        #expect(InventoryThread.sortedInInventoryOrder([]).isEmpty)
+    }
+
+    @Test("Sorting positions gives exactly the records sorted themselves, ties and odd numbers included")
+    func inventorySortByPositions() {
+        let brands = ["DMC", "dmc", "Appleton", "Rainbow Gallery", "Ørnen", "Silk & Ivory", ""]
+        let numbers = ["310", "0310", "2", "10", "B5200", "blanc", "Ecru", "3865", "01", "1", ""]
+        let threads = (0..<1000).map { i in
+            thread { $0.brand = brands[(i * 7) % brands.count]; $0.number = numbers[(i * 13 + i / 7) % numbers.count] }
+        }
+        let expected = threads.sorted(by: InventoryThread.inventoryOrder)
+        #expect(InventoryThread.sortedInInventoryOrder(threads) == expected)
+        #expect(InventoryThread.sortedInInventoryOrder(threads.reversed()) == expected)
     }
 
     @Test func searchMatchesBrandNumberOrColour() {

@@ -35,7 +35,7 @@ struct ThreadController: RouteCollection {
             if let brand { threads = threads.filter { $0.brand.caseInsensitiveCompare(brand) == .orderedSame } }
             if let fiber { threads = threads.filter { $0.fiberType == fiber } }
             if let q { threads = threads.filter { $0.matches(search: q) } }
-            threads.sort(by: InventoryThread.inventoryOrder)
+            threads = InventoryThread.sortedInInventoryOrder(threads)
             return try StitchJSON.encodeBytes(threads)
         }
     }

@@ -12,9 +12,9 @@ extension WebController {
         let q = req.query[String.self, at: "q"] ?? ""
         let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
         let fiber = req.query[String.self, at: "fiberType"].flatMap { FiberType(rawValue: $0) }
-        let shown = all.filter { t in
+        let shown = InventoryThread.sortedInInventoryOrder(all.filter { t in
             (brand.map { t.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true) && (fiber.map { t.fiberType == $0 } ?? true) && t.matches(search: q)
-        }.sorted(by: InventoryThread.inventoryOrder)
+        })
         let page = InventoryPage(threads: shown, brands: Self.brands(all), search: q, brand: brand, fiber: fiber, total: all.count)
         return html(page.render(try await context(req)))
     }
@@ -253,7 +253,7 @@ extension WebController {
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
         let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
-        let inventory = try await Records.list(ThreadModel.self, userId: userId, on: req.db).sorted(by: InventoryThread.inventoryOrder)
+        let inventory = InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: req.db))
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)

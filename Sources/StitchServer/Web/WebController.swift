@@ -278,7 +278,7 @@ struct AccountData: Codable {
 
     static func load(userId: UUID, db: any Database) async throws -> AccountData {
         AccountData(
-            threads: try await Records.list(ThreadModel.self, userId: userId, on: db).sorted(by: InventoryThread.inventoryOrder),
+            threads: InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: db)),
             canvases: try await Records.list(CanvasModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
             projects: try await Records.list(ProjectModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
             sections: try await Records.list(SectionModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
