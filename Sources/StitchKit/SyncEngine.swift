@@ -139,8 +139,7 @@ public actor SyncEngine {
             } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
                 // The server doesn't recognise our cursor (and applied nothing): pull everything
                 // again from the start; records already here are simply overwritten or kept by LWW.
-                ahead?.cancel()
-                ahead = nil
+                // (Nothing is asked for ahead yet: that happens only once a page has arrived.)
                 cursor = nil
                 outgoing.insert(contentsOf: batch, at: 0)
                 continue
