@@ -17,7 +17,7 @@ struct CanvasController: RouteCollection {
     /// The stash, newest first, narrowed by `q` (designer or design name).
     @Sendable
     func list(req: Request) async throws -> Response {
-        let q = req.query[String.self, at: "q"]
+        let q = req.queryText("q")
         let userId = try req.user.id
         return try await cachedList(req, kind: "canvases") {
             var canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)

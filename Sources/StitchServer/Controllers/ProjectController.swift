@@ -33,7 +33,7 @@ struct ProjectController: RouteCollection {
     func list(req: Request) async throws -> Response {
         let userId = try req.user.id
         var status: ProjectStatus?
-        if let raw = req.query[String.self, at: "status"] {
+        if let raw = req.queryText("status") {
             guard let parsed = ProjectStatus(rawValue: raw) else {
                 throw APIError.validation(["status": "Choose one of wip, at_finishing, completed"])
             }

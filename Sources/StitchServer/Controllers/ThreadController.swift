@@ -20,11 +20,11 @@ struct ThreadController: RouteCollection {
     @Sendable
     func list(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let q = req.query[String.self, at: "q"]
-        let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
+        let q = req.queryText("q")
+        let brand = req.queryText("brand").flatMap(Rules.clean)
         var fiber: FiberType?
         // Exactly one of the documented values: a blank or misspelt filter is an error, not "all".
-        if let raw = req.query[String.self, at: "fiberType"] {
+        if let raw = req.queryText("fiberType") {
             guard let parsed = FiberType(rawValue: raw) else {
                 throw APIError.validation(["fiberType": "Choose one of \(FiberType.allCases.map(\.rawValue).joined(separator: ", "))"])
             }
@@ -44,7 +44,7 @@ struct ThreadController: RouteCollection {
     @Sendable
     func brands(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let prefix = req.query[String.self, at: "q"].flatMap(Rules.clean)?.lowercased()
+        let prefix = req.queryText("q").flatMap(Rules.clean)?.lowercased()
         let threads = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
         var counts: [String: (name: String, count: Int)] = [:]
         for thread in threads {

@@ -192,6 +192,14 @@ extension Request {
         guard let text = parameters.get(name), let id = UUID(text: text) else { throw APIError.notFound }
         return id
     }
+
+    /// A query parameter's text, nil when absent. A URL without a query answers at once: Vapor's
+    /// `query[String.self, at:]` parses the whole query string with its form decoder on every
+    /// call, even an empty one, which was ~8% of a cached `GET /threads` (three filters read).
+    func queryText(_ name: String) -> String? {
+        guard let text = url.query, !text.isEmpty else { return nil }
+        return query[String.self, at: name]
+    }
 }
 
 func ts(_ date: Date) -> String { Timestamp.string(from: date) }

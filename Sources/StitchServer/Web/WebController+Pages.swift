@@ -9,9 +9,9 @@ extension WebController {
     @Sendable func inventory(req: Request) async throws -> Response {
         let userId = try req.user.id
         let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
-        let q = req.query[String.self, at: "q"] ?? ""
-        let brand = req.query[String.self, at: "brand"].flatMap(Rules.clean)
-        let fiber = req.query[String.self, at: "fiberType"].flatMap { FiberType(rawValue: $0) }
+        let q = req.queryText("q") ?? ""
+        let brand = req.queryText("brand").flatMap(Rules.clean)
+        let fiber = req.queryText("fiberType").flatMap { FiberType(rawValue: $0) }
         let shown = InventoryThread.sortedInInventoryOrder(all.filter { t in
             (brand.map { t.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true) && (fiber.map { t.fiberType == $0 } ?? true) && t.matches(search: q)
         })
@@ -40,9 +40,9 @@ extension WebController {
 
     @Sendable func newThreadPage(req: Request) async throws -> Response {
         let all = try await Records.list(ThreadModel.self, userId: req.user.id, on: req.db)
-        let brand = req.query[String.self, at: "brand"] ?? ""
+        let brand = req.queryText("brand") ?? ""
         let page = ThreadFormPage(thread: nil, values: ["brand": brand, "quantity": "1"], brandSuggestions: Self.brands(all),
-                                  addAnother: req.query[String.self, at: "another"] != "off", saved: req.query[String.self, at: "saved"])
+                                  addAnother: req.queryText("another") != "off", saved: req.queryText("saved"))
         return html(page.render(try await context(req)))
     }
 
@@ -117,13 +117,13 @@ extension WebController {
 
     @Sendable func stash(req: Request) async throws -> Response {
         let all = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
-        let q = req.query[String.self, at: "q"] ?? ""
+        let q = req.queryText("q") ?? ""
         let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
     }
 
     @Sendable func newCanvasPage(req: Request) async throws -> Response {
-        html(CanvasFormPage(canvas: nil, values: [:], addAnother: req.query[String.self, at: "another"] == "on").render(try await context(req)))
+        html(CanvasFormPage(canvas: nil, values: [:], addAnother: req.queryText("another") == "on").render(try await context(req)))
     }
 
     func canvasBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {

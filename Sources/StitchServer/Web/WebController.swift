@@ -115,7 +115,7 @@ struct WebController: RouteCollection {
         if let user = req.auth.get(AuthenticatedUser.self), let model = try await UserModel.find(user.id, on: req.db) {
             profile = model.profile(providers: [])
         }
-        return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? req.query[String.self, at: "flash"])
+        return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? req.queryText("flash"))
     }
 
     func html(_ node: Node, status: HTTPStatus = .ok) -> Response {
