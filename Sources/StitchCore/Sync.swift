@@ -327,6 +327,13 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
 
 /// UUIDs compared byte by byte, as PostgreSQL and SQLite compare them.
 public enum UUIDOrder {
+    /// A key that sorts as the id does: its bytes as two big-endian words.
+    public static func key(_ id: UUID) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: id.uuid) { bytes in
+            (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
     public static func less(_ a: UUID, _ b: UUID) -> Bool {
         withUnsafeBytes(of: a.uuid) { x in
             withUnsafeBytes(of: b.uuid) { y in

@@ -48,6 +48,25 @@ struct ConflictRuleTests {
         #expect(UUIDOrder.less(low, high) && !UUIDOrder.less(high, low))
     }
 
+    @Test func idSortKeysOrderAsTheIds() {
+        // Ids that differ in one byte only, at each position, and random ones.
+        var ids = (0..<16).flatMap { i in
+            [UInt8(0), 1, 127, 128, 255].map { value in
+                var bytes = [UInt8](repeating: 0x80, count: 16)
+                bytes[i] = value
+                return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            }
+        }
+        ids += (0..<300).map { _ in UUID() }
+        for a in ids {
+            for b in ids.prefix(120) {
+                #expect((UUIDOrder.key(a) < UUIDOrder.key(b)) == UUIDOrder.less(a, b))
+            }
+        }
+        #expect(ids.sorted { UUIDOrder.key($0) < UUIDOrder.key($1) } == ids.sorted(by: UUIDOrder.less))
+    }
+
     @Test func changesCarryRecords() throws {
         let record = thread { $0.colorName = "Black" }
         let change = try SyncChange(record: record)

@@ -315,7 +315,7 @@ struct SyncTests {
         }
     }
 
-    @Test("10,000 records pulled in pages: no duplicates, no gaps, bounded pages")
+    @Test("10,000 records pulled in pages: no duplicates, no gaps, bounded pages; other page sizes give the same order")
     func pagination() async throws {
         try await withTestApp { app, clock in
             let ann = try await TestUser.make(app)
@@ -351,6 +351,16 @@ struct SyncTests {
             #expect(seen.count == 10_001)
             #expect(Set(seen) == expected)
             #expect(pages == 15)
+            // Pages of another size (the last part-full): the same records in the same order.
+            var again: [UUID] = []
+            cursor = nil
+            while true {
+                let res = try await ann.sync(syncRequest([], cursor: cursor, limit: 2_345))
+                again += res.changes.map(\.id)
+                cursor = res.cursor
+                if !res.hasMore { break }
+            }
+            #expect(again == seen)
         }
     }
 
@@ -433,6 +443,30 @@ struct SyncTests {
                 .map { try $0.decode(column: "QUERY PLAN", as: String.self) }.joined(separator: "\n")
             #expect(plan.contains("Index Scan using threads_user_version_id"), "\(plan)")
             #expect(!plan.contains("Sort"), "\(plan)")
+        }
+    }
+
+    @Test("A push's new rows are stored in the order a pull reads them (id order within the version), whatever order they were sent in")
+    func pushedRowsLieInReadOrder() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let threads = (0..<600).map {
+                InventoryThread(brand: "DMC", number: "\($0)", createdAt: clock.now, updatedAt: clock.now)
+            }
+            // Sent in reverse id order, to be sure the order is the server's doing.
+            let sent = threads.sorted { UUIDOrder.less($1.id, $0.id) }
+            let res = try await ann.sync(syncRequest(try sent.map { try SyncChange(record: $0) }, limit: 1))
+            #expect(res.results.allSatisfy { $0.status == .applied })
+            // Storage order: PostgreSQL's physical tuple address, SQLite's rowid.
+            let order = TestDatabase.isPostgres ? "ctid" : "rowid"
+            let stored = try await app.db.sql.raw("SELECT id FROM threads ORDER BY \(unsafeRaw: order)").all()
+                .map { try $0.decode(column: "id", as: UUID.self) }
+            let expected = threads.map(\.id).sorted(by: UUIDOrder.less)
+            let outOfPlace = stored.indices.first { $0 >= expected.count || stored[$0] != expected[$0] }
+            #expect(stored.count == expected.count && outOfPlace == nil, "stored order differs from id order at row \(outOfPlace ?? -1)")
+            // And the pull reads them in that order.
+            let pulled = try await ann.pullAll(limit: 250).map(\.id)
+            #expect(pulled.count == expected.count && pulled == expected, "pulled \(pulled.count) of \(expected.count), not in id order")
         }
     }
 
