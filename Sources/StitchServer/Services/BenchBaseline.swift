@@ -8,6 +8,19 @@ import Vapor
 /// The database's own speed, for `stitch-bench` to compare the API against: the same rows written
 /// with batched raw SQL (one multi-row upsert per chunk in one transaction) and read with a bare SELECT.
 public enum BenchBaseline {
+    /// The benchmark's own routes, registered before the server starts (a route added later is
+    /// never served): `/bench/constant`, `body` with no sign-in (the "bare route");
+    /// `/bench/signed-in`, the same body behind the sign-in every API request passes (what any
+    /// authenticated request costs before it does anything); `/bench/big`, `bigBytes` bytes.
+    /// Only stitch-bench registers them; the app's own `routes` never does.
+    public static func registerRoutes(_ app: Application, body: Data, bigBytes: Int) {
+        let headers: HTTPHeaders = ["Content-Type": "application/json"]
+        let constant = ByteBuffer(data: body), big = ByteBuffer(repeating: UInt8(ascii: "x"), count: bigBytes)
+        app.get("bench", "constant") { _ in Response(status: .ok, headers: headers, body: .init(buffer: constant)) }
+        app.grouped(RequireUser()).get("bench", "signed-in") { _ in Response(status: .ok, headers: headers, body: .init(buffer: constant)) }
+        app.get("bench", "big") { _ in Response(status: .ok, headers: headers, body: .init(buffer: big)) }
+    }
+
     public static func createUser(_ id: UUID, email: String, on db: any Database) async throws {
         try await UserModel(id: id, email: email, displayName: "Baseline", passwordHash: nil, now: Date()).create(on: db)
     }
