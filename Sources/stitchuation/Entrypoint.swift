@@ -16,8 +16,12 @@ enum Entrypoint {
             let config = try AppConfig.fromEnvironment(env, logger: app.logger)
             applyListenAddress(app)
             try await configure(app, config: config)
-            if isServeCommand(env.arguments), ProcessInfo.processInfo.environment["AUTO_MIGRATE"] != "false" {
-                try await app.autoMigrate()
+            if isServeCommand(env.arguments) {
+                if ProcessInfo.processInfo.environment["AUTO_MIGRATE"] != "false" {
+                    try await app.autoMigrate()
+                }
+                // Expired sign-in records deleted at start and every hour (see Housekeeping).
+                app.lifecycle.use(HousekeepingSchedule())
             }
             try await app.execute()
         } catch {

@@ -17,5 +17,6 @@ enum StitchMigrations {
         CreateImages(),
         CreateWebSessions(),
         AddSyncCursorIndexes(),
+        AddExpiryIndexes(),
     ]
 }

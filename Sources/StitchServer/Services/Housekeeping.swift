@@ -1,0 +1,82 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import Vapor
+
+/// Sign-in records that no longer mean anything, deleted on a schedule. Every token refresh adds
+/// a row (the used token stays, for reuse detection), every web sign-in adds one, and every
+/// address that fails to sign in adds one, unknown addresses included: without this those tables
+/// grow for ever, and the last of them at the pace of anyone who cares to send wrong passwords.
+/// Only rows the server already treats as absent are deleted, so no answer changes.
+public enum Housekeeping {
+    public struct Pruned: Equatable, Sendable {
+        public var refreshTokens = 0
+        public var webSessions = 0
+        public var loginThrottles = 0
+    }
+
+    /// Deletes, as of `now`:
+    /// - refresh tokens that expired longer ago than an access token lives. Rotation refuses an
+    ///   expired token exactly as it refuses an unknown one (no reuse detection past expiry), and
+    ///   a live access token's sign-in keeps the refresh token issued with it, which outlives it;
+    /// - web sessions past their expiry (their cookie is already refused);
+    /// - login throttles whose failure window (and so their lock) is over: the next failure
+    ///   starts a new window, exactly as with no row.
+    public static func prune(now: Date, config: AppConfig, on db: any Database) async throws -> Pruned {
+        var pruned = Pruned()
+        pruned.refreshTokens = try await db.sql.delete(from: RefreshTokenModel.schema)
+            .where("expires_at", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.accessTokenLifetime)))
+            .returning("id").all().count
+        pruned.webSessions = try await db.sql.delete(from: WebSessionModel.schema)
+            .where("expires_at", .lessThanOrEqual, SQLBind(now))
+            .returning("id").all().count
+        pruned.loginThrottles = try await db.sql.delete(from: LoginThrottleModel.schema)
+            .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.loginFailureWindow)))
+            .where { $0.where("locked_until", .is, SQLLiteral.null).orWhere("locked_until", .lessThanOrEqual, SQLBind(now)) }
+            .returning("id").all().count
+        return pruned
+    }
+}
+
+/// Runs `Housekeeping.prune` when the server has booted and then every `interval`, until it shuts
+/// down. Only the serving process schedules it (`stitchuation serve`), so commands like `migrate`
+/// and the test suite's applications never prune behind a test's back. A failed round (the
+/// database briefly away, tables not yet migrated) is logged and tried again next time.
+public final class HousekeepingSchedule: LifecycleHandler, Sendable {
+    public let interval: Duration
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let rounds = NIOLockedValueBox(0)
+
+    public init(interval: Duration = .seconds(3600)) { self.interval = interval }
+
+    /// How many rounds have finished (tests wait on it).
+    public var completedRounds: Int { rounds.withLockedValue { $0 } }
+
+    public func didBootAsync(_ application: Application) async throws {
+        let interval = self.interval, rounds = self.rounds
+        let logger = application.logger, config = application.config, clock = application.clock, db = application.db
+        task.withLockedValue { task in
+            task = Task {
+                while !Task.isCancelled {
+                    do {
+                        let pruned = try await Housekeeping.prune(now: clock.now(), config: config, on: db)
+                        if pruned != Housekeeping.Pruned() {
+                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles")
+                        }
+                    } catch {
+                        logger.warning("Housekeeping failed, will try again: \(error)")
+                    }
+                    rounds.withLockedValue { $0 += 1 }
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
+    }
+
+    public func shutdownAsync(_ application: Application) async {
+        let running = task.withLockedValue { task in defer { task = nil }; return task }
+        running?.cancel()
+        await running?.value
+    }
+}
