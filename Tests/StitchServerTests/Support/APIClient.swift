@@ -40,6 +40,7 @@ struct TestUser {
         return try res.decode(T.self)
     }
 
+    @discardableResult
     func thread(_ brand: String = "DMC", _ number: String = "310", quantity: Int = 0, extra: [String: Any?] = [:]) async throws -> InventoryThread {
         var body: [String: Any?] = ["brand": brand, "number": number, "quantity": quantity]
         body.merge(extra) { _, new in new }
