@@ -199,6 +199,40 @@ struct EndToEndTests {
         }
     }
 
+    @Test("A change the server refuses for a record it holds is undone on the device: it takes the server's copy and converges")
+    func refusedChangeConverges() async throws {
+        try await withLiveServer { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "ann@example.com", password: "correct horse", displayName: "Ann")
+            let canvas = try phone.store.save(Canvas(designer: "Melissa Shirley", designName: "Nutcracker", createdAt: clock.now, updatedAt: clock.now))
+            var start = StartProjectModel()
+            try start.load(from: phone.store)
+            let first = try start.start(canvas.id, in: phone.store)
+            clock.advance(by: 5)
+            // The project is ended and another started on the same canvas; all of it synced.
+            try phone.store.delete(Project.self, id: first.id)
+            try start.load(from: phone.store)
+            let second = try start.start(canvas.id, in: phone.store)
+            try await phone.engine.sync()
+
+            // Then the ended project is brought back: newer than its delete, but the canvas has a
+            // live project, so the server refuses it, and no pull would ever bring its copy.
+            clock.advance(by: 5)
+            var revived = try #require(try phone.store.all(Project.self, includeDeleted: true).first { $0.id == first.id })
+            revived.deletedAt = nil
+            revived.notes = "Back again"
+            try phone.store.save(revived)
+            try await phone.engine.sync()
+            let status = try await phone.engine.status()
+            #expect(status.rejected.map(\.id) == [first.id])
+            #expect(try phone.store.pendingCount() == 0)
+            #expect(try phone.store.find(Project.self, id: first.id) == nil)
+            #expect(try phone.store.find(Project.self, id: second.id) != nil)
+            let server = try await serverState(app, userId: session.user.id)
+            #expect(try phone.state() == server)
+        }
+    }
+
     @Test("An expired access token is refreshed once transparently; a dead session reports signed out and keeps local data")
     func refreshAndSignedOut() async throws {
         try await withLiveServer { app, clock, server in

@@ -177,6 +177,54 @@ struct SyncTests {
         }
     }
 
+    @Test("A refused change to a record the server holds brings the server's copy back, even when the pull has nothing past the cursor; a refused new record or another user's id brings nothing")
+    func refusedChangeGetsServerCopy() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com")
+            let bobs = try await bob.thread("Anchor", "1", quantity: 3)
+            let now = clock.now
+            let thread = InventoryThread(brand: "DMC", number: "310", quantity: 1, createdAt: now, updatedAt: now)
+            let canvas = Canvas(designer: "A", designName: "B", createdAt: now, updatedAt: now)
+            var first = Project(canvasId: canvas.id, startedAt: now, createdAt: now, updatedAt: now)
+            let setUp = try await ann.sync(syncRequest([try SyncChange(record: thread), try SyncChange(record: canvas), try SyncChange(record: first)]))
+            #expect(setUp.results.allSatisfy { $0.status == .applied })
+            // The first project is deleted and a second started on the canvas; the device has
+            // seen all of it (its cursor is past every record).
+            first.deletedAt = now + 5
+            first.updatedAt = now + 5
+            let second = Project(canvasId: canvas.id, startedAt: now + 6, createdAt: now + 6, updatedAt: now + 6)
+            let seen = try await ann.sync(syncRequest([try SyncChange(record: first), try SyncChange(record: second)], cursor: setUp.cursor))
+            #expect(seen.results.allSatisfy { $0.status == .applied } && !seen.hasMore)
+
+            // Then: an edit of the thread that breaks a rule, bringing the first project back
+            // (its canvas has a live one), a new invalid thread, Bob's id.
+            var badEdit = thread
+            badEdit.brand = ""
+            badEdit.updatedAt = now + 10
+            var revival = first
+            revival.deletedAt = nil
+            revival.notes = "Back again"
+            revival.updatedAt = now + 10
+            let newBad = InventoryThread(brand: "DMC", number: "", createdAt: now, updatedAt: now)
+            var stolen = bobs
+            stolen.updatedAt = now + 100
+            let res = try await ann.sync(syncRequest([try SyncChange(record: badEdit), try SyncChange(record: revival),
+                                                     try SyncChange(record: newBad), try SyncChange(record: stolen)], cursor: seen.cursor))
+            #expect(res.results.map(\.status) == [.rejected, .rejected, .rejected, .rejected])
+            #expect(res.results[1].error?.fields?["canvasId"] != nil)
+            // Exactly the server's copies of the two records it holds for Ann.
+            #expect(res.changes.count == 2)
+            let copies = Dictionary(uniqueKeysWithValues: res.changes.map { ($0.id, $0) })
+            #expect(try copies[thread.id]?.record(as: InventoryThread.self) == thread)
+            #expect(copies[first.id]?.action == .delete && copies[first.id]?.deletedAt == first.deletedAt)
+            // Nothing changed on the server.
+            #expect(try await ann.get("/threads/\(thread.id)", as: InventoryThread.self) == thread)
+            #expect(try await ann.get("/projects", as: [ProjectDetail].self).map(\.project.id) == [second.id])
+            #expect(try await bob.get("/threads/\(bobs.id)", as: InventoryThread.self).quantity == 3)
+        }
+    }
+
     @Test("A big push against stored records: every current copy is found (one read, ids bound as one value), stale ones lose, newer ones win, another user's ids are refused")
     func bigPushAgainstStored() async throws {
         try await withTestApp { app, clock in

@@ -174,9 +174,17 @@ enum SyncService {
         var order: [UUID] = []
         let limit = now.addingTimeInterval(ConflictRule.maxClockSkew)
 
+        var copiedBack = Set<UUID>()
         for (index, change) in group {
             func reject(_ message: String, fields: [String: String]? = nil) {
                 results[index] = SyncResult(id: change.id, type: entity, status: .rejected, error: APIErrorBody(error: message, fields: fields))
+                // A refused change to a record this user holds here: the device gets the server's
+                // copy back, as for a stale one, so it doesn't keep the refused version on its
+                // own (it marks the change done). Never another user's copy.
+                if winners[change.id] == nil, let stored = current[change.id], stored.userId == state.userId,
+                   copiedBack.insert(change.id).inserted, let copy = try? SyncChange(record: stored.record) {
+                    outcome.serverCopies.append(copy)
+                }
             }
             if let existing = current[change.id], existing.userId != state.userId {
                 reject("This id can't be used")
