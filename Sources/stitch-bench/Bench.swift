@@ -476,21 +476,25 @@ struct Wrk {
         return try Self.parse(output)
     }
 
-    /// The standard output of a finished child process, waited for without holding a thread.
+    /// The standard output of a finished child process. The blocking read and wait run on a
+    /// thread of their own: on one of Swift's cooperative threads (two on this machine) they
+    /// would hold it for the whole load, and the server's async routes (the list, the sign-in
+    /// middleware) run on those threads while the bare route's closure runs on the event loop.
     static func output(of executable: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        let finished = AsyncStream<Void> { continuation in
-            process.terminationHandler = { _ in continuation.finish() }
-        }
         try process.run()
-        // wrk's report is a few hundred bytes, written at its end: read it all, then wait.
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        for await _ in finished {}
-        let text = String(decoding: data, as: UTF8.self)
+        let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            Thread.detachNewThread {
+                // wrk's report is a few hundred bytes, written at its end: read it all, then wait.
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
         guard process.terminationStatus == 0 else { throw ConfigError("\(executable) failed (\(process.terminationStatus)): \(text)") }
         return text
     }
