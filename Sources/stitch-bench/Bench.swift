@@ -139,6 +139,14 @@ struct Bench {
         return kb / 1024
     }
 
+    /// A load run's requests per second and its median and 99th-percentile latency in milliseconds.
+    typealias Load = (rate: Double, p50: Double, p99: Double)
+
+    /// Each part of `loads` as its median.
+    static func median(_ loads: [Load]) -> Load {
+        (median(loads.map(\.rate)), median(loads.map(\.p50)), median(loads.map(\.p99)))
+    }
+
     /// The median of `values` (the figures are medians of `--repeat` runs: this machine is noisy).
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -392,7 +400,7 @@ struct Bench {
         let lister = try await register("list-\(label)@example.com")
         _ = try await sync(lister.accessToken, SyncRequest(cursor: nil, clientId: UUID(), changes: try threads(1000 / scale, prefix: "l", at: now).map { try SyncChange(record: $0) }, limit: 1))
         let requests = 2000 / scale, concurrency = 16, quickLoad = scale > 1
-        func load(_ path: String, token: String?) async throws -> (rate: Double, p50: Double, p99: Double) {
+        func load(_ path: String, token: String?) async throws -> Load {
             var latencies: [Double] = []
             let total = try await seconds {
                 latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
@@ -417,10 +425,9 @@ struct Bench {
         }
         // The bare route and the list take turns, so a slow patch of the machine hits both: with
         // wrk (Debian's `wrk`, a load generator in a process of its own) when it is installed,
-        // and with the in-process generator above, which also pays for receiving every 260 kB
+        // and with the in-process generator above, which also pays for receiving every 250 kB
         // list in this process's Swift HTTP client, on the server's two cores. Then the list with
         // its cache off (every request reads, sorts and encodes 1,000 rows), with the first.
-        typealias Load = (rate: Double, p50: Double, p99: Double)
         var generators: [(name: String, load: (String, String?) async throws -> Load)] = [("in-process", { try await load($0, token: $1) })]
         if let wrk = Wrk.find() {
             let duration = quickLoad ? 1 : 3
@@ -436,8 +443,7 @@ struct Bench {
                 lists.append(try await generator.load("/threads", lister.accessToken))
                 if index == 0 { signedIn.append(try await generator.load("/bench/signed-in", lister.accessToken)) }
             }
-            let bare = (rate: median(bares.map(\.rate)), p50: median(bares.map(\.p50)), p99: median(bares.map(\.p99)))
-            let list = (rate: median(lists.map(\.rate)), p50: median(lists.map(\.p50)), p99: median(lists.map(\.p99)))
+            let bare = median(bares), list = median(lists)
             let by = ", \(generator.name)"
             figures.append(report(Figure(name: "GET /threads (\(1000 / scale)), \(concurrency) conc." + by, database: label, value: list.rate,
                                          unit: "req/s", baseline: bare.rate, ratio: list.rate / bare.rate, target: index == 0 ? "≥ 0.25" : nil)))
@@ -482,7 +488,7 @@ struct Wrk {
     /// Loads `url` for `seconds` over `connections` connections (two wrk threads); the rate in
     /// requests per second and the median and 99th-percentile latency in milliseconds. Any
     /// response other than 2xx/3xx, or a socket error, fails the run.
-    func run(url: String, token: String?, connections: Int, seconds: Int) async throws -> (rate: Double, p50: Double, p99: Double) {
+    func run(url: String, token: String?, connections: Int, seconds: Int) async throws -> Bench.Load {
         var arguments = ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency"]
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
         let output = try await Self.output(of: path, arguments + [url])
@@ -514,7 +520,7 @@ struct Wrk {
 
     /// Reads wrk's report (`Requests/sec:`, the `--latency` distribution's 50% and 99% lines,
     /// and the error lines it prints only when there were errors).
-    static func parse(_ report: String) throws -> (rate: Double, p50: Double, p99: Double) {
+    static func parse(_ report: String) throws -> Bench.Load {
         let lines = report.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         if let errors = lines.first(where: { $0.hasPrefix("Non-2xx or 3xx responses:") || $0.hasPrefix("Socket errors:") }) {
             throw ConfigError("wrk: \(errors)")
