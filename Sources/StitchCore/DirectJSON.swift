@@ -49,8 +49,7 @@ extension Array: JSONDirect where Element: JSONDirect {
 
 extension SyncChange: JSONDirect {
     public func writeJSON(into out: inout [UInt8]) {
-        JSONObjectSink.object(&out) { o in
-            o.put("action", action)
+        Self.writeJSON(action: action, type: type, id: id, updatedAt: updatedAt, deletedAt: deletedAt, into: &out) { o in
             if let record = directRecord {
                 o.put("data") { record.writeJSON(into: &$0) }
             } else if let wireData {
@@ -58,6 +57,16 @@ extension SyncChange: JSONDirect {
             } else if let data {
                 o.put("data") { JSONWriter.write(data, into: &$0) }
             }
+        }
+    }
+
+    /// A change's JSON from its parts, its `data` field (if any) put by `data`: what a server
+    /// writes straight from a stored row, the same bytes as the change itself would write.
+    public static func writeJSON(action: SyncAction, type: EntityType, id: UUID, updatedAt: Date, deletedAt: Date?,
+                                 into out: inout [UInt8], data: (inout JSONObjectSink) throws -> Void) rethrows {
+        try JSONObjectSink.object(&out) { o in
+            o.put("action", action)
+            try data(&o)
             o.put("deletedAt", deletedAt)
             o.put("id", id)
             o.put("type", type)
@@ -80,12 +89,26 @@ extension SyncResult: JSONDirect {
 
 extension SyncResponse: JSONDirect {
     public func writeJSON(into out: inout [UInt8]) throws {
-        try JSONObjectSink.object(&out) { o in
-            try o.put("changes") { try changes.writeJSON(into: &$0) }
-            o.put("cursor", cursor)
-            o.put("hasMore", hasMore)
-            try o.put("results") { try results.writeJSON(into: &$0) }
-        }
+        out.append(contentsOf: Self.jsonHead)
+        try changes.writeJSON(into: &out)
+        try Self.writeJSONTail(cursor: cursor, hasMore: hasMore, results: results, into: &out)
+    }
+
+    /// A response's bytes up to its changes (its first key comes first). A server that sends a
+    /// page's changes as it reads them writes these, then the changes, then `writeJSONTail`: the
+    /// same bytes as the whole response's.
+    public static let jsonHead: [UInt8] = Array(#"{"changes":"#.utf8)
+
+    /// A response's bytes after its changes: the other keys, in order, and the object's end.
+    public static func writeJSONTail(cursor: String, hasMore: Bool, results: [SyncResult], into out: inout [UInt8]) throws {
+        var sink = JSONObjectSink(into: [])
+        sink.first = false
+        swap(&sink.out, &out)
+        sink.put("cursor", cursor)
+        sink.put("hasMore", hasMore)
+        try sink.put("results") { try results.writeJSON(into: &$0) }
+        sink.out.append(UInt8(ascii: "}"))
+        swap(&sink.out, &out)
     }
 }
 

@@ -166,7 +166,7 @@ public struct JSONObjectSink: WireSink {
         out.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
     /// A value written by its own writer.
-    mutating func put(_ key: StaticString, json write: (inout [UInt8]) throws -> Void) rethrows {
+    public mutating func put(_ key: StaticString, json write: (inout [UInt8]) throws -> Void) rethrows {
         self.key(key)
         try write(&out)
     }

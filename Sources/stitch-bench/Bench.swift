@@ -268,26 +268,32 @@ struct Bench {
         // The pushes' background work (PostgreSQL: fresh planner statistics) finishes first.
         await app.tableStatistics.settle()
         // Pages of the size StitchKit asks for (what a fresh device does), and of the server's
-        // default (what a client that names no size gets). As StitchKit does, each page is asked
-        // for as soon as the one before has arrived (its headers name the cursor) and that one is
-        // decoded meanwhile; `ahead: false` asks once the page before is decoded.
+        // default (what a client that names no size gets). Each page is asked for as soon as the
+        // headers of the one before have arrived (they name its cursor; the server sends them
+        // before it reads the page's rows when the page lies in one table), and that one is read
+        // and decoded meanwhile; `ahead: false` asks once the page before is decoded.
         func pullAll(pageSize: Int?, ahead: Bool = true) async throws -> Int {
-            func fetch(_ cursor: String?) -> (cursor: String?, page: Task<(HTTPHeaders, ByteBuffer), any Error>) {
+            func fetch(_ cursor: String?) -> (cursor: String?, page: Task<HTTPClientResponse, any Error>) {
                 (cursor, Task {
-                    let (status, headers, body) = try await exchange(.POST, "/sync", token: reader.accessToken, body: try StitchJSON.encode(
-                        SyncRequest(cursor: cursor, clientId: UUID(), changes: [], limit: pageSize)))
-                    guard status == .ok else { throw ConfigError("sync failed: \(status) \(String(buffer: body))") }
-                    return (headers, body)
+                    var request = HTTPClientRequest(url: base + "/sync")
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(reader.accessToken)")
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(data: try StitchJSON.encode(SyncRequest(cursor: cursor, clientId: UUID(), changes: [], limit: pageSize))))
+                    return try await http.execute(request, timeout: .seconds(600))
                 })
             }
             var pulled = 0
-            var next: (cursor: String?, page: Task<(HTTPHeaders, ByteBuffer), any Error>)? = fetch(nil)
+            var next: (cursor: String?, page: Task<HTTPClientResponse, any Error>)? = fetch(nil)
             while let current = next {
                 next = nil
-                let (headers, body) = try await current.page.value
-                if ahead, headers.first(name: SyncPage.hasMoreHeader) == "true", let cursor = headers.first(name: SyncPage.cursorHeader) {
+                let page = try await current.page.value
+                let headers = page.headers
+                if ahead, page.status == .ok, headers.first(name: SyncPage.hasMoreHeader) == "true", let cursor = headers.first(name: SyncPage.cursorHeader) {
                     next = fetch(cursor)
                 }
+                let body = try await page.body.collect(upTo: 1 << 30)
+                guard page.status == .ok else { throw ConfigError("sync failed: \(page.status) \(String(buffer: body))") }
                 let response = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) }
                 pulled += response.changes.count
                 if let early = next, early.cursor != response.cursor || !response.hasMore { throw ConfigError("headers and body disagree") }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Fluent
 import Foundation
 import StitchCore
@@ -233,6 +234,78 @@ struct EndToEndTests {
         }
     }
 
+    @Test("A page bounded first sends its headers before its rows are read, so the next page can be asked for meanwhile; a failure after the headers ends the response without a page, and a device keeps nothing of it and syncs next time")
+    func boundedPageHeadersFirst() async throws {
+        try await withLiveServer { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "early@example.com", password: "correct horse", displayName: "Pat")
+            for i in 0..<30 { _ = try phone.store.save(InventoryThread(brand: "DMC", number: "\(i)", createdAt: clock.now, updatedAt: clock.now)) }
+            try await phone.engine.sync()
+            let token = try #require(try phone.tokens.load()?.accessToken)
+
+            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            func page(_ cursor: String?) async throws -> HTTPClientResponse {
+                var request = HTTPClientRequest(url: server + "/sync")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(data: try StitchJSON.encode(syncRequest([], cursor: cursor, limit: 10))))
+                return try await http.execute(request, timeout: .seconds(60))
+            }
+            do {
+                // The rows wait until the client has the headers (for at most 20 s: were the
+                // headers held back until the rows were read, the test fails rather than hangs).
+                let gate = Latch(), rowsRead = Latch()
+                app.syncFaults = SyncFaults(beforeBoundedRows: {
+                    await gate.wait(timeout: .seconds(20))
+                    rowsRead.open()
+                })
+                let first = try await page(nil)
+                #expect(first.status == .ok)
+                #expect(!rowsRead.isOpen, "the headers came only after the rows were read")
+                #expect(first.headers.first(name: SyncPage.hasMoreHeader) == "true")
+                let cursor = try #require(first.headers.first(name: SyncPage.cursorHeader))
+                // The next page, asked for with the headers' cursor while this one waits.
+                let second = try await page(cursor)
+                #expect(second.headers.first(name: SyncPage.hasMoreHeader) == "true")
+                gate.open()
+                let one = try StitchJSON.decode(SyncResponse.self, from: Data(buffer: try await first.body.collect(upTo: 1 << 24)))
+                let two = try StitchJSON.decode(SyncResponse.self, from: Data(buffer: try await second.body.collect(upTo: 1 << 24)))
+                #expect(one.changes.count == 10 && one.cursor == cursor && one.hasMore)
+                #expect(two.changes.count == 10 && two.cursor == second.headers.first(name: SyncPage.cursorHeader))
+                #expect(Set(one.changes.map(\.id)).isDisjoint(with: two.changes.map(\.id)))
+
+                // A read that fails after the headers: the body never ends as a page.
+                struct Broken: Error {}
+                app.syncFaults = SyncFaults(beforeBoundedRows: { throw Broken() })
+                let broken = try await page(nil)
+                #expect(broken.status == .ok)
+                do {
+                    let body = try await broken.body.collect(upTo: 1 << 24)
+                    #expect(throws: (any Error).self, "a cut-off body decoded as a page") { try StitchJSON.decode(SyncResponse.self, from: Data(buffer: body)) }
+                } catch {
+                    // The connection closed before the body's end: the usual way it shows.
+                }
+                // A fresh device's first sync meets the same failure: it keeps nothing and says so;
+                // once the server reads again, the next sync brings everything.
+                let ipad = try Device(server: server, clock: clock)
+                _ = try await ipad.api.login(email: "early@example.com", password: "correct horse")
+                await ipad.engine.setPageSize(10)
+                await #expect(throws: (any Error).self) { try await ipad.engine.sync() }
+                #expect(try ipad.store.all(InventoryThread.self).isEmpty)
+                app.syncFaults = nil
+                try await ipad.engine.sync()
+                #expect(try ipad.state() == (try await serverState(app, userId: session.user.id)))
+                #expect(try ipad.store.all(InventoryThread.self).count == 30)
+            } catch {
+                app.syncFaults = nil
+                try await http.shutdown()
+                throw error
+            }
+            try await http.shutdown()
+        }
+    }
+
     @Test("An expired access token is refreshed once transparently; a dead session reports signed out and keeps local data")
     func refreshAndSignedOut() async throws {
         try await withLiveServer { app, clock, server in
@@ -372,5 +445,20 @@ struct SyncHeaderTamper: AsyncMiddleware {
         case .unknownCursor: response.headers.replaceOrAdd(name: SyncPage.cursorHeader, value: "nonsense")
         }
         return response
+    }
+}
+
+/// A gate a task waits at until another opens it (or a time limit passes).
+final class Latch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var opened = false
+
+    var isOpen: Bool { lock.withLock { opened } }
+
+    func open() { lock.withLock { opened = true } }
+
+    func wait(timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while !isOpen, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 }

@@ -437,6 +437,57 @@ struct SyncTests {
         }
     }
 
+    @Test("A pull page bounded before its rows are read (its headers sent first) is byte for byte the page read whole: within a version, across versions, the last; a page spanning tables is read whole")
+    func boundedPagesAreWholePages() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            func threads(_ n: Int, _ prefix: String) -> [InventoryThread] {
+                (0..<n).map { InventoryThread(brand: "DMC", number: "\(prefix)\($0)", colorName: $0 % 3 == 0 ? nil : "Red \"\($0)\"", createdAt: clock.now, updatedAt: clock.now) }
+            }
+            func sorted(_ ids: [UUID]) -> [UUID] { ids.sorted(by: UUIDOrder.less) }
+            // One big version, one spanning two tables, five single-record versions, one more big one.
+            let big = threads(1_200, "a")
+            _ = try await ann.sync(syncRequest(try big.map { try SyncChange(record: $0) }, limit: 1))
+            let mixed = threads(400, "b"), canvases = (0..<3).map { Canvas(designer: "A", designName: "\($0)", createdAt: clock.now, updatedAt: clock.now) }
+            _ = try await ann.sync(syncRequest(try canvases.map { try SyncChange(record: $0) } + mixed.map { try SyncChange(record: $0) }, limit: 1))
+            var singles: [UUID] = []
+            for i in 0..<5 { singles.append(try await ann.thread("Anchor", "\(i)").id) }
+            let last = threads(300, "c")
+            _ = try await ann.sync(syncRequest(try last.map { try SyncChange(record: $0) }, limit: 1))
+            let expected = sorted(big.map(\.id)) + sorted(mixed.map(\.id)) + sorted(canvases.map(\.id)) + singles + sorted(last.map(\.id))
+
+            for limit in [97, 500, 1_200, 1_201, 5_000] {
+                var cursor: String?, seen: [UUID] = [], bounded = 0, whole = 0
+                while true {
+                    let raw = try await ann.send(.POST, "/sync", json: syncRequest([], cursor: cursor, limit: limit))
+                    try #require(raw.status == .ok)
+                    let from = try #require(cursor.map { SyncCursor(encoded: $0) } ?? .start)
+                    switch try await SyncService.plan(userId: ann.id, after: from, limit: limit, db: app.db) {
+                    case .planned: bounded += 1
+                    case .unplanned: whole += 1
+                    }
+                    // The same page read whole, in process: the same bytes.
+                    let page = try await SyncService.pull(userId: ann.id, after: from, limit: limit, skipVersion: nil, db: app.db)
+                    let read = SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: page.changes, results: [])
+                    #expect(Array(raw.body.readableBytesView) == (try StitchJSON.encodeBytes(read)), "pages of \(limit) from \(from)")
+                    #expect(raw.headers.first(name: SyncPage.cursorHeader) == read.cursor)
+                    #expect(raw.headers.first(name: SyncPage.hasMoreHeader) == (read.hasMore ? "true" : "false"))
+                    let response = try raw.decode(SyncResponse.self)
+                    #expect(response.changes.count <= limit)
+                    seen += response.changes.map(\.id)
+                    cursor = response.cursor
+                    if !response.hasMore { break }
+                }
+                #expect(seen == expected, "pages of \(limit)")
+                #expect(whole > 0, "pages of \(limit)")
+                if limit < 1_200 { #expect(bounded > 0, "pages of \(limit)") }
+            }
+            // The end of a complete pull: an empty page, read whole.
+            let end = try await ann.sync(syncRequest([], cursor: nil, limit: 5_000))
+            #expect(try await ann.sync(syncRequest([], cursor: end.cursor)).changes.isEmpty)
+        }
+    }
+
     @Test("A bulk push refreshes the table's planner statistics at once; a small one leaves it to autovacuum (PostgreSQL)",
           .enabled(if: TestDatabase.isPostgres))
     func bulkPushAnalyzes() async throws {
@@ -567,6 +618,20 @@ struct SyncTests {
             try await expect(SectionModel.self); try await expect(RequirementModel.self); try await expect(JournalEntryModel.self)
             try await expect(JournalImageModel.self)
             #expect(expected.count == 14)
+
+            // Written straight from the rows, as a page bounded first is: every kind (each lies at
+            // one version here), the same bytes, in id order, as one JSON array.
+            func expectWritten<M: RecordModel>(_ type: M.Type) async throws {
+                let plan = SyncService.PagePlan(type: M.Record.entityType, after: .start, through: nil, highWater: 4, cursor: .start, hasMore: false)
+                let written = try await SyncService.encodedChanges(plan, userId: ann.id, db: db)
+                let ids = expected.keys.filter { $0.type == M.Record.entityType }.map(\.id).sorted(by: UUIDOrder.less)
+                #expect(!ids.isEmpty)
+                let want = Array("[".utf8) + Array(ids.map { expected[RecordKey(M.Record.entityType, $0)]! }.joined(separator: Array(",".utf8))) + Array("]".utf8)
+                #expect(written == want, "\(M.Record.entityType): \(String(decoding: written, as: UTF8.self))")
+            }
+            try await expectWritten(ThreadModel.self); try await expectWritten(CanvasModel.self); try await expectWritten(ProjectModel.self)
+            try await expectWritten(SectionModel.self); try await expectWritten(RequirementModel.self); try await expectWritten(JournalEntryModel.self)
+            try await expectWritten(JournalImageModel.self)
 
             let page = try await SyncService.pull(userId: ann.id, after: .start, limit: 100, skipVersion: nil, db: db)
             #expect(page.changes.count == 14)

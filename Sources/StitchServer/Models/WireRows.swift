@@ -50,6 +50,64 @@ extension RecordRows {
     }
 }
 
+extension RecordRows {
+    /// A live row's stored wire fields (the columns after the envelope) written as its record's
+    /// JSON object, the record's id and last change given (the envelope carries them).
+    static func writeWireObject<C: ColumnCursor>(id: UUID, updatedAt: Date, from c: inout C, into out: inout [UInt8]) throws {
+        try JSONObjectSink.object(&out) { o in
+            for field in wire {
+                switch field.kind {
+                case .recordId: o.put(field.key, id)
+                case .recordUpdatedAt: o.put(field.key, updatedAt)
+                case .text: try c.putText(field.key, optional: false, into: &o)
+                case .optionalText: try c.putText(field.key, optional: true, into: &o)
+                case .int: o.put(field.key, try c.int())
+                case .optionalInt: o.put(field.key, try c.optionalInt())
+                case .id: o.put(field.key, try c.uuid())
+                case .optionalId: o.put(field.key, try c.optionalUUID())
+                case .instant: o.put(field.key, try c.date())
+                case .optionalInstant: o.put(field.key, try c.optionalDate())
+                }
+            }
+        }
+    }
+}
+
+/// Rows selected by `RecordRows.selectWire`, each written straight as its whole change (the
+/// bytes `SyncChange.writeJSON` writes for it), as the elements of one JSON array: a page that
+/// needs nothing else of its changes (nothing pushed to compare them with) skips making them.
+struct WireChangeWriter<M: RecordRows>: RowReader {
+    private(set) var out: [UInt8] = [UInt8(ascii: "[")]
+    private(set) var count = 0
+    /// The rows came in (version, id) order, as the query asks (checked: the caller falls back if not).
+    private(set) var ordered = true
+    private var last: SyncCursor?
+
+    mutating func reserve(rows count: Int) {
+        out.reserveCapacity(2 + count * (M.wire.count * 32 + 128))
+    }
+
+    mutating func read<C: ColumnCursor>(_ c: inout C) throws {
+        let id = try c.uuid(), version = try c.int64(), updatedAt = try c.date(), deletedAt = try c.optionalDate()
+        let place = SyncCursor(version: version, rank: M.Record.entityType.dependencyRank, id: id)
+        if let last, !(last < place) { ordered = false }
+        last = place
+        if count > 0 { out.append(UInt8(ascii: ",")) }
+        count += 1
+        try SyncChange.writeJSON(action: deletedAt == nil ? .upsert : .delete, type: M.Record.entityType, id: id,
+                                 updatedAt: updatedAt, deletedAt: deletedAt, into: &out) { o in
+            guard deletedAt == nil else { return }
+            try o.put("data") { try M.writeWireObject(id: id, updatedAt: updatedAt, from: &c, into: &$0) }
+        }
+    }
+
+    /// The array, closed.
+    mutating func close() -> [UInt8] {
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+}
+
 /// Rows selected by `RecordRows.selectWire`, each as its cursor position and its change, every
 /// upsert's data written into one buffer.
 struct WireChangeReader<M: RecordRows>: RowReader {
@@ -61,13 +119,12 @@ struct WireChangeReader<M: RecordRows>: RowReader {
         var data: Range<Int>?
     }
 
-    private let fields = M.wire
     private var bytes: [UInt8] = []
     private var rows: [Row] = []
 
     mutating func reserve(rows count: Int) {
         rows.reserveCapacity(count)
-        bytes.reserveCapacity(count * fields.count * 32)
+        bytes.reserveCapacity(count * M.wire.count * 32)
     }
 
     mutating func read<C: ColumnCursor>(_ c: inout C) throws {
@@ -75,22 +132,7 @@ struct WireChangeReader<M: RecordRows>: RowReader {
         var data: Range<Int>?
         if deletedAt == nil {
             let start = bytes.count
-            try JSONObjectSink.object(&bytes) { o in
-                for field in fields {
-                    switch field.kind {
-                    case .recordId: o.put(field.key, id)
-                    case .recordUpdatedAt: o.put(field.key, updatedAt)
-                    case .text: try c.putText(field.key, optional: false, into: &o)
-                    case .optionalText: try c.putText(field.key, optional: true, into: &o)
-                    case .int: o.put(field.key, try c.int())
-                    case .optionalInt: o.put(field.key, try c.optionalInt())
-                    case .id: o.put(field.key, try c.uuid())
-                    case .optionalId: o.put(field.key, try c.optionalUUID())
-                    case .instant: o.put(field.key, try c.date())
-                    case .optionalInstant: o.put(field.key, try c.optionalDate())
-                    }
-                }
-            }
+            try M.writeWireObject(id: id, updatedAt: updatedAt, from: &c, into: &bytes)
             data = start..<bytes.count
         }
         rows.append(Row(id: id, version: version, updatedAt: updatedAt, deletedAt: deletedAt, data: data))

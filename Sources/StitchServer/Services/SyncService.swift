@@ -8,21 +8,7 @@ import Vapor
 /// answers everything past its cursor, in pages, in the order the changes committed.
 enum SyncService {
     static func sync(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> SyncResponse {
-        let limit = request.limit ?? SyncRequest.defaultLimit
-        guard limit >= 1 else { throw APIError.validation(["limit": "limit must be at least 1"]) }
-        let pageSize = min(limit, SyncRequest.maxLimit)
-        var cursor = SyncCursor.start
-        if let raw = request.cursor {
-            // Not one this server issued: the client's sync state doesn't match the server's, so
-            // it must start over (409, which StitchKit answers by pulling from the start).
-            guard let parsed = SyncCursor(encoded: raw) else {
-                throw APIError(.conflict, "Unknown cursor; sync again from the start", fields: ["cursor": "Unknown cursor; sync again from the start"])
-            }
-            cursor = parsed
-        }
-        guard request.changes.count <= SyncRequest.maxChanges else {
-            throw APIError(.payloadTooLarge, "Send at most \(SyncRequest.maxChanges) changes per request")
-        }
+        let (cursor, pageSize) = try parse(request)
 
         var push = PushOutcome()
         if !request.changes.isEmpty {
@@ -39,6 +25,25 @@ enum SyncService {
         // What the client just pushed and the server holds exactly as sent is not echoed back.
         let pulled = page.changes.filter { !corrected.contains($0.key) && !push.echoes.contains($0.key) }
         return SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: push.serverCopies + pulled, results: push.results)
+    }
+
+    /// The request's cursor and page size, checked.
+    static func parse(_ request: SyncRequest) throws -> (cursor: SyncCursor, pageSize: Int) {
+        let limit = request.limit ?? SyncRequest.defaultLimit
+        guard limit >= 1 else { throw APIError.validation(["limit": "limit must be at least 1"]) }
+        var cursor = SyncCursor.start
+        if let raw = request.cursor {
+            // Not one this server issued: the client's sync state doesn't match the server's, so
+            // it must start over (409, which StitchKit answers by pulling from the start).
+            guard let parsed = SyncCursor(encoded: raw) else {
+                throw APIError(.conflict, "Unknown cursor; sync again from the start", fields: ["cursor": "Unknown cursor; sync again from the start"])
+            }
+            cursor = parsed
+        }
+        guard request.changes.count <= SyncRequest.maxChanges else {
+            throw APIError(.payloadTooLarge, "Send at most \(SyncRequest.maxChanges) changes per request")
+        }
+        return (cursor, min(limit, SyncRequest.maxLimit))
     }
 
     // MARK: Push
@@ -360,7 +365,8 @@ enum SyncService {
     }
 
     /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
-    static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil) async throws -> Page {
+    static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil,
+                     probed: (highWater: Int64, pending: Set<EntityType>)? = nil) async throws -> Page {
         // Part-way through the rows of one version (a big push: thousands of records at one
         // version), the page starts with more of them: the cursor's own table's next rows at the
         // cursor's version sort before anything else still to come (other tables' rows at this
@@ -388,7 +394,10 @@ enum SyncService {
         // could show in a later table but not an earlier one, and a cursor past it would skip
         // the earlier table's rows for good. The same statement says which tables have anything
         // past the cursor, so a page reads only those (usually one).
-        let (highWater, pending) = try await probe(userId: userId, from: from.version, db: db)
+        // (A probe already made from the cursor's version stands: `from` is at that version too.)
+        let probedHere = from.version == cursor.version ? probed : nil
+        let (highWater, pending): (Int64, Set<EntityType>)
+        if let probedHere { (highWater, pending) = probedHere } else { (highWater, pending) = try await probe(userId: userId, from: from.version, db: db) }
         var rows: [(SyncCursor, SyncChange)] = []
         var tablesRead = 0
         func read<M: RecordModel>(_ type: M.Type) async throws {
@@ -487,31 +496,159 @@ enum SyncService {
     static func fetchQuery<M: RecordModel>(
         _ type: M.Type, userId: UUID, after cursor: SyncCursor, limit: Int, highWater: Int64, skip: Int64?, db: any Database
     ) -> SQLSelectBuilder {
-        let rank = M.Record.entityType.dependencyRank
-        var query = M.selectWire(on: db)
-            .where("user_id", .equal, SQLUUID(userId))
+        var query = range(M.selectWire(on: db), rank: M.Record.entityType.dependencyRank, userId: userId, after: cursor)
             .where("version", .lessThanOrEqual, SQLBind(highWater))
+        if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
+        return query.orderBy("version", .ascending).orderBy("id", .ascending).limit(limit + 1)
+    }
+
+    /// `query` narrowed to the user's rows of the kind ranked `rank` that lie past `cursor`.
+    static func range(_ query: SQLSelectBuilder, rank: Int, userId: UUID, after cursor: SyncCursor) -> SQLSelectBuilder {
+        let query = query.where("user_id", .equal, SQLUUID(userId))
         if rank < cursor.rank {
-            query = query.where("version", .greaterThan, SQLBind(cursor.version))
+            return query.where("version", .greaterThan, SQLBind(cursor.version))
         } else if rank > cursor.rank || cursor.id == nil {
-            query = query.where("version", .greaterThanOrEqual, SQLBind(cursor.version))
+            return query.where("version", .greaterThanOrEqual, SQLBind(cursor.version))
         } else {
             // `(version, id) > (v, id)`: a range scan of the (user_id, version, id) index.
-            query = query.where(SQLBinaryExpression(
+            return query.where(SQLBinaryExpression(
                 SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .greaterThan,
                 SQLGroupExpression([SQLBind(cursor.version), SQLUUID(cursor.id!)])))
         }
-        if let skip { query = query.where("version", .notEqual, SQLBind(skip)) }
-        return query.orderBy("version", .ascending).orderBy("id", .ascending).limit(limit + 1)
+    }
+
+    // MARK: Pages bounded before they are read
+
+    /// A pull page (nothing pushed) whose rows all lie in one table, its bounds read from the
+    /// (user_id, version, id) index before any of its rows: the response's headers (its cursor,
+    /// whether more follow) go out first, so a client asks for the next page while this one's
+    /// rows are still being read, and the two are read side by side (`SyncController`).
+    struct PagePlan: Sendable {
+        var type: EntityType
+        /// The page is the table's rows past `after`…
+        var after: SyncCursor
+        /// …up to and including `through` (its last row) when more follow, else up to `highWater`.
+        var through: SyncCursor?
+        var highWater: Int64
+        /// The next page's cursor.
+        var cursor: SyncCursor
+        var hasMore: Bool
+    }
+
+    enum PlanOutcome {
+        case planned(PagePlan)
+        /// The page spans tables (or ends part-way through the rest of a version): read it whole,
+        /// with the probe already made, if one was.
+        case unplanned(probed: (highWater: Int64, pending: Set<EntityType>)?)
+    }
+
+    /// A pull-only request's page: its plan when it can be bounded first, else the page itself.
+    enum PullOnly {
+        case planned(PagePlan)
+        case page(SyncResponse)
+    }
+
+    static func pullOnly(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> PullOnly {
+        precondition(request.changes.isEmpty)
+        let (cursor, pageSize) = try parse(request)
+        switch try await plan(userId: userId, after: cursor, limit: pageSize, db: db) {
+        case .planned(let plan):
+            return .planned(plan)
+        case .unplanned(let probed):
+            let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: nil, db: db, faults: app.syncFaults, probed: probed)
+            return .page(SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: page.changes, results: []))
+        }
+    }
+
+    /// The bounds of the page of up to `limit` changes after `cursor`, when they lie in one table.
+    static func plan(userId: UUID, after cursor: SyncCursor, limit: Int, db: any Database) async throws -> PlanOutcome {
+        // Part-way through a version (see `pull`): the page lies within it when more than
+        // `limit` of its rows are still to come.
+        if let id = cursor.id, id != lastId, let type = EntityType.allCases.first(where: { $0.dependencyRank == cursor.rank }) {
+            let ends = try await withModel(type) { try await pageEnd($0, userId: userId, after: cursor, highWater: cursor.version, limit: limit, db: db) }
+            if ends.count > 1 {
+                return .planned(PagePlan(type: type, after: cursor, through: ends[0], highWater: cursor.version, cursor: ends[0], hasMore: true))
+            }
+        }
+        // Otherwise the page lies in one table when only one has rows from the cursor's version
+        // up to the high-water mark: every row past the cursor is one of them.
+        let probed = try await probe(userId: userId, from: cursor.version, db: db)
+        guard probed.pending.count == 1, let type = probed.pending.first else { return .unplanned(probed: probed) }
+        let ends = try await withModel(type) { try await pageEnd($0, userId: userId, after: cursor, highWater: probed.highWater, limit: limit, db: db) }
+        if ends.count > 1 {
+            return .planned(PagePlan(type: type, after: cursor, through: ends[0], highWater: probed.highWater, cursor: ends[0], hasMore: true))
+        }
+        // The rest of the table: the page ends where a whole pull does (as `pull`'s does).
+        let end = SyncCursor(version: probed.highWater, rank: 6, id: lastId)
+        return .planned(PagePlan(type: type, after: cursor, through: nil, highWater: probed.highWater, cursor: max(cursor, end), hasMore: false))
+    }
+
+    /// The places of the `limit`-th and the next row of the user's rows of one kind past `cursor`
+    /// up to `highWater` (fewer when there are fewer): read from the index alone.
+    static func pageEnd<M: RecordModel>(
+        _ type: M.Type, userId: UUID, after cursor: SyncCursor, highWater: Int64, limit: Int, db: any Database
+    ) async throws -> [SyncCursor] {
+        let query = range(db.sql.select().column("version").column("id").from(M.schema), rank: M.Record.entityType.dependencyRank, userId: userId, after: cursor)
+            .where("version", .lessThanOrEqual, SQLBind(highWater))
+            .orderBy("version", .ascending).orderBy("id", .ascending)
+            .offset(limit - 1).limit(2)
+        var reader = PlaceReader(rank: M.Record.entityType.dependencyRank)
+        try await db.select(query, columns: ["version", "id"], into: &reader)
+        return reader.places
+    }
+
+    /// A planned page's changes as the response's `changes` array: each written straight from
+    /// its row (`WireChangeWriter`).
+    static func encodedChanges(_ plan: PagePlan, userId: UUID, db: any Database) async throws -> [UInt8] {
+        try await withModel(plan.type) { model in try await encodedChanges(model, plan, userId: userId, db: db) }
+    }
+
+    private static func encodedChanges<M: RecordModel>(_ type: M.Type, _ plan: PagePlan, userId: UUID, db: any Database) async throws -> [UInt8] {
+        var writer = WireChangeWriter<M>()
+        try await db.select(planned(M.self, plan, userId: userId, db: db), columns: M.wireColumns, into: &writer)
+        if writer.ordered { return writer.close() }
+        // Never seen (the query orders the rows): read them again as changes, which sorts them.
+        var out: [UInt8] = []
+        try await changes(M.self, planned(M.self, plan, userId: userId, db: db), db: db).map(\.1).writeJSON(into: &out)
+        return out
+    }
+
+    /// The SELECT of a planned page's rows.
+    static func planned<M: RecordModel>(_ type: M.Type, _ plan: PagePlan, userId: UUID, db: any Database) -> SQLSelectBuilder {
+        var query = range(M.selectWire(on: db), rank: M.Record.entityType.dependencyRank, userId: userId, after: plan.after)
+        if let through = plan.through, let id = through.id {
+            query = query.where(SQLBinaryExpression(
+                SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .lessThanOrEqual,
+                SQLGroupExpression([SQLBind(through.version), SQLUUID(id)])))
+        } else {
+            query = query.where("version", .lessThanOrEqual, SQLBind(plan.highWater))
+        }
+        // No LIMIT: every row in the bounds belongs to the page. (Between the two reads a row can
+        // only leave them, by an update that moves it past the high-water mark, to a later page;
+        // none can enter: a version at or below the mark has committed.)
+        return query.orderBy("version", .ascending).orderBy("id", .ascending)
+    }
+}
+
+/// Rows' places (version, id) in a table of one rank.
+struct PlaceReader: RowReader {
+    let rank: Int
+    var places: [SyncCursor] = []
+
+    mutating func read<C: ColumnCursor>(_ c: inout C) throws {
+        let version = try c.int64(), id = try c.uuid()
+        places.append(SyncCursor(version: version, rank: rank, id: id))
     }
 }
 
 /// A test's way into the middle of a sync: make a push fail part-way through its writes (the
-/// all-or-nothing promise), or commit another write between two of a pull's table reads (the
-/// pull's consistency). Never set in production.
+/// all-or-nothing promise), commit another write between two of a pull's table reads (the
+/// pull's consistency), or hold or fail a page whose headers went out first. Never set in production.
 struct SyncFaults: Sendable {
     var afterWriting: @Sendable (EntityType) throws -> Void = { _ in }
     var afterReading: (@Sendable (EntityType) async throws -> Void)? = nil
+    /// Runs when a page bounded first has sent its headers, before its rows are read.
+    var beforeBoundedRows: (@Sendable () async throws -> Void)? = nil
 }
 
 extension Application {
