@@ -58,7 +58,7 @@ struct PullProbe: PostgresPreparedStatement {
         }
         return sql + " FROM users u WHERE u.id = $1"
     }()
-    typealias Row = (highWater: Int64, pending: Set<EntityType>)
+    typealias Row = SyncService.Probe
     var userId: UUID
     var version: Int64
 

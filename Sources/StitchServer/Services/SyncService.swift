@@ -366,7 +366,7 @@ enum SyncService {
 
     /// Up to `limit` changes after `cursor`, in (version, entity, id) order.
     static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, skipVersion: Int64?, db: any Database, faults: SyncFaults? = nil,
-                     probed: (highWater: Int64, pending: Set<EntityType>)? = nil) async throws -> Page {
+                     probed: Probe? = nil) async throws -> Page {
         // Part-way through the rows of one version (a big push: thousands of records at one
         // version), the page starts with more of them: the cursor's own table's next rows at the
         // cursor's version sort before anything else still to come (other tables' rows at this
@@ -395,9 +395,9 @@ enum SyncService {
         // the earlier table's rows for good. The same statement says which tables have anything
         // past the cursor, so a page reads only those (usually one).
         // (A probe already made from the cursor's version stands: `from` is at that version too.)
-        let probedHere = from.version == cursor.version ? probed : nil
-        let (highWater, pending): (Int64, Set<EntityType>)
-        if let probedHere { (highWater, pending) = probedHere } else { (highWater, pending) = try await probe(userId: userId, from: from.version, db: db) }
+        var probed = from.version == cursor.version ? probed : nil
+        if probed == nil { probed = try await probe(userId: userId, from: from.version, db: db) }
+        let (highWater, pending) = probed!
         var rows: [(SyncCursor, SyncChange)] = []
         var tablesRead = 0
         func read<M: RecordModel>(_ type: M.Type) async throws {
@@ -455,9 +455,12 @@ enum SyncService {
         return try await changes(M.self, query, db: db)
     }
 
+    /// A user's high-water mark and the kinds of record with rows from a version up to it.
+    typealias Probe = (highWater: Int64, pending: Set<EntityType>)
+
     /// The user's sync version and the kinds of record with rows at versions from `version` up to
     /// it, read in one statement (one snapshot).
-    static func probe(userId: UUID, from version: Int64, db: any Database) async throws -> (highWater: Int64, pending: Set<EntityType>) {
+    static func probe(userId: UUID, from version: Int64, db: any Database) async throws -> Probe {
         if let rows = try await db.prepared(PullProbe(userId: userId, version: version)) { return rows.first ?? (0, []) }
         var query = SQLQueryString("SELECT u.sync_version AS high_water")
         for type in EntityType.allCases {
@@ -511,10 +514,14 @@ enum SyncService {
             return query.where("version", .greaterThanOrEqual, SQLBind(cursor.version))
         } else {
             // `(version, id) > (v, id)`: a range scan of the (user_id, version, id) index.
-            return query.where(SQLBinaryExpression(
-                SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .greaterThan,
-                SQLGroupExpression([SQLBind(cursor.version), SQLUUID(cursor.id!)])))
+            return query.where(place(.greaterThan, version: cursor.version, id: cursor.id!))
         }
+    }
+
+    /// `(version, id) <op> (version, id)`: a row's place against a given one.
+    static func place(_ op: SQLBinaryOperator, version: Int64, id: UUID) -> SQLBinaryExpression {
+        SQLBinaryExpression(SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), op,
+                            SQLGroupExpression([SQLBind(version), SQLUUID(id)]))
     }
 
     // MARK: Pages bounded before they are read
@@ -537,9 +544,8 @@ enum SyncService {
 
     enum PlanOutcome {
         case planned(PagePlan)
-        /// The page spans tables (or ends part-way through the rest of a version): read it whole,
-        /// with the probe already made, if one was.
-        case unplanned(probed: (highWater: Int64, pending: Set<EntityType>)?)
+        /// The page spans tables: read it whole, with the probe already made.
+        case unplanned(probed: Probe)
     }
 
     /// A pull-only request's page: its plan when it can be bounded first, else the page itself.
@@ -617,9 +623,7 @@ enum SyncService {
     static func planned<M: RecordModel>(_ type: M.Type, _ plan: PagePlan, userId: UUID, db: any Database) -> SQLSelectBuilder {
         var query = range(M.selectWire(on: db), rank: M.Record.entityType.dependencyRank, userId: userId, after: plan.after)
         if let through = plan.through, let id = through.id {
-            query = query.where(SQLBinaryExpression(
-                SQLGroupExpression([SQLColumn("version"), SQLColumn("id")]), .lessThanOrEqual,
-                SQLGroupExpression([SQLBind(through.version), SQLUUID(id)])))
+            query = query.where(place(.lessThanOrEqual, version: through.version, id: id))
         } else {
             query = query.where("version", .lessThanOrEqual, SQLBind(plan.highWater))
         }
