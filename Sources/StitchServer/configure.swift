@@ -12,6 +12,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.config = config
     app.responseCache = ResponseCache(maxBytes: config.listCacheBytes)
     app.verifiedTokens = VerifiedTokens()
+    app.perLoop = PerLoop()
     app.tableStatistics = TableStatistics(logger: app.logger)
     app.lifecycle.use(TableStatisticsLifecycle())
     app.clock = clock

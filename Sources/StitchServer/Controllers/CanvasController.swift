@@ -16,10 +16,10 @@ struct CanvasController: RouteCollection {
 
     /// The stash, newest first, narrowed by `q` (designer or design name).
     @Sendable
-    func list(req: Request) async throws -> Response {
+    func list(req: Request) throws -> EventLoopFuture<Response> {
         let q = req.queryText("q")
         let userId = try req.user.id
-        return try await cachedList(req, kind: "canvases") {
+        return try cachedList(req, kind: "canvases") {
             var canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)
             if let q { canvases = canvases.filter { $0.matches(search: q) } }
             canvases.sort { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }

@@ -18,7 +18,7 @@ struct ThreadController: RouteCollection {
     /// The inventory: brand then number in natural order, narrowed by `q` (brand, number or colour
     /// name), `brand` and `fiberType`.
     @Sendable
-    func list(req: Request) async throws -> Response {
+    func list(req: Request) throws -> EventLoopFuture<Response> {
         let userId = try req.user.id
         let q = req.queryText("q")
         let brand = req.queryText("brand").flatMap(Rules.clean)
@@ -30,7 +30,7 @@ struct ThreadController: RouteCollection {
             }
             fiber = parsed
         }
-        return try await cachedList(req, kind: "threads") {
+        return try cachedList(req, kind: "threads") { [fiber] in
             var threads = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
             if let brand { threads = threads.filter { $0.brand.caseInsensitiveCompare(brand) == .orderedSame } }
             if let fiber { threads = threads.filter { $0.fiberType == fiber } }

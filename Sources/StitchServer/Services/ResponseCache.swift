@@ -72,30 +72,48 @@ extension Application {
 
 /// A JSON list page for the signed-in user, from the cache when the user's data has not changed
 /// since it was rendered. Answers `304 Not Modified` to a matching `If-None-Match`, so clients
-/// that keep the page skip the transfer too.
-func cachedList(_ req: Request, kind: String, render: () async throws -> [UInt8]) async throws -> Response {
+/// that keep the page skip the transfer too. A cached page (or a 304) is answered on the request's
+/// event loop; only a page that must be rendered runs `render` in a Swift task.
+func cachedList(_ req: Request, kind: String, render: @escaping @Sendable () async throws -> [UInt8]) throws -> EventLoopFuture<Response> {
     let user = try req.user
     guard let version = user.syncVersion else {
-        return try await listResponse(render(), etag: nil)
+        return req.eventLoop.makeFutureWithTask { listResponse(try await render(), etag: nil) }
     }
     // The query's part is a fixed hash (FNV-1a), not Swift's per-process `hashValue`: the same
     // page must have the same tag after a restart and on every instance behind a load balancer.
     let query = req.url.query ?? ""
     let etag = "\"\(kind)-\(version)-\(user.id.text.prefix(8).lowercased())-\(fnv1a(query))\""
-    if let match = req.headers.first(name: .ifNoneMatch), match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+    if let match = req.headers.first(name: .ifNoneMatch), ifNoneMatch(match, contains: etag) {
         let response = Response(status: .notModified)
         response.headers.replaceOrAdd(name: .eTag, value: etag)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
-        return response
+        return req.eventLoop.makeSucceededFuture(response)
     }
     let cache = req.application.responseCache
     let key = "\(user.id.text)|\(kind)|\(query)"
     if let body = cache.get(key, version: version) {
+        return req.eventLoop.makeSucceededFuture(listResponse(body, etag: etag))
+    }
+    return req.eventLoop.makeFutureWithTask {
+        let body = ByteBuffer(bytes: try await render())
+        cache.put(key, version: version, body: body)
         return listResponse(body, etag: etag)
     }
-    let body = ByteBuffer(bytes: try await render())
-    cache.put(key, version: version, body: body)
-    return listResponse(body, etag: etag)
+}
+
+/// Whether an `If-None-Match` value (entity tags separated by commas and optional spaces, or `*`)
+/// names `etag` (RFC 9110 §13.1.2). Compared as bytes: splitting and trimming `String`s was a sixth of a 304's work.
+func ifNoneMatch(_ value: String, contains etag: String) -> Bool {
+    let tag = etag.utf8
+    for candidate in value.utf8.split(separator: UInt8(ascii: ",")) {
+        var candidate = candidate[...]
+        while let first = candidate.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { candidate.removeFirst() }
+        while let last = candidate.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { candidate.removeLast() }
+        // If-None-Match compares weakly: `W/"x"` names the same page as `"x"`.
+        if candidate.starts(with: "W/".utf8) { candidate = candidate.dropFirst(2) }
+        if candidate.elementsEqual(tag) || candidate.elementsEqual("*".utf8) { return true }
+    }
+    return false
 }
 
 /// 32-bit FNV-1a of the text's UTF-8 bytes.

@@ -7,7 +7,7 @@ import SQLKit
 import StitchCore
 import Vapor
 
-/// The claims of an access token. Every claim is checked by `TokenService.verifyAccessToken`
+/// The claims of an access token. Every claim is checked by `TokenService.authenticate`
 /// before any of them is trusted.
 struct AccessTokenPayload: JWTPayload {
     var sub: SubjectClaim
@@ -20,7 +20,7 @@ struct AccessTokenPayload: JWTPayload {
     var sid: String
     var typ: String
 
-    // Time-based checks use the application's clock, in `verifyAccessToken`.
+    // Time-based checks use the application's clock, in `authenticate`.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
@@ -51,30 +51,28 @@ enum TokenService {
     /// Checks the header's algorithm against the allow-list, the signature, then `exp`, `iss`,
     /// `aud` and the token type, and that the sign-in has not ended. The checks that can't change
     /// for a given token (all but `exp` and the sign-in) run once per token (`VerifiedTokens`).
-    static func verifyAccessToken(_ token: String, on req: Request) async throws -> AuthenticatedUser {
-        let verified: VerifiedTokens.Entry
+    /// On the request's event loop: a token seen before is checked without a Swift task.
+    static func authenticate(_ token: String, on req: Request) -> EventLoopFuture<AuthenticatedUser> {
+        let verified: EventLoopFuture<VerifiedTokens.Entry>
         if let known = req.application.verifiedTokens.get(token) {
-            verified = known
+            verified = req.eventLoop.makeSucceededFuture(known)
         } else {
-            verified = try await verifySignatureAndClaims(token, on: req)
-            req.application.verifiedTokens.put(token, verified)
+            verified = req.eventLoop.makeFutureWithTask {
+                let entry = try await verifySignatureAndClaims(token, on: req)
+                req.application.verifiedTokens.put(token, entry)
+                return entry
+            }
         }
-        guard verified.expires > req.now else { throw APIError.unauthorized }
-        // One indexed query: the sign-in is still live, and the user's change counter as of now
-        // (what cached list pages are keyed by).
-        let version: Int64
-        if let rows = try await req.db.prepared(SessionCheck(sessionId: verified.sessionId, userId: verified.userId)) {
-            guard let row = rows.first else { throw APIError.unauthorized }
-            version = row
-        } else {
-            let query: SQLQueryString = """
-                SELECT u.sync_version FROM \(ident: RefreshTokenModel.schema) t JOIN \(ident: UserModel.schema) u ON u.id = t.user_id \
-                WHERE t.family_id = \(bind: verified.sessionId) AND t.user_id = \(bind: verified.userId) AND t.revoked_at IS NULL LIMIT 1
-                """
-            guard let row = try await req.db.sql.raw(query).first() else { throw APIError.unauthorized }
-            version = try row.decode(column: "sync_version", as: Int64.self)
+        return verified.flatMap { verified in
+            guard verified.expires > req.now else { return req.eventLoop.makeFailedFuture(APIError.unauthorized) }
+            // One indexed query: the sign-in is still live, and the user's change counter as of
+            // now (what cached list pages are keyed by).
+            return SessionCheck.version(sessionId: verified.sessionId, userId: verified.userId, on: req)
+                .flatMapThrowing { version in
+                    guard let version else { throw APIError.unauthorized }
+                    return AuthenticatedUser(id: verified.userId, sessionId: verified.sessionId, syncVersion: version)
+                }
         }
-        return AuthenticatedUser(id: verified.userId, sessionId: verified.sessionId, syncVersion: version)
     }
 
     /// Checks the header's algorithm against the allow-list, the signature, and the claims that
