@@ -54,18 +54,25 @@ enum SessionCheck {
                 // Rows always come in binary (PostgresNIO's Bind asks for it), but a future-based
                 // prepared statement's description says text: read the values' bytes themselves.
                 var cells = row.makeIterator()
-                guard let sessionId = try cells.next().flatMap(uuid), let userId = try cells.next().flatMap(uuid),
-                      var version = cells.next()?.bytes, version.readableBytes == 8, let value = version.readInteger(as: Int64.self)
+                guard let sessionId = cells.next().flatMap(uuid), let userId = cells.next().flatMap(uuid),
+                      let version = cells.next().flatMap(bigint)
                 else { throw RowDecodingError(column: 0, expected: "a sign-in, its user and a bigint sync version") }
-                versions[Key(sessionId: sessionId, userId: userId)] = value
+                versions[Key(sessionId: sessionId, userId: userId)] = version
             }
             return versions
         }
     }
 
-    private static func uuid(_ cell: PostgresCell) throws -> UUID? {
-        guard var bytes = cell.bytes, bytes.readableBytes == 16, let value = bytes.readUUIDBytes() else { return nil }
-        return value
+    /// A binary `uuid` cell's value; nil for anything else.
+    private static func uuid(_ cell: PostgresCell) -> UUID? {
+        guard var bytes = cell.bytes, bytes.readableBytes == 16 else { return nil }
+        return bytes.readUUIDBytes()
+    }
+
+    /// A binary `bigint` cell's value; nil for anything else.
+    private static func bigint(_ cell: PostgresCell) -> Int64? {
+        guard var bytes = cell.bytes, bytes.readableBytes == 8 else { return nil }
+        return bytes.readInteger(as: Int64.self)
     }
 }
 
