@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "StitchKit", targets: ["StitchKit"]),
         .library(name: "StitchDesign", targets: ["StitchDesign"]),
         .executable(name: "stitch", targets: ["stitch"]),
+        .library(name: "SeleneShared", targets: ["SeleneShared"]),
+        .library(name: "SeleneServer", targets: ["SeleneServer"]),
+        .executable(name: "selene", targets: ["selene"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.0"),
@@ -27,10 +30,12 @@ let package = Package(
         .target(name: "StitchCore"),
         // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
         .target(name: "StitchDesign"),
+        // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree.
+        .target(name: "ServerCommon", dependencies: [.product(name: "Vapor", package: "vapor")]),
         .target(
             name: "StitchServer",
             dependencies: [
-                "StitchCore", "StitchDesign",
+                "StitchCore", "StitchDesign", "ServerCommon",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -55,6 +60,48 @@ let package = Package(
             dependencies: ["StitchServer", "StitchKit", "StitchCore",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Vapor", package: "vapor")]
+        ),
+        // Selene: the client-side brain (records, wire types, providers, logic, view models).
+        // Foundation (+ Observation) only: it must also build for iOS/macOS.
+        .target(name: "SeleneShared"),
+        .target(
+            name: "SeleneServer",
+            dependencies: [
+                "SeleneShared", "ServerCommon",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWT", package: "jwt"),
+            ]
+        ),
+        .executableTarget(
+            name: "selene",
+            dependencies: ["SeleneServer", "SeleneShared",
+                           .product(name: "Vapor", package: "vapor"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // An Ollama-protocol server with deterministic answers and faults on demand, for the test
+        // suites (in process) and the browser tests (as `selene-ollama-stub`). Never in production.
+        .target(name: "OllamaStub", dependencies: ["SeleneShared", .product(name: "Vapor", package: "vapor")]),
+        .executableTarget(name: "selene-ollama-stub", dependencies: ["OllamaStub", .product(name: "Vapor", package: "vapor")]),
+        // Selene's benchmarks, run on purpose: swift run -c release selene-bench
+        .executableTarget(
+            name: "selene-bench",
+            dependencies: ["SeleneServer", "SeleneShared", "OllamaStub",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Vapor", package: "vapor")]
+        ),
+        .testTarget(name: "SeleneSharedTests", dependencies: ["SeleneShared"]),
+        .testTarget(
+            name: "SeleneServerTests",
+            dependencies: [
+                "SeleneServer", "SeleneShared", "OllamaStub",
+                .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWT", package: "jwt"),
+            ]
         ),
         .testTarget(name: "StitchCoreTests", dependencies: ["StitchCore"]),
         .testTarget(name: "StitchKitTests", dependencies: ["StitchKit", "StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),

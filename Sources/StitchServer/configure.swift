@@ -3,6 +3,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import JWT
+import ServerCommon
 import StitchCore
 import Vapor
 
@@ -47,7 +48,9 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     // with the wrong method answers 405 with `Allow` rather than 404.
     app.middleware = Middlewares()
     app.middleware.use(JSONErrorMiddleware())
-    app.middleware.use(MethodNotAllowedMiddleware())
+    app.middleware.use(MethodNotAllowedMiddleware { method, allow in
+        APIError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])
+    })
 
     await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
 
@@ -61,19 +64,6 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.dummyPasswordHash = try await app.passwords.hash([UInt8].random(count: 16).hex)
 
     try routes(app)
-}
-
-/// The file behind `AppConfig.Database.sqliteMemory`: private to this application, gone after it.
-struct TemporaryDatabaseFile: LifecycleHandler {
-    let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("stitch-scratch-\(UUID().uuidString).sqlite").path
-
-    func shutdownAsync(_ application: Application) async {
-        // Open connections keep the unlinked file readable until the databases close after this.
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: path + suffix)
-        }
-    }
 }
 
 /// Whether a command line means "serve" (Vapor's default command when none is given).

@@ -4,8 +4,13 @@ import Vapor
 /// `Allow` header (RFC 9110), and `OPTIONS` on such a path with `204` and the same header, instead
 /// of the router's plain 404. The methods come from the route table, so they can't drift from it.
 /// (A future-based middleware: it runs on every request, and an async one costs a task hop each.)
-struct MethodNotAllowedMiddleware: Middleware {
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+public struct MethodNotAllowedMiddleware: Middleware {
+    /// Builds the error a refused method answers: each server has its own error type and shape.
+    let refusal: @Sendable (_ method: String, _ allow: String) -> any Error
+
+    public init(refusal: @escaping @Sendable (_ method: String, _ allow: String) -> any Error) { self.refusal = refusal }
+
+    public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         next.respond(to: request).flatMapErrorThrowing { error in
             guard let abort = error as? any AbortError, abort.status == .notFound else { throw error }
             let routes = request.application.routes.all
@@ -18,14 +23,13 @@ struct MethodNotAllowedMiddleware: Middleware {
             if request.method == .OPTIONS {
                 return Response(status: .noContent, headers: ["Allow": allow])
             }
-            throw APIError(.methodNotAllowed, "\(request.method.rawValue) is not supported here",
-                           headers: ["Allow": allow])
+            throw refusal(request.method.rawValue, allow)
         }
     }
 
     /// The methods the routes matching `path` answer, with the ones the server adds itself
     /// (HEAD wherever GET is, OPTIONS everywhere), sorted.
-    static func methods(for path: String, in routes: [Route]) -> [String] {
+    public static func methods(for path: String, in routes: [Route]) -> [String] {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var methods = Set<String>()
         for route in routes where matches(route.path, parts) {

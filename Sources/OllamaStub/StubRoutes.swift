@@ -1,0 +1,152 @@
+import Foundation
+import NIOCore
+import SeleneShared
+import Vapor
+
+/// The stub's routes: Ollama's API, plus `/_stub/*` to set faults and read what was asked from
+/// another process (the browser tests).
+enum StubRoutes {
+    struct Options: Decodable { var num_ctx: Int?; var temperature: Double? }
+    struct Message: Codable { var role: String; var content: String }
+    struct Body: Decodable {
+        var model: String?
+        var prompt: String?
+        var system: String?
+        var messages: [Message]?
+        var stream: Bool?
+        var format: JSONValue?
+        var options: Options?
+        var keep_alive: JSONValue?
+        var input: JSONValue?
+    }
+
+    static func register(on app: Application, stub: @escaping @Sendable () -> OllamaStub) {
+        app.get("api", "tags") { req async throws -> Response in
+            let (fault, slow) = stub().takeFault()
+            try await delay(fault, slow)
+            if fault == .serverError { return error(.internalServerError, "stub failure") }
+            let models = fault == .modelMissing ? [] : [OllamaStub.chatModel, OllamaStub.embeddingModel].map { "\($0):latest" }
+            return json(["models": .array(models.map { .object(["name": .string($0), "model": .string($0)]) })])
+        }
+        app.get("api", "version") { _ in json(["version": "0.0.0-stub"]) }
+        app.post("api", "embed") { req async throws -> Response in try await embed(req, stub(), legacy: false) }
+        app.post("api", "embeddings") { req async throws -> Response in try await embed(req, stub(), legacy: true) }
+        app.post("api", "generate") { req async throws -> Response in try await complete(req, stub(), chat: false) }
+        app.post("api", "chat") { req async throws -> Response in try await complete(req, stub(), chat: true) }
+
+        app.post("_stub", "fault") { req async throws -> Response in
+            struct Set: Decodable { var fault: OllamaStub.Fault; var times: Int?; var slowSeconds: Double?; var chunkDelay: Double? }
+            let set = try JSONDecoder().decode(Set.self, from: Data(buffer: req.body.data ?? ByteBuffer()))
+            stub().setFault(set.fault, times: set.times, slowSeconds: set.slowSeconds)
+            if let delay = set.chunkDelay { stub().setChunkDelay(delay) }
+            return json(["fault": .string(set.fault.rawValue)])
+        }
+        app.get("_stub", "requests") { _ async throws -> Response in
+            let response = Response(status: .ok, body: .init(data: try SeleneJSON.encode(stub().requests)))
+            response.headers.contentType = .json
+            return response
+        }
+    }
+
+    static func decode(_ req: Request) throws -> Body {
+        guard let buffer = req.body.data else { throw Abort(.badRequest, reason: "no body") }
+        return try JSONDecoder().decode(Body.self, from: Data(buffer: buffer))
+    }
+
+    static func record(_ stub: OllamaStub, _ req: Request, _ body: Body, text: String, inputs: Int) {
+        stub.record(.init(path: req.url.path, model: body.model, numCtx: body.options?.num_ctx,
+                          keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
+                          stream: body.stream ?? true, hasFormat: body.format != nil, text: text, inputs: inputs))
+    }
+
+    static func known(_ model: String?) -> Bool {
+        guard let model else { return false }
+        return [OllamaStub.chatModel, OllamaStub.embeddingModel].contains { model == $0 || model == $0 + ":latest" }
+    }
+
+    static func embed(_ req: Request, _ stub: OllamaStub, legacy: Bool) async throws -> Response {
+        let body = try decode(req)
+        var inputs: [String] = []
+        switch body.input ?? body.prompt.map(JSONValue.string) {
+        case .string(let s)?: inputs = [s]
+        case .array(let a)?: inputs = a.compactMap(\.stringValue)
+        default: break
+        }
+        record(stub, req, body, text: inputs.joined(separator: "\n"), inputs: inputs.count)
+        let (fault, slow) = stub.takeFault()
+        try await delay(fault, slow)
+        if fault == .serverError { return error(.internalServerError, "stub failure") }
+        if fault == .modelMissing || !known(body.model) { return error(.notFound, "model '\(body.model ?? "")' not found, try pulling it first") }
+        let vectors = inputs.map { OllamaStub.embedding($0) }
+        if legacy { return json(["embedding": .array((vectors.first ?? []).map { .number(Double($0)) })]) }
+        return json(["model": .string(body.model ?? ""), "embeddings": .array(vectors.map { .array($0.map { .number(Double($0)) }) })])
+    }
+
+    static func complete(_ req: Request, _ stub: OllamaStub, chat: Bool) async throws -> Response {
+        let body = try decode(req)
+        let system = chat ? (body.messages ?? []).filter { $0.role == "system" }.map(\.content).joined(separator: "\n") : (body.system ?? "")
+        let prompt = chat ? (body.messages ?? []).filter { $0.role != "system" }.map { "\($0.role): \($0.content)" }.joined(separator: "\n")
+                          : (body.prompt ?? "")
+        let lastUser = chat ? ((body.messages ?? []).last { $0.role == "user" }?.content ?? "") : (body.prompt ?? "")
+        record(stub, req, body, text: chat ? lastUser : prompt, inputs: 1)
+        let (fault, slow) = stub.takeFault()
+        try await delay(fault, slow)
+        if fault == .serverError { return error(.internalServerError, "stub failure") }
+        if fault == .modelMissing || !known(body.model) { return error(.notFound, "model '\(body.model ?? "")' not found, try pulling it first") }
+        let answer: String
+        if let format = body.format {
+            answer = fault == .invalidJSON ? "{\"primaryTheme\": \"\", \"not\": \"valid\"" : OllamaStub.structured(schema: format, text: lastUser.isEmpty ? prompt : lastUser)
+        } else {
+            answer = OllamaStub.answer(system: system, prompt: chat ? prompt : (body.prompt ?? ""))
+        }
+        let model = body.model ?? OllamaStub.chatModel
+        let finalAnswer = answer
+        @Sendable func line(_ text: String, done: Bool) -> JSONValue {
+            var o: [String: JSONValue] = ["model": .string(model), "created_at": .string(WireDate.string(from: Date())), "done": .bool(done)]
+            if chat { o["message"] = .object(["role": "assistant", "content": .string(text)]) } else { o["response"] = .string(text) }
+            if done { o["done_reason"] = "stop"; o["eval_count"] = .number(Double(finalAnswer.count / 4)) }
+            return .object(o)
+        }
+        guard body.stream ?? true else {
+            return json(line(answer, done: true))
+        }
+        let pieces = answer.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
+        let delay = stub.chunkDelay
+        let response = Response(status: .ok)
+        response.headers.replaceOrAdd(name: .contentType, value: "application/x-ndjson")
+        response.body = .init(asyncStream: { writer in
+            for (index, piece) in pieces.enumerated() {
+                if fault == .cutStream, index == 2 { throw Abort(.internalServerError, reason: "cut") }
+                if fault == .streamError, index == 2 {
+                    try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(JSONValue.object(["error": "stub stream failure"])) + Data("\n".utf8))))
+                    try await writer.write(.end)
+                    return
+                }
+                try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(line(piece, done: false)) + Data("\n".utf8))))
+                if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+            }
+            if fault == .cutStream { throw Abort(.internalServerError, reason: "cut") }
+            try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(line("", done: true)) + Data("\n".utf8))))
+            try await writer.write(.end)
+        })
+        return response
+    }
+
+    static func delay(_ fault: OllamaStub.Fault, _ seconds: Double) async throws {
+        if fault == .slow { try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+    }
+
+    static func json(_ value: JSONValue) -> Response {
+        let response = Response(status: .ok, body: .init(data: (try? SeleneJSON.encode(value)) ?? Data()))
+        response.headers.contentType = .json
+        return response
+    }
+
+    static func json(_ object: [String: JSONValue]) -> Response { json(.object(object)) }
+
+    static func error(_ status: HTTPResponseStatus, _ message: String) -> Response {
+        let response = json(["error": .string(message)])
+        response.status = status
+        return response
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import NIOCore
+import SeleneShared
+import Vapor
+
+/// Ollama behind Selene's auth: health, generate (whole or streamed), embed, and streamed chat.
+/// 503 when no LLM is configured; 502 when it fails to answer.
+struct LLMController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let llm = routes.grouped("llm")
+        llm.get("health", use: health)
+        llm.post("generate", use: generate)
+        llm.post("embed", use: embed)
+        llm.post("chat", use: chat)
+    }
+
+    @Sendable
+    func health(req: Request) async throws -> Response {
+        guard let llm = req.selene.llm else {
+            return try json(LLMHealth(available: false, reason: LLMError.notConfigured.description))
+        }
+        return try json(await llm.health())
+    }
+
+    @Sendable
+    func generate(req: Request) async throws -> Response {
+        let request = try req.decodeBody(GenerateRequest.self).validated()
+        let llm = try req.selene.requireLLM()
+        if request.stream == true {
+            return Self.ndjson(llm.generateStream(request.prompt, system: request.system, model: request.model, temperature: request.temperature))
+        }
+        do {
+            let text = try await llm.generate(request.prompt, system: request.system, model: request.model, temperature: request.temperature)
+            return try json(GenerateResponse(response: text, model: request.model ?? llm.settings.chatModel))
+        } catch let error as LLMError {
+            throw Self.badGateway(error)
+        }
+    }
+
+    @Sendable
+    func embed(req: Request) async throws -> Response {
+        let request = try req.decodeBody(EmbedRequest.self).validated()
+        let llm = try req.selene.requireLLM()
+        do {
+            guard let vector = try await llm.embed([request.text], model: request.model).first else {
+                throw LLMError.invalidAnswer("no embedding came back")
+            }
+            return try json(EmbedResponse(embedding: vector, model: request.model ?? llm.settings.embeddingModel))
+        } catch let error as LLMError {
+            throw Self.badGateway(error)
+        }
+    }
+
+    /// Always streamed: NDJSON `LLMStreamChunk` lines, the last `{"done": true}` or `{"error": …}`.
+    @Sendable
+    func chat(req: Request) async throws -> Response {
+        let request = try req.decodeBody(LLMChatRequest.self).validated()
+        let llm = try req.selene.requireLLM()
+        return Self.ndjson(llm.chatStream(request.messages, model: request.model, temperature: request.temperature))
+    }
+
+    static func badGateway(_ error: LLMError) -> SeleneError {
+        SeleneError(.badGateway, error.description)
+    }
+
+    /// A stream of text as NDJSON lines. Errors after the first byte can't change the status, so
+    /// they arrive as a final `{"error": …}` line (as Ollama's own do).
+    static func ndjson(_ stream: AsyncThrowingStream<String, any Error>) -> Response {
+        let response = Response(status: .ok)
+        response.headers.replaceOrAdd(name: .contentType, value: "application/x-ndjson")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        response.body = .init(asyncStream: { writer in
+            func line(_ chunk: LLMStreamChunk) async throws {
+                var data = try SeleneJSON.encode(chunk)
+                data.append(UInt8(ascii: "\n"))
+                try await writer.write(.buffer(ByteBuffer(data: data)))
+            }
+            do {
+                for try await piece in stream { try await line(LLMStreamChunk(delta: piece)) }
+                try await line(LLMStreamChunk(done: true))
+            } catch {
+                try? await line(LLMStreamChunk(done: true, error: (error as? LLMError)?.description ?? "\(error)"))
+            }
+            try await writer.write(.end)
+        })
+        return response
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SeleneShared
+import Vapor
+
+struct NoteController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let notes = routes.grouped("notes")
+        notes.get(use: list)
+        notes.post(use: create)
+        notes.get("recent", use: recent)
+        notes.get("since", ":date", use: since)
+        notes.post("search", use: search)
+        notes.post("retrieve", use: retrieve)
+        notes.post("thread-assignments", use: assignments)
+        notes.get(":id", use: show)
+        notes.get(":id", "related", use: related)
+        routes.get("processing", use: processing)
+        routes.post("processing", "retry", use: retryFailed)
+    }
+
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let limit = try req.intQuery("limit", default: 100)
+        return try json(NoteList(notes: try await NoteStore(db: req.db).newest(limit: limit)))
+    }
+
+    @Sendable
+    func create(req: Request) async throws -> Response {
+        let input = try req.decodeBody(NewNote.self).input().validated()
+        let (note, _) = try await NoteStore(db: req.db).capture(input, idempotent: false, now: req.now)
+        req.selene.queueSignal.wake()
+        return try json(note, status: .created)
+    }
+
+    @Sendable
+    func show(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        guard let note = try await NoteStore(db: req.db).note(id: id) else { throw SeleneError.notFound("Note \(id)") }
+        return try json(note)
+    }
+
+    @Sendable
+    func recent(req: Request) async throws -> Response {
+        let days = try req.intQuery("days", default: 7, range: 1...3650)
+        let limit = try req.intQuery("limit", default: 10)
+        let since = req.now.addingTimeInterval(-Double(days) * 86_400)
+        return try json(RecentNotes(days: days, notes: try await NoteStore(db: req.db).created(since: since, limit: limit)))
+    }
+
+    /// `since/:date` takes an ISO-8601 date-time (`2026-11-01T00:00:00Z`) or a day (`2026-11-01`, UTC).
+    @Sendable
+    func since(req: Request) async throws -> Response {
+        let raw = req.parameters.get("date") ?? ""
+        guard let date = WireDate.date(from: raw) ?? WireDate.date(from: raw + "T00:00:00Z") else {
+            throw SeleneError(.badRequest, "date must be an ISO-8601 date such as 2026-11-01 or 2026-11-01T08:00:00Z",
+                              fields: ["date": "must be an ISO-8601 date"])
+        }
+        let limit = try req.intQuery("limit", default: 20)
+        return try json(NotesSince(since: date, notes: try await NoteStore(db: req.db).created(since: date, limit: limit)))
+    }
+
+    @Sendable
+    func search(req: Request) async throws -> Response {
+        let request = try req.decodeBody(SearchRequest.self).validated()
+        let ids = try await KeywordSearch(db: req.db).rank(request.query, limit: request.limit ?? 50)
+        return try json(SearchResponse(query: request.query, notes: try await NoteStore(db: req.db).notes(ids: ids)))
+    }
+
+    @Sendable
+    func retrieve(req: Request) async throws -> Response {
+        let request = try req.decodeBody(RetrieveRequest.self).validated()
+        let (results, source) = try await Retriever(db: req.db, services: req.selene)
+            .retrieve(request.query, limit: request.limit ?? 10,
+                      filter: KeywordSearch.Filter(noteType: request.noteType, actionability: request.actionability))
+        return try json(RetrieveResponse(query: request.query, results: results, source: source))
+    }
+
+    @Sendable
+    func related(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let limit = try req.intQuery("limit", default: 10)
+        guard let related = try await Retriever(db: req.db, services: req.selene).related(to: id, limit: limit) else {
+            throw SeleneError.notFound("Note \(id)")
+        }
+        return try json(related)
+    }
+
+    @Sendable
+    func assignments(req: Request) async throws -> Response {
+        let request = try req.decodeBody(ThreadAssignmentsRequest.self).validated()
+        let assignments = try await ThreadStore(db: req.db).assignments(noteIds: request.noteIds.map { Int($0) })
+        return try json(ThreadAssignments(assignments: assignments))
+    }
+
+    /// How many notes wait, are being processed, are done or failed.
+    @Sendable
+    func processing(req: Request) async throws -> Response {
+        try json(ProcessingStatusCounts(counts: try await ProcessingQueue.status(on: req.db)))
+    }
+
+    @Sendable
+    func retryFailed(req: Request) async throws -> Response {
+        let count = try await ProcessingQueue.retryFailed(on: req.db, now: req.now)
+        if count > 0 { req.selene.queueSignal.wake() }
+        return try json(Touched(count: count))
+    }
+}
+
+/// `{"pending": n, "processing": n, "done": n, "failed": n}`.
+struct ProcessingStatusCounts: Encodable {
+    var counts: [String: Int]
+    func encode(to encoder: any Encoder) throws { try counts.encode(to: encoder) }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SeleneShared
+import Vapor
+
+struct ThreadController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let threads = routes.grouped("threads")
+        threads.get(use: list)
+        threads.get("search", ":name", use: search)
+        threads.get(":id", use: show)
+        threads.get(":id", "tasks", use: tasks)
+        routes.patch("tasks", ":id", use: updateTask)
+    }
+
+    /// Active threads by momentum, then last activity (`status` asks for dormant or archived ones).
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let limit = try req.intQuery("limit", default: 10)
+        var status = ThreadStatus.active
+        if let raw = req.url.query.flatMap({ Request.queryValue("status", in: $0) }) {
+            guard let given = ThreadStatus(rawValue: raw) else {
+                throw SeleneError(.badRequest, "status must be one of \(ThreadStatus.allowedValues.joined(separator: ", "))",
+                                  fields: ["status": "must be one of \(ThreadStatus.allowedValues.joined(separator: ", "))"])
+            }
+            status = given
+        }
+        return try json(ThreadList(threads: try await ThreadStore(db: req.db).threads(status: status, limit: limit)))
+    }
+
+    @Sendable
+    func show(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        guard let detail = try await ThreadStore(db: req.db).detail(id: id) else { throw SeleneError.notFound("Thread \(id)") }
+        return try json(detail)
+    }
+
+    @Sendable
+    func search(req: Request) async throws -> Response {
+        let name = req.parameters.get("name") ?? ""
+        guard name.count <= 200 else { throw SeleneError.badInput(["name": "name must be at most 200 characters"]) }
+        guard let detail = try await ThreadStore(db: req.db).search(name: name) else {
+            throw SeleneError(.notFound, "No thread's name matches \"\(name)\"")
+        }
+        return try json(detail)
+    }
+
+    @Sendable
+    func tasks(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let store = ThreadStore(db: req.db)
+        guard try await store.thread(id: id) != nil else { throw SeleneError.notFound("Thread \(id)") }
+        return try json(TaskList(threadId: Int64(id), tasks: try await store.tasks(threadId: id)))
+    }
+
+    @Sendable
+    func updateTask(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let update = try req.decodeBody(TaskUpdate.self)
+        guard let task = try await ThreadStore(db: req.db).setTask(id: id, status: update.status, now: req.now) else {
+            throw SeleneError.notFound("Task \(id)")
+        }
+        return try json(task)
+    }
+}

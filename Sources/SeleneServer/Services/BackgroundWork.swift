@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SeleneShared
+import Vapor
+
+/// What `selene serve` runs besides answering requests: the processing worker, the thread
+/// maintenance pass (unthreaded notes placed, momentum and status refreshed) and the daily
+/// briefing. Each stops at shutdown; none runs in tests unless a test starts it.
+public struct BackgroundWork: LifecycleHandler {
+    /// Thread maintenance this often.
+    let maintenanceInterval: TimeInterval
+    private let tasks = NIOLockedValueBox<[Task<Void, Never>]>([])
+
+    public init(maintenanceInterval: TimeInterval = 600) { self.maintenanceInterval = maintenanceInterval }
+
+    public func didBootAsync(_ app: Application) async throws {
+        let services = app.selene
+        let logger = app.logger
+        var started: [Task<Void, Never>] = []
+        if services.config.processing.enabled, services.llm != nil {
+            let queue = ProcessingQueue(db: app.db, services: services, owner: Self.workerName(), logger: logger)
+            started.append(Task { await Self.work(queue, services: services, logger: logger) })
+        } else if services.llm == nil {
+            logger.notice("No LLM configured: notes are kept and searchable by keyword, and wait in the queue as pending")
+        }
+        started.append(Task {
+            while !Task.isCancelled {
+                do {
+                    let threads = ThreadService(db: app.db, services: services, logger: logger)
+                    try await threads.placeUnthreaded()
+                    try await threads.refresh(now: services.clock.now())
+                } catch {
+                    logger.warning("Thread maintenance failed (retried next pass): \(error)")
+                }
+                try? await Task.sleep(nanoseconds: UInt64(maintenanceInterval * 1_000_000_000))
+            }
+        })
+        started.append(Task {
+            let briefings = BriefingService(db: app.db, services: services, logger: logger)
+            while !Task.isCancelled, let next = briefings.nextRun(after: services.clock.now()) {
+                let wait = max(1, next.timeIntervalSince(services.clock.now()))
+                guard (try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))) != nil else { return }
+                do {
+                    try await briefings.generate()
+                    logger.info("Morning briefing written")
+                } catch {
+                    logger.error("The morning briefing could not be written: \(error)")
+                }
+            }
+        })
+        tasks.withLockedValue { $0 = started }
+    }
+
+    public func shutdownAsync(_ app: Application) async {
+        let running = tasks.withLockedValue { t in defer { t = [] }; return t }
+        for task in running { task.cancel() }
+        app.selene.queueSignal.wake()
+        for task in running { await task.value }
+    }
+
+    /// The processing loop: work while there is work, wait for a capture or the poll interval
+    /// when there is none, and back off while the LLM is unavailable.
+    static func work(_ queue: ProcessingQueue, services: SeleneServices, logger: Logger) async {
+        let settings = services.config.processing
+        var outageDelay = settings.baseBackoff
+        while !Task.isCancelled {
+            do {
+                let summary = try await queue.runOnce(limit: 100)
+                if let outage = summary.outage {
+                    logger.warning("Processing paused for \(Int(outageDelay)) s: \(outage)")
+                    await services.queueSignal.wait(timeout: outageDelay)
+                    outageDelay = min(outageDelay * 2, settings.maxBackoff)
+                    continue
+                }
+                outageDelay = settings.baseBackoff
+                if summary.claimed == 0 { await services.queueSignal.wait(timeout: settings.pollInterval) }
+            } catch {
+                logger.error("The processing queue could not be read: \(error)")
+                await services.queueSignal.wait(timeout: settings.pollInterval)
+            }
+        }
+    }
+
+    static func workerName() -> String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+    }
+}

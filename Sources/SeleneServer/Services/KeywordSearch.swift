@@ -1,0 +1,47 @@
+import Fluent
+import Foundation
+import SeleneShared
+import SQLKit
+
+/// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice), PostgreSQL
+/// `tsvector` with `ts_rank_cd` (title weighted A). A query's content words are OR'd, so notes
+/// matching more of them rank higher. Answers note ids, best first.
+struct KeywordSearch {
+    let db: any Database
+
+    struct Filter: Sendable, Hashable {
+        var noteType: NoteType?
+        var actionability: Actionability?
+        var isEmpty: Bool { noteType == nil && actionability == nil }
+    }
+
+    func rank(_ query: String, limit: Int, filter: Filter = Filter()) async throws -> [Int] {
+        let terms = TextTokens.searchTerms(query)
+        guard !terms.isEmpty else { return [] }
+        let sql = db.sql
+        var filterClause: SQLQueryString = ""
+        if let type = filter.noteType { filterClause += " AND p.note_type = \(bind: type.rawValue)" }
+        if let actionability = filter.actionability { filterClause += " AND p.actionability = \(bind: actionability.rawValue)" }
+        let join: SQLQueryString = filter.isEmpty ? "" : " JOIN processed_notes p ON p.note_id = "
+        let rows: [any SQLRow]
+        if db.isPostgres {
+            // Terms are letters and digits only, so the tsquery can't be malformed.
+            let tsquery = terms.joined(separator: " | ")
+            var query: SQLQueryString = "SELECT n.id FROM notes n"
+            if !filter.isEmpty { query += join + "n.id" }
+            query += ", to_tsquery('english', \(bind: tsquery)) q WHERE n.search_vector @@ q"
+            query += filterClause
+            query += " ORDER BY ts_rank_cd(n.search_vector, q) DESC, n.id DESC LIMIT \(bind: limit)"
+            rows = try await sql.raw(query).all()
+        } else {
+            let match = terms.map { "\"\($0)\"" }.joined(separator: " OR ")
+            var query: SQLQueryString = "SELECT f.rowid AS id FROM notes_fts f"
+            if !filter.isEmpty { query += join + "f.rowid" }
+            query += " WHERE notes_fts MATCH \(bind: match)"
+            query += filterClause
+            query += " ORDER BY bm25(notes_fts, 2.0, 1.0), f.rowid DESC LIMIT \(bind: limit)"
+            rows = try await sql.raw(query).all()
+        }
+        return try rows.map { try $0.decode(column: "id", as: Int.self) }
+    }
+}

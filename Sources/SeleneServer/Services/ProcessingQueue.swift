@@ -1,0 +1,240 @@
+import Fluent
+import Foundation
+import Logging
+import SeleneShared
+import SQLKit
+
+/// The durable processing queue: notes wait in the `notes` table as `pending`, a worker claims
+/// some (a lease: `processing`, its owner and an expiry), asks the LLM for the analysis and the
+/// embedding, and stores analysis, embedding, associations and `done` in one transaction that
+/// only commits while its lease is still held. A worker that dies leaves its notes claimable
+/// once the lease runs out; PostgreSQL's `FOR UPDATE SKIP LOCKED` lets several processes share
+/// the queue without two claiming one note.
+public struct ProcessingQueue: Sendable {
+    let db: any Database
+    let services: SeleneServices
+    /// This worker's name on its leases.
+    let owner: String
+    let logger: Logger
+
+    public struct Summary: Sendable, Hashable {
+        public var claimed = 0
+        public var done = 0
+        public var deferred = 0
+        public var failed = 0
+        /// The LLM is unavailable: the worker should wait before claiming more.
+        public var outage: String?
+    }
+
+    enum Outcome: Sendable { case done, deferred(String, transient: Bool), failed(String), lostLease }
+
+    private var settings: SeleneConfig.Processing { services.config.processing }
+
+    /// Claims up to `limit` notes whose turn has come: pending ones due now, then any whose
+    /// lease ran out (a worker stopped mid-way).
+    func claim(limit: Int, now: Date) async throws -> [Int] {
+        let leaseUntil = now.addingTimeInterval(settings.lease)
+        let lock: SQLQueryString = db.isPostgres ? " FOR UPDATE SKIP LOCKED" : ""
+        var claimed: [Int] = []
+        let pending: SQLQueryString = """
+            UPDATE notes SET status = 'processing', lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil), attempts = attempts + 1
+            WHERE id IN (SELECT id FROM notes WHERE status = 'pending' AND next_attempt_at <= \(bind: now)
+                         ORDER BY next_attempt_at, id LIMIT \(bind: limit)
+            """ + lock + ") RETURNING id"
+        claimed += try await db.sql.raw(pending).all().map { try $0.decode(column: "id", as: Int.self) }
+        if claimed.count < limit {
+            let expired: SQLQueryString = """
+                UPDATE notes SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil), attempts = attempts + 1
+                WHERE id IN (SELECT id FROM notes WHERE status = 'processing' AND lease_until < \(bind: now)
+                             ORDER BY lease_until, id LIMIT \(bind: limit - claimed.count)
+                """ + lock + ") RETURNING id"
+            claimed += try await db.sql.raw(expired).all().map { try $0.decode(column: "id", as: Int.self) }
+        }
+        return claimed.sorted()
+    }
+
+    /// Works through the notes due now, at most `limit`, and reports what happened. On an LLM
+    /// outage it stops at once and hands the rest of its claim back untouched.
+    public func runOnce(limit: Int = 1_000) async throws -> Summary {
+        var summary = Summary()
+        while summary.claimed < limit {
+            let batch = try await claim(limit: min(settings.batchSize, limit - summary.claimed), now: services.clock.now())
+            guard !batch.isEmpty else { break }
+            summary.claimed += batch.count
+            for id in batch {
+                if let outage = summary.outage {
+                    try await release(id, reason: outage, transient: true, countAttempt: false)
+                    summary.deferred += 1
+                    continue
+                }
+                switch await process(id) {
+                case .done: summary.done += 1
+                case .failed: summary.failed += 1
+                case .lostLease: break
+                case .deferred(let reason, let transient):
+                    summary.deferred += 1
+                    if transient { summary.outage = reason }
+                }
+            }
+            if summary.outage != nil { break }
+        }
+        return summary
+    }
+
+    /// Processes one claimed note.
+    func process(_ id: Int) async -> Outcome {
+        do {
+            guard let llm = services.llm else {
+                try await release(id, reason: LLMError.notConfigured.description, transient: true, countAttempt: false)
+                return .deferred(LLMError.notConfigured.description, transient: true)
+            }
+            guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
+            let numCtx = llm.settings.numCtx
+            let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
+                                                    prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx))
+            guard let vector = try await llm.embed([ProcessingPrompts.embeddingText(title: note.title, content: note.content)]).first else {
+                throw LLMError.invalidAnswer("no embedding came back")
+            }
+            try await services.vectors.refresh(on: db, now: services.clock.now())
+            let neighbours = services.vectors.search(vector, k: settings.associationLimit, excluding: [id],
+                                                     minimumSimilarity: settings.associationThreshold)
+            let now = services.clock.now()
+            let stored = try await store(id, analysis: analysis, vector: vector, model: llm.settings.embeddingModel,
+                                         chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
+            guard stored else { return .lostLease }
+            services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+            do {
+                _ = try await ThreadService(db: db, services: services, logger: logger).place(noteId: id)
+            } catch {
+                // The note is processed; it finds its thread at the next maintenance pass.
+                logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
+            }
+            return .done
+        } catch let error as LLMError {
+            do {
+                switch error {
+                case .invalidAnswer, .refused:
+                    try await fail(id, reason: error.description)
+                    return .failed(error.description)
+                default:
+                    try await release(id, reason: error.description, transient: true, countAttempt: true)
+                    return .deferred(error.description, transient: true)
+                }
+            } catch {
+                logger.error("Note \(id): could not record the LLM failure: \(error)")
+                return .deferred("\(error)", transient: false)
+            }
+        } catch {
+            logger.error("Note \(id) could not be processed: \(String(reflecting: error))")
+            do {
+                let attempts = try await NoteModel.find(id, on: db)?.attempts ?? 0
+                if attempts >= settings.maxAttempts {
+                    try await fail(id, reason: "gave up after \(attempts) attempts: \(error)")
+                    return .failed("\(error)")
+                }
+                try await release(id, reason: "\(error)", transient: false, countAttempt: true)
+            } catch {
+                logger.error("Note \(id): could not record the failure: \(error)")
+            }
+            return .deferred("\(error)", transient: false)
+        }
+    }
+
+    /// Stores a processed note in one transaction, if this worker still holds its lease.
+    private func store(_ id: Int, analysis: NoteAnalysis, vector: [Float], model: String, chatModel: String,
+                       neighbours: [(id: Int, similarity: Double)], now: Date) async throws -> Bool {
+        struct LostLease: Error {}
+        do {
+            try await db.transaction { db in
+                let sql = db.sql
+                let held = try await sql.raw("""
+                    UPDATE notes SET status = 'done', lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL, last_error = NULL
+                    WHERE id = \(bind: id) AND lease_owner = \(bind: owner) AND status = 'processing' RETURNING id
+                    """).all()
+                guard !held.isEmpty else { throw LostLease() }
+                try await sql.raw("""
+                    INSERT INTO processed_notes (note_id, concepts, primary_theme, secondary_themes, sentiment, sentiment_score,
+                      emotional_tone, energy_level, note_type, actionability, processed_at, model)
+                    VALUES (\(bind: id), \(bind: JSONColumn.write(analysis.concepts)), \(bind: analysis.primaryTheme),
+                      \(bind: JSONColumn.write(analysis.secondaryThemes)), \(bind: analysis.sentiment.rawValue), \(bind: analysis.sentimentScore),
+                      \(bind: analysis.emotionalTone), \(bind: analysis.energyLevel.rawValue), \(bind: analysis.noteType.rawValue),
+                      \(bind: analysis.actionability.rawValue), \(bind: now), \(bind: chatModel))
+                    ON CONFLICT (note_id) DO UPDATE SET concepts = excluded.concepts, primary_theme = excluded.primary_theme,
+                      secondary_themes = excluded.secondary_themes, sentiment = excluded.sentiment, sentiment_score = excluded.sentiment_score,
+                      emotional_tone = excluded.emotional_tone, energy_level = excluded.energy_level, note_type = excluded.note_type,
+                      actionability = excluded.actionability, processed_at = excluded.processed_at, model = excluded.model
+                    """).run()
+                try await EmbeddingStore(db: db).save(noteId: id, vector: vector, model: model, now: now)
+                try await EmbeddingStore(db: db).replaceAssociations(of: id, with: neighbours, now: now)
+            }
+            return true
+        } catch is LostLease {
+            logger.notice("Note \(id): its lease passed to another worker; this result is dropped")
+            return false
+        }
+    }
+
+    /// Hands a note back to the queue to be tried again after a back-off (doubling per attempt).
+    private func release(_ id: Int, reason: String, transient: Bool, countAttempt: Bool) async throws {
+        guard let note = try await NoteModel.find(id, on: db), note.leaseOwner == owner else { return }
+        let attempts = max(1, note.attempts)
+        let delay = min(settings.baseBackoff * pow(2, Double(attempts - 1)), settings.maxBackoff)
+        let now = services.clock.now()
+        try await db.sql.raw("""
+            UPDATE notes SET status = 'pending', lease_owner = NULL, lease_until = NULL, last_error = \(bind: reason),
+              next_attempt_at = \(bind: now.addingTimeInterval(countAttempt ? delay : 0)),
+              attempts = attempts - \(bind: countAttempt ? 0 : 1)
+            WHERE id = \(bind: id) AND lease_owner = \(bind: owner)
+            """).run()
+    }
+
+    private func fail(_ id: Int, reason: String) async throws {
+        try await db.sql.raw("""
+            UPDATE notes SET status = 'failed', lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL, last_error = \(bind: reason)
+            WHERE id = \(bind: id) AND lease_owner = \(bind: owner)
+            """).run()
+    }
+
+    /// How many notes are in each state, and the next attempt due.
+    public static func status(on db: any Database) async throws -> [String: Int] {
+        let rows = try await db.sql.raw("SELECT status, COUNT(*) AS n FROM notes GROUP BY status").all()
+        var out = Dictionary(uniqueKeysWithValues: ProcessingStatus.allCases.map { ($0.rawValue, 0) })
+        for row in rows { out[try row.decode(column: "status", as: String.self)] = try row.decode(column: "n", as: Int.self) }
+        return out
+    }
+
+    /// Puts failed notes back in the queue (after a fix: a model pulled, a prompt changed).
+    public static func retryFailed(on db: any Database, now: Date) async throws -> Int {
+        let rows = try await db.sql.raw("""
+            UPDATE notes SET status = 'pending', attempts = 0, next_attempt_at = \(bind: now) WHERE status = 'failed' RETURNING id
+            """).all()
+        return rows.count
+    }
+}
+
+/// Embeddings and associations as stored.
+struct EmbeddingStore {
+    let db: any Database
+
+    func save(noteId: Int, vector: [Float], model: String, now: Date) async throws {
+        try await db.sql.raw("""
+            INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
+            VALUES (\(bind: noteId), \(bind: VectorCoding.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: now))
+            ON CONFLICT (note_id) DO UPDATE SET vector = excluded.vector, model = excluded.model, dimension = excluded.dimension,
+              embedded_at = excluded.embedded_at
+            """).run()
+    }
+
+    /// The note's associations become `neighbours` (each pair stored once, smaller id first).
+    func replaceAssociations(of noteId: Int, with neighbours: [(id: Int, similarity: Double)], now: Date) async throws {
+        try await db.sql.raw("DELETE FROM note_associations WHERE note_a_id = \(bind: noteId) OR note_b_id = \(bind: noteId)").run()
+        for neighbour in neighbours where neighbour.id != noteId {
+            let (a, b) = noteId < neighbour.id ? (noteId, neighbour.id) : (neighbour.id, noteId)
+            try await db.sql.raw("""
+                INSERT INTO note_associations (note_a_id, note_b_id, similarity, created_at)
+                VALUES (\(bind: a), \(bind: b), \(bind: min(1, max(0, neighbour.similarity))), \(bind: now))
+                ON CONFLICT (note_a_id, note_b_id) DO UPDATE SET similarity = excluded.similarity
+                """).run()
+        }
+    }
+}

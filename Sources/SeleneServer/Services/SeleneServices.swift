@@ -1,0 +1,121 @@
+import AsyncHTTPClient
+import Fluent
+import Foundation
+import SeleneShared
+import Vapor
+
+/// The server's idea of "now", behind a value so tests can fix it.
+public struct SeleneClock: Sendable {
+    public var now: @Sendable () -> Date
+    public init(now: @escaping @Sendable () -> Date) { self.now = now }
+    public static let live = SeleneClock { WireDate.rounded(Date()) }
+}
+
+/// A clock a test moves by hand.
+public final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+    public var now: Date { lock.withLock { current } }
+    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    public func set(_ date: Date) { lock.withLock { current = date } }
+    public var clock: SeleneClock { SeleneClock { [self] in WireDate.rounded(now) } }
+}
+
+/// What happened that someone outside may want to hear of (part 4's push listens here).
+public enum SeleneEvent: Sendable, Hashable {
+    case briefingReady(Briefing)
+    case threadDetected(NoteThread)
+}
+
+/// Listeners of `SeleneEvent`s. A listener's failure never fails the work that announced it.
+public final class SeleneEvents: @unchecked Sendable {
+    public typealias Listener = @Sendable (SeleneEvent) async -> Void
+    private let lock = NSLock()
+    private var listeners: [Listener] = []
+    public init() {}
+    public func listen(_ listener: @escaping Listener) { lock.withLock { listeners.append(listener) } }
+    public func announce(_ event: SeleneEvent) async {
+        for listener in lock.withLock({ listeners }) { await listener(event) }
+    }
+}
+
+/// Everything a request or a background job of Selene needs besides the database.
+public final class SeleneServices: Sendable {
+    public let config: SeleneConfig
+    public let clock: SeleneClock
+    let tokens: APITokens
+    /// nil when no LLM is configured.
+    public let llm: OllamaClient?
+    public let vectors: VectorIndex
+    public let events: SeleneEvents
+    /// Wakes the processing worker when a note arrives.
+    let queueSignal: QueueSignal
+
+    init(config: SeleneConfig, clock: SeleneClock, llm: OllamaClient?) {
+        self.config = config
+        self.clock = clock
+        self.tokens = APITokens(config.apiTokens)
+        self.llm = llm
+        self.vectors = VectorIndex(model: config.ollama?.embeddingModel)
+        self.events = SeleneEvents()
+        self.queueSignal = QueueSignal()
+    }
+
+    /// The LLM, or the 503 that says none is configured.
+    func requireLLM() throws -> OllamaClient {
+        guard let llm else { throw SeleneError.llmNotConfigured }
+        return llm
+    }
+}
+
+extension Application {
+    private struct SeleneKey: StorageKey { typealias Value = SeleneServices }
+
+    public var selene: SeleneServices {
+        get {
+            guard let services = storage[SeleneKey.self] else { fatalError("configure(_:config:) has not run") }
+            return services
+        }
+        set { storage[SeleneKey.self] = newValue }
+    }
+}
+
+/// A wake-up call for a waiting worker; wakes given while nobody waits are kept (one is enough).
+final class QueueSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func wake() {
+        let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
+            if let w = waiter { waiter = nil; return w }
+            pending = true
+            return nil
+        }
+        continuation?.resume()
+    }
+
+    /// Returns when woken or after `timeout` seconds.
+    func wait(timeout: TimeInterval) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow: Bool = lock.withLock {
+                        if pending { pending = false; return true }
+                        waiter = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
+            group.addTask {
+                // Cancelled when woken first: then it must not wake anyone.
+                guard (try? await Task.sleep(nanoseconds: UInt64(max(timeout, 0.001) * 1_000_000_000))) != nil else { return }
+                self.wake()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

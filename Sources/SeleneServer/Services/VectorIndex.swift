@@ -1,0 +1,250 @@
+import Fluent
+import Foundation
+import SeleneShared
+import SQLKit
+
+/// Every note's embedding of the current model, in memory, normalised, for similarity search
+/// without reading vectors from the database. Loaded from `note_embeddings` on first use and kept
+/// current: this process's writes go in directly, other processes' (PostgreSQL) by a refresh of
+/// recently written rows before a search.
+public final class VectorIndex: @unchecked Sendable {
+    /// What a search may be narrowed to.
+    public struct Filter: Sendable, Hashable {
+        public var noteType: NoteType?
+        public var actionability: Actionability?
+        public init(noteType: NoteType? = nil, actionability: Actionability? = nil) {
+            self.noteType = noteType
+            self.actionability = actionability
+        }
+    }
+
+    public let model: String?
+    private let lock = ReadWriteLock()
+    private var dimension = 0
+    private var ids: [Int] = []
+    private var vectors: [Float] = []
+    private var types: [UInt8] = []
+    private var actionabilities: [UInt8] = []
+    private var embeddedAt: [Date] = []
+    private var position: [Int: Int] = [:]
+    private var lastRefresh: Date?
+    private let refreshLock = NSLock()
+
+    /// Rows written this long before the last refresh are read again, so a slow transaction of
+    /// another process that committed late is not missed.
+    static let refreshOverlap: TimeInterval = 30
+    static let refreshInterval: TimeInterval = 1
+
+    init(model: String?) { self.model = model }
+
+    public var count: Int { lock.read { ids.count } }
+    public var currentDimension: Int { lock.read { dimension } }
+
+    // MARK: Writes
+
+    /// Adds or replaces a note's vector (it must be of `model`).
+    public func upsert(id: Int, vector: [Float], noteType: NoteType?, actionability: Actionability?, embeddedAt date: Date) {
+        let v = VectorUtility.normalized(vector)
+        lock.write {
+            if dimension == 0 || ids.isEmpty { dimension = v.count }
+            guard v.count == dimension else { return }
+            let t = noteType.map { UInt8(NoteType.allCases.firstIndex(of: $0)! + 1) } ?? 0
+            let a = actionability.map { UInt8(Actionability.allCases.firstIndex(of: $0)! + 1) } ?? 0
+            if let row = position[id] {
+                vectors.replaceSubrange(row * dimension..<(row + 1) * dimension, with: v)
+                types[row] = t
+                actionabilities[row] = a
+                embeddedAt[row] = date
+            } else {
+                position[id] = ids.count
+                ids.append(id)
+                vectors.append(contentsOf: v)
+                types.append(t)
+                actionabilities.append(a)
+                embeddedAt.append(date)
+            }
+        }
+    }
+
+    /// Forgets a note (its embedding was removed or is of another model now).
+    public func remove(id: Int) {
+        lock.write {
+            guard let row = position.removeValue(forKey: id) else { return }
+            let last = ids.count - 1
+            if row != last {
+                let moved = ids[last]
+                ids[row] = moved
+                vectors.replaceSubrange(row * dimension..<(row + 1) * dimension, with: vectors[last * dimension..<(last + 1) * dimension])
+                types[row] = types[last]
+                actionabilities[row] = actionabilities[last]
+                embeddedAt[row] = embeddedAt[last]
+                position[moved] = row
+            }
+            ids.removeLast()
+            vectors.removeLast(dimension)
+            types.removeLast()
+            actionabilities.removeLast()
+            embeddedAt.removeLast()
+        }
+    }
+
+    public func removeAll() {
+        lock.write {
+            ids = []; vectors = []; types = []; actionabilities = []; embeddedAt = []; position = [:]; dimension = 0
+            lastRefresh = nil
+        }
+    }
+
+    // MARK: Reads
+
+    public func vector(for id: Int) -> [Float]? {
+        lock.read {
+            guard let row = position[id] else { return nil }
+            return Array(vectors[row * dimension..<(row + 1) * dimension])
+        }
+    }
+
+    /// The `k` notes most similar to `query` (cosine), best first, leaving out `excluding`.
+    public func search(_ query: [Float], k: Int, filter: Filter = Filter(), excluding: Set<Int> = [],
+                       minimumSimilarity: Double = -1) -> [(id: Int, similarity: Double)] {
+        let q = VectorUtility.normalized(query)
+        return lock.read { () -> [(id: Int, similarity: Double)] in
+            guard dimension > 0, q.count == dimension, !ids.isEmpty, k > 0 else { return [] }
+            let wantType = filter.noteType.map { UInt8(NoteType.allCases.firstIndex(of: $0)! + 1) }
+            let wantAction = filter.actionability.map { UInt8(Actionability.allCases.firstIndex(of: $0)! + 1) }
+            let n = ids.count, d = dimension
+            let parts = n > 20_000 ? 2 : 1
+            let results = ScanResults(parts: parts)
+            q.withUnsafeBufferPointer { qp in
+                vectors.withUnsafeBufferPointer { vp in
+                    types.withUnsafeBufferPointer { tp in
+                        actionabilities.withUnsafeBufferPointer { ap in
+                            let scan = Scan(query: qp.baseAddress!, vectors: vp.baseAddress!, types: tp.baseAddress!,
+                                            actionabilities: ap.baseAddress!, dimension: d)
+                            let keep = k + excluding.count
+                            let floor = Float(minimumSimilarity)
+                            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                                let lo = n * part / parts, hi = n * (part + 1) / parts
+                                var top = TopK(k: keep)
+                                for row in lo..<hi {
+                                    if let wantType, scan.types[row] != wantType { continue }
+                                    if let wantAction, scan.actionabilities[row] != wantAction { continue }
+                                    let s = VectorUtility.dot(scan.query, scan.vectors + row * scan.dimension, count: scan.dimension)
+                                    if s >= floor { top.offer(s, row) }
+                                }
+                                results.set(part, top.items)
+                            }
+                        }
+                    }
+                }
+            }
+            let partial = results.all
+            var merged = partial.flatMap { $0 }.sorted { $0.0 > $1.0 || ($0.0 == $1.0 && ids[$0.1] > ids[$1.1]) }
+            merged.removeAll { excluding.contains(ids[$0.1]) }
+            return merged.prefix(k).map { (id: ids[$0.1], similarity: Double($0.0)) }
+        }
+    }
+
+    // MARK: Loading
+
+    /// Makes sure the index holds every stored embedding of `model`: all of them the first time,
+    /// then those written since shortly before the last refresh (at most once a second).
+    public func refresh(on db: any Database, now: Date, force: Bool = false) async throws {
+        guard let model else { return }
+        let since: Date? = refreshLock.withLock {
+            if !force, let last = lastRefresh, now.timeIntervalSince(last) < Self.refreshInterval, now >= last { return Date.distantFuture }
+            defer { lastRefresh = now }
+            return lastRefresh.map { $0.addingTimeInterval(-Self.refreshOverlap) }
+        }
+        if since == .distantFuture { return }
+        let sql = db.sql
+        // Which rows changed: ids and times only, then vectors for those not already held.
+        let window: SQLQueryString = since.map { "AND embedded_at >= \(bind: $0)" } ?? ""
+        let rows = try await sql.raw("SELECT note_id, embedded_at FROM note_embeddings WHERE model = \(bind: model) " + window).all()
+        var wanted: [Int] = []
+        for row in rows {
+            let id = try row.decode(column: "note_id", as: Int.self)
+            let at = try row.decode(column: "embedded_at", as: Date.self)
+            let held = lock.read { position[id].map { embeddedAt[$0] } }
+            if held != at { wanted.append(id) }
+        }
+        for start in stride(from: 0, to: wanted.count, by: 1000) {
+            let chunk = Array(wanted[start..<min(start + 1000, wanted.count)])
+            let vectors = try await sql.raw("""
+                SELECT e.note_id, e.vector, e.embedded_at, p.note_type, p.actionability FROM note_embeddings e
+                LEFT JOIN processed_notes p ON p.note_id = e.note_id
+                WHERE e.model = \(bind: model) AND e.note_id IN (\(binds: chunk))
+                """).all()
+            for row in vectors {
+                upsert(id: try row.decode(column: "note_id", as: Int.self),
+                       vector: VectorCoding.decode(try row.decode(column: "vector", as: Data.self)),
+                       noteType: try row.decode(column: "note_type", as: String?.self).flatMap(NoteType.init(rawValue:)),
+                       actionability: try row.decode(column: "actionability", as: String?.self).flatMap(Actionability.init(rawValue:)),
+                       embeddedAt: try row.decode(column: "embedded_at", as: Date.self))
+            }
+        }
+        if since == nil {
+            // A full load also drops what is no longer stored under this model (a reindex elsewhere).
+            let stored = Set(try rows.map { try $0.decode(column: "note_id", as: Int.self) })
+            for id in lock.read({ ids }) where !stored.contains(id) { remove(id: id) }
+        }
+    }
+}
+
+/// Borrowed pointers for one search's parallel scan; valid for its duration only.
+private struct Scan: @unchecked Sendable {
+    let query: UnsafePointer<Float>
+    let vectors: UnsafePointer<Float>
+    let types: UnsafePointer<UInt8>
+    let actionabilities: UnsafePointer<UInt8>
+    let dimension: Int
+}
+
+/// Each part's best rows, written by its own scan.
+private final class ScanResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parts: [[(Float, Int)]]
+    init(parts: Int) { self.parts = Array(repeating: [], count: parts) }
+    func set(_ part: Int, _ items: [(Float, Int)]) { lock.withLock { parts[part] = items } }
+    var all: [[(Float, Int)]] { lock.withLock { parts } }
+}
+
+/// The k best (score, row) pairs seen, kept in a small sorted buffer.
+struct TopK {
+    let k: Int
+    private(set) var items: [(Float, Int)] = []
+    init(k: Int) { self.k = k; items.reserveCapacity(k + 1) }
+
+    mutating func offer(_ score: Float, _ row: Int) {
+        if items.count == k, let worst = items.last, score <= worst.0 { return }
+        var i = items.count
+        items.append((score, row))
+        while i > 0, items[i - 1].0 < score { items[i] = items[i - 1]; i -= 1 }
+        items[i] = (score, row)
+        if items.count > k { items.removeLast() }
+    }
+}
+
+/// Many readers or one writer.
+final class ReadWriteLock: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    init() {
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+    }
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+    func read<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+    func write<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+}

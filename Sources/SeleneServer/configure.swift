@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import SeleneShared
+import ServerCommon
+import Vapor
+
+/// Sets up a Selene application: database, migrations, middleware, the LLM client and routes.
+/// The executable and every test call this same function.
+public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClock = .live) async throws {
+    switch config.database {
+    case .sqliteFile(let path):
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+    case .sqliteMemory:
+        let scratch = TemporaryDatabaseFile()
+        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+        app.lifecycle.use(scratch)
+    case .postgres(let url):
+        var postgres = try SQLPostgresConfiguration(url: url)
+        postgres.searchPath = nil
+        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8), as: .psql)
+    }
+    app.migrations.add(SeleneMigrations.all)
+
+    var llm: OllamaClient?
+    if let settings = config.ollama {
+        let http = OllamaClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)
+        app.lifecycle.use(HTTPClientShutdown(client: http))
+        llm = OllamaClient(settings: settings, http: http)
+    }
+    app.selene = SeleneServices(config: config, clock: clock, llm: llm)
+
+    app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
+    app.middleware = Middlewares()
+    app.middleware.use(SeleneErrorMiddleware())
+    app.middleware.use(MethodNotAllowedMiddleware { method, allow in
+        SeleneError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])
+    })
+    if case .sqliteFile = config.database {
+        // Readers never wait for the writer, and the writer never waits for readers.
+        try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
+    }
+    try routes(app)
+}
+
+/// Closes an HTTP client when the application stops.
+struct HTTPClientShutdown: LifecycleHandler {
+    let client: HTTPClient
+    func shutdownAsync(_ application: Application) async {
+        try? await client.shutdown()
+    }
+}
+
+func routes(_ app: Application) throws {
+    try app.register(collection: HealthController())
+    let protected = app.grouped(TokenAuthMiddleware(tokens: app.selene.tokens))
+    try protected.register(collection: WebhookController())
+    let api = protected.grouped("api")
+    try api.register(collection: NoteController())
+    try api.register(collection: ThreadController())
+    try api.register(collection: SessionController())
+    try api.register(collection: MemoryController())
+    try api.register(collection: BriefingController())
+    try api.register(collection: LLMController())
+    try api.register(collection: DeviceController())
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// What a briefing draws on, and the two ways it becomes text: a prompt for the LLM, or an
+/// extractive briefing written from the same data when no LLM answers.
+public struct BriefingContext: Sendable, Hashable {
+    public var date: String
+    public var newNotes: [Note]
+    public var threads: [NoteThread]
+    public var associations: [Association]
+    public var tasks: [ThreadTask]
+    public var memories: [Memory]
+
+    public init(date: String, newNotes: [Note], threads: [NoteThread], associations: [Association], tasks: [ThreadTask], memories: [Memory] = []) {
+        self.date = date
+        self.newNotes = newNotes
+        self.threads = threads
+        self.associations = associations
+        self.tasks = tasks
+        self.memories = memories
+    }
+}
+
+public enum BriefingContextBuilder {
+    /// The briefing's prompt: the data in numbered, compact form, within `budget` tokens.
+    public static func prompt(_ context: BriefingContext, budget: Int = 3000) -> String {
+        var lines: [String] = ["Today is \(context.date). Write my morning briefing from my notes below."]
+        lines.append("")
+        lines.append("New notes since the last briefing (\(context.newNotes.count)):")
+        for note in context.newNotes.prefix(20) {
+            lines.append("- \(note.displayTitle): \(TokenBudget.truncate(note.content, toTokens: 60))")
+        }
+        lines.append("")
+        lines.append("Threads with the most momentum:")
+        for thread in context.threads.prefix(5) {
+            lines.append("- \(thread.name) (\(thread.noteCount) notes, momentum \(String(format: "%.1f", thread.momentum))): \(thread.summary)")
+        }
+        if !context.associations.isEmpty {
+            lines.append("")
+            lines.append("Links between threads:")
+            for a in context.associations.prefix(5) {
+                lines.append("- \"\(a.noteA.displayTitle)\" (\(a.threadA?.name ?? "no thread")) ↔ \"\(a.noteB.displayTitle)\" (\(a.threadB?.name ?? "no thread"))")
+            }
+        }
+        if !context.tasks.isEmpty {
+            lines.append("")
+            lines.append("Open tasks:")
+            for task in context.tasks.prefix(10) { lines.append("- \(task.title)") }
+        }
+        lines.append("")
+        lines.append("In under 200 words: what is new, which threads are moving, one surprising connection worth a look, and the tasks that matter today. Plain text, warm and direct.")
+        return TokenBudget.truncate(lines.joined(separator: "\n"), toTokens: budget)
+    }
+
+    public static let system = "You are Selene, a calm thinking companion. You write short, specific morning briefings from the person's own notes. Never invent notes."
+
+    /// The briefing written from the data alone.
+    public static func extractive(_ context: BriefingContext) -> String {
+        var parts: [String] = []
+        switch context.newNotes.count {
+        case 0: parts.append("No new notes since the last briefing.")
+        case 1: parts.append("1 new note since the last briefing: \(context.newNotes[0].displayTitle).")
+        default:
+            let titles = context.newNotes.prefix(3).map(\.displayTitle).joined(separator: "; ")
+            parts.append("\(context.newNotes.count) new notes since the last briefing, among them: \(titles).")
+        }
+        if !context.threads.isEmpty {
+            let moving = context.threads.prefix(3).map { "\($0.name) (\($0.noteCount) notes)" }.joined(separator: ", ")
+            parts.append("Moving threads: \(moving).")
+        }
+        if let link = context.associations.first {
+            parts.append("A link across threads: \"\(link.noteA.displayTitle)\" and \"\(link.noteB.displayTitle)\" (\(Int((link.similarity * 100).rounded()))% similar).")
+        }
+        if !context.tasks.isEmpty {
+            let tasks = context.tasks.prefix(3).map(\.title).joined(separator: "; ")
+            parts.append("Open tasks (\(context.tasks.count)): \(tasks).")
+        }
+        return parts.joined(separator: "\n\n")
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// Phrases that open each kind of prompt. They make prompts recognisable in logs and let the
+/// test suite's Ollama-protocol server answer each kind the way a model would.
+public enum PromptMarkers {
+    public static let memoryExtraction = "Extract durable memories"
+    public static let compression = "Summarise the conversation so far"
+    public static let briefing = "Write my morning briefing"
+    public static let taskSuggestion = "Suggest next tasks"
+    /// Notes in a chat prompt's context are lines `[n] title — date — text`.
+    public static let contextHeader = "Notes from my second brain:"
+    public static let memoriesHeader = "What you remember about me:"
+}

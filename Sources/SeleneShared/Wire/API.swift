@@ -1,0 +1,394 @@
+import Foundation
+
+// Requests and responses of SELENE.md §3. Lists answer `{"count": n, "<plural>": [...]}`.
+
+public struct HealthStatus: Codable, Sendable, Hashable {
+    public var status: String
+    public var timestamp: Date
+    public init(status: String, timestamp: Date) { self.status = status; self.timestamp = timestamp }
+}
+
+/// `{"error": "sentence", "fields": {...}}`, every failure's shape.
+public struct ErrorBody: Codable, Sendable, Hashable, Error {
+    public var error: String
+    public var fields: [String: String]?
+    public init(error: String, fields: [String: String]? = nil) { self.error = error; self.fields = fields }
+}
+
+// MARK: Capture
+
+/// What the Drafts app's action posts to `/webhook/api/drafts`.
+public struct DraftsCapture: Codable, Sendable, Hashable {
+    public var content: String
+    public var title: String?
+    public var uuid: String?
+    public var tags: [String]?
+    public var createdAt: Date?
+
+    public init(content: String, title: String? = nil, uuid: String? = nil, tags: [String]? = nil, createdAt: Date? = nil) {
+        self.content = content
+        self.title = title
+        self.uuid = uuid
+        self.tags = tags
+        self.createdAt = createdAt
+    }
+}
+
+/// A note written in the web app or the terminal (`POST /api/notes`).
+public struct NewNote: Codable, Sendable, Hashable {
+    public var content: String
+    public var title: String?
+    public var tags: [String]?
+    /// `web` (the default) or `cli`.
+    public var source: NoteSource?
+
+    public init(content: String, title: String? = nil, tags: [String]? = nil, source: NoteSource? = nil) {
+        self.content = content
+        self.title = title
+        self.tags = tags
+        self.source = source
+    }
+}
+
+public struct NoteList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var notes: [Note]
+    public init(notes: [Note]) { self.count = notes.count; self.notes = notes }
+}
+
+public struct SearchRequest: Codable, Sendable, Hashable {
+    public var query: String
+    public var limit: Int?
+    public init(query: String, limit: Int? = nil) { self.query = query; self.limit = limit }
+}
+
+public struct SearchResponse: Codable, Sendable, Hashable {
+    public var query: String
+    public var count: Int
+    public var notes: [Note]
+    public init(query: String, notes: [Note]) { self.query = query; self.count = notes.count; self.notes = notes }
+}
+
+public struct RecentNotes: Codable, Sendable, Hashable {
+    public var days: Int
+    public var count: Int
+    public var notes: [Note]
+    public init(days: Int, notes: [Note]) { self.days = days; self.count = notes.count; self.notes = notes }
+}
+
+public struct NotesSince: Codable, Sendable, Hashable {
+    public var since: Date
+    public var count: Int
+    public var notes: [Note]
+    public init(since: Date, notes: [Note]) { self.since = since; self.count = notes.count; self.notes = notes }
+}
+
+public struct RelatedNote: Codable, Sendable, Hashable {
+    public var note: Note
+    public var relationshipType: RelationshipType
+    /// 0…1: the stored similarity, or a rank-derived strength for keyword matches.
+    public var strength: Double
+    public init(note: Note, relationshipType: RelationshipType, strength: Double) {
+        self.note = note
+        self.relationshipType = relationshipType
+        self.strength = strength
+    }
+}
+
+public struct RelatedNotes: Codable, Sendable, Hashable {
+    public var noteId: Int64
+    public var count: Int
+    public var results: [RelatedNote]
+    public var source: RetrievalSource
+    public init(noteId: Int64, results: [RelatedNote], source: RetrievalSource) {
+        self.noteId = noteId
+        self.count = results.count
+        self.results = results
+        self.source = source
+    }
+}
+
+public struct ThreadAssignmentsRequest: Codable, Sendable, Hashable {
+    public var noteIds: [Int64]
+    public init(noteIds: [Int64]) { self.noteIds = noteIds }
+}
+
+public struct ThreadAssignment: Codable, Sendable, Hashable {
+    public var noteId: Int64
+    public var threadName: String
+    public var threadId: Int64
+    public init(noteId: Int64, threadName: String, threadId: Int64) {
+        self.noteId = noteId
+        self.threadName = threadName
+        self.threadId = threadId
+    }
+}
+
+public struct ThreadAssignments: Codable, Sendable, Hashable {
+    public var count: Int
+    public var assignments: [ThreadAssignment]
+    public init(assignments: [ThreadAssignment]) { self.count = assignments.count; self.assignments = assignments }
+}
+
+public struct RetrieveRequest: Codable, Sendable, Hashable {
+    public var query: String
+    public var limit: Int?
+    public var noteType: NoteType?
+    public var actionability: Actionability?
+    public init(query: String, limit: Int? = nil, noteType: NoteType? = nil, actionability: Actionability? = nil) {
+        self.query = query
+        self.limit = limit
+        self.noteType = noteType
+        self.actionability = actionability
+    }
+}
+
+/// A retrieved note with its fused score and the ranks it had in each list (1-based).
+public struct ScoredNote: Codable, Sendable, Hashable {
+    public var note: Note
+    public var score: Double
+    public var keywordRank: Int?
+    public var vectorRank: Int?
+    public init(note: Note, score: Double, keywordRank: Int? = nil, vectorRank: Int? = nil) {
+        self.note = note
+        self.score = score
+        self.keywordRank = keywordRank
+        self.vectorRank = vectorRank
+    }
+}
+
+public struct RetrieveResponse: Codable, Sendable, Hashable {
+    public var query: String
+    public var count: Int
+    public var results: [ScoredNote]
+    public var source: RetrievalSource
+    public init(query: String, results: [ScoredNote], source: RetrievalSource) {
+        self.query = query
+        self.count = results.count
+        self.results = results
+        self.source = source
+    }
+}
+
+// MARK: Threads
+
+public struct ThreadList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var threads: [NoteThread]
+    public init(threads: [NoteThread]) { self.count = threads.count; self.threads = threads }
+}
+
+public struct ThreadDetail: Codable, Sendable, Hashable {
+    public var thread: NoteThread
+    public var notes: [Note]
+    public init(thread: NoteThread, notes: [Note]) { self.thread = thread; self.notes = notes }
+}
+
+public struct TaskList: Codable, Sendable, Hashable {
+    public var threadId: Int64
+    public var count: Int
+    public var tasks: [ThreadTask]
+    public init(threadId: Int64, tasks: [ThreadTask]) { self.threadId = threadId; self.count = tasks.count; self.tasks = tasks }
+}
+
+public struct TaskUpdate: Codable, Sendable, Hashable {
+    public var status: TaskStatus
+    public init(status: TaskStatus) { self.status = status }
+}
+
+// MARK: Sessions and messages
+
+public struct SessionList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var sessions: [ChatSession]
+    public init(sessions: [ChatSession]) { self.count = sessions.count; self.sessions = sessions }
+}
+
+public struct PinRequest: Codable, Sendable, Hashable {
+    public var isPinned: Bool
+    public init(isPinned: Bool) { self.isPinned = isPinned }
+}
+
+public struct NewMessage: Codable, Sendable, Hashable {
+    public var role: MessageRole
+    public var content: String
+    public init(role: MessageRole, content: String) { self.role = role; self.content = content }
+}
+
+public struct MessageList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var messages: [ConversationMessage]
+    public init(messages: [ConversationMessage]) { self.count = messages.count; self.messages = messages }
+}
+
+// MARK: Memories
+
+public struct MemoryList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var memories: [Memory]
+    public init(memories: [Memory]) { self.count = memories.count; self.memories = memories }
+}
+
+public struct NewMemory: Codable, Sendable, Hashable {
+    public var content: String
+    public var type: MemoryType
+    public var confidence: Double
+    public var sourceSessionId: UUID?
+    public var embedding: [Float]?
+    public init(content: String, type: MemoryType, confidence: Double, sourceSessionId: UUID? = nil, embedding: [Float]? = nil) {
+        self.content = content
+        self.type = type
+        self.confidence = confidence
+        self.sourceSessionId = sourceSessionId
+        self.embedding = embedding
+    }
+}
+
+/// A partial update: absent keys stay. Updating the embedding never touches the content.
+public struct MemoryUpdate: Codable, Sendable, Hashable {
+    public var content: String?
+    public var type: MemoryType?
+    public var confidence: Double?
+    public var embedding: [Float]?
+    public init(content: String? = nil, type: MemoryType? = nil, confidence: Double? = nil, embedding: [Float]? = nil) {
+        self.content = content
+        self.type = type
+        self.confidence = confidence
+        self.embedding = embedding
+    }
+}
+
+public struct CreatedId: Codable, Sendable, Hashable {
+    public var id: Int64
+    public init(id: Int64) { self.id = id }
+}
+
+public struct TouchRequest: Codable, Sendable, Hashable {
+    public var ids: [Int64]
+    public init(ids: [Int64]) { self.ids = ids }
+}
+
+public struct Touched: Codable, Sendable, Hashable {
+    public var count: Int
+    public init(count: Int) { self.count = count }
+}
+
+// MARK: Briefing
+
+public struct AssociationList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var associations: [Association]
+    public init(associations: [Association]) { self.count = associations.count; self.associations = associations }
+}
+
+// MARK: LLM
+
+public struct LLMHealth: Codable, Sendable, Hashable {
+    public var available: Bool
+    public var chatModel: String?
+    public var embeddingModel: String?
+    /// Why it isn't available: not configured, unreachable, a model not pulled.
+    public var reason: String?
+    public init(available: Bool, chatModel: String? = nil, embeddingModel: String? = nil, reason: String? = nil) {
+        self.available = available
+        self.chatModel = chatModel
+        self.embeddingModel = embeddingModel
+        self.reason = reason
+    }
+}
+
+public struct GenerateRequest: Codable, Sendable, Hashable {
+    public var prompt: String
+    public var system: String?
+    public var model: String?
+    public var temperature: Double?
+    /// Answer as NDJSON `LLMStreamChunk` lines while it is written.
+    public var stream: Bool?
+    public init(prompt: String, system: String? = nil, model: String? = nil, temperature: Double? = nil, stream: Bool? = nil) {
+        self.prompt = prompt
+        self.system = system
+        self.model = model
+        self.temperature = temperature
+        self.stream = stream
+    }
+}
+
+public struct GenerateResponse: Codable, Sendable, Hashable {
+    public var response: String
+    public var model: String
+    public init(response: String, model: String) { self.response = response; self.model = model }
+}
+
+public struct EmbedRequest: Codable, Sendable, Hashable {
+    public var text: String
+    public var model: String?
+    public init(text: String, model: String? = nil) { self.text = text; self.model = model }
+}
+
+public struct EmbedResponse: Codable, Sendable, Hashable {
+    public var embedding: [Float]
+    public var model: String
+    public init(embedding: [Float], model: String) { self.embedding = embedding; self.model = model }
+}
+
+public struct LLMMessage: Codable, Sendable, Hashable {
+    public var role: MessageRole
+    public var content: String
+    public init(role: MessageRole, content: String) { self.role = role; self.content = content }
+}
+
+/// A chat turn for the LLM (`POST /api/llm/chat`), answered as NDJSON `LLMStreamChunk` lines.
+public struct LLMChatRequest: Codable, Sendable, Hashable {
+    public var messages: [LLMMessage]
+    public var model: String?
+    public var temperature: Double?
+    public init(messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) {
+        self.messages = messages
+        self.model = model
+        self.temperature = temperature
+    }
+}
+
+/// One line of a streamed answer: a piece of text, the end, or an error that ended it.
+public struct LLMStreamChunk: Codable, Sendable, Hashable {
+    public var delta: String?
+    public var done: Bool
+    public var error: String?
+    public init(delta: String? = nil, done: Bool = false, error: String? = nil) {
+        self.delta = delta
+        self.done = done
+        self.error = error
+    }
+}
+
+// MARK: Devices and export
+
+public struct DeviceRequest: Codable, Sendable, Hashable {
+    public var token: String
+    public var platform: DevicePlatform?
+    public init(token: String, platform: DevicePlatform? = nil) { self.token = token; self.platform = platform }
+}
+
+public struct DeviceList: Codable, Sendable, Hashable {
+    public var count: Int
+    public var devices: [Device]
+    public init(devices: [Device]) { self.count = devices.count; self.devices = devices }
+}
+
+public struct Unregistered: Codable, Sendable, Hashable {
+    public var removed: Bool
+    public init(removed: Bool) { self.removed = removed }
+}
+
+public struct ExportRequest: Codable, Sendable, Hashable {
+    public var noteId: Int64?
+    public init(noteId: Int64? = nil) { self.noteId = noteId }
+}
+
+/// What an Obsidian export wrote, as paths relative to the vault.
+public struct ExportResult: Codable, Sendable, Hashable {
+    public var notes: Int
+    public var threads: Int
+    public var files: [String]
+    public init(notes: Int, threads: Int, files: [String]) { self.notes = notes; self.threads = threads; self.files = files }
+}
