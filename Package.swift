@@ -93,11 +93,14 @@ let package = Package(
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Vapor", package: "vapor")]
         ),
+        // Per-test PostgreSQL databases and free ports, for both servers' suites.
+        .target(name: "TestDatabases", dependencies: [.product(name: "FluentPostgresDriver", package: "fluent-postgres-driver")],
+                path: "Tests/TestDatabases"),
         .testTarget(name: "SeleneSharedTests", dependencies: ["SeleneShared"]),
         .testTarget(
             name: "SeleneServerTests",
             dependencies: [
-                "SeleneServer", "SeleneShared", "OllamaStub",
+                "SeleneServer", "SeleneShared", "OllamaStub", "TestDatabases",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWT", package: "jwt"),
@@ -109,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit",
+                "StitchServer", "StitchCore", "StitchKit", "TestDatabases",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -39,6 +39,7 @@ public final class OllamaStub: Sendable {
     private struct State {
         var fault: Fault = .none
         var remaining: Int?
+        var skip = 0
         var slowSeconds: Double = 3
         var chunkDelay: Double = 0.005
         var requests: [Recorded] = []
@@ -79,11 +80,13 @@ public final class OllamaStub: Sendable {
         try? await app.asyncShutdown()
     }
 
-    /// Sets a fault for the next `times` requests (all, until changed, when nil).
-    public func setFault(_ fault: Fault, times: Int? = nil, slowSeconds: Double? = nil) {
+    /// Sets a fault for `times` requests (all, until changed, when nil), starting after the next
+    /// `after` requests.
+    public func setFault(_ fault: Fault, times: Int? = nil, after: Int = 0, slowSeconds: Double? = nil) {
         state.withLockedValue {
             $0.fault = fault
             $0.remaining = times
+            $0.skip = after
             if let slowSeconds { $0.slowSeconds = slowSeconds }
         }
     }
@@ -97,6 +100,7 @@ public final class OllamaStub: Sendable {
     /// The fault for this request (consuming one of a limited run).
     func takeFault() -> (Fault, Double) {
         state.withLockedValue { s in
+            if s.skip > 0 { s.skip -= 1; return (.none, s.slowSeconds) }
             let fault = s.fault
             if fault != .none, let left = s.remaining {
                 s.remaining = left - 1

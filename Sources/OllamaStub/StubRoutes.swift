@@ -35,9 +35,9 @@ enum StubRoutes {
         app.post("api", "chat") { req async throws -> Response in try await complete(req, stub(), chat: true) }
 
         app.post("_stub", "fault") { req async throws -> Response in
-            struct Set: Decodable { var fault: OllamaStub.Fault; var times: Int?; var slowSeconds: Double?; var chunkDelay: Double? }
+            struct Set: Decodable { var fault: OllamaStub.Fault; var times: Int?; var after: Int?; var slowSeconds: Double?; var chunkDelay: Double? }
             let set = try JSONDecoder().decode(Set.self, from: Data(buffer: req.body.data ?? ByteBuffer()))
-            stub().setFault(set.fault, times: set.times, slowSeconds: set.slowSeconds)
+            stub().setFault(set.fault, times: set.times, after: set.after ?? 0, slowSeconds: set.slowSeconds)
             if let delay = set.chunkDelay { stub().setChunkDelay(delay) }
             return json(["fault": .string(set.fault.rawValue)])
         }
@@ -116,7 +116,9 @@ enum StubRoutes {
         response.headers.replaceOrAdd(name: .contentType, value: "application/x-ndjson")
         response.body = .init(asyncStream: { writer in
             for (index, piece) in pieces.enumerated() {
-                if fault == .cutStream, index == 2 { throw Abort(.internalServerError, reason: "cut") }
+                // Cut off: the body ends without the final `done` line (as when Ollama dies mid-answer
+                // behind a proxy that closes the response).
+                if fault == .cutStream, index == 2 { try await writer.write(.end); return }
                 if fault == .streamError, index == 2 {
                     try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(JSONValue.object(["error": "stub stream failure"])) + Data("\n".utf8))))
                     try await writer.write(.end)
@@ -125,7 +127,7 @@ enum StubRoutes {
                 try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(line(piece, done: false)) + Data("\n".utf8))))
                 if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
             }
-            if fault == .cutStream { throw Abort(.internalServerError, reason: "cut") }
+            if fault == .cutStream { try await writer.write(.end); return }
             try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(line("", done: true)) + Data("\n".utf8))))
             try await writer.write(.end)
         })

@@ -11,6 +11,7 @@ import NIOCore
 import StitchCore
 @testable import StitchKit
 @testable import StitchServer
+import TestDatabases
 import Testing
 import Vapor
 
@@ -211,21 +212,7 @@ final class ServerProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// A port nobody listens on right now (bound once by the kernel's choice, then released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw ConfigError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try freeLoopbackPort() }
 
     func start() async throws {
         wasKilled = false

@@ -6,6 +6,7 @@ import NIOEmbedded
 import PostgresNIO
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 import VaporTesting
 

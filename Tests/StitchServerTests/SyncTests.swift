@@ -3,6 +3,7 @@ import Foundation
 import SQLKit
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 import VaporTesting
 

@@ -21,6 +21,11 @@ public struct SeleneError: AbortError, Sendable {
         SeleneError(.badRequest, "Some fields need attention: " + fields.sorted { $0.key < $1.key }.map { $0.value }.joined(separator: "; "), fields: fields)
     }
 
+    /// The request is well formed but names something (a thread, a session) that isn't there.
+    static func missingReference(_ fields: [String: String]) -> SeleneError {
+        SeleneError(.conflict, "Something this refers to isn't there: " + fields.sorted { $0.key < $1.key }.map { $0.value }.joined(separator: "; "), fields: fields)
+    }
+
     static func notFound(_ what: String) -> SeleneError { SeleneError(.notFound, "\(what) not found") }
 
     static let llmNotConfigured = SeleneError(

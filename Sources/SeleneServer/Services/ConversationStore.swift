@@ -21,7 +21,7 @@ struct ConversationStore {
     @discardableResult
     func save(_ session: ChatSession) async throws -> Bool {
         if let threadId = session.threadId, try await ThreadModel.find(Int(threadId), on: db) == nil {
-            throw FieldErrors(["threadId": "no thread has id \(threadId)"])
+            throw SeleneError.missingReference(["threadId": "no thread has id \(threadId)"])
         }
         let existing = try await ChatSessionModel.find(session.id, on: db)
         let model = existing ?? ChatSessionModel()
@@ -84,7 +84,7 @@ struct ConversationStore {
 
     func addMemory(_ new: NewMemory, now: Date) async throws -> Int {
         if let session = new.sourceSessionId, try await ChatSessionModel.find(session, on: db) == nil {
-            throw FieldErrors(["sourceSessionId": "no session has id \(session.uuidString.lowercased())"])
+            throw SeleneError.missingReference(["sourceSessionId": "no session has id \(session.uuidString.lowercased())"])
         }
         let model = MemoryModel()
         model.content = new.content

@@ -57,13 +57,15 @@ public struct ProcessingQueue: Sendable {
     /// outage it stops at once and hands the rest of its claim back untouched.
     public func runOnce(limit: Int = 1_000) async throws -> Summary {
         var summary = Summary()
+        var outageDelay = settings.baseBackoff
         while summary.claimed < limit {
             let batch = try await claim(limit: min(settings.batchSize, limit - summary.claimed), now: services.clock.now())
             guard !batch.isEmpty else { break }
             summary.claimed += batch.count
             for id in batch {
                 if let outage = summary.outage {
-                    try await release(id, reason: outage, transient: true, countAttempt: false)
+                    // The rest of the claim waits as long as the note that met the outage.
+                    try await release(id, reason: outage, transient: true, countAttempt: false, delay: outageDelay)
                     summary.deferred += 1
                     continue
                 }
@@ -73,7 +75,10 @@ public struct ProcessingQueue: Sendable {
                 case .lostLease: break
                 case .deferred(let reason, let transient):
                     summary.deferred += 1
-                    if transient { summary.outage = reason }
+                    if transient {
+                        summary.outage = reason
+                        outageDelay = try await NoteModel.find(id, on: db)?.nextAttemptAt.map { max(0, $0.timeIntervalSince(services.clock.now())) } ?? outageDelay
+                    }
                 }
             }
             if summary.outage != nil { break }
@@ -174,15 +179,16 @@ public struct ProcessingQueue: Sendable {
         }
     }
 
-    /// Hands a note back to the queue to be tried again after a back-off (doubling per attempt).
-    private func release(_ id: Int, reason: String, transient: Bool, countAttempt: Bool) async throws {
+    /// Hands a note back to the queue to be tried again after a back-off (doubling per attempt,
+    /// or `delay` when given). Without `countAttempt` its claim doesn't count as an attempt.
+    private func release(_ id: Int, reason: String, transient: Bool, countAttempt: Bool, delay given: TimeInterval? = nil) async throws {
         guard let note = try await NoteModel.find(id, on: db), note.leaseOwner == owner else { return }
         let attempts = max(1, note.attempts)
-        let delay = min(settings.baseBackoff * pow(2, Double(attempts - 1)), settings.maxBackoff)
+        let delay = given ?? min(settings.baseBackoff * pow(2, Double(attempts - 1)), settings.maxBackoff)
         let now = services.clock.now()
         try await db.sql.raw("""
             UPDATE notes SET status = 'pending', lease_owner = NULL, lease_until = NULL, last_error = \(bind: reason),
-              next_attempt_at = \(bind: now.addingTimeInterval(countAttempt ? delay : 0)),
+              next_attempt_at = \(bind: now.addingTimeInterval(delay)),
               attempts = attempts - \(bind: countAttempt ? 0 : 1)
             WHERE id = \(bind: id) AND lease_owner = \(bind: owner)
             """).run()

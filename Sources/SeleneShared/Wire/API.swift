@@ -242,6 +242,16 @@ public struct NewMemory: Codable, Sendable, Hashable {
         self.sourceSessionId = sourceSessionId
         self.embedding = embedding
     }
+    private enum CodingKeys: String, CodingKey { case content, type, confidence, sourceSessionId, embedding }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        content = try c.decode(String.self, forKey: .content)
+        type = try c.decode(MemoryType.self, forKey: .type)
+        confidence = try c.decode(Double.self, forKey: .confidence)
+        sourceSessionId = try c.decodeIfPresent(UUID.self, forKey: .sourceSessionId)
+        embedding = try FloatVector.decode(c, .embedding)
+    }
 }
 
 /// A partial update: absent keys stay. Updating the embedding never touches the content.
@@ -255,6 +265,27 @@ public struct MemoryUpdate: Codable, Sendable, Hashable {
         self.type = type
         self.confidence = confidence
         self.embedding = embedding
+    }
+    private enum CodingKeys: String, CodingKey { case content, type, confidence, embedding }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        content = try c.decodeIfPresent(String.self, forKey: .content)
+        type = try c.decodeIfPresent(MemoryType.self, forKey: .type)
+        confidence = try c.decodeIfPresent(Double.self, forKey: .confidence)
+        embedding = try FloatVector.decode(c, .embedding)
+    }
+}
+
+/// Embeddings arrive as JSON numbers; each must fit a 32-bit float. Read as doubles first, so
+/// one that doesn't is named (`embedding`) rather than failing the whole body as unreadable.
+enum FloatVector {
+    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> [Float]? {
+        guard let values = try c.decodeIfPresent([Double].self, forKey: key) else { return nil }
+        guard values.allSatisfy({ $0.isFinite && abs($0) <= Double(Float.greatestFiniteMagnitude) }) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "every number must fit a 32-bit float")
+        }
+        return values.map { Float($0) }
     }
 }
 

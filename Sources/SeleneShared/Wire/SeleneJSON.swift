@@ -40,20 +40,69 @@ public enum WireDate {
         date.formatted(withFraction)
     }
 
-    /// A date-time with `Z` or an offset, with or without fractional seconds; `nil` otherwise.
+    /// A date-time with `Z` or an offset (`+02:00`), with or without fractional seconds; nil
+    /// for anything else, an impossible day (February 30th) or a leap second included.
     public static func date(from text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count >= 20, trimmed.count <= 40 else { return nil }
-        if let date = try? withFraction.parse(trimmed) { return rounded(date) }
-        if let date = try? withoutFraction.parse(trimmed) { return date }
-        return nil
+        let b = Array(text.utf8)
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            guard at + count <= b.count else { return nil }
+            var value = 0
+            for i in at..<(at + count) {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                value = value * 10 + Int(b[i] - 48)
+            }
+            return value
+        }
+        guard b.count >= 20, let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45, let day = digits(8, 2),
+              b[10] == 84 || b[10] == 116, let hour = digits(11, 2), b[13] == 58, let minute = digits(14, 2), b[16] == 58,
+              let second = digits(17, 2), (1...12).contains(month), hour < 24, minute < 60, second < 60,
+              day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == 46 {
+            i += 1
+            var scale = 0.1
+            let start = i
+            while i < b.count, b[i] >= 48, b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+            guard i > start else { return nil }
+        }
+        guard i < b.count else { return nil }
+        var offset = 0
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45, let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 58, let om = digits(i + 4, 2), oh < 24, om < 60 {
+            offset = (b[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let seconds = Double(daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset)
+        return rounded(Date(timeIntervalSince1970: seconds + fraction))
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a day of the proleptic Gregorian calendar.
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        // Count from March, so the leap day comes last in the year counted.
+        let y = month <= 2 ? year - 1 : year
+        let shifted = (month + 9) % 12
+        let dayOfYear = (153 * shifted + 2) / 5 + day - 1
+        let yearDays = y * 365 + Int((Double(y) / 4).rounded(.down)) - Int((Double(y) / 100).rounded(.down)) + Int((Double(y) / 400).rounded(.down))
+        return yearDays + dayOfYear - 719_468
     }
 
     /// `2026-01-31` (UTC), the day part of an instant.
     public static func day(of date: Date) -> String { String(string(from: date).prefix(10)) }
 
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
-    private static let withoutFraction = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
 }
 
 extension WireDate {

@@ -5,62 +5,9 @@ import FluentPostgresDriver
 import PostgresNIO
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 import VaporTesting
-
-/// Which database the suite runs on: in-memory SQLite, or PostgreSQL when TEST_DATABASE_URL is
-/// set. Each test gets a database of its own (created fresh on PostgreSQL, dropped afterwards).
-enum TestDatabase {
-    static var postgresURL: String? {
-        guard let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"], !url.isEmpty else { return nil }
-        return url
-    }
-
-    static var isPostgres: Bool { postgresURL != nil }
-
-    /// Tests may only ever touch a database on this machine.
-    static func checkLocal(_ url: URLComponents) throws {
-        let host = url.host ?? ""
-        guard ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) else {
-            throw ConfigError("TEST_DATABASE_URL must point at localhost, not \(host)")
-        }
-    }
-
-    static func withAdminConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard let url = postgresURL, let components = URLComponents(string: url) else { throw ConfigError("no TEST_DATABASE_URL") }
-        try checkLocal(components)
-        let config = try SQLPostgresConfiguration(url: url)
-        let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config.coreConfiguration, id: 1,
-            logger: Logger(label: "test-admin"))
-        do {
-            let result = try await body(connection)
-            try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-    }
-
-    /// A new, empty database; returns its URL.
-    static func createPostgresDatabase() async throws -> (name: String, url: String) {
-        let name = "stitch_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
-        try await withAdminConnection { conn in
-            _ = try await conn.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "test-admin"))
-        }
-        var components = URLComponents(string: postgresURL!)!
-        components.path = "/" + name
-        return (name, components.string!)
-    }
-
-    static func dropPostgresDatabase(_ name: String) async throws {
-        try await withAdminConnection { conn in
-            _ = try await conn.query(
-                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: Logger(label: "test-admin"))
-        }
-    }
-}
 
 let testSecret = "test-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
 

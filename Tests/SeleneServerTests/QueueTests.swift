@@ -1,0 +1,163 @@
+import Foundation
+import OllamaStub
+import SeleneShared
+@testable import SeleneServer
+import SQLKit
+import Testing
+import VaporTesting
+
+@Suite("The processing queue's life: down, retry, restart, failure reason, two workers")
+struct QueueTests {
+    @Test("A captured note is processed: analysis, embedding with its model and dimension, associations")
+    func processes() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                let a = try await app.note("Tomatoes and basil in the garden bed, garden compost")
+                let b = try await app.note("The garden bed needs compost for the tomatoes")
+                try await app.note("Quarterly tax papers")
+                let summary = try await app.process()
+                #expect(summary.claimed == 3 && summary.done == 3 && summary.outage == nil)
+                let note: Note = try await app.call(.GET, "/api/notes/\(a.id)")
+                #expect(note.status == .done && note.attempts == 1 && note.lastError == nil)
+                #expect(note.analysis?.primaryTheme == "garden" && note.processedBy == OllamaStub.chatModel && note.processedAt == clock.now)
+                #expect(note.embeddingModel == OllamaStub.embeddingModel)
+                let row = try #require(try await (app.db as! any SQLDatabase).raw("SELECT model, dimension, vector FROM note_embeddings WHERE note_id = \(bind: Int(a.id))").first())
+                #expect(try row.decode(column: "dimension", as: Int.self) == OllamaStub.dimension)
+                #expect(try row.decode(column: "vector", as: Data.self).count == OllamaStub.dimension * 4)
+                let pairs = try await (app.db as! any SQLDatabase).raw("SELECT note_a_id, note_b_id, similarity FROM note_associations").all()
+                #expect(pairs.count == 1)
+                #expect(try pairs.first?.decode(column: "note_a_id", as: Int.self) == Int(a.id))
+                #expect(try pairs.first?.decode(column: "note_b_id", as: Int.self) == Int(b.id))
+                // Analysis and embedding requests: one each per note, never twice.
+                #expect(stub.requests.filter { $0.hasFormat }.count == 3 && stub.requests.filter { $0.path == "/api/embed" }.count == 3)
+                #expect(try await app.process().claimed == 0)
+            }
+        }
+    }
+
+    @Test("Ollama down: capture, search and reading still work; notes wait with the reason and back off; then catch up once")
+    func down() async throws {
+        let stub = try await OllamaStub.start()
+        let port = stub.port
+        await stub.stop()
+        let settings = SeleneConfig.Ollama(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+                                           numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
+        try await withSelene(adjust: { $0.ollama = settings; $0.processing.baseBackoff = 30 }) { app, clock in
+            let first = try await app.note("Sourdough starter schedule")
+            try await app.note("Sourdough loaf notes")
+            #expect(try await app.call(.POST, "/api/notes/search", json: SearchRequest(query: "sourdough"), as: SearchResponse.self).count == 2)
+            let retrieved: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "sourdough"))
+            #expect(retrieved.source == .keyword && retrieved.count == 2)
+            let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
+            #expect(!health.available && health.reason?.contains("unavailable") == true)
+
+            let summary = try await app.process()
+            #expect(summary.outage != nil && summary.done == 0 && summary.deferred == 2)
+            let waiting: Note = try await app.call(.GET, "/api/notes/\(first.id)")
+            #expect(waiting.status == .pending && waiting.lastError?.contains("Ollama is unavailable") == true)
+            // Nothing due until the back-off passes.
+            #expect(try await app.process().claimed == 0)
+            clock.advance(by: 31)
+            #expect(try await app.process().outage != nil)
+            let twice: Note = try await app.call(.GET, "/api/notes/\(first.id)")
+            #expect(twice.attempts == 2 && twice.status == .pending)
+            // Back-off doubles: 60 s after the second attempt.
+            clock.advance(by: 45)
+            #expect(try await app.process().claimed == 0)
+            clock.advance(by: 16)
+
+            let back = try await OllamaStub.start(port: port)
+            let caughtUp = try await app.process()
+            #expect(caughtUp.done == 2 && caughtUp.outage == nil)
+            let done: Note = try await app.call(.GET, "/api/notes/\(first.id)")
+            #expect(done.status == .done && done.lastError == nil && done.analysis != nil)
+            #expect(back.requests.filter { $0.hasFormat }.count == 2)
+            #expect(try await app.process().claimed == 0)
+            let counts = try await SeleneAdmin.processingCounts(app)
+            #expect(counts == ["pending": 0, "processing": 0, "done": 2, "failed": 0])
+            await back.stop()
+        }
+    }
+
+    @Test("A worker that dies mid-note leaves it claimed until the lease runs out; another worker then finishes it, once")
+    func restart() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub, adjust: { $0.processing.lease = 120 }) { app, clock in
+                let note = try await app.note("Bike repair checklist")
+                let dead = ProcessingQueue(db: app.db, services: app.selene, owner: "dead-worker", logger: app.logger)
+                #expect(try await dead.claim(limit: 10, now: clock.now) == [Int(note.id)])
+                let stuck: Note = try await app.call(.GET, "/api/notes/\(note.id)")
+                #expect(stuck.status == .processing)
+                // Still leased: nobody else takes it.
+                #expect(try await app.process(owner: "new-worker").claimed == 0)
+                clock.advance(by: 121)
+                let summary = try await app.process(owner: "new-worker")
+                #expect(summary.claimed == 1 && summary.done == 1)
+                let done: Note = try await app.call(.GET, "/api/notes/\(note.id)")
+                #expect(done.status == .done && done.attempts == 2)
+                // The dead worker's late result can't land: its lease is gone.
+                #expect(await dead.process(Int(note.id)).isLostLease)
+                #expect(stub.requests.filter { $0.hasFormat }.count == 2)
+            }
+        }
+    }
+
+    @Test("An answer that stays invalid marks the note failed with the reason; retry puts it back")
+    func failureReason() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let note = try await app.note("Something to analyse")
+                stub.setFault(.invalidJSON)
+                let summary = try await app.process()
+                #expect(summary.failed == 1 && summary.outage == nil)
+                let failed: Note = try await app.call(.GET, "/api/notes/\(note.id)")
+                #expect(failed.status == .failed && failed.lastError?.contains("not usable") == true)
+                #expect(failed.lastError?.contains("primaryTheme") == true || failed.lastError?.contains("JSON") == true)
+                #expect(try await app.process().claimed == 0)
+                stub.setFault(.none)
+                #expect(try await app.call(.POST, "/api/processing/retry", as: Touched.self).count == 1)
+                #expect(try await app.process().done == 1)
+                #expect(try await app.call(.GET, "/api/notes/\(note.id)", as: Note.self).status == .done)
+            }
+        }
+    }
+
+    @Test("A missing model defers processing with the ollama pull to run")
+    func missingModel() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let note = try await app.note("Waiting for a model")
+                stub.setFault(.modelMissing)
+                #expect(try await app.process().outage?.contains("ollama pull") == true)
+                let waiting: Note = try await app.call(.GET, "/api/notes/\(note.id)")
+                #expect(waiting.status == .pending && waiting.lastError?.contains("ollama pull \(OllamaStub.chatModel)") == true)
+            }
+        }
+    }
+
+    @Test("Two workers share the queue: every note processed exactly once")
+    func twoWorkers() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub, adjust: { $0.processing.batchSize = 2 }) { app, _ in
+                var contents: [String] = []
+                for i in 0..<24 {
+                    let text = "Note \(i) about topic\(i) with words w\(i)a w\(i)b"
+                    contents.append(text)
+                    try await app.note(text)
+                }
+                async let one = app.process(owner: "worker-one")
+                async let two = app.process(owner: "worker-two")
+                let (a, b) = try await (one, two)
+                #expect(a.done + b.done == 24 && a.claimed + b.claimed == 24)
+                let analysed = stub.requests.filter(\.hasFormat).map(\.text)
+                #expect(analysed.count == 24 && Set(analysed).count == 24, "\(a) \(b)")
+                let notes = try await app.call(.GET, "/api/notes", as: NoteList.self).notes
+                #expect(notes.allSatisfy { $0.status == .done && $0.attempts == 1 })
+            }
+        }
+    }
+}
+
+extension ProcessingQueue.Outcome {
+    var isLostLease: Bool { if case .lostLease = self { true } else { false } }
+}

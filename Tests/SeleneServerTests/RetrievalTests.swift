@@ -1,0 +1,122 @@
+import Foundation
+import OllamaStub
+import SeleneShared
+@testable import SeleneServer
+import Testing
+import VaporTesting
+
+@Suite("Hybrid retrieval: full text and vectors fused by reciprocal rank, with filters")
+struct RetrievalTests {
+    @Test("Reciprocal rank fusion: both lists beat one; ties keep first appearance; duplicates count once")
+    func fusion() {
+        let fused = RankFusion.reciprocal([["a", "b", "c"], ["c", "d", "a"]])
+        #expect(fused.map(\.id) == ["a", "c", "b", "d"])
+        #expect(fused[0].ranks == [1, 3] && fused[1].ranks == [3, 1] && fused[2].ranks == [2, nil])
+        #expect(abs(fused[0].score - (1.0 / 61 + 1.0 / 63)) < 1e-12)
+        #expect(RankFusion.reciprocal([["x", "x", "y"]]).map(\.ranks) == [[1], [3]])
+        #expect(RankFusion.reciprocal([[String]]()).isEmpty)
+    }
+
+    @Test("The vector index: nearest first, filters, exclusions, replacement and removal")
+    func vectorIndex() {
+        let index = VectorIndex(model: "m")
+        let t = Date()
+        index.upsert(id: 1, vector: [1, 0, 0], noteType: .idea, actionability: .none, embeddedAt: t)
+        index.upsert(id: 2, vector: [0.9, 0.1, 0], noteType: .task, actionability: .actionable, embeddedAt: t)
+        index.upsert(id: 3, vector: [0, 1, 0], noteType: .idea, actionability: .someday, embeddedAt: t)
+        #expect(index.search([1, 0, 0], k: 2).map(\.id) == [1, 2])
+        #expect(abs(index.search([2, 0, 0], k: 1)[0].similarity - 1) < 1e-6)
+        #expect(index.search([1, 0, 0], k: 5, filter: .init(noteType: .idea)).map(\.id) == [1, 3])
+        #expect(index.search([1, 0, 0], k: 5, filter: .init(actionability: .actionable)).map(\.id) == [2])
+        #expect(index.search([1, 0, 0], k: 5, excluding: [1]).map(\.id) == [2, 3])
+        #expect(index.search([1, 0, 0], k: 5, minimumSimilarity: 0.5).map(\.id) == [1, 2])
+        #expect(index.search([1, 0], k: 5).isEmpty)
+        index.upsert(id: 1, vector: [0, 0, 1], noteType: .idea, actionability: .none, embeddedAt: t)
+        #expect(index.search([1, 0, 0], k: 1).map(\.id) == [2])
+        index.remove(id: 2)
+        #expect(index.count == 2 && index.vector(for: 2) == nil && index.search([0, 0, 1], k: 1).map(\.id) == [1])
+        #expect(index.vector(for: 3) == [0, 1, 0])
+    }
+
+    @Test("A large index is searched in parts and answers what one scan would")
+    func largeIndex() {
+        let index = VectorIndex(model: "m")
+        var generator = SplitMix(seed: 7)
+        var vectors: [[Float]] = []
+        for id in 0..<25_000 {
+            let v = (0..<32).map { _ in Float(generator.next() % 2000) / 1000 - 1 }
+            vectors.append(VectorUtility.normalized(v))
+            index.upsert(id: id, vector: v, noteType: nil, actionability: nil, embeddedAt: Date())
+        }
+        let query = vectors[1234]
+        let expected = vectors.enumerated().map { ($0.offset, VectorUtility.dot($0.element, query)) }.sorted { $0.1 > $1.1 }.prefix(10).map(\.0)
+        #expect(index.search(query, k: 10).map(\.id) == Array(expected))
+    }
+
+    @Test("Retrieve fuses keyword and vector ranks, filters by type and actionability, and says its source")
+    func hybrid() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let plan = try await app.note("I need to plant the tomatoes in the garden bed this weekend")
+                let soil = try await app.note("Garden soil: tomatoes like compost and sun in the garden")
+                let poem = try await app.note("Reading poems about autumn light")
+                let tax = try await app.note("Tax forms due, need to file them")
+                try await app.process()
+                let res: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "garden tomatoes"))
+                #expect(res.source == .hybrid)
+                #expect(Array(res.results.map(\.note.id).prefix(2)).sorted() == [plan.id, soil.id].sorted())
+                #expect(res.results.first?.keywordRank != nil && res.results.first?.vectorRank != nil)
+                #expect(!res.results.prefix(2).contains { $0.note.id == poem.id })
+                #expect(res.results.map(\.score) == res.results.map(\.score).sorted(by: >))
+                let tasks: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve",
+                                                                 json: RetrieveRequest(query: "garden tomatoes", noteType: .task))
+                #expect(tasks.results.map(\.note.id).contains(plan.id))
+                #expect(tasks.results.allSatisfy { $0.note.analysis?.noteType == .task })
+                let actionable: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve",
+                                                                      json: RetrieveRequest(query: "need to", actionability: .actionable))
+                #expect(Set(actionable.results.map(\.note.id)).isSubset(of: [plan.id, tax.id]) && !actionable.results.isEmpty)
+                let limited: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "garden", limit: 1))
+                #expect(limited.count == 1)
+                // The query can't be embedded: keyword only, and it says so.
+                stub.setFault(.serverError)
+                let keyword: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "garden tomatoes"))
+                #expect(keyword.source == .keyword && keyword.results.allSatisfy { $0.vectorRank == nil })
+                #expect(Set(keyword.results.map(\.note.id)) == [plan.id, soil.id])
+                stub.setFault(.none)
+                #expect(try await app.send(.POST, "/api/notes/retrieve", raw: #"{"query":"x","noteType":"poem"}"#).error?.fields?["noteType"] != nil)
+            }
+        }
+    }
+
+    @Test("Related notes: stored associations and neighbours; a note without an embedding gets keyword matches")
+    func related() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let a = try await app.note("Sourdough starter feeding schedule, sourdough hydration")
+                let b = try await app.note("Sourdough loaf: starter was lively, hydration higher")
+                try await app.note("Bicycle chain needs oil")
+                try await app.process()
+                let related: RelatedNotes = try await app.call(.GET, "/api/notes/\(a.id)/related")
+                #expect(related.source == .hybrid && related.results.first?.note.id == b.id)
+                #expect(related.results.first?.relationshipType == .association)
+                #expect((related.results.first?.strength ?? 0) > 0.5 && related.results.allSatisfy { (0...1).contains($0.strength) })
+                #expect(!related.results.contains { $0.note.id == a.id })
+                let c = try await app.note("Sourdough pizza night")
+                let keyword: RelatedNotes = try await app.call(.GET, "/api/notes/\(c.id)/related?limit=5")
+                #expect(keyword.source == .keyword && Set(keyword.results.map(\.note.id)) == [a.id, b.id])
+            }
+        }
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

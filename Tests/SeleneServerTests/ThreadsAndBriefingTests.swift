@@ -1,0 +1,252 @@
+import Foundation
+import OllamaStub
+import SeleneShared
+@testable import SeleneServer
+import Testing
+import VaporTesting
+
+@Suite("Threads (detection, momentum, status, tasks) and the briefing")
+struct ThreadsAndBriefingTests {
+    static let garden = [
+        "Garden plan: tomatoes in the raised garden bed, compost the garden soil",
+        "Garden soil needs compost before the tomatoes go in the garden bed",
+        "Tomatoes and compost: the garden bed soil is ready in the garden",
+    ]
+
+    final class Events: @unchecked Sendable {
+        let lock = NSLock()
+        var seen: [SeleneEvent] = []
+        func add(_ e: SeleneEvent) { lock.withLock { seen.append(e) } }
+        var all: [SeleneEvent] { lock.withLock { seen } }
+    }
+
+    @Test("Three similar notes start a thread the LLM names; a fourth joins; a stranger stays out; tasks from actionable notes")
+    func detection() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                let events = Events()
+                app.selene.events.listen { events.add($0) }
+                let first = try await app.note(Self.garden[0])
+                try await app.process()
+                #expect(try await app.call(.GET, "/api/threads", as: ThreadList.self).count == 0)
+                try await app.note(Self.garden[1])
+                try await app.note("Quarterly tax forms and receipts")
+                try await app.process()
+                #expect(try await app.call(.GET, "/api/threads", as: ThreadList.self).count == 0)
+                clock.advance(by: 3600)
+                try await app.note(Self.garden[2])
+                try await app.process()
+                let threads: ThreadList = try await app.call(.GET, "/api/threads")
+                #expect(threads.count == 1)
+                let thread = try #require(threads.threads.first)
+                #expect(thread.name == "Garden Tomato" && thread.noteCount == 3 && thread.status == .active)
+                #expect(thread.summary.contains("garden"))
+                #expect(events.all.contains { if case .threadDetected(let t) = $0 { t.id == thread.id } else { false } })
+
+                clock.advance(by: 3600)
+                let task = try await app.note("I need to buy compost for the garden bed and tomatoes. Remember to water the garden.")
+                try await app.process()
+                let detail: ThreadDetail = try await app.call(.GET, "/api/threads/\(thread.id)")
+                #expect(detail.thread.noteCount == 4 && detail.notes.map(\.id).contains(task.id))
+                #expect(detail.notes.allSatisfy { $0.threadId == thread.id && $0.threadName == thread.name })
+                let tasks: TaskList = try await app.call(.GET, "/api/threads/\(thread.id)/tasks")
+                #expect(tasks.threadId == thread.id)
+                #expect(tasks.tasks.map(\.title).sorted() == ["Buy compost for the garden bed and tomatoes", "Water the garden"])
+                #expect(tasks.tasks.allSatisfy { $0.status == .open && $0.sourceNoteId == task.id })
+                let done: ThreadTask = try await app.call(.PATCH, "/api/tasks/\(tasks.tasks[0].id)", json: TaskUpdate(status: .done))
+                #expect(done.status == .done && done.completedAt == clock.now)
+
+                let assignments: ThreadAssignments = try await app.call(.POST, "/api/notes/thread-assignments",
+                                                                        json: ThreadAssignmentsRequest(noteIds: [first.id, task.id, 999]))
+                #expect(assignments.assignments.map(\.noteId) == [first.id, task.id])
+                #expect(assignments.assignments.allSatisfy { $0.threadId == thread.id && $0.threadName == "Garden Tomato" })
+                let found: ThreadDetail = try await app.call(.GET, "/api/threads/search/TOMA")
+                #expect(found.thread.id == thread.id && found.notes.count == 4)
+                #expect(try await app.send(.GET, "/api/threads/search/zebra").status == .notFound)
+                #expect(try await app.send(.GET, "/api/threads/999").status == .notFound)
+                #expect(try await app.send(.GET, "/api/threads/999/tasks").status == .notFound)
+                #expect(try await app.send(.GET, "/api/threads?status=sleeping").status == .badRequest)
+                // Related notes in the same thread are labelled so.
+                let related: RelatedNotes = try await app.call(.GET, "/api/notes/\(first.id)/related")
+                #expect(related.results.contains { $0.relationshipType == .association || $0.relationshipType == .thread })
+            }
+        }
+    }
+
+    @Test("Momentum: Σ 2^(−age/half-life) with a fixed clock; active → dormant → archived; a new note revives")
+    func momentum() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub, adjust: { $0.threads.halfLife = 86_400 }) { app, clock in
+                let start = clock.now
+                for (i, text) in Self.garden.enumerated() {
+                    clock.set(start.addingTimeInterval(Double(i) * 86_400))
+                    try await app.note(text)
+                }
+                try await app.process()
+                let now = start.addingTimeInterval(2 * 86_400)
+                var thread = try #require(try await app.call(.GET, "/api/threads", as: ThreadList.self).threads.first)
+                #expect(abs(thread.momentum - (1 + 0.5 + 0.25)) < 1e-9, "\(thread.momentum)")
+                #expect(thread.lastActivityAt == now)
+                #expect(Momentum.score(noteDates: [now, now.addingTimeInterval(-86_400)], now: now, halfLife: 86_400) == 1.5)
+                #expect(Momentum.score(noteDates: [now.addingTimeInterval(3600)], now: now, halfLife: 86_400) == 1)
+
+                let threads = ThreadService(db: app.db, services: app.selene, logger: app.logger)
+                clock.set(now.addingTimeInterval(13 * 86_400))
+                try await threads.refresh(now: clock.now)
+                thread = try #require(try await app.call(.GET, "/api/threads", as: ThreadList.self).threads.first)
+                #expect(thread.status == .active && abs(thread.momentum - 1.75 * pow(2, -13)) < 1e-9)
+                clock.set(now.addingTimeInterval(15 * 86_400))
+                try await threads.refresh(now: clock.now)
+                #expect(try await app.call(.GET, "/api/threads", as: ThreadList.self).count == 0)
+                #expect(try await app.call(.GET, "/api/threads?status=dormant", as: ThreadList.self).threads.map(\.id) == [thread.id])
+                clock.set(now.addingTimeInterval(61 * 86_400))
+                try await threads.refresh(now: clock.now)
+                #expect(try await app.call(.GET, "/api/threads?status=archived", as: ThreadList.self).threads.map(\.id) == [thread.id])
+                try await app.note("More garden compost for the tomatoes in the garden bed soil")
+                try await app.process()
+                let revived = try #require(try await app.call(.GET, "/api/threads", as: ThreadList.self).threads.first)
+                #expect(revived.id == thread.id && revived.status == .active && revived.noteCount == 4 && revived.lastActivityAt == clock.now)
+                #expect(Momentum.status(lastActivity: now, now: now.addingTimeInterval(14 * 86_400), dormantAfter: 14 * 86_400, archiveAfter: 60 * 86_400) == .dormant)
+            }
+        }
+    }
+
+    @Test("Threads are ordered by momentum, then last activity")
+    func ordering() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                for text in Self.garden { try await app.note(text) }
+                clock.advance(by: 86_400)
+                let bread = ["Sourdough starter and bread flour, sourdough loaf", "Bread flour for the sourdough loaf and starter",
+                             "Sourdough bread: starter, flour, loaf", "Starter fed; sourdough loaf with bread flour"]
+                for text in bread { try await app.note(text) }
+                try await app.process()
+                let threads: ThreadList = try await app.call(.GET, "/api/threads")
+                #expect(threads.threads.count == 2)
+                #expect(threads.threads.first?.noteCount == 4 && threads.threads.map(\.momentum) == threads.threads.map(\.momentum).sorted(by: >))
+                #expect(try await app.call(.GET, "/api/threads?limit=1", as: ThreadList.self).count == 1)
+            }
+        }
+    }
+
+    @Test("While the LLM is unreachable a new thread waits for the maintenance pass; an unusable naming answer names it from its notes")
+    func namingFallback() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                for text in Self.garden.prefix(2) { try await app.note(text) }
+                try await app.process()
+                try await app.note(Self.garden[2])
+                // The third note's analysis and embedding get through; the naming doesn't.
+                stub.setFault(.serverError, after: 2)
+                #expect(try await app.process().done == 1)
+                #expect(try await app.call(.GET, "/api/threads", as: ThreadList.self).count == 0)
+                stub.setFault(.none)
+                let threads = ThreadService(db: app.db, services: app.selene, logger: app.logger)
+                #expect(try await threads.placeUnthreaded() == 3)
+                let thread = try #require(try await app.call(.GET, "/api/threads", as: ThreadList.self).threads.first)
+                #expect(thread.name == "Garden Tomato" && thread.noteCount == 3)
+            }
+        }
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                for text in Self.garden.prefix(2) { try await app.note(text) }
+                try await app.process()
+                try await app.note(Self.garden[2])
+                stub.setFault(.invalidJSON, after: 2)
+                #expect(try await app.process().done == 1)
+                let thread = try #require(try await app.call(.GET, "/api/threads", as: ThreadList.self).threads.first)
+                #expect(thread.name == "Garden" && thread.summary.hasPrefix("Notes about garden") && thread.noteCount == 3)
+            }
+        }
+    }
+
+    @Test("Briefing by the LLM: new notes, top threads, links across threads, open tasks; once a day unless asked again")
+    func briefingWithLLM() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                let events = Events()
+                app.selene.events.listen { events.add($0) }
+                for text in Self.garden { try await app.note(text) }
+                try await app.note("I need to order compost for the garden bed tomatoes and garden soil")
+                try await app.process()
+                let briefing: Briefing = try await app.call(.GET, "/api/briefing")
+                #expect(briefing.author == .llm && briefing.text.hasPrefix("Good morning"))
+                #expect(briefing.date == WireDate.day(of: clock.now))
+                #expect(briefing.notes.count == 4 && briefing.threads.count == 1 && !briefing.tasks.isEmpty)
+                #expect(events.all.contains { if case .briefingReady(let b) = $0 { b.id == briefing.id } else { false } })
+                let again: Briefing = try await app.call(.GET, "/api/briefing")
+                #expect(again.id == briefing.id && again.text == briefing.text && again.notes.map(\.id) == briefing.notes.map(\.id))
+                #expect(stub.requests.filter { $0.path == "/api/generate" }.count == 1)
+                // Tomorrow: only what is new since.
+                clock.advance(by: 86_400)
+                let fresh = try await app.note("A new garden idea: a compost bin by the garden bed")
+                try await app.process()
+                let tomorrow: Briefing = try await app.call(.GET, "/api/briefing")
+                #expect(tomorrow.id != briefing.id && tomorrow.notes.map(\.id) == [fresh.id])
+                let forced = try await app.send(.POST, "/api/briefing")
+                #expect(try forced.status == .created && forced.decode(Briefing.self).id == tomorrow.id)
+            }
+        }
+    }
+
+    @Test("Without an LLM the briefing is written from the same data")
+    func briefingExtractive() async throws {
+        try await withSelene { app, _ in
+            try await app.note("First thought of the day")
+            try await app.note("Second thought")
+            let briefing: Briefing = try await app.call(.GET, "/api/briefing")
+            #expect(briefing.author == .extractive)
+            #expect(briefing.text.contains("2 new notes") && briefing.text.contains("Second thought"))
+        }
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                try await app.note("Only one")
+                stub.setFault(.serverError)
+                let briefing: Briefing = try await app.call(.GET, "/api/briefing")
+                #expect(briefing.author == .extractive && briefing.text.contains("1 new note"))
+            }
+        }
+    }
+
+    @Test("Associations across threads: distinct pairs in different threads, one of them recent")
+    func associations() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub, adjust: { $0.processing.associationThreshold = 0.1 }) { app, clock in
+                for text in Self.garden { try await app.note(text) }
+                let kitchen = ["Kitchen herbs: basil, tomatoes and compost pots in the kitchen window", "Kitchen window herbs, basil pots, tomatoes, kitchen compost",
+                               "Basil and tomatoes in kitchen pots by the window with compost"]
+                for text in kitchen { try await app.note(text) }
+                try await app.process()
+                let threads = try await app.call(.GET, "/api/threads", as: ThreadList.self)
+                #expect(threads.count == 2)
+                let list: AssociationList = try await app.call(.GET, "/api/briefing/associations?minSimilarity=0.1")
+                #expect(!list.associations.isEmpty)
+                for a in list.associations {
+                    #expect(a.threadA != nil && a.threadB != nil && a.threadA?.id != a.threadB?.id)
+                    #expect(a.similarity >= 0.1)
+                }
+                let pairs = list.associations.map { Set([$0.noteA.id, $0.noteB.id]) }
+                #expect(Set(pairs).count == pairs.count)
+                #expect(list.associations.map(\.similarity) == list.associations.map(\.similarity).sorted(by: >))
+                #expect(try await app.call(.GET, "/api/briefing/associations?minSimilarity=0.1&limit=1", as: AssociationList.self).count == 1)
+                clock.advance(by: 8 * 86_400)
+                #expect(try await app.call(.GET, "/api/briefing/associations?minSimilarity=0.1", as: AssociationList.self).count == 0)
+                #expect(try await app.call(.GET, "/api/briefing/associations?minSimilarity=0.1&recentDays=30", as: AssociationList.self).count == list.count)
+                for bad in ["minSimilarity=2", "recentDays=0", "limit=0", "minSimilarity=x"] {
+                    #expect(try await app.send(.GET, "/api/briefing/associations?\(bad)").status == .badRequest, "\(bad)")
+                }
+            }
+        }
+    }
+
+    @Test("The schedule: the next briefing at the configured hour in the configured zone")
+    func schedule() async throws {
+        try await withSelene(adjust: { $0.briefingHour = 7; $0.timeZone = TimeZone(identifier: "Europe/Berlin")! }) { app, _ in
+            let service = BriefingService(db: app.db, services: app.selene, logger: app.logger)
+            let at = WireDate.date(from: "2026-11-24T05:30:00Z")!
+            #expect(service.nextRun(after: at) == WireDate.date(from: "2026-11-24T06:00:00Z"))
+            #expect(service.nextRun(after: WireDate.date(from: "2026-11-24T06:00:00Z")!) == WireDate.date(from: "2026-11-25T06:00:00Z"))
+            #expect(service.day(of: WireDate.date(from: "2026-11-24T23:30:00Z")!) == "2026-11-25")
+        }
+    }
+}

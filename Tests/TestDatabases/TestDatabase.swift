@@ -1,0 +1,80 @@
+import FluentPostgresDriver
+import Foundation
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Which database the suite runs on: in-memory SQLite, or PostgreSQL when TEST_DATABASE_URL is
+/// set. Each test gets a database of its own (created fresh on PostgreSQL, dropped afterwards).
+public enum TestDatabase {
+    public static var postgresURL: String? {
+        guard let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"], !url.isEmpty else { return nil }
+        return url
+    }
+
+    public static var isPostgres: Bool { postgresURL != nil }
+
+    /// Tests may only ever touch a database on this machine.
+    public static func checkLocal(_ url: URLComponents) throws {
+        let host = url.host ?? ""
+        guard ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) else {
+            throw TestDatabaseError("TEST_DATABASE_URL must point at localhost, not \(host)")
+        }
+    }
+
+    public static func withAdminConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard let url = postgresURL, let components = URLComponents(string: url) else { throw TestDatabaseError("no TEST_DATABASE_URL") }
+        try checkLocal(components)
+        let config = try SQLPostgresConfiguration(url: url)
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config.coreConfiguration, id: 1,
+            logger: Logger(label: "test-admin"))
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// A new, empty database; returns its URL.
+    public static func createPostgresDatabase() async throws -> (name: String, url: String) {
+        let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        try await withAdminConnection { conn in
+            _ = try await conn.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "test-admin"))
+        }
+        var components = URLComponents(string: postgresURL!)!
+        components.path = "/" + name
+        return (name, components.string!)
+    }
+
+    public static func dropPostgresDatabase(_ name: String) async throws {
+        try await withAdminConnection { conn in
+            _ = try await conn.query(
+                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: Logger(label: "test-admin"))
+        }
+    }
+}
+
+public struct TestDatabaseError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A port nobody listens on right now (bound once by the kernel's choice, then released).
+public func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw TestDatabaseError("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
