@@ -12,12 +12,15 @@ public struct MethodNotAllowedMiddleware: Middleware {
 
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         next.respond(to: request).flatMapErrorThrowing { error in
-            guard let abort = error as? any AbortError, abort.status == .notFound else { throw error }
             let routes = request.application.routes.all
             // A fixed path (`/threads/brands`) asked with a method only a parameter route has
-            // (`PUT /threads/:id`) reaches that route and fails there; it is still the fixed path's 405.
+            // (`PUT /threads/:id`) reaches that route and fails there (not found, or a bad id);
+            // it is still the fixed path's 405.
             var methods = Self.methods(for: request.url.path, in: routes.filter { $0.path.allSatisfy(\.isConstant) })
-            if methods.isEmpty, request.route == nil { methods = Self.methods(for: request.url.path, in: routes) }
+            if methods.isEmpty {
+                guard let abort = error as? any AbortError, abort.status == .notFound, request.route == nil else { throw error }
+                methods = Self.methods(for: request.url.path, in: routes)
+            }
             guard !methods.isEmpty, request.method == .OPTIONS || !methods.contains(request.method.rawValue) else { throw error }
             let allow = methods.joined(separator: ", ")
             if request.method == .OPTIONS {

@@ -59,20 +59,20 @@ struct OllamaClientTests {
     func streaming() async throws {
         try await withClient { client, stub in
             var pieces: [String] = []
-            for try await piece in client.chatStream([LLMMessage(role: .user, content: "Summarise the conversation so far\nuser: one. two")]) { pieces.append(piece) }
+            for try await piece in try await client.chatStream([LLMMessage(role: .user, content: "Summarise the conversation so far\nuser: one. two")]) { pieces.append(piece) }
             #expect(pieces.count > 2 && pieces.joined().hasPrefix("Summary:") && pieces.joined().hasSuffix("one."))
             stub.setFault(.cutStream, times: 1)
-            await #expect { for try await _ in client.chatStream([LLMMessage(role: .user, content: "a b c d e f")]) {} } throws: { error in
+            await #expect { for try await _ in try await client.chatStream([LLMMessage(role: .user, content: "a b c d e f")]) {} } throws: { error in
                 guard case .unavailable(let why)? = error as? LLMError else { return false }
                 return why.contains("cut off")
             }
             stub.setFault(.streamError, times: 1)
-            await #expect { for try await _ in client.generateStream("a b c d e f") {} } throws: { error in
+            await #expect { for try await _ in try await client.generateStream("a b c d e f") {} } throws: { error in
                 guard case .unavailable(let why)? = error as? LLMError else { return false }
                 return why.contains("stub stream failure")
             }
             var again = ""
-            for try await piece in client.generateStream("Write my morning briefing\n- first") { again += piece }
+            for try await piece in try await client.generateStream("Write my morning briefing\n- first") { again += piece }
             #expect(again.hasPrefix("Good morning"))
         }
     }

@@ -26,14 +26,14 @@ struct LLMController: RouteCollection {
     func generate(req: Request) async throws -> Response {
         let request = try req.decodeBody(GenerateRequest.self).validated()
         let llm = try req.selene.requireLLM()
-        if request.stream == true {
-            return Self.ndjson(llm.generateStream(request.prompt, system: request.system, model: request.model, temperature: request.temperature))
-        }
         do {
+            if request.stream == true {
+                return Self.ndjson(try await llm.generateStream(request.prompt, system: request.system, model: request.model, temperature: request.temperature))
+            }
             let text = try await llm.generate(request.prompt, system: request.system, model: request.model, temperature: request.temperature)
             return try json(GenerateResponse(response: text, model: request.model ?? llm.settings.chatModel))
         } catch let error as LLMError {
-            throw Self.badGateway(error)
+            throw Self.failure(error, requested: request.model)
         }
     }
 
@@ -47,7 +47,7 @@ struct LLMController: RouteCollection {
             }
             return try json(EmbedResponse(embedding: vector, model: request.model ?? llm.settings.embeddingModel))
         } catch let error as LLMError {
-            throw Self.badGateway(error)
+            throw Self.failure(error, requested: request.model)
         }
     }
 
@@ -56,11 +56,22 @@ struct LLMController: RouteCollection {
     func chat(req: Request) async throws -> Response {
         let request = try req.decodeBody(LLMChatRequest.self).validated()
         let llm = try req.selene.requireLLM()
-        return Self.ndjson(llm.chatStream(request.messages, model: request.model, temperature: request.temperature))
+        do {
+            return Self.ndjson(try await llm.chatStream(request.messages, model: request.model, temperature: request.temperature))
+        } catch let error as LLMError {
+            throw Self.failure(error, requested: request.model)
+        }
     }
 
-    static func badGateway(_ error: LLMError) -> SeleneError {
-        SeleneError(.badGateway, error.description)
+    /// How an LLM failure is answered: a model the request named that isn't pulled is the
+    /// request's problem (400 naming `model`); a configured model that isn't pulled is the
+    /// server's (503); anything else Ollama did is a bad gateway (502). Each says what to do.
+    static func failure(_ error: LLMError, requested: String?) -> SeleneError {
+        if case .modelMissing(let model) = error {
+            if model == requested { return SeleneError(.badRequest, error.description, fields: ["model": "not pulled in Ollama: run `ollama pull \(model)`"]) }
+            return SeleneError(.serviceUnavailable, error.description)
+        }
+        return SeleneError(.badGateway, error.description)
     }
 
     /// A stream of text as NDJSON lines. Errors after the first byte can't change the status, so

@@ -125,11 +125,11 @@ public final class OllamaClient: Sendable {
 
     /// The answer to a prompt as it is written (`/api/generate`, streamed).
     public func generateStream(_ prompt: String, system: String? = nil, model: String? = nil,
-                               temperature: Double? = nil) -> AsyncThrowingStream<String, any Error> {
+                               temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = model ?? settings.chatModel
         let body = GenerateBody(model: name, prompt: prompt, system: system, stream: true, format: nil,
                                 options: Options(numCtx: settings.numCtx, temperature: temperature), keepAlive: settings.keepAlive)
-        return stream("/api/generate", body: body, model: name) { line in
+        return try await stream("/api/generate", body: body, model: name) { line in
             struct Line: Decodable { var response: String?; var done: Bool?; var error: String? }
             let parsed = try SeleneJSON.decode(Line.self, from: line)
             return (parsed.response, parsed.done ?? false, parsed.error)
@@ -152,11 +152,11 @@ public final class OllamaClient: Sendable {
     /// A chat answer as it is written (`/api/chat`, streamed NDJSON). An `{"error": …}` line
     /// (Ollama keeps status 200 for errors during a stream) or an answer without its final
     /// `done` line ends the stream with an error.
-    public func chatStream(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) -> AsyncThrowingStream<String, any Error> {
+    public func chatStream(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = model ?? settings.chatModel
         let body = ChatBody(model: name, messages: messages.map(ChatBody.Message.init), stream: true, format: nil,
                             options: Options(numCtx: settings.numCtx, temperature: temperature), keepAlive: settings.keepAlive)
-        return stream("/api/chat", body: body, model: name) { line in
+        return try await stream("/api/chat", body: body, model: name) { line in
             struct Line: Decodable { struct Message: Decodable { var content: String? }; var message: Message?; var done: Bool?; var error: String? }
             let parsed = try SeleneJSON.decode(Line.self, from: line)
             return (parsed.message?.content, parsed.done ?? false, parsed.error)
@@ -239,43 +239,44 @@ public final class OllamaClient: Sendable {
         return Data(buffer: data)
     }
 
+    /// Opens a streamed answer: waits for Ollama's response head (so a missing model or a
+    /// refusal is thrown here, before anything is passed on), then yields the text as it comes.
     private func stream<B: Encodable>(_ path: String, body: B, model: String,
-                                      parse: @escaping @Sendable (Data) throws -> (String?, Bool, String?)) -> AsyncThrowingStream<String, any Error> {
-        let http = self.http
-        let settings = self.settings
-        let request: HTTPClientRequest
-        do { request = try self.request(.POST, path, body: body) } catch {
-            return AsyncThrowingStream { $0.finish(throwing: error) }
+                                      parse: @escaping @Sendable (Data) throws -> (String?, Bool, String?)) async throws -> AsyncThrowingStream<String, any Error> {
+        let request = try self.request(.POST, path, body: body)
+        let response: HTTPClientResponse
+        do {
+            // The read timeout (between chunks) catches a stalled answer; the whole may take long.
+            response = try await http.execute(request, timeout: .seconds(Int64(max(settings.requestTimeout * 10, 600))))
+        } catch {
+            throw Self.transportError(error)
+        }
+        if response.status != .ok {
+            let data: ByteBuffer
+            do { data = try await response.body.collect(upTo: 1024 * 1024) } catch { throw Self.transportError(error) }
+            try Self.check(status: response.status, body: Data(buffer: data), model: model)
         }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    // The read timeout (between chunks) catches a stalled answer; the whole may take long.
-                    let response = try await http.execute(request, timeout: .seconds(Int64(max(settings.requestTimeout * 10, 600))))
-                    if response.status != .ok {
-                        let data = try await response.body.collect(upTo: 1024 * 1024)
-                        try Self.check(status: response.status, body: Data(buffer: data), model: model)
-                    }
                     var pending = Data()
                     var finished = false
+                    func handle(_ line: Data) throws {
+                        guard !line.allSatisfy({ $0 == 32 || $0 == 13 }) else { return }
+                        let (text, done, error) = try parse(line)
+                        if let error { throw LLMError.unavailable("the answer stopped: \(error)") }
+                        if let text, !text.isEmpty { continuation.yield(text) }
+                        if done { finished = true }
+                    }
                     for try await buffer in response.body {
                         pending.append(contentsOf: buffer.readableBytesView)
                         while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                            let line = pending[pending.startIndex..<newline]
+                            let line = Data(pending[pending.startIndex..<newline])
                             pending = Data(pending[(newline + 1)...])
-                            guard !line.allSatisfy({ $0 == 32 || $0 == 13 }) else { continue }
-                            let (text, done, error) = try parse(Data(line))
-                            if let error { throw LLMError.unavailable("the answer stopped: \(error)") }
-                            if let text, !text.isEmpty { continuation.yield(text) }
-                            if done { finished = true }
+                            try handle(line)
                         }
                     }
-                    if !pending.isEmpty, !finished {
-                        let (text, done, error) = try parse(pending)
-                        if let error { throw LLMError.unavailable("the answer stopped: \(error)") }
-                        if let text, !text.isEmpty { continuation.yield(text) }
-                        finished = done
-                    }
+                    if !pending.isEmpty { try handle(pending) }
                     guard finished else { throw LLMError.unavailable("the answer was cut off before it ended") }
                     continuation.finish()
                 } catch let error as LLMError {

@@ -120,14 +120,16 @@ enum SeleneOpenAPI {
                                              responses: ["200": .object(["description": "The answer",
                                                                          "content": .object(["application/json": .object(["schema": ref("GenerateResponse")]),
                                                                                              "application/x-ndjson": .object(["schema": ref("LLMStreamChunk")])])]),
-                                                         "400": err("Invalid input"), "415": err("Not JSON"), "502": err("The LLM failed"), "503": err("No LLM configured")]))
+                                                         "400": err("Invalid input, or a model that isn't pulled"), "415": err("Not JSON"), "502": err("The LLM failed"),
+                                                         "503": err("No LLM configured, or its model isn't pulled")]))
         add("post", "/api/llm/embed", op("llmEmbed", "Embed a text", body: "EmbedRequest",
-                                          responses: ["200": ok("EmbedResponse", "The embedding"), "400": err("Invalid input"), "415": err("Not JSON"),
-                                                      "502": err("The LLM failed"), "503": err("No LLM configured")]))
+                                          responses: ["200": ok("EmbedResponse", "The embedding"), "400": err("Invalid input, or a model that isn't pulled"), "415": err("Not JSON"),
+                                                      "502": err("The LLM failed"), "503": err("No LLM configured, or its model isn't pulled")]))
         add("post", "/api/llm/chat", op("llmChat", "A chat answer, streamed as NDJSON LLMStreamChunk lines", body: "LLMChatRequest",
                                          responses: ["200": .object(["description": "Lines of the answer; the last has done: true (and error when it failed)",
                                                                      "content": .object(["application/x-ndjson": .object(["schema": ref("LLMStreamChunk")])])]),
-                                                     "400": err("Invalid input"), "415": err("Not JSON"), "503": err("No LLM configured")]))
+                                                     "400": err("Invalid input, or a model that isn't pulled"), "415": err("Not JSON"), "502": err("The LLM failed"),
+                                                     "503": err("No LLM configured, or its model isn't pulled")]))
         add("get", "/api/devices", op("listDevices", "Devices registered for pushes", responses: ["200": ok("DeviceList", "Devices")]))
         add("post", "/api/devices/register", op("registerDevice", "Register a device for pushes (again: refreshes its last-seen time)", body: "DeviceRequest",
                                                  responses: ["201": ok("Device", "Registered"), "200": ok("Device", "Already registered"), "400": err("Invalid input"), "415": err("Not JSON")]))
@@ -180,15 +182,21 @@ enum SeleneOpenAPI {
     /// Text as the server checks it: trimmed, `min`…`max` code points, no control characters
     /// (tabs and line breaks allowed with `lineBreaks`). Whitespace at either end is trimmed
     /// first (the class `[^\S\x1C-\x1F]` is whitespace for both Swift and Python's regex).
-    static func textPattern(max: Int, required: Bool, lineBreaks: Bool) -> String {
+    /// Long texts (`boundedInPattern` false) leave the count to `maxLength`: regex engines refuse
+    /// repeats as large as {0,199998}.
+    static func textPattern(max: Int, required: Bool, lineBreaks: Bool, boundedInPattern: Bool = true) -> String {
         let inner = lineBreaks ? "[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]" : "[^\\x00-\\x1F\\x7F-\\x9F]"
         let edge = "[^\\s\\x00-\\x1F\\x7F-\\x9F]"
-        let core = "\(edge)(\(inner){0,\(max - 2)}\(edge))?"
+        let core = "\(edge)(\(inner)\(boundedInPattern ? "{0,\(max - 2)}" : "*")\(edge))?"
         return "^[^\\S\\x1C-\\x1F]*" + (required ? core : "(\(core))?") + "[^\\S\\x1C-\\x1F]*$"
     }
 
     static func text(max: Int, required: Bool = true, lineBreaks: Bool = false) -> JSONValue {
-        .object(["type": "string", "pattern": .string(textPattern(max: max, required: required, lineBreaks: lineBreaks))])
+        if max > 20_000 {
+            return .object(["type": "string", "maxLength": .number(Double(max)),
+                            "pattern": .string(textPattern(max: max, required: required, lineBreaks: lineBreaks, boundedInPattern: false))])
+        }
+        return .object(["type": "string", "pattern": .string(textPattern(max: max, required: required, lineBreaks: lineBreaks))])
     }
 
     static let uuidPattern = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"
@@ -203,7 +211,8 @@ enum SeleneOpenAPI {
     static let integer: JSONValue = .object(["type": "integer"])
     static let bool: JSONValue = .object(["type": "boolean"])
     static let unit: JSONValue = .object(["type": "number", "minimum": 0, "maximum": 1])
-    static let float: JSONValue = .object(["type": "number", "minimum": -3.4e38, "maximum": 3.4e38])
+    static let float: JSONValue = .object(["type": "number", "minimum": .number(-Double(Float.greatestFiniteMagnitude)),
+                                           "maximum": .number(Double(Float.greatestFiniteMagnitude))])
     static func enumSchema<E: WireEnum>(_ type: E.Type) -> JSONValue {
         .object(["type": "string", "enum": .array(E.allowedValues.map(JSONValue.string))])
     }
@@ -213,8 +222,12 @@ enum SeleneOpenAPI {
         if let max { o["maxItems"] = .number(Double(max)) }
         return .object(o)
     }
+    /// An object; its optional properties may also be `null` (the server reads null as absent).
     static func object(_ properties: [String: JSONValue], required: [String]) -> JSONValue {
-        .object(["type": "object", "properties": .object(properties), "required": .array(required.map(JSONValue.string))])
+        let props = properties.mapValues { $0 }.reduce(into: [String: JSONValue]()) { out, item in
+            out[item.key] = required.contains(item.key) ? item.value : nullable(item.value)
+        }
+        return .object(["type": "object", "properties": .object(props), "required": .array(required.map(JSONValue.string))])
     }
     /// A list answer: `{"count": n, "<key>": [...]}` plus any other fields.
     static func list(_ key: String, of item: String, extra: [String: JSONValue] = [:]) -> JSONValue {
@@ -285,8 +298,10 @@ enum SeleneOpenAPI {
                                 required: ["content", "type", "confidence"]),
             "MemoryUpdate": .object(["type": "object",
                                      "properties": .object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
-                                                            "confidence": unit, "embedding": embedding]),
-                                     "anyOf": .array(["content", "type", "confidence", "embedding"].map { .object(["required": [.string($0)]]) })]),
+                                                            "confidence": unit, "embedding": embedding].mapValues(nullable)),
+                                     "anyOf": .array(["content", "type", "confidence", "embedding"].map {
+                                         .object(["required": [.string($0)], "properties": .object([$0: .object(["not": .object(["type": "null"])])])])
+                                     })]),
             "CreatedId": object(["id": int64], required: ["id"]),
             "TouchRequest": object(["ids": array(int64, min: 1, max: SeleneLimits.maxIds)], required: ["ids"]),
             "Touched": object(["count": integer], required: ["count"]),

@@ -31,6 +31,8 @@ public enum SeleneLimits {
     public static let maxPrompt = 200_000
     /// `limit` parameters take 1…500 everywhere.
     public static let limitRange = 1...500
+    /// Ids stay within the integers every JSON reader holds exactly (2⁵³ − 1).
+    public static let maxId: Int64 = 9_007_199_254_740_991
 }
 
 /// A capture, checked and tidied, ready to store.
@@ -157,7 +159,15 @@ public enum SeleneValidation {
 
     static func ids(_ ids: [Int64], field: String, into errors: inout [String: String]) {
         if ids.isEmpty || ids.count > SeleneLimits.maxIds { errors[field] = "\(field) must list 1–\(SeleneLimits.maxIds) ids" }
-        if ids.contains(where: { $0 < 1 }) { errors[field] = "\(field) must hold positive ids" }
+        if ids.contains(where: { $0 < 1 || $0 > SeleneLimits.maxId }) { errors[field] = "\(field) must hold positive ids up to 2^53 - 1" }
+    }
+
+    /// A model name, trimmed: one line of 1–200 characters.
+    static func model(_ model: String?, into errors: inout [String: String]) -> String? {
+        guard let model else { return nil }
+        let trimmed = model.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty || SeleneText.problem(trimmed, max: 200, lineBreaks: false) != nil { errors["model"] = "model must be a model name (one line, at most 200 characters)" }
+        return trimmed
     }
 
     static func check(_ errors: [String: String]) throws { if !errors.isEmpty { throw FieldErrors(errors) } }
@@ -267,7 +277,7 @@ extension GenerateRequest {
         var out = self
         out.prompt = SeleneText.required(prompt, field: "prompt", max: SeleneLimits.maxPrompt, lineBreaks: true, into: &errors)
         if let temperature, !temperature.isFinite || temperature < 0 || temperature > 2 { errors["temperature"] = "temperature must be between 0 and 2" }
-        if let model, SeleneText.problem(model, max: 200, lineBreaks: false) != nil || model.isEmpty { errors["model"] = "model must be a model name" }
+        out.model = SeleneValidation.model(model, into: &errors)
         if let system, system.unicodeScalars.count > SeleneLimits.maxPrompt { errors["system"] = "system must be at most \(SeleneLimits.maxPrompt) characters" }
         try SeleneValidation.check(errors)
         return out
@@ -279,7 +289,7 @@ extension EmbedRequest {
         var errors: [String: String] = [:]
         var out = self
         out.text = SeleneText.required(text, field: "text", max: SeleneLimits.maxPrompt, lineBreaks: true, into: &errors)
-        if let model, SeleneText.problem(model, max: 200, lineBreaks: false) != nil || model.isEmpty { errors["model"] = "model must be a model name" }
+        out.model = SeleneValidation.model(model, into: &errors)
         try SeleneValidation.check(errors)
         return out
     }
@@ -288,12 +298,13 @@ extension EmbedRequest {
 extension LLMChatRequest {
     public func validated() throws -> LLMChatRequest {
         var errors: [String: String] = [:]
+        var out = self
         if messages.isEmpty { errors["messages"] = "send at least one message" }
         if messages.reduce(0, { $0 + $1.content.unicodeScalars.count }) > SeleneLimits.maxPrompt * 2 { errors["messages"] = "the conversation is too long" }
         if let temperature, !temperature.isFinite || temperature < 0 || temperature > 2 { errors["temperature"] = "temperature must be between 0 and 2" }
-        if let model, SeleneText.problem(model, max: 200, lineBreaks: false) != nil || model.isEmpty { errors["model"] = "model must be a model name" }
+        out.model = SeleneValidation.model(model, into: &errors)
         try SeleneValidation.check(errors)
-        return self
+        return out
     }
 }
 
