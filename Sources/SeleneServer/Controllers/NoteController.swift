@@ -27,7 +27,7 @@ struct NoteController: RouteCollection {
     @Sendable
     func create(req: Request) async throws -> Response {
         let input = try req.decodeBody(NewNote.self).input().validated()
-        let (note, _) = try await NoteStore(db: req.db).capture(input, idempotent: false, now: req.now)
+        let (note, _) = try await NoteStore(db: req.writeDB).capture(input, idempotent: false, now: req.now)
         req.selene.queueSignal.wake()
         return try json(note, status: .created)
     }

@@ -15,7 +15,7 @@ struct WebhookController: RouteCollection {
     @Sendable
     func drafts(req: Request) async throws -> Response {
         let capture = try req.decodeBody(DraftsCapture.self).input().validated()
-        let (note, created) = try await NoteStore(db: req.db).capture(capture, idempotent: true, now: req.now)
+        let (note, created) = try await NoteStore(db: req.writeDB).capture(capture, idempotent: true, now: req.now)
         if created { req.selene.queueSignal.wake() }
         return try json(note, status: created ? .created : .ok)
     }

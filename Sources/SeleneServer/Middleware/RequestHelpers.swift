@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import SeleneShared
 import Vapor
@@ -73,6 +74,8 @@ extension Request {
     }
 
     var selene: SeleneServices { application.selene }
+    /// See `Application.writeDB`.
+    var writeDB: any Database { application.writeDB }
     var now: Date { application.selene.clock.now() }
 }
 

@@ -19,7 +19,7 @@ public struct BackgroundWork: LifecycleHandler {
         let logger = app.logger
         var started: [Task<Void, Never>] = []
         if services.config.processing.enabled, services.llm != nil {
-            let queue = ProcessingQueue(db: app.db, services: services, owner: Self.workerName(), logger: logger)
+            let queue = ProcessingQueue(db: app.writeDB, services: services, owner: Self.workerName(), logger: logger)
             started.append(Task { await Self.work(queue, services: services, logger: logger) })
         } else if services.llm == nil {
             logger.notice("No LLM configured: notes are kept and searchable by keyword, and wait in the queue as pending")

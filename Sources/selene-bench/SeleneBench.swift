@@ -1,0 +1,169 @@
+import AsyncHTTPClient
+import Fluent
+import Foundation
+import NIOCore
+import NIOPosix
+import SeleneServer
+import SeleneShared
+import SQLKit
+import Vapor
+
+/// Selene's benchmarks, run on purpose (never by the test suite):
+///
+///     swift run -c release selene-bench                       # speed on SQLite, capture, quality on the dev set
+///     BENCH_DATABASE_URL=postgres://… swift run -c release selene-bench   # PostgreSQL too (an empty database it may wipe)
+///     swift run -c release selene-bench --only quality --beir ~/beir/scifact
+///     swift run -c release selene-bench --quick               # one tenth of the counts
+///
+/// Every figure is printed beside a baseline measured in the same run, as a ratio.
+@main
+struct SeleneBench {
+    struct Options {
+        var notes = 100_000
+        var queries = 200
+        var captures = 10_000
+        var only: Set<String> = ["retrieval", "capture", "quality"]
+        var databases: [String] = ["sqlite"]
+        var beir: String?
+        var embedURL: String?
+        var json: String?
+    }
+
+    static func main() async throws {
+        var options = Options()
+        if ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"] != nil { options.databases = ["sqlite", "postgres"] }
+        var args = CommandLine.arguments.dropFirst().makeIterator()
+        while let arg = args.next() {
+            switch arg {
+            case "--quick": options.notes = 10_000; options.queries = 100; options.captures = 2_000
+            case "--notes": options.notes = Int(args.next() ?? "") ?? options.notes
+            case "--queries": options.queries = Int(args.next() ?? "") ?? options.queries
+            case "--captures": options.captures = Int(args.next() ?? "") ?? options.captures
+            case "--only": options.only = Set((args.next() ?? "").split(separator: ",").map(String.init))
+            case "--database": options.databases = (args.next() ?? "sqlite").split(separator: ",").map(String.init)
+            case "--beir": options.beir = args.next()
+            case "--embed-url": options.embedURL = args.next()
+            case "--json": options.json = args.next()
+            default:
+                print("""
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE]
+                    """)
+                exit(2)
+            }
+        }
+        var report = Report()
+        var env = Environment(name: "production", arguments: ["selene-bench"])
+        try LoggingSystem.bootstrap(from: &env)
+        for database in options.databases {
+            if options.only.contains("retrieval") { try await RetrievalBench.run(database: database, options: options, report: &report) }
+            if options.only.contains("capture") { try await CaptureBench.run(database: database, options: options, report: &report) }
+        }
+        if options.only.contains("quality") { try await QualityBench.run(options: options, report: &report) }
+        report.printTable()
+        if let path = options.json { try report.write(to: path) }
+    }
+
+    /// A Selene application on a fresh database of the given kind (a file for SQLite, as in
+    /// production; the emptied `BENCH_DATABASE_URL` for PostgreSQL).
+    static func application(database: String, configure adjust: (inout SeleneConfig) -> Void = { _ in }) async throws -> (Application, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db: SeleneConfig.Database
+        if database == "postgres" {
+            guard let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"] else {
+                throw SeleneConfigError("Set BENCH_DATABASE_URL to an empty PostgreSQL database the benchmark may wipe")
+            }
+            db = .postgres(url: url)
+        } else {
+            db = .sqliteFile(path: dir + "/selene.sqlite")
+        }
+        var config = SeleneConfig(database: db, dataDirectory: dir)
+        config.processing.enabled = false
+        config.briefingHour = nil
+        adjust(&config)
+        let app = try await Application.make(.production)
+        app.logger.logLevel = .warning
+        try await SeleneServer.configure(app, config: config)
+        if database == "postgres" {
+            try await (app.db as! any SQLDatabase).raw("DROP SCHEMA public CASCADE").run()
+            try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA public").run()
+        }
+        try await app.autoMigrate()
+        return (app, dir)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+
+    static func time(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    }
+}
+
+/// The figures of a run.
+struct Report {
+    struct Figure: Encodable {
+        var name: String
+        var database: String?
+        var value: Double
+        var unit: String
+        var baseline: Double?
+        var baselineName: String?
+        var ratio: Double?
+        var target: String?
+    }
+
+    var figures: [Figure] = []
+
+    mutating func add(_ name: String, database: String?, value: Double, unit: String, baseline: Double? = nil,
+                      baselineName: String? = nil, ratio: Double? = nil, target: String? = nil) {
+        figures.append(Figure(name: name, database: database, value: value, unit: unit, baseline: baseline,
+                              baselineName: baselineName, ratio: ratio ?? baseline.map { value / $0 }, target: target))
+    }
+
+    func printTable() {
+        print("\n== Selene benchmark figures")
+        for f in figures {
+            var line = "\(f.name)\(f.database.map { " [\($0)]" } ?? ""): \(Self.format(f.value)) \(f.unit)"
+            if let b = f.baseline { line += " | baseline \(f.baselineName ?? "") \(Self.format(b)) \(f.unit)" }
+            if let r = f.ratio { line += " | ratio \(String(format: "%.2f", r))" }
+            if let t = f.target { line += " | target \(t)" }
+            print(line)
+        }
+    }
+
+    static func format(_ v: Double) -> String {
+        v >= 100 ? String(format: "%.0f", v) : v >= 1 ? String(format: "%.2f", v) : String(format: "%.3f", v)
+    }
+
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(["figures": figures]).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A deterministic random source, so every run measures the same data.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
