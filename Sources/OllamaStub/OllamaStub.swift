@@ -30,6 +30,8 @@ public final class OllamaStub: Sendable {
         /// The prompt, the last chat message, or the embedded inputs joined.
         public var text: String
         public var inputs: Int
+        /// Every message of a chat (or the system and prompt of a generate), joined.
+        public var prompt: String
     }
 
     public static let chatModel = "stub-chat"
@@ -74,8 +76,12 @@ public final class OllamaStub: Sendable {
         return stub
     }
 
+    private let stopped = NIOLockedValueBox(false)
+
     /// Stops listening: Ollama is down (connections are refused) until a stub starts again.
+    /// Stopping a stopped stub does nothing.
     public func stop() async {
+        guard !stopped.withLockedValue({ s in defer { s = true }; return s }) else { return }
         await app.server.shutdown()
         try? await app.asyncShutdown()
     }
@@ -230,9 +236,11 @@ public final class OllamaStub: Sendable {
         return prompt
     }
 
-    /// Cites up to three context notes that share words with the question.
+    /// Cites up to three context notes that share words with the question; without any, answers
+    /// from the conversation's summary when that shares them.
     static func chatAnswer(context: String, question: String) -> String {
         let wanted = Set(keywords(question))
+        let summary = context.split(separator: "\n").first { $0.hasPrefix("Earlier in this conversation:") }
         var cited: [(Int, String)] = []
         for line in context.split(separator: "\n") where line.hasPrefix("[") {
             guard let close = line.firstIndex(of: "]"), let number = Int(line[line.index(after: line.startIndex)..<close]) else { continue }
@@ -242,7 +250,15 @@ public final class OllamaStub: Sendable {
             }
             if cited.count == 3 { break }
         }
-        guard !cited.isEmpty else { return "I couldn't find anything about that in your notes." }
+        guard !cited.isEmpty else {
+            if let summary {
+                for sentence in summary.dropFirst("Earlier in this conversation:".count).split(whereSeparator: { ".!?".contains($0) })
+                where !wanted.isDisjoint(with: keywords(String(sentence))) {
+                    return "Earlier you said:\(sentence)."
+                }
+            }
+            return "I couldn't find anything about that in your notes."
+        }
         let parts = cited.map { number, body in
             let title = body.components(separatedBy: " — ").first ?? body
             return "\(title.prefix(80)) [\(number)]"
@@ -250,14 +266,18 @@ public final class OllamaStub: Sendable {
         return "From your notes: " + parts.joined(separator: "; ") + "."
     }
 
+    /// Keeps the summary so far and each message's first sentence.
     static func summary(of prompt: String) -> String {
         let firsts = prompt.split(separator: "\n").compactMap { line -> String? in
             let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("Summary so far:") {
+                return text.dropFirst("Summary so far:".count).trimmingCharacters(in: .whitespaces)
+            }
             guard text.lowercased().hasPrefix("user:") || text.lowercased().hasPrefix("assistant:") else { return nil }
             let body = text.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
             return body.split(whereSeparator: { ".!?".contains($0) }).first.map { String($0) + "." }
         }
-        return "Summary: " + firsts.joined(separator: " ")
+        return firsts.joined(separator: " ")
     }
 
     static func memories(in prompt: String) -> String {

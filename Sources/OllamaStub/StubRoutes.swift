@@ -54,9 +54,10 @@ enum StubRoutes {
     }
 
     static func record(_ stub: OllamaStub, _ req: Request, _ body: Body, text: String, inputs: Int) {
+        let prompt = body.messages.map { $0.map { "\($0.role): \($0.content)" }.joined(separator: "\n") } ?? [body.system, body.prompt].compactMap { $0 }.joined(separator: "\n")
         stub.record(.init(path: req.url.path, model: body.model, numCtx: body.options?.num_ctx,
                           keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
-                          stream: body.stream ?? true, hasFormat: body.format != nil, text: text, inputs: inputs))
+                          stream: body.stream ?? true, hasFormat: body.format != nil, text: text, inputs: inputs, prompt: prompt))
     }
 
     static func known(_ model: String?) -> Bool {

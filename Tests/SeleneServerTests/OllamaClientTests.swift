@@ -60,7 +60,7 @@ struct OllamaClientTests {
         try await withClient { client, stub in
             var pieces: [String] = []
             for try await piece in try await client.chatStream([LLMMessage(role: .user, content: "Summarise the conversation so far\nuser: one. two")]) { pieces.append(piece) }
-            #expect(pieces.count > 2 && pieces.joined().hasPrefix("Summary:") && pieces.joined().hasSuffix("one."))
+            #expect(pieces.count > 2 && pieces.joined() == "Summarise the conversation so far. one.")
             stub.setFault(.cutStream, times: 1)
             await #expect { for try await _ in try await client.chatStream([LLMMessage(role: .user, content: "a b c d e f")]) {} } throws: { error in
                 guard case .unavailable(let why)? = error as? LLMError else { return false }

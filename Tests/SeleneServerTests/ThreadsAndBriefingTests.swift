@@ -61,6 +61,7 @@ struct ThreadsAndBriefingTests {
                 #expect(assignments.assignments.map(\.noteId) == [first.id, task.id])
                 #expect(assignments.assignments.allSatisfy { $0.threadId == thread.id && $0.threadName == "Garden Tomato" })
                 let found: ThreadDetail = try await app.call(.GET, "/api/threads/search/TOMA")
+                #expect(try await app.call(.GET, "/api/threads/search/garden%20tom", as: ThreadDetail.self).thread.id == thread.id)
                 #expect(found.thread.id == thread.id && found.notes.count == 4)
                 #expect(try await app.send(.GET, "/api/threads/search/zebra").status == .notFound)
                 #expect(try await app.send(.GET, "/api/threads/999").status == .notFound)

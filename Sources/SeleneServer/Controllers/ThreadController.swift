@@ -9,6 +9,7 @@ struct ThreadController: RouteCollection {
         threads.get("search", ":name", use: search)
         threads.get(":id", use: show)
         threads.get(":id", "tasks", use: tasks)
+        threads.post(":id", "tasks", use: addTask)
         routes.patch("tasks", ":id", use: updateTask)
     }
 
@@ -36,7 +37,9 @@ struct ThreadController: RouteCollection {
 
     @Sendable
     func search(req: Request) async throws -> Response {
-        let name = req.parameters.get("name") ?? ""
+        // Path parameters arrive percent-encoded ("garden%20tomato").
+        let raw = req.parameters.get("name") ?? ""
+        let name = raw.removingPercentEncoding ?? raw
         guard name.count <= 200 else { throw SeleneError.badInput(["name": "name must be at most 200 characters"]) }
         guard let detail = try await ThreadStore(db: req.db).search(name: name) else {
             throw SeleneError(.notFound, "No thread's name matches \"\(name)\"")
@@ -50,6 +53,17 @@ struct ThreadController: RouteCollection {
         let store = ThreadStore(db: req.db)
         guard try await store.thread(id: id) != nil else { throw SeleneError.notFound("Thread \(id)") }
         return try json(TaskList(threadId: Int64(id), tasks: try await store.tasks(threadId: id)))
+    }
+
+    /// A task the person adds to a thread (a suggestion from the thread's chat, or their own).
+    @Sendable
+    func addTask(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let task = try req.decodeBody(NewTask.self).validated()
+        guard let created = try await ThreadStore(db: req.db).addTask(threadId: id, title: task.title, now: req.now) else {
+            throw SeleneError.notFound("Thread \(id)")
+        }
+        return try json(created, status: .created)
     }
 
     @Sendable

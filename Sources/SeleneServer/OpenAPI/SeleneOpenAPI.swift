@@ -79,6 +79,8 @@ enum SeleneOpenAPI {
                                             responses: ["200": ok("ThreadDetail", "The thread"), "400": err("Bad id"), "404": err("No such thread")]))
         add("get", "/api/threads/{id}/tasks", op("threadTasks", "A thread's tasks", pathParams: [idParam()],
                                                   responses: ["200": ok("TaskList", "Tasks, open first"), "400": err("Bad id"), "404": err("No such thread")]))
+        add("post", "/api/threads/{id}/tasks", op("addTask", "Add a task to a thread", pathParams: [idParam()], body: "NewTask",
+                                                   responses: ["201": ok("ThreadTask", "The task"), "400": err("Invalid input"), "404": err("No such thread"), "415": err("Not JSON")]))
         add("patch", "/api/tasks/{id}", op("updateTask", "Mark a task done or open again", pathParams: [idParam()], body: "TaskUpdate",
                                             responses: ["200": ok("ThreadTask", "The task"), "400": err("Invalid input"), "404": err("No such task"), "415": err("Not JSON")]))
         add("get", "/api/sessions", op("listSessions", "Chat sessions by last update", responses: ["200": ok("SessionList", "Sessions")]))
@@ -274,6 +276,7 @@ enum SeleneOpenAPI {
                                   "sourceNoteId": int64, "createdAt": dateTime, "completedAt": dateTime],
                                  required: ["id", "threadId", "title", "status", "createdAt"]),
             "TaskList": list("tasks", of: "ThreadTask", extra: ["threadId": int64]),
+            "NewTask": object(["title": text(max: SeleneLimits.maxTitle)], required: ["title"]),
             "TaskUpdate": object(["status": enumSchema(TaskStatus.self)], required: ["status"]),
             "ChatMessage": object(["id": uuid, "role": enumSchema(MessageRole.self), "content": messageText, "createdAt": dateTime,
                                    "citedNoteIds": array(int64)], required: ["id", "role", "content", "createdAt"]),

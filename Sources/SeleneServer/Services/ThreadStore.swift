@@ -55,6 +55,17 @@ struct ThreadStore {
             .sort(\.$createdAt, .descending).sort(\.$id, .descending).limit(limit).all().map(\.wire)
     }
 
+    func addTask(threadId: Int, title: String, now: Date) async throws -> ThreadTask? {
+        guard try await ThreadModel.find(threadId, on: db) != nil else { return nil }
+        let task = ThreadTaskModel()
+        task.threadId = threadId
+        task.title = title
+        task.status = TaskStatus.open.rawValue
+        task.createdAt = now
+        try await task.create(on: db)
+        return task.wire
+    }
+
     func setTask(id: Int, status: TaskStatus, now: Date) async throws -> ThreadTask? {
         guard let task = try await ThreadTaskModel.find(id, on: db) else { return nil }
         task.status = status.rawValue

@@ -191,6 +191,18 @@ public struct TaskList: Codable, Sendable, Hashable {
     public init(threadId: Int64, tasks: [ThreadTask]) { self.threadId = threadId; self.count = tasks.count; self.tasks = tasks }
 }
 
+public struct NewTask: Codable, Sendable, Hashable {
+    public var title: String
+    public init(title: String) { self.title = title }
+
+    public func validated() throws -> NewTask {
+        var errors: [String: String] = [:]
+        let title = SeleneText.required(self.title, field: "title", max: SeleneLimits.maxTitle, lineBreaks: false, into: &errors)
+        try SeleneValidation.check(errors)
+        return NewTask(title: title)
+    }
+}
+
 public struct TaskUpdate: Codable, Sendable, Hashable {
     public var status: TaskStatus
     public init(status: TaskStatus) { self.status = status }

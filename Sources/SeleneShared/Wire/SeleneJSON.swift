@@ -36,8 +36,36 @@ public enum SeleneJSON {
 
 /// ISO-8601 instants as Selene writes and reads them.
 public enum WireDate {
+    /// `2026-01-31T12:00:00.000Z`: the instant rounded to the millisecond (formatters truncate,
+    /// which would turn .123 stored as .12299999 into .122).
     public static func string(from date: Date) -> String {
-        date.formatted(withFraction)
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (dayNumber, msOfDay) = floorDivision(ms, 86_400_000)
+        let (year, month, day) = civil(dayNumber)
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60_000 % 60, 2)):"
+            + "\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    static func floorDivision(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a >= 0 ? a / b : -((-a + b - 1) / b)
+        return (q, a - q * b)
+    }
+
+    /// The (year, month, day) of a day counted from 1970-01-01 (proleptic Gregorian): the
+    /// inverse of `daysSince1970`, by 400-year eras counted from a March 1st.
+    static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
+        let shifted = days + 719_468
+        let (era, dayOfEra) = floorDivision(shifted, 146_097)
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// A date-time with `Z` or an offset (`+02:00`), with or without fractional seconds; nil
@@ -102,7 +130,6 @@ public enum WireDate {
     /// `2026-01-31` (UTC), the day part of an instant.
     public static func day(of date: Date) -> String { String(string(from: date).prefix(10)) }
 
-    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
 }
 
 extension WireDate {

@@ -14,6 +14,7 @@ let testToken = "test-token-0123456789-abcdefghijklmnopqrstuvwxyz"
 /// database when TEST_DATABASE_URL is set), with a clock the test moves by hand. With `stub`,
 /// its LLM is that Ollama-protocol server; without, no LLM is configured.
 func withSelene(
+    isolation: isolated (any Actor)? = #isolation,
     tokens: [String] = [],
     stub: OllamaStub? = nil,
     clock: ManualClock = ManualClock(),
@@ -58,7 +59,7 @@ func stubSettings(_ stub: OllamaStub, url: String? = nil) -> SeleneConfig.Ollama
 }
 
 /// An Ollama-protocol stub for the body's length.
-func withStub(_ body: (OllamaStub) async throws -> Void) async throws {
+func withStub(isolation: isolated (any Actor)? = #isolation, _ body: (OllamaStub) async throws -> Void) async throws {
     let stub = try await OllamaStub.start()
     do {
         try await body(stub)

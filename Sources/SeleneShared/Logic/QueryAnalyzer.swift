@@ -1,0 +1,156 @@
+import Foundation
+
+/// What kind of question a chat message is, so the right notes are looked for: a search, one
+/// thread, a time range ("last week"), the open tasks, or open conversation (nothing to look up).
+public struct QueryAnalysis: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case search
+        case thread(name: String)
+        case timeRange
+        case tasks
+        case openChat
+    }
+
+    /// How the answer should be written (the prompt builder's mode).
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        case chat, deepDive, synthesis, thinkingPartner
+    }
+
+    public var kind: Kind
+    public var mode: Mode
+    /// The question's content words, for searching.
+    public var keywords: [String]
+    /// For `timeRange` (and any question that names one): the interval asked about.
+    public var range: DateInterval?
+}
+
+public enum QueryAnalyzer {
+    public static func analyze(_ text: String, now: Date, calendar: Calendar = QueryAnalyzer.utcCalendar) -> QueryAnalysis {
+        let lower = text.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
+        let range = timeRange(in: lower, now: now, calendar: calendar)
+        var keywords = TextTokens.searchTerms(text).filter { !timeWords.contains($0) && !taskWords.contains($0) && !modeWords.contains($0) }
+        let mode = self.mode(lower)
+        if let name = threadName(in: text) {
+            keywords = keywords.filter { !["thread", "threads"].contains($0) }
+            return QueryAnalysis(kind: .thread(name: name), mode: mode, keywords: keywords, range: range)
+        }
+        if isTaskQuestion(lower) { return QueryAnalysis(kind: .tasks, mode: mode, keywords: keywords, range: range) }
+        if range != nil { return QueryAnalysis(kind: .timeRange, mode: mode, keywords: keywords, range: range) }
+        if isSmallTalk(lower) || keywords.isEmpty { return QueryAnalysis(kind: .openChat, mode: mode, keywords: keywords, range: nil) }
+        return QueryAnalysis(kind: .search, mode: mode, keywords: keywords, range: nil)
+    }
+
+    public static let utcCalendar: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC")!
+        c.firstWeekday = 2
+        return c
+    }()
+
+    static let timeWords: Set<String> = ["today", "yesterday", "week", "month", "year", "last", "past", "days", "weeks", "months",
+                                         "since", "ago", "recently", "recent", "lately", "monday", "tuesday", "wednesday", "thursday",
+                                         "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
+                                         "august", "september", "october", "november", "december", "weekend"]
+    static let taskWords: Set<String> = ["task", "tasks", "todo", "todos", "need", "next", "steps", "action", "items", "open"]
+    static let modeWords: Set<String> = ["deep", "dive", "everything", "connect", "connections", "patterns", "think", "help", "thinking"]
+
+    /// "my garden thread", "the thread about garden", "thread: garden", "/thread garden".
+    static func threadName(in text: String) -> String? {
+        // "my X thread" first: in "my garden thread about compost" the thread is "garden".
+        let patterns = [
+            #"(?i)^/thread\s+(.+)$"#,
+            #"(?i)\b(?:my|the|our)\s+["“]?([^"”?.!,]+?)["”]?\s+thread\b"#,
+            #"(?i)\bthread(?:s)?\s+(?:about|on|called|named|for)\s+["“]?([^"”?.!,]+)"#,
+            #"(?i)\bthread\s*:\s*["“]?([^"”?.!,]+)"#,
+        ]
+        for pattern in patterns {
+            guard let regex = try? NSRegularExpression(pattern: pattern),
+                  let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                  let range = Range(match.range(at: 1), in: text) else { continue }
+            let name = text[range].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !name.isEmpty, name.count <= 80 { return name }
+        }
+        return nil
+    }
+
+    static func isTaskQuestion(_ lower: String) -> Bool {
+        ["my tasks", "open tasks", "to-do", "todo", "to do list", "what should i do", "what do i need to do", "what do i have to do",
+         "action items", "next steps", "what's next", "what is next", "tasks"].contains { lower.contains($0) }
+    }
+
+    static func isSmallTalk(_ lower: String) -> Bool {
+        let stripped = lower.trimmingCharacters(in: CharacterSet.punctuationCharacters.union(.whitespaces))
+        return ["hi", "hello", "hey", "thanks", "thank you", "good morning", "good night", "how are you", "ok", "okay", "cool"]
+            .contains { stripped == $0 || stripped.hasPrefix($0 + " ") && stripped.count < $0.count + 12 }
+    }
+
+    static func mode(_ lower: String) -> QueryAnalysis.Mode {
+        if ["help me think", "think through", "what do you think", "should i ", "thinking partner", "challenge me", "play devil"].contains(where: lower.contains) {
+            return .thinkingPartner
+        }
+        if ["connect", "connection", "patterns", "how do ", "relate", "in common", "across"].contains(where: lower.contains) && lower.contains(" and ") || lower.contains("patterns across") {
+            return .synthesis
+        }
+        if ["deep dive", "everything about", "go deep", "in depth", "all i know about", "tell me everything"].contains(where: lower.contains) {
+            return .deepDive
+        }
+        return .chat
+    }
+
+    /// The interval a question names, if any.
+    static func timeRange(in lower: String, now: Date, calendar: Calendar) -> DateInterval? {
+        func startOfDay(_ d: Date) -> Date { calendar.startOfDay(for: d) }
+        let today = startOfDay(now)
+        func days(_ n: Int) -> Date { calendar.date(byAdding: .day, value: n, to: today)! }
+        if lower.contains("yesterday") { return DateInterval(start: days(-1), end: today) }
+        if lower.contains("today") || lower.contains("this morning") { return DateInterval(start: today, end: now) }
+        if let match = firstMatch(#"(?:last|past)\s+(\d{1,3})\s+(day|days|week|weeks|month|months)"#, in: lower) {
+            let n = Int(match[0]) ?? 1
+            let unit: Calendar.Component = match[1].hasPrefix("day") ? .day : match[1].hasPrefix("week") ? .weekOfYear : .month
+            return DateInterval(start: calendar.date(byAdding: unit, value: -n, to: now)!, end: now)
+        }
+        if lower.contains("this week") || lower.contains("past week") {
+            let start = calendar.dateInterval(of: .weekOfYear, for: now)?.start ?? days(-7)
+            return DateInterval(start: lower.contains("past week") ? days(-7) : start, end: now)
+        }
+        if lower.contains("last week") {
+            let thisWeek = calendar.dateInterval(of: .weekOfYear, for: now)!.start
+            return DateInterval(start: calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!, end: thisWeek)
+        }
+        if lower.contains("last weekend") {
+            let thisWeek = calendar.dateInterval(of: .weekOfYear, for: now)!.start
+            return DateInterval(start: calendar.date(byAdding: .day, value: -2, to: thisWeek)!, end: thisWeek)
+        }
+        if lower.contains("this month") { return DateInterval(start: calendar.dateInterval(of: .month, for: now)!.start, end: now) }
+        if lower.contains("last month") {
+            let thisMonth = calendar.dateInterval(of: .month, for: now)!.start
+            return DateInterval(start: calendar.date(byAdding: .month, value: -1, to: thisMonth)!, end: thisMonth)
+        }
+        if lower.contains("this year") { return DateInterval(start: calendar.dateInterval(of: .year, for: now)!.start, end: now) }
+        if lower.contains("recently") || lower.contains("lately") { return DateInterval(start: days(-14), end: now) }
+        let months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+        for (index, month) in months.enumerated() where lower.range(of: #"\b(in|during|since)\s+"# + month + #"\b"#, options: .regularExpression) != nil {
+            var c = calendar.dateComponents([.year], from: now)
+            c.month = index + 1
+            c.day = 1
+            var start = calendar.date(from: c)!
+            if start > now { start = calendar.date(byAdding: .year, value: -1, to: start)! }
+            let end = lower.contains("since") ? now : min(now, calendar.date(byAdding: .month, value: 1, to: start)!)
+            return DateInterval(start: start, end: end)
+        }
+        let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+        for (index, day) in weekdays.enumerated() where lower.range(of: #"\b(on|since|last)\s+"# + day + #"\b"#, options: .regularExpression) != nil {
+            var date = today
+            repeat { date = calendar.date(byAdding: .day, value: -1, to: date)! } while calendar.component(.weekday, from: date) != index + 1
+            let end = lower.contains("since") ? now : calendar.date(byAdding: .day, value: 1, to: date)!
+            return DateInterval(start: date, end: end)
+        }
+        return nil
+    }
+
+    static func firstMatch(_ pattern: String, in text: String) -> [String]? {
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+        return (1..<match.numberOfRanges).compactMap { Range(match.range(at: $0), in: text).map { String(text[$0]) } }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An optional hosted LLM behind an OpenAI-compatible chat completions API
+/// (`POST {base}/v1/chat/completions`, streamed as server-sent events, `GET {base}/v1/models`).
+/// Off by default, and only ever reached through `PrivacyRouter`.
+public final class HostedLLMService: LLMProvider {
+    public struct Settings: Codable, Sendable, Hashable {
+        public var baseURL: URL
+        public var apiKey: String
+        public var model: String
+        public init(baseURL: URL, apiKey: String, model: String) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.model = model
+        }
+    }
+
+    let settings: Settings
+    let http: HTTPTransport
+
+    public init(settings: Settings, timeout: TimeInterval = 120) {
+        self.settings = settings
+        http = HTTPTransport(settings: ServerSettings(url: settings.baseURL, token: settings.apiKey), timeout: timeout)
+    }
+
+    struct Completion: Encodable {
+        var model: String
+        var messages: [LLMMessage]
+        var stream: Bool
+    }
+
+    public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
+        var messages: [LLMMessage] = []
+        if let system { messages.append(LLMMessage(role: .system, content: system)) }
+        messages.append(LLMMessage(role: .user, content: prompt))
+        struct Answer: Decodable { struct Choice: Decodable { struct Message: Decodable { var content: String? }; var message: Message }; var choices: [Choice] }
+        let answer: Answer = try await http.post("/v1/chat/completions", Completion(model: model ?? settings.model, messages: messages, stream: false))
+        return answer.choices.first?.message.content ?? ""
+    }
+
+    /// Embeddings never go to a hosted model: they must be the server's model's to compare.
+    public func embed(_ text: String, model: String?) async throws -> [Float] {
+        throw SeleneClientError.llmUnavailable("embeddings are made by your own Selene server only")
+    }
+
+    public func isAvailable() async -> Bool { (try? await http.send("GET", "/v1/models")) != nil }
+
+    public func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
+        let lines = try await http.lines("POST", "/v1/chat/completions", body: Completion(model: model ?? settings.model, messages: messages, stream: true))
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                struct Chunk: Decodable { struct Choice: Decodable { struct Delta: Decodable { var content: String? }; var delta: Delta }; var choices: [Choice] }
+                do {
+                    var ended = false
+                    for try await line in lines {
+                        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                        guard text.hasPrefix("data:") else { continue }
+                        let payload = text.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                        if payload == "[DONE]" { ended = true; break }
+                        let chunk = try HTTPTransport.decode(Chunk.self, Data(payload.utf8))
+                        if let piece = chunk.choices.first?.delta.content, !piece.isEmpty { continuation.yield(piece) }
+                    }
+                    guard ended else { throw SeleneClientError.llmUnavailable("the hosted answer was cut off") }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// In front of an optional hosted model: it sends nothing of a note, a memory or a conversation
+/// to the hosted model unless the person switched that on (`allowPersonalContent`); such a request
+/// goes to the local LLM (through the person's own server). With the hosted model off (the
+/// default) everything is local. Embeddings are always local.
+public final class PrivacyRouter: LLMProvider {
+    public struct Settings: Codable, Sendable, Hashable {
+        /// Use the hosted model at all (off by default).
+        public var hostedEnabled = false
+        /// Let it see notes, memories and conversations (off by default).
+        public var allowPersonalContent = false
+        public init(hostedEnabled: Bool = false, allowPersonalContent: Bool = false) {
+            self.hostedEnabled = hostedEnabled
+            self.allowPersonalContent = allowPersonalContent
+        }
+    }
+
+    public let local: any LLMProvider
+    public let hosted: (any LLMProvider)?
+    public let settings: Settings
+
+    public init(local: any LLMProvider, hosted: (any LLMProvider)?, settings: Settings = Settings()) {
+        self.local = local
+        self.hosted = hosted
+        self.settings = settings
+    }
+
+    /// Whether text carries something personal: the markers every prompt with notes, memories,
+    /// a conversation's summary or a transcript opens its sections with.
+    public static func carriesPersonalContent(_ text: String) -> Bool {
+        [PromptMarkers.contextHeader, PromptMarkers.memoriesHeader, PromptMarkers.memoryExtraction, PromptMarkers.compression,
+         PromptMarkers.briefing, PromptMarkers.taskSuggestion, "Earlier in this conversation:"].contains { text.contains($0) }
+    }
+
+    /// Where a request goes.
+    public func route(_ texts: [String]) -> any LLMProvider {
+        guard settings.hostedEnabled, let hosted else { return local }
+        if !settings.allowPersonalContent, texts.contains(where: Self.carriesPersonalContent) { return local }
+        return hosted
+    }
+
+    public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
+        try await route([prompt, system ?? ""]).generate(prompt, system: system, model: model)
+    }
+
+    public func embed(_ text: String, model: String?) async throws -> [Float] { try await local.embed(text, model: model) }
+
+    public func isAvailable() async -> Bool { await local.isAvailable() }
+
+    public func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
+        // A conversation's earlier turns are personal too.
+        let texts = messages.map(\.content) + (messages.filter { $0.role != .system }.count > 1 ? [PromptMarkers.contextHeader] : [])
+        return try await route(texts).chat(messages, model: model)
+    }
+}

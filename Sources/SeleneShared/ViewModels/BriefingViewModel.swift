@@ -1,0 +1,108 @@
+import Foundation
+import Observation
+
+/// The Briefing tab: today's briefing with its threads, links and tasks, and notes worth seeing
+/// again.
+@MainActor
+@Observable
+public final class BriefingViewModel {
+    public enum State: Sendable, Hashable {
+        case idle, loading, loaded, failed(String)
+    }
+
+    public private(set) var state: State = .idle
+    public private(set) var briefing: Briefing?
+    /// Old notes the briefing's new notes touch.
+    public private(set) var resurfaced: [Resurfacing.Suggestion] = []
+    let data: any DataProvider
+    let now: @Sendable () -> Date
+
+    public init(data: any DataProvider, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.data = data
+        self.now = now
+    }
+
+    public func load() async { await fetch { try await self.data.briefing() } }
+
+    /// Writes today's briefing again.
+    public func regenerate() async { await fetch { try await self.data.regenerateBriefing() } }
+
+    private func fetch(_ get: @escaping () async throws -> Briefing) async {
+        state = .loading
+        do {
+            let briefing = try await get()
+            self.briefing = briefing
+            var seen = Set<Int64>()
+            var found: [Resurfacing.Suggestion] = []
+            let resurfacing = Resurfacing(data: data)
+            for note in briefing.notes.prefix(5) {
+                for suggestion in (try? await resurfacing.suggestions(for: note, now: now())) ?? [] where seen.insert(suggestion.note.id).inserted {
+                    found.append(suggestion)
+                }
+            }
+            resurfaced = Array(found.prefix(5))
+            state = .loaded
+        } catch {
+            state = .failed(ChatViewModel.describe(error))
+        }
+    }
+}
+
+/// The first-run screen: the server's address and API token, tested against an authenticated
+/// endpoint before they are kept (so a wrong token fails here, not later).
+@MainActor
+@Observable
+public final class ServerSetupViewModel {
+    public enum Status: Sendable, Hashable {
+        case unknown, testing, connected, failed(String)
+    }
+
+    public var address = ""
+    public var token = ""
+    public private(set) var status: Status = .unknown
+    public private(set) var saved: ServerSettings?
+    let store: any CredentialStore
+
+    public init(store: any CredentialStore) {
+        self.store = store
+        if let existing = try? store.load() {
+            saved = existing
+            address = existing.url.absoluteString
+            token = existing.token ?? ""
+        }
+    }
+
+    /// Tests the address and token; keeps them only when the server accepted them.
+    @discardableResult
+    public func testAndSave() async -> Bool {
+        guard let url = ServerSettings.parseURL(address) else {
+            status = .failed("Enter the server's address, like http://my-mac.local:5678")
+            return false
+        }
+        let settings = ServerSettings(url: url, token: token.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : token.trimmingCharacters(in: .whitespacesAndNewlines))
+        status = .testing
+        do {
+            try await RemoteDataService(settings: settings, timeout: 10).checkConnection()
+            try store.save(settings)
+            saved = settings
+            status = .connected
+            return true
+        } catch let error as SeleneClientError {
+            switch error {
+            case .signedOut: status = .failed("The server needs an API token: paste one from `selene token new` (its SELENE_API_TOKEN).")
+            case .wrongToken: status = .failed("The server refused this token. Check it against the server's SELENE_API_TOKEN.")
+            default: status = .failed(error.description)
+            }
+        } catch {
+            status = .failed(ChatViewModel.describe(error))
+        }
+        return false
+    }
+
+    public func signOut() {
+        try? store.clear()
+        saved = nil
+        token = ""
+        status = .unknown
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// One chat turn, the same for every screen: keep the question, find the notes it is about
+/// (`QueryAnalyzer`, `SearchService`), recall memories, build the context and prompt within the
+/// budget, stream the answer, resolve its citations, save, learn memories, compress a long
+/// session. The view models drive it and show its events.
+public struct ChatEngine: Sendable {
+    public let data: any DataProvider
+    public let llm: any LLMProvider
+    public var contextBudget = 3000
+    public var compression: CompressionService
+    public var memory: MemoryService
+    public var now: @Sendable () -> Date
+
+    public init(data: any DataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.data = data
+        self.llm = llm
+        self.now = now
+        compression = CompressionService(llm: llm)
+        memory = MemoryService(data: data, llm: llm)
+    }
+
+    public enum Event: Sendable {
+        case searching
+        case thinking(notes: Int)
+        case delta(String)
+    }
+
+    public struct Turn: Sendable {
+        public var session: ChatSession
+        /// The answer, or nil when the LLM couldn't give one.
+        public var answer: ParsedAnswer?
+        /// The notes found for the question (shown on their own when there is no answer).
+        public var notes: [Note]
+        public var context: ChatContext
+        /// Why there is no answer: the LLM is unreachable or broke off.
+        public var unavailable: String?
+    }
+
+    public static let untitled = "New chat"
+
+    /// Answers `question` in `session` (scoped to a thread when `scope` is given). Throws only
+    /// when the question itself can't be kept (the server is unreachable or refuses it).
+    public func answer(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil,
+                       emit: @Sendable (Event) async -> Void = { _ in }) async throws -> Turn {
+        var session = session
+        let asked = ChatMessage(role: .user, content: question, createdAt: now())
+        session.messages.append(asked)
+        session.updatedAt = asked.createdAt
+        if session.title == Self.untitled || session.title.isEmpty { session.title = Self.title(for: question) }
+        try await data.saveSession(session)
+        try await data.saveMessage(NewMessage(role: .user, content: question), sessionId: session.id)
+
+        await emit(.searching)
+        let analysis = QueryAnalyzer.analyze(question, now: now())
+        let found = try await SearchService(data: data).find(question, analysis: analysis, scope: scope)
+        let memories = (try? await memory.recall(for: question, now: now())) ?? []
+        let context = ContextBuilder(budget: contextBudget).build(notes: found.notes, memories: memories, extra: Self.extra(found))
+        let history = compression.promptHistory(session)
+        let messages = PromptBuilder.chat(question: question, context: context, summary: history.summary,
+                                          history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)
+        await emit(.thinking(notes: context.notes.count))
+
+        var text = ""
+        do {
+            for try await piece in try await llm.chat(messages) {
+                text += piece
+                await emit(.delta(piece))
+            }
+        } catch {
+            let why = (error as? SeleneClientError)?.description ?? "\(error)"
+            return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
+        }
+        let parsed = CitationParser.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
+        let reply = ChatMessage(role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds)
+        session.messages.append(reply)
+        session.updatedAt = reply.createdAt
+        try await data.saveSession(session)
+        try await data.saveMessage(NewMessage(role: .assistant, content: parsed.text), sessionId: session.id)
+        // What the exchange taught, and a shorter conversation: neither may fail the answer.
+        _ = try? await memory.learn(from: [asked, reply], sessionId: session.id)
+        if let compressed = try? await compression.compressIfNeeded(session, now: now()), compressed != session {
+            session = compressed
+            try? await data.saveSession(session)
+        }
+        return Turn(session: session, answer: parsed, notes: found.notes, context: context, unavailable: nil)
+    }
+
+    /// What else the context says: the thread the question is about, and open tasks.
+    static func extra(_ found: SearchService.Result) -> String? {
+        var lines: [String] = []
+        if let thread = found.thread { lines.append("The thread \"\(thread.name)\": \(thread.summary) (\(thread.noteCount) notes).") }
+        if !found.tasks.isEmpty { lines.append("Open tasks: " + found.tasks.prefix(10).map(\.title).joined(separator: "; ") + ".") }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    static func title(for question: String) -> String {
+        let line = question.split(whereSeparator: \.isNewline).first.map(String.init) ?? question
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        return trimmed.count > 60 ? String(trimmed.prefix(59)) + "…" : (trimmed.isEmpty ? untitled : trimmed)
+    }
+}
