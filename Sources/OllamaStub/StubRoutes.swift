@@ -116,6 +116,13 @@ enum StubRoutes {
         let response = Response(status: .ok)
         response.headers.replaceOrAdd(name: .contentType, value: "application/x-ndjson")
         response.body = .init(asyncStream: { writer in
+            do {
+                try await write(writer)
+            } catch {
+                try? await writer.write(.error(error))
+            }
+        })
+        @Sendable func write(_ writer: any AsyncBodyStreamWriter) async throws {
             for (index, piece) in pieces.enumerated() {
                 // Cut off: the body ends without the final `done` line (as when Ollama dies mid-answer
                 // behind a proxy that closes the response).
@@ -131,7 +138,7 @@ enum StubRoutes {
             if fault == .cutStream { try await writer.write(.end); return }
             try await writer.write(.buffer(ByteBuffer(data: try SeleneJSON.encode(line("", done: true)) + Data("\n".utf8))))
             try await writer.write(.end)
-        })
+        }
         return response
     }
 

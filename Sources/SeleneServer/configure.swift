@@ -39,6 +39,13 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         app.selene.writerLoopBox.withLockedValue { $0 = writer }
     }
 
+    if let apns = config.apns {
+        let client = try APNsClient(settings: apns, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger)
+        app.lifecycle.use(APNsShutdown(client: client))
+        let push = PushService(client: client, app: app)
+        app.selene.events.listen { await push.handle($0) }
+    }
+
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     app.middleware = Middlewares()
     app.middleware.use(SeleneErrorMiddleware())
@@ -59,6 +66,12 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     try routes(app)
 }
 
+/// Closes the APNs client when the application stops.
+struct APNsShutdown: LifecycleHandler {
+    let client: APNsClient
+    func shutdownAsync(_ application: Application) async { try? await client.shutdown() }
+}
+
 /// Closes an HTTP client when the application stops.
 struct HTTPClientShutdown: LifecycleHandler {
     let client: HTTPClient
@@ -70,6 +83,7 @@ struct HTTPClientShutdown: LifecycleHandler {
 func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
     let protected = app.grouped(TokenAuthMiddleware(tokens: app.selene.tokens))
+    try app.register(collection: WebController())
     try protected.register(collection: WebhookController())
     let api = protected.grouped("api")
     try api.register(collection: NoteController())

@@ -87,12 +87,17 @@ struct LLMController: RouteCollection {
                 try await writer.write(.buffer(ByteBuffer(data: data)))
             }
             do {
-                for try await piece in stream { try await line(LLMStreamChunk(delta: piece)) }
-                try await line(LLMStreamChunk(done: true))
+                do {
+                    for try await piece in stream { try await line(LLMStreamChunk(delta: piece)) }
+                    try await line(LLMStreamChunk(done: true))
+                } catch let error as LLMError {
+                    try await line(LLMStreamChunk(done: true, error: error.description))
+                }
+                try await writer.write(.end)
             } catch {
-                try? await line(LLMStreamChunk(done: true, error: (error as? LLMError)?.description ?? "\(error)"))
+                // The client went away: end the stream (Vapor requires it).
+                try? await writer.write(.error(error))
             }
-            try await writer.write(.end)
         })
         return response
     }

@@ -17,6 +17,7 @@ enum SeleneMigrations {
         CreateMemories(),
         CreateDeviceTokens(),
         CreateBriefings(),
+        CreateWebSessions(),
     ]
 }
 

@@ -18,6 +18,7 @@ public struct BackgroundWork: LifecycleHandler {
         let services = app.selene
         let logger = app.logger
         var started: [Task<Void, Never>] = []
+        logger.notice("\(services.pushStatus)")
         if services.config.processing.enabled, services.llm != nil {
             let queue = ProcessingQueue(db: app.writeDB, services: services, owner: Self.workerName(), logger: logger)
             started.append(Task { await Self.work(queue, services: services, logger: logger) })

@@ -66,6 +66,14 @@ public final class SeleneServices: Sendable {
         self.queueSignal = QueueSignal()
     }
 
+    /// Whether pushes go out, in a sentence (the web app's status and devices pages).
+    public var pushStatus: String {
+        guard let apns = config.apns else {
+            return "Push is off: no APNs key is configured (set SELENE_APNS_KEY_FILE, SELENE_APNS_KEY_ID, SELENE_APNS_TEAM_ID and SELENE_APNS_TOPIC)."
+        }
+        return "Push is on: to \(apns.topic) through \(apns.host == SeleneConfig.APNs.sandbox ? "APNs' sandbox" : apns.host == SeleneConfig.APNs.production ? "APNs" : apns.host)."
+    }
+
     /// The LLM, or the 503 that says none is configured.
     func requireLLM() throws -> OllamaClient {
         guard let llm else { throw SeleneError.llmNotConfigured }

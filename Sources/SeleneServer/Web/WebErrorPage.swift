@@ -1,10 +1,31 @@
 import Foundation
+import ServerCommon
 import Vapor
 
 /// The web app's failures as pages (its routes live under `/app`); API paths get JSON.
 enum WebErrorPage {
     static func response(for error: any Error, request: Request) -> Response? {
-        guard request.url.path == "/" || request.url.path == "/app" || request.url.path.hasPrefix("/app/") else { return nil }
-        return WebPages.errorResponse(for: error, request: request)
+        let path = request.url.path
+        guard path == "/" || path == "/app" || path.hasPrefix("/app/") else { return nil }
+        let page: Node
+        let status: HTTPResponseStatus
+        switch error {
+        case WebError.signInRequired:
+            let response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: .location, value: request.application.selene.config.apiTokens.isEmpty ? SiteURL.setup.path : SiteURL.signIn.path)
+            return response
+        case WebError.csrf:
+            status = .forbidden
+            page = Pages.error(status: 403, title: "This form has expired", message: "Please go back, reload the page and try again.")
+        default:
+            let (code, body, _) = SeleneErrorMiddleware.body(for: error, logger: request.logger)
+            status = code
+            switch code.code {
+            case 404: page = Pages.error(status: 404, title: "Not found", message: "We couldn't find that page. It may have been deleted.")
+            case 400..<500: page = Pages.error(status: Int(code.code), title: "Something's not right", message: body.error)
+            default: page = Pages.error(status: Int(code.code), title: "Something went wrong", message: "Something went wrong on our side. Your notes are safe; please try again.")
+            }
+        }
+        return Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"], body: .init(string: page.render()))
     }
 }

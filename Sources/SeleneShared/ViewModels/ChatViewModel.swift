@@ -75,8 +75,8 @@ public final class ChatViewModel {
         sessions.sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
     }
 
-    public func newSession() {
-        session = ChatSession(title: ChatEngine.untitled, threadId: scope?.thread.id, createdAt: engine.now(), updatedAt: engine.now())
+    public func newSession(id: UUID = UUID()) {
+        session = ChatSession(id: id, title: ChatEngine.untitled, threadId: scope?.thread.id, createdAt: engine.now(), updatedAt: engine.now())
         reset()
     }
 

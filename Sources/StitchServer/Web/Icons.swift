@@ -1,3 +1,5 @@
+import ServerCommon
+
 /// Line icons drawn in the current text colour (emoji fonts are missing on many systems).
 enum Icon {
     static func svg(_ name: String, size: Int = 24) -> Node {

@@ -1,3 +1,4 @@
+import ServerCommon
 import Fluent
 import Foundation
 import StitchCore

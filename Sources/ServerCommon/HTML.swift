@@ -2,18 +2,20 @@ import Foundation
 
 /// A small HTML tree that escapes every text and attribute value by construction.
 ///
+/// Used by both web apps (Stitchuation's and Selene's).
+///
 /// Why not Plot (which SwiftPackageIndex-Server uses): Plot's context-typed nodes make the
 /// attributes a phone-friendly form needs (inputmode, enterkeyhint, capture, aria-*, data-*,
 /// form-associated buttons) awkward, while the one thing we need from it, escaping by
 /// construction, is a few lines here. Views stay plain functions, rendered and tested as text.
-indirect enum Node {
+public indirect enum Node: Sendable {
     case element(String, [(String, String)], [Node])
     case void(String, [(String, String)])
     case text(String)
     case raw(String)
     case fragment([Node])
 
-    func render() -> String {
+    public func render() -> String {
         var out = ""
         render(into: &out)
         return out
@@ -41,7 +43,7 @@ indirect enum Node {
     }
 }
 
-func escape(_ text: String) -> String {
+public func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.count)
     for c in text.unicodeScalars {
@@ -58,17 +60,17 @@ func escape(_ text: String) -> String {
 }
 
 /// Attributes in a stable order; `nil` values are left out (how boolean attributes are switched off).
-typealias Attrs = KeyValuePairs<String, String?>
+public typealias Attrs = KeyValuePairs<String, String?>
 
 private func clean(_ attrs: Attrs) -> [(String, String)] {
     attrs.compactMap { key, value in value.map { (key, $0) } }
 }
 
-func el(_ name: String, _ attrs: Attrs = [:], _ children: Node...) -> Node { .element(name, clean(attrs), children) }
-func el(_ name: String, _ attrs: Attrs = [:], children: [Node]) -> Node { .element(name, clean(attrs), children) }
-func void(_ name: String, _ attrs: Attrs = [:]) -> Node { .void(name, clean(attrs)) }
-func text(_ s: String) -> Node { .text(s) }
-func group(_ nodes: [Node]) -> Node { .fragment(nodes) }
-let nothing = Node.fragment([])
+public func el(_ name: String, _ attrs: Attrs = [:], _ children: Node...) -> Node { .element(name, clean(attrs), children) }
+public func el(_ name: String, _ attrs: Attrs = [:], children: [Node]) -> Node { .element(name, clean(attrs), children) }
+public func void(_ name: String, _ attrs: Attrs = [:]) -> Node { .void(name, clean(attrs)) }
+public func text(_ s: String) -> Node { .text(s) }
+public func group(_ nodes: [Node]) -> Node { .fragment(nodes) }
+public let nothing = Node.fragment([])
 
-func when(_ condition: Bool, _ node: @autoclosure () -> Node) -> Node { condition ? node() : nothing }
+public func when(_ condition: Bool, _ node: @autoclosure () -> Node) -> Node { condition ? node() : nothing }

@@ -1,0 +1,49 @@
+import Fluent
+import Foundation
+import Logging
+import SeleneShared
+import Vapor
+
+/// Pushes what Selene announces to every registered device: "Your morning briefing is ready"
+/// after a briefing, "New thread: NAME" when one is detected. A device APNs says is gone is
+/// forgotten.
+public struct PushService: Sendable {
+    let client: APNsClient
+    let app: Application
+
+    public func handle(_ event: SeleneEvent) async {
+        switch event {
+        case .briefingReady(let briefing):
+            let first = briefing.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? briefing.text
+            await broadcast(PushNotification(title: "Your morning briefing is ready", body: TokenBudget.truncate(first, toTokens: 40),
+                                             link: "/app/briefing", collapseId: "briefing-\(briefing.date)"))
+        case .threadDetected(let thread):
+            await broadcast(PushNotification(title: "New thread: \(thread.name)", body: thread.summary, link: "/app/threads/\(thread.id)",
+                                             collapseId: "thread-\(thread.id)"))
+        }
+    }
+
+    /// Sends to every device; answers what happened to each token.
+    @discardableResult
+    public func broadcast(_ notification: PushNotification) async -> [String: PushResult] {
+        let devices: [DeviceModel]
+        do { devices = try await DeviceModel.query(on: app.db).all() } catch {
+            app.logger.error("Push: the devices could not be read: \(error)")
+            return [:]
+        }
+        var results: [String: PushResult] = [:]
+        for device in devices {
+            let result = await client.send(notification, to: device.token)
+            results[device.token] = result
+            switch result {
+            case .delivered: break
+            case .removeDevice(let reason):
+                app.logger.notice("Push: APNs says device \(device.token.prefix(8))… is gone (\(reason)); it is removed")
+                try? await device.delete(on: app.db)
+            case .failed(let status, let reason):
+                app.logger.warning("Push to \(device.token.prefix(8))… failed: \(status) \(reason)")
+            }
+        }
+        return results
+    }
+}

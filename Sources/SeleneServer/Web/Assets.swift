@@ -1,0 +1,165 @@
+/// The web app's stylesheet and script. Phone first: 48 px targets, a bottom tab bar, a
+/// sidebar from 768 px; dark ink and moonlight. Everything works without the script, which
+/// adds the streamed chat answer, voice input and delete confirmations.
+enum Assets {
+    static let css = #"""
+    :root { --ink: #1D2138; --ink-2: #2A2F4F; --paper: #F6F5FB; --card: #FFFFFF; --text: #1D2138; --muted: #565C7A;
+      --moon: #C8B56A; --accent: #4B53A6; --accent-text: #FFFFFF; --line: #DCDDEB; --danger: #A33B4A; --ok: #2F7D5B;
+      --radius: 14px; --space: 16px; font-size: 17px; }
+    * { box-sizing: border-box; }
+    html { -webkit-text-size-adjust: 100%; }
+    body { margin: 0; background: var(--paper); color: var(--text); font: 1rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+    a { color: var(--accent); }
+    :focus-visible { outline: 3px solid var(--moon); outline-offset: 2px; }
+    .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+    .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: var(--card); padding: 8px; z-index: 10; }
+    .shell { display: block; }
+    .sidebar { display: none; }
+    main { padding: var(--space) var(--space) 96px; max-width: 860px; margin: 0 auto; }
+    h1 { font-size: 1.6rem; margin: .2em 0 .6em; } h2 { font-size: 1.2rem; margin: 1.2em 0 .5em; }
+    .tabbar { position: fixed; bottom: 0; left: 0; right: 0; display: flex; background: var(--ink); padding-bottom: env(safe-area-inset-bottom); z-index: 5; }
+    .tabbar a, .sidebar a { flex: 1; display: flex; flex-direction: column; align-items: center; justify-content: center; min-height: 56px;
+      color: #C9CBE0; text-decoration: none; font-size: .8rem; }
+    .tabbar a[aria-current=page], .sidebar a[aria-current=page] { color: var(--moon); }
+    nav svg path { fill: none; stroke: currentColor; stroke-width: 2; stroke-linecap: round; stroke-linejoin: round; }
+    .moon path { fill: var(--moon); stroke: none; }
+    @media (min-width: 768px) {
+      .shell { display: grid; grid-template-columns: 220px 1fr; min-height: 100vh; }
+      .sidebar { display: flex; flex-direction: column; background: var(--ink); padding: 16px 8px; gap: 4px; }
+      .sidebar a { flex: 0 0 auto; flex-direction: row; justify-content: flex-start; gap: 12px; padding: 0 16px; font-size: 1rem; border-radius: 10px; }
+      .sidebar a[aria-current=page] { background: var(--ink-2); }
+      .brand { color: #fff; font-size: 1.3rem; display: flex; gap: 10px; align-items: center; padding: 8px 16px 20px; }
+      .tabbar { display: none; } main { padding: 32px 40px; }
+    }
+    .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: var(--space); margin: 0 0 var(--space); }
+    .empty { text-align: center; } .muted { color: var(--muted); }
+    .flash { background: #E9ECFF; border-radius: 10px; padding: 12px 16px; }
+    .flash.error, .error { color: var(--danger); }
+    .stack { display: flex; flex-direction: column; gap: 12px; }
+    .inline { display: inline; }
+    label { display: flex; flex-direction: column; gap: 6px; font-weight: 600; }
+    input, textarea, select { font: inherit; min-height: 48px; padding: 10px 12px; border: 1px solid var(--line); border-radius: 10px; background: #fff; color: var(--text); width: 100%; }
+    textarea { min-height: 96px; resize: vertical; }
+    .button, button { font: inherit; min-height: 48px; min-width: 48px; padding: 10px 18px; border-radius: 12px; border: 0; background: var(--accent);
+      color: var(--accent-text); cursor: pointer; text-decoration: none; display: inline-flex; align-items: center; justify-content: center; gap: 8px; }
+    .button.quiet, button.quiet { background: transparent; color: var(--accent); border: 1px solid var(--line); }
+    .button.danger, button.danger { background: transparent; color: var(--danger); border: 1px solid var(--line); }
+    .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+    ul.list { list-style: none; margin: 0; padding: 0; }
+    .row { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 16px; margin-bottom: 10px; }
+    .row .title { font-weight: 650; display: inline-block; min-height: 32px; text-decoration: none; }
+    .row .excerpt { margin: 4px 0; color: var(--text); }
+    .meta { margin: 0; color: var(--muted); font-size: .85rem; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+    .chip { display: inline-block; background: #ECEDF7; color: var(--ink-2); border-radius: 999px; padding: 2px 10px; font-size: .8rem; text-decoration: none; }
+    .status-failed { background: #F8E1E4; color: var(--danger); } .status-pending, .status-processing { background: #FFF4D6; color: #7A5A00; }
+    .chat { display: grid; gap: 16px; }
+    @media (min-width: 1100px) { .chat { grid-template-columns: 260px 1fr; } }
+    .sessions .row { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
+    .sessions .row a { flex: 1; min-height: 48px; display: flex; align-items: center; }
+    .sessions .current { border-color: var(--accent); }
+    .conversation { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-direction: column; gap: 12px; }
+    .message { border-radius: var(--radius); padding: 12px 16px; max-width: 92%; }
+    .message.user { background: var(--ink); color: #fff; align-self: flex-end; }
+    .message.assistant { background: var(--card); border: 1px solid var(--line); align-self: flex-start; }
+    .message .who { display: block; font-size: .75rem; opacity: .75; margin-bottom: 2px; }
+    .answer { white-space: pre-wrap; }
+    .cite { display: inline-block; min-width: 28px; text-align: center; font-weight: 700; text-decoration: none; }
+    .progress { color: var(--muted); font-style: italic; min-height: 1.5em; }
+    .progress:not(:empty)::before { content: "◐ "; font-style: normal; color: var(--moon); }
+    .ask { position: sticky; bottom: 64px; background: var(--paper); padding-top: 8px; }
+    @media (min-width: 768px) { .ask { bottom: 0; } }
+    .ask .actions button[type=submit] { flex: 1; }
+    .mic[hidden] { display: none; } .mic.listening { background: var(--danger); }
+    .unavailable { border-left: 4px solid var(--moon); }
+    .momentum { font-variant-numeric: tabular-nums; }
+    .tasks li { display: flex; align-items: center; gap: 8px; }
+    .tasks .done span { text-decoration: line-through; color: var(--muted); }
+    pre.note { white-space: pre-wrap; font: inherit; margin: 0; }
+    dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; } dl.facts dt { color: var(--muted); }
+    .briefing-text { white-space: pre-wrap; font-size: 1.05rem; }
+    .menu a { display: flex; align-items: center; min-height: 56px; padding: 0 16px; text-decoration: none; font-weight: 600; }
+    .signin { max-width: 420px; margin: 10vh auto; }
+    code { background: #ECEDF7; padding: 1px 6px; border-radius: 6px; word-break: break-all; }
+    """#
+
+    static let js = #"""
+    (function () {
+      'use strict';
+      document.addEventListener('submit', function (event) {
+        var button = event.submitter || event.target.querySelector('[data-confirm]');
+        if (button && button.hasAttribute && button.hasAttribute('data-confirm') && !window.confirm(button.getAttribute('data-confirm'))) { event.preventDefault(); }
+      });
+      // The answer streamed as it is written: the form posts to its stream URL and the
+      // server-sent events (progress, delta, done, unavailable, error) update the page.
+      var form = document.querySelector('form[data-stream]');
+      if (form && window.fetch && window.TextDecoder && window.ReadableStream) {
+        var progress = document.getElementById('progress');
+        var conversation = document.getElementById('conversation');
+        form.addEventListener('submit', function (event) {
+          var box = form.querySelector('textarea');
+          if (!box.value.trim()) return;
+          event.preventDefault();
+          var data = new URLSearchParams(new FormData(form));
+          var question = document.createElement('li'); question.className = 'message user';
+          var who = document.createElement('span'); who.className = 'who'; who.textContent = 'You';
+          var q = document.createElement('div'); q.className = 'answer'; q.textContent = box.value;
+          question.appendChild(who); question.appendChild(q); conversation.appendChild(question);
+          var answer = document.createElement('li'); answer.className = 'message assistant'; answer.setAttribute('aria-live', 'polite');
+          var who2 = document.createElement('span'); who2.className = 'who'; who2.textContent = 'Selene';
+          var text = document.createElement('div'); text.className = 'answer';
+          answer.appendChild(who2); answer.appendChild(text); conversation.appendChild(answer);
+          var sent = box.value; box.value = '';
+          form.querySelector('button[type=submit]').disabled = true;
+          fetch(form.getAttribute('data-stream'), { method: 'POST', body: data, credentials: 'same-origin',
+            headers: { 'Accept': 'text/event-stream', 'Content-Type': 'application/x-www-form-urlencoded' } })
+          .then(function (response) {
+            if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
+            var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = '';
+            function handle(name, payload) {
+              if (name === 'progress') { progress.textContent = payload; }
+              else if (name === 'delta') { progress.textContent = 'Writing…'; text.textContent += JSON.parse(payload).text; }
+              else if (name === 'done' || name === 'unavailable') { progress.textContent = ''; answer.outerHTML = JSON.parse(payload).html; }
+              else if (name === 'error') { progress.textContent = ''; box.value = sent; answer.remove(); question.remove();
+                var p = document.createElement('p'); p.className = 'flash error'; p.textContent = JSON.parse(payload).message; form.prepend(p); }
+            }
+            function pump() {
+              return reader.read().then(function (chunk) {
+                if (chunk.done) return;
+                buffer += decoder.decode(chunk.value, { stream: true });
+                var parts = buffer.split('\n\n'); buffer = parts.pop();
+                parts.forEach(function (part) {
+                  var name = 'message', lines = [];
+                  part.split('\n').forEach(function (line) {
+                    if (line.indexOf('event: ') === 0) name = line.slice(7);
+                    else if (line.indexOf('data: ') === 0) lines.push(line.slice(6));
+                  });
+                  handle(name, lines.join('\n'));
+                });
+                return pump();
+              });
+            }
+            return pump();
+          })
+          .catch(function () { box.value = sent; form.submit(); })
+          .then(function () { form.querySelector('button[type=submit]').disabled = false; });
+        });
+      }
+      // Voice input where the browser offers speech recognition; typing always works.
+      var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+      var mic = document.querySelector('.mic');
+      if (mic && Recognition) {
+        mic.hidden = false;
+        mic.addEventListener('click', function () {
+          var box = document.getElementById(mic.getAttribute('data-for'));
+          var recognition = new Recognition();
+          recognition.lang = document.documentElement.lang || 'en';
+          recognition.interimResults = false;
+          mic.classList.add('listening');
+          recognition.onresult = function (e) { box.value = (box.value ? box.value + ' ' : '') + e.results[0][0].transcript; };
+          recognition.onend = function () { mic.classList.remove('listening'); box.focus(); };
+          recognition.start();
+        });
+      }
+    })();
+    """#
+}

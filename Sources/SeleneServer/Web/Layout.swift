@@ -1,0 +1,138 @@
+import Foundation
+import SeleneShared
+import ServerCommon
+
+/// What every page needs besides its own data.
+struct PageContext {
+    var csrf: String
+    var flash: String?
+}
+
+/// The four tabs of the phone app.
+enum Tab: String, CaseIterable {
+    case chat, threads, briefing, more
+
+    var title: String {
+        switch self {
+        case .chat: "Chat"
+        case .threads: "Threads"
+        case .briefing: "Briefing"
+        case .more: "More"
+        }
+    }
+
+    var url: SiteURL {
+        switch self {
+        case .chat: .chat
+        case .threads: .threads
+        case .briefing: .briefing
+        case .more: .more
+        }
+    }
+
+    var icon: String {
+        switch self {
+        case .chat: "M4 5h16v11H8l-4 4z"
+        case .threads: "M5 6h14M5 12h10M5 18h6"
+        case .briefing: "M12 3a6 6 0 1 0 6 9 7 7 0 1 1-6-9z"
+        case .more: "M5 12h.01M12 12h.01M19 12h.01"
+        }
+    }
+}
+
+enum Layout {
+    /// A signed-in page: tab bar at the bottom on phones, a sidebar from 768 px up.
+    static func page(_ title: String, tab: Tab?, context: PageContext, _ content: Node...) -> Node {
+        document(title, body: group([
+            el("a", ["class": "skip", "href": "#main"], text("Skip to content")),
+            el("div", ["class": "shell"],
+               el("nav", ["class": "sidebar", "aria-label": "Sections"],
+                  children: [el("div", ["class": "brand"], moon(), text("Selene"))] + tabs(tab)),
+               el("main", ["id": "main"],
+                  children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
+            el("nav", ["class": "tabbar", "aria-label": "Sections"], children: tabs(tab)),
+        ]))
+    }
+
+    static func tabs(_ current: Tab?) -> [Node] {
+        Tab.allCases.map { tab in
+            el("a", ["href": tab.url.path, "aria-current": tab == current ? "page" : nil],
+               .raw("<svg aria-hidden=\"true\" viewBox=\"0 0 24 24\" width=\"24\" height=\"24\"><path d=\"\(tab.icon)\"/></svg>"),
+               el("span", [:], text(tab.title)))
+        }
+    }
+
+    static func moon() -> Node {
+        .raw("<svg aria-hidden=\"true\" class=\"moon\" viewBox=\"0 0 24 24\" width=\"28\" height=\"28\"><path d=\"M14 3a8 8 0 1 0 7 11A7 7 0 0 1 14 3z\"/></svg>")
+    }
+
+    static func document(_ title: String, body: Node) -> Node {
+        group([
+            .raw("<!DOCTYPE html>"),
+            el("html", ["lang": "en"],
+               el("head", [:],
+                  void("meta", ["charset": "utf-8"]),
+                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover"]),
+                  void("meta", ["name": "theme-color", "content": "#1D2138"]),
+                  el("title", [:], text(title == "Selene" ? title : "\(title) · Selene")),
+                  void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
+                  el("script", ["src": SiteURL.script.path, "defer": "defer"])),
+               el("body", [:], body)),
+        ])
+    }
+
+    /// A form that changes something: POST, with the CSRF token.
+    static func form(_ action: String, context: PageContext, cls: String = "stack", attrs extra: Attrs = [:], _ children: Node...) -> Node {
+        var attrs: [(String, String)] = [("method", "post"), ("action", action), ("class", cls)]
+        for (k, v) in extra { if let v { attrs.append((k, v)) } }
+        return .element("form", attrs, [void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])] + children)
+    }
+
+    static func button(_ label: String, cls: String = "button", confirm: String? = nil, name: String? = nil, value: String? = nil) -> Node {
+        el("button", ["type": "submit", "class": cls, "data-confirm": confirm, "name": name, "value": value], text(label))
+    }
+
+    static func empty(_ title: String, _ message: String) -> Node {
+        el("div", ["class": "empty card"], el("h2", [:], text(title)), el("p", ["class": "muted"], text(message)))
+    }
+
+    static func day(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "d MMM yyyy"
+        return f.string(from: date)
+    }
+
+    static func time(_ date: Date) -> Node {
+        el("time", ["datetime": WireDate.string(from: date)], text(day(date)))
+    }
+
+    /// A note in a list: its title (a link), its first words, its theme and date.
+    static func noteRow(_ note: Note, extra: Node = nothing) -> Node {
+        el("li", ["class": "row"],
+           el("a", ["href": SiteURL.note(String(note.id)).path, "class": "title"], text(note.displayTitle)),
+           el("p", ["class": "excerpt"], text(TokenBudget.truncate(note.content.replacingOccurrences(of: "\n", with: " "), toTokens: 40))),
+           el("p", ["class": "meta"], time(note.createdAt),
+              note.analysis.map { el("span", ["class": "chip"], text($0.primaryTheme)) } ?? nothing,
+              note.threadName.map { name in el("a", ["class": "chip", "href": SiteURL.thread(String(note.threadId ?? 0)).path], text(name)) } ?? nothing,
+              note.status == .done ? nothing : el("span", ["class": "chip status-\(note.status.rawValue)"], text(note.status.rawValue)),
+              extra))
+    }
+
+    /// An answer's text with its citations as links to the notes.
+    static func answer(_ segments: [ParsedAnswer.Segment]) -> Node {
+        el("div", ["class": "answer"], children: segments.map { segment in
+            switch segment {
+            case .text(let t): text(t)
+            case .citation(let c): el("a", ["class": "cite", "href": SiteURL.note(String(c.noteId)).path, "title": c.title], text("[\(c.number)]"))
+            }
+        })
+    }
+
+    static func message(_ message: ChatMessage, titles: [Int64: String]) -> Node {
+        el("li", ["class": "message \(message.role.rawValue)"],
+           el("span", ["class": "who"], text(message.role == .user ? "You" : "Selene")),
+           message.role == .assistant ? answer(CitationParser.segments(of: message, titles: titles)) : el("div", ["class": "answer"], text(message.content)))
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import SeleneShared
+import ServerCommon
+
+/// Every page of the web app as a function of its data, rendered by construction (escaped).
+enum Pages {
+    // MARK: Sign-in and set-up
+
+    static func signIn(context: PageContext, error: String?) -> Node {
+        Layout.document("Sign in", body: el("main", ["id": "main", "class": "signin"],
+            el("h1", [:], Layout.moon(), text(" Selene")),
+            el("p", ["class": "muted"], text("Your notes, your threads of thought, your briefing. Sign in with one of this server's API tokens (SELENE_API_TOKEN).")),
+            error.map { el("p", ["class": "flash error", "role": "alert"], text($0)) } ?? nothing,
+            Layout.form(SiteURL.signIn.path, context: context,
+                el("label", ["for": "token"], text("API token"),
+                   void("input", ["id": "token", "name": "token", "type": "password", "autocomplete": "current-password", "required": "required",
+                                  "aria-invalid": error == nil ? nil : "true"])),
+                Layout.button("Sign in"))))
+    }
+
+    static func setup(context: PageContext, suggestedToken: String) -> Node {
+        Layout.document("Set up", body: el("main", ["id": "main", "class": "signin"],
+            el("h1", [:], Layout.moon(), text(" Welcome to Selene")),
+            el("div", ["class": "card"],
+               el("p", [:], text("This server has no API token, so it only answers on this computer (127.0.0.1). That's fine for trying it out here.")),
+               el("p", [:], text("To use Selene from your phone or the Drafts app, restart it with a token and listen on your private network:")),
+               el("p", [:], el("code", [:], text("SELENE_API_TOKEN=\(suggestedToken) selene serve --hostname 0.0.0.0"))),
+               el("p", ["class": "muted"], text("(A fresh token, made just now; `selene token new` makes another.)"))),
+            Layout.form(SiteURL.setup.path, context: context, Layout.button("Continue on this computer"))))
+    }
+
+    // MARK: Chat
+
+    struct ChatPage {
+        var sessions: [ChatSession]
+        var session: ChatSession
+        var titles: [Int64: String]
+        var draft = ""
+        var unavailable: String?
+        var foundNotes: [Note] = []
+        var error: String?
+    }
+
+    static func chat(_ page: ChatPage, context: PageContext) -> Node {
+        let id = page.session.id.uuidString.lowercased()
+        return Layout.page("Chat", tab: .chat, context: context,
+            el("div", ["class": "chat"],
+               el("section", ["class": "sessions", "aria-label": "Conversations"],
+                  el("div", ["class": "actions"], el("h1", [:], text("Chat")),
+                     Layout.form(SiteURL.newSession.path, context: context, cls: "inline", Layout.button("New chat", cls: "button quiet"))),
+                  page.sessions.isEmpty ? el("p", ["class": "muted"], text("No conversations yet.")) :
+                    el("ul", ["class": "list"], children: page.sessions.map { s in sessionRow(s, current: s.id == page.session.id, context: context) })),
+               el("section", ["aria-label": "Conversation"],
+                  el("h2", [:], text(page.session.title)),
+                  conversation(page.session, titles: page.titles),
+                  unavailableBox(page.unavailable, notes: page.foundNotes),
+                  askForm(action: SiteURL.ask(id).path, stream: SiteURL.stream(id).path, draft: page.draft, error: page.error,
+                          placeholder: "Ask about your notes…", context: context))))
+    }
+
+    static func sessionRow(_ s: ChatSession, current: Bool, context: PageContext) -> Node {
+        let id = s.id.uuidString.lowercased()
+        return el("li", ["class": current ? "row current" : "row"],
+                  el("a", ["href": SiteURL.session(id).path, "aria-current": current ? "true" : nil], text((s.isPinned ? "📌 " : "") + s.title)),
+                  Layout.form(SiteURL.pin(id).path, context: context, cls: "inline",
+                              void("input", ["type": "hidden", "name": "pinned", "value": s.isPinned ? "false" : "true"]),
+                              Layout.button(s.isPinned ? "Unpin" : "Pin", cls: "button quiet")),
+                  Layout.form(SiteURL.deleteSession(id).path, context: context, cls: "inline",
+                              Layout.button("Delete", cls: "button danger", confirm: "Delete this conversation?")))
+    }
+
+    static func conversation(_ session: ChatSession, titles: [Int64: String]) -> Node {
+        el("ol", ["class": "conversation", "id": "conversation"], children: session.messages.map { Layout.message($0, titles: titles) })
+    }
+
+    /// What the LLM couldn't answer: said plainly, with the notes that match.
+    static func unavailableBox(_ message: String?, notes: [Note]) -> Node {
+        guard let message else { return nothing }
+        return el("div", ["class": "card unavailable", "role": "status"],
+                  el("p", [:], text(message)),
+                  notes.isEmpty ? el("p", ["class": "muted"], text("No notes match either.")) : el("ul", ["class": "list"], children: notes.map { Layout.noteRow($0) }))
+    }
+
+    static func askForm(action: String, stream: String, draft: String, error: String?, placeholder: String, context: PageContext) -> Node {
+        group([
+            el("p", ["class": "progress", "id": "progress", "aria-live": "polite"]),
+            Layout.form(action, context: context, cls: "stack ask", attrs: ["data-stream": stream],
+                error.map { el("p", ["class": "flash error", "role": "alert"], text($0)) } ?? nothing,
+                el("label", ["for": "question"], el("span", ["class": "visually-hidden"], text("Your question")),
+                   el("textarea", ["id": "question", "name": "question", "rows": "3", "placeholder": placeholder, "required": "required",
+                                   "enterkeyhint": "send"], text(draft))),
+                el("div", ["class": "actions"],
+                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "question", "hidden": "hidden", "aria-label": "Speak your question"], text("🎤 Speak")),
+                   Layout.button("Ask"))),
+        ])
+    }
+
+    /// One streamed answer's final form (sent as the `done` event's HTML).
+    static func answered(_ message: ChatMessage, titles: [Int64: String]) -> Node { Layout.message(message, titles: titles) }
+
+    // MARK: Threads
+
+    static func threads(_ list: [NoteThread], status: ThreadStatus, context: PageContext) -> Node {
+        Layout.page("Threads", tab: .threads, context: context,
+            el("h1", [:], text("Threads")),
+            el("nav", ["class": "actions", "aria-label": "Thread status"], children: ThreadStatus.allCases.map { s in
+                el("a", ["class": s == status ? "button" : "button quiet", "href": s == .active ? SiteURL.threads.path : SiteURL.threads.path(query: ["status": s.rawValue]),
+                         "aria-current": s == status ? "page" : nil], text(s.rawValue.capitalized))
+            }),
+            list.isEmpty ? Layout.empty("No \(status.rawValue) threads", status == .active
+                                        ? "Threads form when three or more notes are about the same thing. Keep writing."
+                                        : "None here.") :
+                el("ul", ["class": "list"], children: list.map { t in
+                    el("li", ["class": "row"],
+                       el("a", ["class": "title", "href": SiteURL.thread(String(t.id)).path], text(t.name)),
+                       el("p", ["class": "excerpt"], text(t.summary)),
+                       el("p", ["class": "meta"], el("span", ["class": "momentum"], text("Momentum \(String(format: "%.2f", t.momentum))")),
+                          text("· \(t.noteCount) notes · last \(Layout.day(t.lastActivityAt))")))
+                }))
+    }
+
+    struct ThreadPage {
+        var detail: ThreadDetail
+        var tasks: [ThreadTask]
+        var suggestions: [String] = []
+        var suggestionNote: String?
+        var subprojects: [SubprojectSuggester.Suggestion] = []
+        var session: ChatSession?
+        var titles: [Int64: String] = [:]
+        var unavailable: String?
+        var foundNotes: [Note] = []
+        var error: String?
+        var draft = ""
+    }
+
+    static func thread(_ page: ThreadPage, context: PageContext) -> Node {
+        let t = page.detail.thread
+        let id = String(t.id)
+        return Layout.page(t.name, tab: .threads, context: context,
+            el("p", [:], el("a", ["href": SiteURL.threads.path], text("← Threads"))),
+            el("h1", [:], text(t.name)),
+            el("p", [:], text(t.summary)),
+            el("p", ["class": "meta"], el("span", ["class": "chip"], text(t.status.rawValue)),
+               text("Momentum \(String(format: "%.2f", t.momentum)) · \(t.noteCount) notes · since \(Layout.day(t.createdAt))")),
+            el("h2", [:], text("Tasks")),
+            page.tasks.isEmpty ? el("p", ["class": "muted"], text("No tasks yet.")) :
+                el("ul", ["class": "list tasks"], children: page.tasks.map { task in
+                    el("li", ["class": task.status == .done ? "row done" : "row"],
+                       Layout.form(SiteURL.task(String(task.id)).path, context: context, cls: "inline",
+                                   void("input", ["type": "hidden", "name": "status", "value": task.status == .done ? "open" : "done"]),
+                                   void("input", ["type": "hidden", "name": "thread", "value": id]),
+                                   Layout.button(task.status == .done ? "↺" : "✓", cls: "button quiet")),
+                       el("span", [:], text(task.title)))
+                }),
+            Layout.form(SiteURL.suggestTasks(id).path, context: context, cls: "inline", Layout.button("Suggest tasks", cls: "button quiet")),
+            page.suggestionNote.map { el("p", ["class": "muted"], text($0)) } ?? nothing,
+            page.suggestions.isEmpty ? nothing : el("ul", ["class": "list", "aria-label": "Suggested tasks"], children: page.suggestions.map { s in
+                el("li", ["class": "row"], Layout.form(SiteURL.addTask(id).path, context: context, cls: "actions",
+                                                       void("input", ["type": "hidden", "name": "title", "value": s]),
+                                                       el("span", [:], text(s)), Layout.button("Add", cls: "button quiet")))
+            }),
+            page.subprojects.isEmpty ? nothing : group([
+                el("h2", [:], text("Possible sub-projects")),
+                el("ul", ["class": "list"], children: page.subprojects.map { s in
+                    el("li", ["class": "row"], el("strong", [:], text(s.name)), text(" — \(s.noteIds.count) notes"))
+                }),
+            ]),
+            el("h2", [:], text("Ask about this thread")),
+            page.session.map { conversation($0, titles: page.titles) } ?? el("ol", ["class": "conversation", "id": "conversation"]),
+            unavailableBox(page.unavailable, notes: page.foundNotes),
+            askForm(action: SiteURL.threadAsk(id).path, stream: SiteURL.threadStream(id).path, draft: page.draft, error: page.error,
+                    placeholder: "Ask about \(t.name)…", context: context),
+            el("h2", [:], text("Notes")),
+            el("ul", ["class": "list"], children: page.detail.notes.map { Layout.noteRow($0) }))
+    }
+
+    // MARK: Briefing
+
+    static func briefing(_ briefing: Briefing?, resurfaced: [Resurfacing.Suggestion], error: String?, context: PageContext) -> Node {
+        Layout.page("Briefing", tab: .briefing, context: context,
+            el("div", ["class": "actions"], el("h1", [:], text("Briefing")),
+               Layout.form(SiteURL.briefing.path, context: context, cls: "inline", Layout.button("Write it again", cls: "button quiet"))),
+            error.map { el("p", ["class": "flash error", "role": "alert"], text($0)) } ?? nothing,
+            briefing.map { b in group([
+                el("p", ["class": "meta"], text("\(b.date) · "), text(b.author == .llm ? "written by your LLM" : "written from your notes (no LLM)")),
+                el("div", ["class": "card briefing-text"], text(b.text)),
+                el("h2", [:], text("Threads moving")),
+                b.threads.isEmpty ? el("p", ["class": "muted"], text("No active threads yet.")) :
+                    el("ul", ["class": "list"], children: b.threads.map { t in
+                        el("li", ["class": "row"], el("a", ["class": "title", "href": SiteURL.thread(String(t.id)).path], text(t.name)),
+                           el("p", ["class": "meta"], text("Momentum \(String(format: "%.2f", t.momentum)) · \(t.noteCount) notes")))
+                    }),
+                el("h2", [:], text("Links across threads")),
+                b.associations.isEmpty ? el("p", ["class": "muted"], text("No surprising links today.")) :
+                    el("ul", ["class": "list"], children: b.associations.map { a in
+                        el("li", ["class": "row"],
+                           el("a", ["href": SiteURL.note(String(a.noteA.id)).path], text(a.noteA.displayTitle)),
+                           text(" (\(a.threadA?.name ?? "no thread")) ↔ "),
+                           el("a", ["href": SiteURL.note(String(a.noteB.id)).path], text(a.noteB.displayTitle)),
+                           text(" (\(a.threadB?.name ?? "no thread")) · \(Int((a.similarity * 100).rounded()))% alike"))
+                    }),
+                el("h2", [:], text("Open tasks")),
+                b.tasks.isEmpty ? el("p", ["class": "muted"], text("Nothing open.")) :
+                    el("ul", ["class": "list"], children: b.tasks.map { el("li", ["class": "row"], text($0.title)) }),
+                el("h2", [:], text("New notes (\(b.notes.count))")),
+                el("ul", ["class": "list"], children: b.notes.prefix(20).map { Layout.noteRow($0) }),
+                resurfaced.isEmpty ? nothing : group([
+                    el("h2", [:], text("Worth another look")),
+                    el("ul", ["class": "list"], children: resurfaced.map { Layout.noteRow($0.note, extra: el("span", [:], text($0.reason))) }),
+                ]),
+            ]) } ?? nothing)
+    }
+
+    // MARK: More
+
+    static func more(context: PageContext) -> Node {
+        Layout.page("More", tab: .more, context: context,
+            el("h1", [:], text("More")),
+            el("nav", ["class": "card menu", "aria-label": "More"], children: [
+                (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
+                (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
+            ].map { el("a", ["href": $0.0.path], text($0.1)) }),
+            Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")))
+    }
+
+    static func search(query: String, response: RetrieveResponse?, error: String?, context: PageContext) -> Node {
+        Layout.page("Search", tab: .more, context: context,
+            el("h1", [:], text("Search notes")),
+            el("form", ["method": "get", "action": SiteURL.search.path, "class": "stack", "role": "search"],
+               el("label", ["for": "q"], text("Words or a question"),
+                  void("input", ["id": "q", "name": "q", "type": "search", "value": query, "enterkeyhint": "search"])),
+               Layout.button("Search")),
+            error.map { el("p", ["class": "flash error"], text($0)) } ?? nothing,
+            response.map { r in group([
+                el("p", ["class": "meta"], text("\(r.count) result\(r.count == 1 ? "" : "s") · \(r.source == .hybrid ? "words and meaning" : "words only (no embeddings available)")")),
+                el("ul", ["class": "list"], children: r.results.map { Layout.noteRow($0.note) }),
+            ]) } ?? nothing)
+    }
+
+    static func newNote(content: String, title: String, errors: [String: String], context: PageContext) -> Node {
+        Layout.page("Capture", tab: .more, context: context,
+            el("h1", [:], text("Capture a note")),
+            errors.isEmpty ? nothing : el("p", ["class": "flash error", "role": "alert"], text(errors.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; "))),
+            Layout.form(SiteURL.newNote.path, context: context,
+                el("label", ["for": "title"], text("Title (optional)"), void("input", ["id": "title", "name": "title", "value": title])),
+                el("label", ["for": "content"], text("Note"),
+                   el("textarea", ["id": "content", "name": "content", "rows": "8", "required": "required",
+                                   "aria-invalid": errors["content"] == nil ? nil : "true"], text(content))),
+                el("div", ["class": "actions"],
+                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "content", "hidden": "hidden", "aria-label": "Dictate"], text("🎤 Speak")),
+                   Layout.button("Save"))))
+    }
+
+    static func note(_ note: Note, related: RelatedNotes?, context: PageContext) -> Node {
+        Layout.page(note.displayTitle, tab: .more, context: context,
+            el("h1", [:], text(note.displayTitle)),
+            el("div", ["class": "card"], el("pre", ["class": "note"], text(note.content))),
+            el("dl", ["class": "facts"], children: [
+                el("dt", [:], text("Written")), el("dd", [:], Layout.time(note.createdAt)),
+                el("dt", [:], text("From")), el("dd", [:], text(note.source.rawValue)),
+                el("dt", [:], text("Processing")), el("dd", [:], text(note.status.rawValue + (note.lastError.map { " — \($0)" } ?? ""))),
+            ] + (note.tags.isEmpty ? [] : [el("dt", [:], text("Tags")), el("dd", [:], text(note.tags.joined(separator: ", ")))])
+              + (note.threadId.map { id in [el("dt", [:], text("Thread")), el("dd", [:], el("a", ["href": SiteURL.thread(String(id)).path], text(note.threadName ?? "")))] } ?? [])
+              + (note.analysis.map { a in [
+                  el("dt", [:], text("Theme")), el("dd", [:], text(([a.primaryTheme] + a.secondaryThemes).joined(separator: ", "))),
+                  el("dt", [:], text("Concepts")), el("dd", [:], text(a.concepts.map { "\($0.name) (\(Int($0.confidence * 100))%)" }.joined(separator: ", "))),
+                  el("dt", [:], text("Kind")), el("dd", [:], text("\(a.noteType.rawValue), \(a.actionability.rawValue)")),
+                  el("dt", [:], text("Feeling")), el("dd", [:], text("\(a.sentiment.rawValue) (\(String(format: "%+.2f", a.sentimentScore))), \(a.emotionalTone), \(a.energyLevel.rawValue) energy")),
+              ] } ?? [])),
+            el("h2", [:], text("Related notes")),
+            (related?.results.isEmpty ?? true) ? el("p", ["class": "muted"], text("Nothing related yet.")) :
+                el("ul", ["class": "list"], children: related!.results.map { r in
+                    Layout.noteRow(r.note, extra: el("span", ["class": "chip"], text("\(r.relationshipType.rawValue) \(Int((r.strength * 100).rounded()))%")))
+                }))
+    }
+
+    static func memories(_ memories: [Memory], errors: [String: String], context: PageContext) -> Node {
+        Layout.page("Memories", tab: .more, context: context,
+            el("h1", [:], text("Memories")),
+            el("p", ["class": "muted"], text("What Selene learned about you in conversations. Edit or delete anything.")),
+            errors.isEmpty ? nothing : el("p", ["class": "flash error", "role": "alert"], text(errors.values.sorted().joined(separator: "; "))),
+            memories.isEmpty ? Layout.empty("No memories yet", "Selene remembers facts and preferences you mention while chatting.") :
+                el("ul", ["class": "list"], children: memories.map { m in
+                    let id = String(m.id)
+                    return el("li", ["class": "row"],
+                       Layout.form(SiteURL.memory(id).path, context: context,
+                           el("label", ["for": "memory-\(id)"], text("Memory"),
+                              el("textarea", ["id": "memory-\(id)", "name": "content", "rows": "2"], text(m.content))),
+                           el("div", ["class": "actions"],
+                              el("label", ["for": "type-\(id)"], text("Kind"),
+                                 el("select", ["id": "type-\(id)", "name": "type"], children: MemoryType.allCases.map { t in
+                                     el("option", ["value": t.rawValue, "selected": t == m.type ? "selected" : nil], text(t.rawValue))
+                                 })),
+                              el("label", ["for": "confidence-\(id)"], text("Confidence"),
+                                 void("input", ["id": "confidence-\(id)", "name": "confidence", "type": "number", "min": "0", "max": "1", "step": "0.05",
+                                                "value": String(format: "%.2f", m.confidence)])),
+                              Layout.button("Save", cls: "button quiet"))),
+                       Layout.form(SiteURL.deleteMemory(id).path, context: context, cls: "inline",
+                                   Layout.button("Delete", cls: "button danger", confirm: "Forget this?")),
+                       el("p", ["class": "meta"], text("Last used \(Layout.day(m.lastAccessedAt))")))
+                }))
+    }
+
+    static func devices(_ devices: [Device], push: String, context: PageContext) -> Node {
+        Layout.page("Devices", tab: .more, context: context,
+            el("h1", [:], text("Devices")),
+            el("p", ["class": "card"], text(push)),
+            devices.isEmpty ? Layout.empty("No devices", "The phone app registers itself for pushes when you allow notifications.") :
+                el("ul", ["class": "list"], children: devices.map { d in
+                    el("li", ["class": "row"],
+                       el("code", [:], text(String(d.token.prefix(12)) + "…")),
+                       el("p", ["class": "meta"], text("\(d.platform.rawValue) · added \(Layout.day(d.createdAt)) · last seen \(Layout.day(d.lastSeenAt))")),
+                       Layout.form(SiteURL.deleteDevice(String(d.id)).path, context: context, cls: "inline",
+                                   Layout.button("Remove", cls: "button danger", confirm: "Stop pushes to this device?")))
+                }))
+    }
+
+    static func status(llm: LLMHealth, counts: [String: Int], push: String, context: PageContext) -> Node {
+        Layout.page("Status", tab: .more, context: context,
+            el("h1", [:], text("Status")),
+            el("div", ["class": "card"],
+               el("h2", [:], text("LLM")),
+               el("p", [:], text(llm.available ? "Available: \(llm.chatModel ?? "") for answers, \(llm.embeddingModel ?? "") for embeddings." : "Not available: \(llm.reason ?? "unknown")"))),
+            el("div", ["class": "card"],
+               el("h2", [:], text("Processing queue")),
+               el("dl", ["class": "facts"], children: ProcessingStatus.allCases.flatMap { s in
+                   [el("dt", [:], text(s.rawValue)), el("dd", [:], text(String(counts[s.rawValue] ?? 0)))]
+               })),
+            el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))))
+    }
+
+    static func error(status: Int, title: String, message: String) -> Node {
+        Layout.document(title, body: el("main", ["id": "main", "class": "signin"],
+            el("h1", [:], text(title)), el("p", [:], text(message)),
+            el("p", [:], el("a", ["class": "button", "href": SiteURL.chat.path], text("Back to Selene")))))
+    }
+}
