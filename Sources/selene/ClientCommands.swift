@@ -1,11 +1,309 @@
 import ArgumentParser
+import Foundation
+import SeleneShared
 
-/// The terminal client's commands (chat, note, search, briefing, threads).
+// The terminal client. These commands talk to a Selene server only through SeleneShared's
+// Remote services and view models, never the server's internals (this file imports neither).
+
 enum ClientCommands {
-    static let all: [any ParsableCommand.Type] = []
+    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, Search.self, BriefingCommand.self, Threads.self]
 }
 
 // Vapor's ConsoleKit has property wrappers of the same names; this executable means ArgumentParser's.
 typealias Option<Value> = ArgumentParser.Option<Value>
 typealias Flag<Value> = ArgumentParser.Flag<Value>
 typealias Argument<Value> = ArgumentParser.Argument<Value>
+
+/// Exit codes, as `stitch` has them.
+enum ClientExit: Int32 {
+    case failure = 1, usage = 2, invalid = 3, unreachable = 4, signedOut = 5, notFound = 6
+}
+
+struct ClientError: Error, CustomStringConvertible {
+    var description: String
+    var code: ClientExit
+}
+
+/// Where the server is: `--server`/`--token`, else SELENE_SERVER/SELENE_TOKEN, else what
+/// `selene login` kept.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The Selene server, e.g. http://my-mac.local:5678 (SELENE_SERVER; default: what `selene login` kept).")
+    var server: String?
+    @Option(name: .long, help: "The API token (SELENE_TOKEN).")
+    var token: String?
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    func settings() throws -> ServerSettings {
+        let env = ProcessInfo.processInfo.environment
+        let stored = try? FileCredentialStore.standard().load()
+        guard let address = server ?? env["SELENE_SERVER"] ?? stored?.url.absoluteString else {
+            throw ClientError(description: "No server yet: run `selene login --server http://HOST:5678 --token TOKEN` first.", code: .signedOut)
+        }
+        guard let url = ServerSettings.parseURL(address) else {
+            throw ClientError(description: "\(address) is not a server address (like http://my-mac.local:5678).", code: .usage)
+        }
+        return ServerSettings(url: url, token: token ?? env["SELENE_TOKEN"] ?? stored?.token)
+    }
+
+    var data: RemoteDataService { get throws { RemoteDataService(settings: try settings()) } }
+    var llm: RemoteLLMService { get throws { RemoteLLMService(settings: try settings()) } }
+}
+
+/// Runs a command body: failures become one line on stderr and a meaningful exit code.
+func client(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ClientError {
+        FileHandle.standardError.write(Data("selene: \(error.description)\n".utf8))
+        throw ExitCode(error.code.rawValue)
+    } catch let error as FieldErrors {
+        FileHandle.standardError.write(Data("selene: \(error.description)\n".utf8))
+        throw ExitCode(ClientExit.invalid.rawValue)
+    } catch let error as SeleneClientError {
+        FileHandle.standardError.write(Data("selene: \(error.description)\n".utf8))
+        switch error {
+        case .unreachable: throw ExitCode(ClientExit.unreachable.rawValue)
+        case .signedOut, .wrongToken, .notConfigured: throw ExitCode(ClientExit.signedOut.rawValue)
+        case .notFound: throw ExitCode(ClientExit.notFound.rawValue)
+        case .server(let status, _, _) where status == 400 || status == 413: throw ExitCode(ClientExit.invalid.rawValue)
+        default: throw ExitCode(ClientExit.failure.rawValue)
+        }
+    }
+}
+
+/// A line on standard output, unbuffered like the streamed answer it sits beside (mixing
+/// `print`'s buffer with direct writes reorders them when the output is a pipe).
+func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = SeleneJSON.makeEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    say(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+func noteLine(_ note: Note) -> String {
+    let excerpt = TokenBudget.truncate(note.content.replacingOccurrences(of: "\n", with: " "), toTokens: 20)
+    let title = note.displayTitle == excerpt ? "" : "\(note.displayTitle) — "
+    return "\(note.id)\t\(WireDate.day(of: note.createdAt))\t\(title)\(excerpt)"
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Set the server and API token; they are tested, then kept (0600).")
+    @Option(name: .long, help: "The server's address.") var server: String
+    @Option(name: .long, help: "The API token (or SELENE_TOKEN; asked for when missing).") var token: String?
+
+    @MainActor
+    func run() async throws {
+        try await client {
+            let setup = ServerSetupViewModel(store: FileCredentialStore.standard())
+            setup.address = server
+            setup.token = token ?? ProcessInfo.processInfo.environment["SELENE_TOKEN"] ?? readToken()
+            guard await setup.testAndSave() else {
+                if case .failed(let why) = setup.status {
+                    throw ClientError(description: why, code: why.contains("can't be reached") ? .unreachable : why.contains("address") ? .usage : .signedOut)
+                }
+                throw ClientError(description: "The server didn't accept these settings.", code: .signedOut)
+            }
+            say("Connected to \(setup.saved?.url.absoluteString ?? server).")
+        }
+    }
+
+    func readToken() -> String {
+        FileHandle.standardError.write(Data("API token (empty if the server has none): ".utf8))
+        return readLine(strippingNewline: true) ?? ""
+    }
+}
+
+struct NoteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "note", abstract: "Capture a note (\"-\" reads it from standard input).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The note's text.") var text: String
+    @Option(name: .long, help: "A title.") var title: String?
+    @Option(name: .long, help: "A tag (repeatable).") var tag: [String] = []
+
+    func run() async throws {
+        try await client {
+            var content = text
+            if text == "-" { content = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+            let request = NewNote(content: content, title: title, tags: tag.isEmpty ? nil : tag, source: .cli)
+            _ = try request.input().validated()
+            let note = try await options.data.createNote(request)
+            if options.json { try printJSON(note) } else { say("Saved note \(note.id).") }
+        }
+    }
+}
+
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Search notes: words and meaning (hybrid), or words only with --keyword.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Words or a question.") var query: String
+    @Option(name: .long, help: "How many (1–500).") var limit = 10
+    @Flag(name: .long, help: "Full-text search only.") var keyword = false
+
+    func run() async throws {
+        try await client {
+            _ = try SearchRequest(query: query, limit: limit).validated()
+            let data = try options.data
+            if keyword {
+                let notes = try await data.searchNotes(query, limit: limit)
+                if options.json { try printJSON(SearchResponse(query: query, notes: notes)) } else { notes.forEach { say(noteLine($0)) } }
+            } else {
+                let response = try await data.retrieveNotes(query, limit: limit, noteType: nil, actionability: nil)
+                if options.json { try printJSON(response) } else {
+                    response.results.forEach { say(noteLine($0.note)) }
+                    if response.source == .keyword { FileHandle.standardError.write(Data("(words only: no embeddings were available)\n".utf8)) }
+                }
+            }
+        }
+    }
+}
+
+struct BriefingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "briefing", abstract: "Today's briefing.")
+    @OptionGroup var options: ClientOptions
+    @Flag(name: .long, help: "Write it again now.") var regenerate = false
+
+    @MainActor
+    func run() async throws {
+        try await client {
+            let model = BriefingViewModel(data: try options.data)
+            if regenerate { await model.regenerate() } else { await model.load() }
+            if case .failed = model.state { _ = try await options.data.briefing() }
+            guard let briefing = model.briefing else { throw ClientError(description: "No briefing came back.", code: .failure) }
+            if options.json { try printJSON(briefing); return }
+            say("Briefing for \(briefing.date)\(briefing.author == .extractive ? " (written from your notes; no LLM)" : "")\n")
+            say(briefing.text)
+            if !briefing.threads.isEmpty { say("\nThreads moving:"); briefing.threads.forEach { say("  \($0.name) (\($0.noteCount) notes, momentum \(String(format: "%.2f", $0.momentum)))") } }
+            if !briefing.tasks.isEmpty { say("\nOpen tasks:"); briefing.tasks.forEach { say("  - \($0.title)") } }
+            if !model.resurfaced.isEmpty { say("\nWorth another look:"); model.resurfaced.forEach { say("  \($0.note.displayTitle) — \($0.reason)") } }
+        }
+    }
+}
+
+struct Threads: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Threads by momentum; with a name or id, that thread's notes and tasks.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A thread's id or (part of its) name.") var thread: String?
+    @Option(name: .long, help: "How many (1–500).") var limit = 10
+
+    func run() async throws {
+        try await client {
+            let data = try options.data
+            guard let thread else {
+                let threads = try await data.activeThreads(limit: limit)
+                if options.json { try printJSON(ThreadList(threads: threads)); return }
+                if threads.isEmpty { say("No active threads yet.") }
+                threads.forEach { say("\($0.id)\t\(String(format: "%.2f", $0.momentum))\t\($0.noteCount) notes\t\($0.name)") }
+                return
+            }
+            let detail: ThreadDetail
+            if let id = Int64(thread) { detail = try await data.thread(id: id) } else {
+                guard let found = try await data.thread(named: thread) else { throw ClientError(description: "No thread's name matches \"\(thread)\".", code: .notFound) }
+                detail = found
+            }
+            let tasks = try await data.tasks(threadId: detail.thread.id)
+            if options.json { try printJSON(detail); return }
+            say("\(detail.thread.name) — \(detail.thread.summary)\n")
+            if !tasks.isEmpty { say("Tasks:"); tasks.forEach { say("  [\($0.status == .done ? "x" : " ")] \($0.title)") }; say("") }
+            detail.notes.forEach { say(noteLine($0)) }
+        }
+    }
+}
+
+struct Chat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Chat with your notes: answers stream as they are written, with the notes they cite.",
+        discussion: "Without a question it is interactive: /new, /sessions, /open N, /thread NAME, /quit.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Ask one question and stop.") var question: String?
+    @Option(name: .long, help: "Continue this session (its id).") var session: String?
+
+    struct Answer: Encodable {
+        var sessionId: UUID
+        var answer: String?
+        var citations: [Int64]
+        var unavailable: String?
+        var notes: [Int64]
+    }
+
+    @MainActor
+    func run() async throws {
+        try await client {
+            let data = try options.data, llm = try options.llm
+            var chat = ChatViewModel(data: data, llm: llm)
+            var threadName: String?
+            let quiet = options.json
+            @MainActor func wire(_ vm: ChatViewModel) {
+                vm.onEvent = { event in
+                    guard !quiet else { return }
+                    switch event {
+                    case .searching: FileHandle.standardError.write(Data("Searching notes…\n".utf8))
+                    case .thinking: FileHandle.standardError.write(Data("Thinking…\n".utf8))
+                    case .delta(let text): FileHandle.standardOutput.write(Data(text.utf8))
+                    }
+                }
+            }
+            wire(chat)
+            if let session, let id = UUID(uuidString: session) {
+                await chat.openSession(id)
+                if let error = chat.errorMessage { throw ClientError(description: error, code: .notFound) }
+            }
+            @MainActor func ask(_ text: String) async throws {
+                await chat.ask(text)
+                if quiet {
+                    try printJSON(Answer(sessionId: chat.session.id, answer: chat.lastAnswer?.text, citations: chat.lastAnswer?.citedNoteIds ?? [],
+                                         unavailable: chat.unavailableMessage, notes: chat.foundNotes.map(\.id)))
+                } else if let answer = chat.lastAnswer {
+                    say("")
+                    for c in answer.citations { say("  [\(c.number)] \(c.title) (note \(c.noteId))") }
+                } else if let unavailable = chat.unavailableMessage {
+                    say("\n\(unavailable)")
+                    chat.foundNotes.forEach { say("  " + noteLine($0)) }
+                }
+                if let error = chat.errorMessage, chat.lastAnswer == nil, chat.unavailableMessage == nil {
+                    throw ClientError(description: error, code: error.contains("can't be reached") ? .unreachable : .failure)
+                }
+            }
+            if let question {
+                try await ask(question)
+                return
+            }
+            say("Selene — ask about your notes. /new, /sessions, /open N, /thread NAME, /quit")
+            while true {
+                FileHandle.standardOutput.write(Data("\n\(threadName.map { "[\($0)] " } ?? "")› ".utf8))
+                guard let line = readLine(strippingNewline: true) else { break }
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if text.isEmpty { continue }
+                switch text.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "" {
+                case "/quit", "/exit": return
+                case "/new":
+                    chat.newSession()
+                    say("New conversation.")
+                case "/sessions":
+                    await chat.loadSessions()
+                    for (i, s) in chat.orderedSessions.enumerated() { say("  \(i + 1). \(s.isPinned ? "📌 " : "")\(s.title) (\(s.messages.count) messages)") }
+                case "/open":
+                    let n = Int(text.dropFirst(5).trimmingCharacters(in: .whitespaces)) ?? 0
+                    await chat.loadSessions()
+                    let ordered = chat.orderedSessions
+                    guard n >= 1, n <= ordered.count else { say("No conversation \(n); /sessions lists them."); continue }
+                    await chat.openSession(ordered[n - 1].id)
+                    chat.session.messages.suffix(4).forEach { say("\($0.role == .user ? "you" : "selene"): \($0.content)") }
+                case "/thread":
+                    let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
+                    guard let found = try await data.thread(named: name) else { say("No thread's name matches \"\(name)\"."); continue }
+                    let workspace = ThreadWorkspaceChatViewModel(threadId: found.thread.id, data: data, llm: llm)
+                    await workspace.load()
+                    guard let scoped = workspace.chat else { say(workspace.errorMessage ?? "That thread can't be opened."); continue }
+                    chat = scoped
+                    wire(chat)
+                    threadName = found.thread.name
+                    say("Talking about \(found.thread.name) (\(found.notes.count) notes).")
+                default:
+                    try await ask(text)
+                }
+            }
+        }
+    }
+}

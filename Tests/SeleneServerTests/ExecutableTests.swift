@@ -20,17 +20,30 @@ struct ExecutableTests {
 
     struct Run { var status: Int32; var out: String; var err: String }
 
-    static func run(_ arguments: [String], env: [String: String], timeout: TimeInterval = 60) throws -> Run {
+    /// Runs the binary on a thread of its own (never one of Swift's cooperative threads, which an
+    /// in-process server may need meanwhile), feeding `input` to its standard input.
+    static func runAsync(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 60) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try run(arguments, env: env, input: input, timeout: timeout) })
+            }
+        }
+    }
+
+    static func run(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 60) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary())
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SELENE_") && $0.key != "HOST" && $0.key != "PORT" }
         for (k, v) in env { environment[k] = v }
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = stdin
         try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try? stdin.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
@@ -85,5 +98,62 @@ struct ExecutableTests {
         #expect(again.status == 0 && again.out.contains("Imported 0 notes; 2 already there."), "\(again.out)")
         let missing = try Self.run(["import", folder + "/nope"], env: env)
         #expect(missing.status != 0 && missing.err.contains("is not a folder"))
+    }
+
+    @Test("The terminal client: note, search, threads, briefing and chat (one question, and interactive), with --json and exit codes")
+    func terminal() async throws {
+        try await withLiveSelene { live in
+            let home = try tempDir()
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["SELENE_HOME": home]
+            let login = try await Self.runAsync(["login", "--server", live.url.absoluteString, "--token", testToken], env: env)
+            #expect(login.status == 0 && login.out.contains("Connected to"), "\(login.err)")
+            let stored = try String(contentsOfFile: home + "/server.json", encoding: .utf8)
+            #expect(stored.contains(testToken))
+            #expect(try FileManager.default.attributesOfItem(atPath: home + "/server.json")[.posixPermissions] as? Int == 0o600)
+            for text in ThreadsAndBriefingTests.garden {
+                let note = try await Self.runAsync(["note", text], env: env)
+                #expect(note.status == 0 && note.out.hasPrefix("Saved note"), "\(note.err)")
+            }
+            let fromStdin = try await Self.runAsync(["note", "-", "--title", "Piped", "--tag", "cli", "--json"], env: env, input: "A note from a pipe\nsecond line")
+            let piped = try SeleneJSON.decode(Note.self, from: Data(fromStdin.out.utf8))
+            #expect(piped.source == .cli && piped.title == "Piped" && piped.tags == ["cli"] && piped.content == "A note from a pipe\nsecond line")
+            try await live.app.process()
+
+            let search = try await Self.runAsync(["search", "garden compost", "--json"], env: env)
+            let response = try SeleneJSON.decode(RetrieveResponse.self, from: Data(search.out.utf8))
+            #expect(response.source == .hybrid && response.count == 4)
+            #expect(Set(response.results.prefix(3).map(\.note.content)) == Set(ThreadsAndBriefingTests.garden))
+            let threads = try await Self.runAsync(["threads"], env: env)
+            #expect(threads.status == 0 && threads.out.contains("Garden Tomato"))
+            let thread = try await Self.runAsync(["threads", "tomato", "--json"], env: env)
+            #expect(try SeleneJSON.decode(ThreadDetail.self, from: Data(thread.out.utf8)).notes.count == 3)
+            let briefing = try await Self.runAsync(["briefing"], env: env)
+            #expect(briefing.status == 0 && briefing.out.contains("Good morning") && briefing.out.contains("Garden Tomato"))
+
+            let one = try await Self.runAsync(["chat", "What's in my garden tomato thread?"], env: env)
+            #expect(one.status == 0 && one.out.hasPrefix("From your notes:") && one.out.contains("  [1] "), "\(one.out)\(one.err)")
+            #expect(one.err.contains("Searching notes…") && one.err.contains("Thinking…"))
+            let json = try await Self.runAsync(["chat", "compost?", "--json"], env: env)
+            struct Answer: Decodable { var sessionId: UUID; var answer: String?; var citations: [Int64] }
+            let answer = try SeleneJSON.decode(Answer.self, from: Data(json.out.utf8))
+            #expect(answer.answer?.contains("[1]") == true && !answer.citations.isEmpty)
+            let chat = try await Self.runAsync(["chat"], env: env, input: "/new\n/thread tomato\nwhere does the compost go?\n/sessions\n/quit\n")
+            #expect(chat.status == 0, "\(chat.err)")
+            #expect(chat.out.contains("Talking about Garden Tomato (3 notes).") && chat.out.contains("[Garden Tomato] › From your notes:"))
+            #expect(chat.out.contains("About Garden Tomato"))
+
+            let empty = try await Self.runAsync(["note", " "], env: env)
+            #expect(empty.status == 3 && empty.err.contains("content"))
+            let missing = try await Self.runAsync(["threads", "zebra"], env: env)
+            #expect(missing.status == 6)
+            let wrong = try await Self.runAsync(["search", "x", "--token", "wrong-token-wrong-token-wrong-token-00"], env: env)
+            #expect(wrong.status == 5 && wrong.err.contains("refused"))
+            let port = try freeLoopbackPort()
+            let unreachable = try await Self.runAsync(["search", "x", "--server", "127.0.0.1:\(port)"], env: env)
+            #expect(unreachable.status == 4 && unreachable.err.contains("can't be reached"))
+            let nobody = try await Self.runAsync(["threads"], env: ["SELENE_HOME": home + "/empty"])
+            #expect(nobody.status == 5 && nobody.err.contains("selene login"))
+        }
     }
 }
