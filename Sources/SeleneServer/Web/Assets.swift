@@ -54,8 +54,10 @@ enum Assets {
     .status-failed { background: #F8E1E4; color: var(--danger); } .status-pending, .status-processing { background: #FFF4D6; color: #7A5A00; }
     .chat { display: grid; gap: 16px; }
     @media (min-width: 1100px) { .chat { grid-template-columns: 260px 1fr; } }
-    .sessions .row { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
-    .sessions .row a { flex: 1; min-height: 48px; display: flex; align-items: center; }
+    .sessions .row { display: flex; flex-wrap: wrap; justify-content: flex-end; align-items: center; gap: 8px; }
+    .sessions .row a { flex: 1 1 100%; min-height: 48px; display: flex; align-items: center; gap: 8px; }
+    .chip.pinned { background: var(--moon); color: var(--ink); }
+    .icon path { fill: none; stroke: currentColor; stroke-width: 2; stroke-linecap: round; }
     .sessions .current { border-color: var(--accent); }
     .conversation { list-style: none; padding: 0; margin: 0 0 16px; display: flex; flex-direction: column; gap: 12px; }
     .message { border-radius: var(--radius); padding: 12px 16px; max-width: 92%; }
@@ -118,7 +120,11 @@ enum Assets {
             function handle(name, payload) {
               if (name === 'progress') { progress.textContent = payload; }
               else if (name === 'delta') { progress.textContent = 'Writing…'; text.textContent += JSON.parse(payload).text; }
-              else if (name === 'done' || name === 'unavailable') { progress.textContent = ''; answer.outerHTML = JSON.parse(payload).html; }
+              else if (name === 'done' || name === 'unavailable') {
+                progress.textContent = ''; var done = JSON.parse(payload); answer.outerHTML = done.html;
+                var list = document.getElementById('sessions'); if (list && done.sessions) list.innerHTML = done.sessions;
+                var heading = document.getElementById('conversation-title'); if (heading && done.title) heading.textContent = done.title;
+              }
               else if (name === 'error') { progress.textContent = ''; box.value = sent; answer.remove(); question.remove();
                 var p = document.createElement('p'); p.className = 'flash error'; p.textContent = JSON.parse(payload).message; form.prepend(p); }
             }

@@ -62,6 +62,8 @@ enum Layout {
         }
     }
 
+    static let micIcon = Node.raw("<svg aria-hidden=\"true\" class=\"icon\" viewBox=\"0 0 24 24\" width=\"20\" height=\"20\"><path d=\"M12 3a3 3 0 0 0-3 3v6a3 3 0 0 0 6 0V6a3 3 0 0 0-3-3zM5 11a7 7 0 0 0 14 0M12 18v3\"/></svg>")
+
     static func moon() -> Node {
         .raw("<svg aria-hidden=\"true\" class=\"moon\" viewBox=\"0 0 24 24\" width=\"28\" height=\"28\"><path d=\"M14 3a8 8 0 1 0 7 11A7 7 0 0 1 14 3z\"/></svg>")
     }
@@ -112,12 +114,23 @@ enum Layout {
     static func noteRow(_ note: Note, extra: Node = nothing) -> Node {
         el("li", ["class": "row"],
            el("a", ["href": SiteURL.note(String(note.id)).path, "class": "title"], text(note.displayTitle)),
-           el("p", ["class": "excerpt"], text(TokenBudget.truncate(note.content.replacingOccurrences(of: "\n", with: " "), toTokens: 40))),
+           excerpt(note),
            el("p", ["class": "meta"], time(note.createdAt),
               note.analysis.map { el("span", ["class": "chip"], text($0.primaryTheme)) } ?? nothing,
               note.threadName.map { name in el("a", ["class": "chip", "href": SiteURL.thread(String(note.threadId ?? 0)).path], text(name)) } ?? nothing,
               note.status == .done ? nothing : el("span", ["class": "chip status-\(note.status.rawValue)"], text(note.status.rawValue)),
               extra))
+    }
+
+    /// The note's words after its title (nothing when the title is all there is).
+    static func excerpt(_ note: Note) -> Node {
+        var body = note.content.trimmingCharacters(in: .whitespacesAndNewlines)
+        if note.title == nil || note.title?.isEmpty == true {
+            let lines = body.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true)
+            body = lines.count > 1 ? String(lines[1]) : ""
+        }
+        guard !body.isEmpty else { return nothing }
+        return el("p", ["class": "excerpt"], text(TokenBudget.truncate(body.replacingOccurrences(of: "\n", with: " "), toTokens: 40)))
     }
 
     /// An answer's text with its citations as links to the notes.

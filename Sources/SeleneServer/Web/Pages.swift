@@ -48,10 +48,10 @@ enum Pages {
                el("section", ["class": "sessions", "aria-label": "Conversations"],
                   el("div", ["class": "actions"], el("h1", [:], text("Chat")),
                      Layout.form(SiteURL.newSession.path, context: context, cls: "inline", Layout.button("New chat", cls: "button quiet"))),
-                  page.sessions.isEmpty ? el("p", ["class": "muted"], text("No conversations yet.")) :
-                    el("ul", ["class": "list"], children: page.sessions.map { s in sessionRow(s, current: s.id == page.session.id, context: context) })),
+                  el("div", ["id": "sessions"], page.sessions.isEmpty ? el("p", ["class": "muted"], text("No conversations yet.")) :
+                    el("ul", ["class": "list"], children: page.sessions.map { s in sessionRow(s, current: s.id == page.session.id, context: context) }))),
                el("section", ["aria-label": "Conversation"],
-                  el("h2", [:], text(page.session.title)),
+                  el("h2", ["id": "conversation-title"], text(page.session.title)),
                   conversation(page.session, titles: page.titles),
                   unavailableBox(page.unavailable, notes: page.foundNotes),
                   askForm(action: SiteURL.ask(id).path, stream: SiteURL.stream(id).path, draft: page.draft, error: page.error,
@@ -61,7 +61,8 @@ enum Pages {
     static func sessionRow(_ s: ChatSession, current: Bool, context: PageContext) -> Node {
         let id = s.id.uuidString.lowercased()
         return el("li", ["class": current ? "row current" : "row"],
-                  el("a", ["href": SiteURL.session(id).path, "aria-current": current ? "true" : nil], text((s.isPinned ? "📌 " : "") + s.title)),
+                  el("a", ["href": SiteURL.session(id).path, "aria-current": current ? "true" : nil],
+                     s.isPinned ? el("span", ["class": "chip pinned"], text("Pinned")) : nothing, text(s.title)),
                   Layout.form(SiteURL.pin(id).path, context: context, cls: "inline",
                               void("input", ["type": "hidden", "name": "pinned", "value": s.isPinned ? "false" : "true"]),
                               Layout.button(s.isPinned ? "Unpin" : "Pin", cls: "button quiet")),
@@ -90,7 +91,7 @@ enum Pages {
                    el("textarea", ["id": "question", "name": "question", "rows": "3", "placeholder": placeholder, "required": "required",
                                    "enterkeyhint": "send"], text(draft))),
                 el("div", ["class": "actions"],
-                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "question", "hidden": "hidden", "aria-label": "Speak your question"], text("🎤 Speak")),
+                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "question", "hidden": "hidden", "aria-label": "Speak your question"], Layout.micIcon, text("Speak")),
                    Layout.button("Ask"))),
         ])
     }
@@ -247,7 +248,7 @@ enum Pages {
                    el("textarea", ["id": "content", "name": "content", "rows": "8", "required": "required",
                                    "aria-invalid": errors["content"] == nil ? nil : "true"], text(content))),
                 el("div", ["class": "actions"],
-                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "content", "hidden": "hidden", "aria-label": "Dictate"], text("🎤 Speak")),
+                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "content", "hidden": "hidden", "aria-label": "Dictate"], Layout.micIcon, text("Speak")),
                    Layout.button("Save"))))
     }
 

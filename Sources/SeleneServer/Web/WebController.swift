@@ -10,6 +10,7 @@ import Vapor
 struct WebController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
+        routes.get("app", use: home)
         routes.get(SiteURL.stylesheet.route) { _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
         routes.get(SiteURL.script.route) { _ in Self.asset(Assets.js, type: "text/javascript; charset=utf-8") }
         routes.get(SiteURL.signIn.route, use: signInPage)
@@ -209,9 +210,15 @@ struct WebController: RouteCollection {
         let question = (try Self.form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !question.isEmpty else { throw SeleneError(.badRequest, "Type a question first") }
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
+        let csrf = WebSession.csrfToken(for: req)
         return Self.eventStream { emit in
             let outcome = await ChatRun.run(data: data, llm: llm, now: now, sessionId: id, question: question, emit: emit)
-            await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) })
+            await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) }, sessions: {
+                // The list beside the conversation, with this one (new or moved to the top) in it.
+                let sessions = try await data.sessions().filter { $0.threadId == nil }
+                    .sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
+                return el("ul", ["class": "list"], children: sessions.map { Pages.sessionRow($0, current: $0.id == id, context: PageContext(csrf: csrf)) }).render()
+            })
         }
     }
 
@@ -222,10 +229,12 @@ struct WebController: RouteCollection {
     }
 
     /// The last event of a streamed answer: the answer's HTML, the notes without one, or the error.
-    static func finish(_ outcome: ChatRun.Outcome, emit: @Sendable (String) async -> Void, titles: () async throws -> [Int64: String]) async {
+    static func finish(_ outcome: ChatRun.Outcome, emit: @Sendable (String) async -> Void, titles: () async throws -> [Int64: String],
+                       sessions: (() async throws -> String)? = nil) async {
         if outcome.answered, let message = outcome.session?.messages.last {
-            let html = Pages.answered(message, titles: (try? await titles()) ?? [:]).render()
-            await emit(ChatRun.event("done", ["html": html]))
+            var payload = ["html": Pages.answered(message, titles: (try? await titles()) ?? [:]).render(), "title": outcome.session?.title ?? ""]
+            if let sessions, let list = try? await sessions() { payload["sessions"] = list }
+            await emit(ChatRun.event("done", payload))
         } else if let unavailable = outcome.unavailable {
             let html = el("li", ["class": "message assistant"], Pages.unavailableBox(unavailable, notes: outcome.foundNotes)).render()
             await emit(ChatRun.event("unavailable", ["html": html]))

@@ -1,0 +1,95 @@
+"""What both web apps' browser tests share: a free port, headless Chromium, the screenshot
+folder, and the steps a person takes (fill a field, tap, submit and wait)."""
+import os
+import socket
+import time
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SIZES = {"phone": (390, 844), "tablet": (820, 1180), "desktop": (1440, 900)}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844"]:
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.implicitly_wait(2)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots():
+    folder = os.environ.get("SCREENSHOT_DIR", os.path.join(ROOT, "test-artifacts", "screenshots"))
+    os.makedirs(folder, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+def snap(driver, folder, name):
+    """Screenshots the current page at every size, then returns to the phone size."""
+    for label, (w, h) in SIZES.items():
+        driver.set_window_size(w, h)
+        time.sleep(0.3)
+        driver.save_screenshot(os.path.join(folder, f"{name}-{label}.png"))
+    driver.set_window_size(*SIZES["phone"])
+
+
+def fill(driver, name, value):
+    field = driver.find_element(By.NAME, name)
+    field.clear()
+    field.send_keys(value)
+
+
+def gone(element):
+    """Whether a page element has been replaced by a navigation. Chromium sometimes reports a
+    replaced node as an inspector error rather than a stale element; both mean the same."""
+    def check(_):
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    return check
+
+
+def click(driver, element):
+    """Scrolls an element to the middle of the screen (clear of the phone's tab bar) and taps it."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def submit(driver, text):
+    """Submits a form with its button and waits for the next page to load."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    click(driver, driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
+    WebDriverWait(driver, 10).until(gone(page))
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+
+
+def follow(driver, element):
+    """Taps a link and waits for the page it leads to."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    click(driver, element)
+    WebDriverWait(driver, 10).until(gone(page))
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")

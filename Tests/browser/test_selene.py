@@ -1,0 +1,341 @@
+"""Browser tests of Selene's web app in real headless Chromium (Selenium).
+
+Starts the Ollama-protocol stub (SELENE_STUB_BIN, default .build/debug/selene-ollama-stub) and the
+real server (SELENE_SERVER_BIN, default .build/debug/selene) with an API token on free local
+ports, then walks through Selene as its person would: sign in, capture, a streamed chat answer
+with citations, threads, the briefing, memories, search, devices, status; the same without
+JavaScript; and the set-up screen of a server without a token. Screenshots of each page at
+phone, tablet and desktop sizes go to SCREENSHOT_DIR (default test-artifacts/screenshots)."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+from conftest import ROOT, click, fill, follow, free_port, snap, submit
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+TOKEN = "browser-test-token-0123456789-abcdefghijklmnop"
+GARDEN = [
+    "Garden plan: tomatoes in the raised garden bed, compost the garden soil",
+    "Garden soil needs compost before the tomatoes go in the garden bed",
+    "I need to buy compost for the garden bed tomatoes and garden soil",
+]
+
+
+def binary(name, variable):
+    return os.environ.get(variable, os.path.join(ROOT, ".build", "debug", name))
+
+
+def start(args, env):
+    return subprocess.Popen(args, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def wait_for(url, proc):
+    for _ in range(300):
+        try:
+            if urllib.request.urlopen(url, timeout=1).status == 200:
+                return
+        except Exception:
+            if proc.poll() is not None:
+                raise RuntimeError("exited: " + proc.stdout.read().decode(errors="replace"))
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("did not start: " + proc.stdout.read().decode(errors="replace"))
+
+
+def api(base, method, path, body=None, token=TOKEN):
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+@pytest.fixture(scope="module")
+def selene():
+    """The stub and a Selene with an API token; yields (base URL, stub URL)."""
+    data = tempfile.mkdtemp(prefix="selene-web-")
+    stub_port, port = free_port(), free_port()
+    stub = start([binary("selene-ollama-stub", "SELENE_STUB_BIN"), str(stub_port)], {})
+    stub_url = f"http://127.0.0.1:{stub_port}"
+    wait_for(stub_url + "/api/tags", stub)
+    server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                   {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
+                    "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning"})
+    base = f"http://127.0.0.1:{port}"
+    wait_for(base + "/health", server)
+    # Slow enough that the progress and the pieces of an answer can be seen arriving.
+    urllib.request.urlopen(urllib.request.Request(stub_url + "/_stub/fault", data=json.dumps({"fault": "none", "chunkDelay": 0.04}).encode(), method="POST"))
+    yield base, stub_url
+    for proc in (server, stub):
+        proc.terminate()
+        proc.wait(timeout=10)
+    shutil.rmtree(data, ignore_errors=True)
+
+
+def processed(base):
+    """Waits until the server's worker has processed every note."""
+    for _ in range(200):
+        counts = api(base, "GET", "/api/processing")
+        if counts["pending"] == 0 and counts["processing"] == 0:
+            return counts
+        time.sleep(0.1)
+    raise AssertionError(f"notes still waiting: {counts}")
+
+
+def until(driver, condition, seconds=10):
+    """Waits for a condition across a page change (an element may be replaced while it is read)."""
+    WebDriverWait(driver, seconds, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+def ask(driver, question):
+    """Types a question, sends it, and waits for the streamed answer to end; returns the progress
+    states the page showed on the way."""
+    driver.execute_script("""
+        window.__states = [];
+        var progress = document.getElementById('progress');
+        new MutationObserver(function () { window.__states.push(progress.textContent); })
+            .observe(progress, {childList: true, characterData: true, subtree: true});""")
+    box = driver.find_element(By.ID, "question")
+    box.clear()
+    box.send_keys(question)
+    count = len(driver.find_elements(By.CSS_SELECTOR, "#conversation > li"))
+    click(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Ask']"))
+    until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conversation > li")) >= count + 2
+                                    and d.find_element(By.ID, "progress").text == ""
+                                    and not d.find_element(By.XPATH, "//button[normalize-space()='Ask']").get_attribute("disabled"), 20)
+    return [s for s in driver.execute_script("return window.__states") if s]
+
+
+def test_sign_in(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app")
+    assert browser.current_url.endswith("/app/signin")
+    snap(browser, shots, "selene-signin")
+    fill(browser, "token", "not-the-token-not-the-token-not-the-token")
+    submit(browser, "Sign in")
+    assert "isn't one of this server's API tokens" in browser.page_source
+    fill(browser, "token", TOKEN)
+    submit(browser, "Sign in")
+    assert "/app/chat/" in browser.current_url
+    assert "No conversations yet." in browser.page_source
+    cookie = browser.get_cookie("selene_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+
+
+def test_capture(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/more")
+    snap(browser, shots, "selene-more")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Capture a note"))
+    assert browser.current_url.endswith("/app/notes/new")
+    snap(browser, shots, "selene-capture")
+    fill(browser, "content", GARDEN[0])
+    submit(browser, "Save")
+    assert "Selene will work out what it's about" in browser.page_source
+    assert GARDEN[0] in browser.find_element(By.CSS_SELECTOR, "pre.note").text
+    for text in GARDEN[1:]:
+        api(base, "POST", "/api/notes", {"content": text})
+    processed(base)
+    threads = api(base, "GET", "/api/threads")["threads"]
+    assert len(threads) == 1 and threads[0]["noteCount"] == 3
+    browser.refresh()
+    assert browser.find_element(By.XPATH, "//dt[normalize-space()='Thread']/following-sibling::dd[1]").text == threads[0]["name"]
+    snap(browser, shots, "selene-note")
+
+
+def test_streamed_chat_with_citations(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/chat")
+    states = ask(browser, "What's in my garden soil thread?")
+    # The page showed the live progress (quick steps may share one repaint) and then the writing.
+    assert ("Searching notes…" in states or "Thinking…" in states) and "Writing…" in states, states
+    answer = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
+    assert answer.text.startswith("Selene\nFrom your notes:")
+    assert browser.find_element(By.ID, "conversation-title").text == "What's in my garden soil thread?"
+    links = answer.find_elements(By.CSS_SELECTOR, "a.cite")
+    assert len(links) == 3 and [a.text for a in links] == ["[1]", "[2]", "[3]"]
+    assert all("/app/notes/" in a.get_attribute("href") for a in links)
+    snap(browser, shots, "selene-chat")
+    # The conversation was saved: it is there after a reload, with the same links.
+    browser.refresh()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")) == 3
+    assert "What's in my garden soil thread?" in browser.find_element(By.CSS_SELECTOR, ".sessions").text
+    follow(browser, browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")[0])
+    assert "/app/notes/" in browser.current_url
+    assert "Related notes" in browser.page_source
+
+
+def test_stream_events_in_order(selene, browser):
+    """The stream the page reads: progress states in order, the answer's pieces, then the answer."""
+    base, _ = selene
+    csrf = browser.get_cookie("selene_csrf")["value"]
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
+    request = urllib.request.Request(base + "/app/chat/00000000-0000-4000-8000-000000000001/stream", method="POST",
+                                     data=urllib.parse.urlencode({"_csrf": csrf, "question": "garden soil?"}).encode(),
+                                     headers={"Cookie": cookies, "Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        events = [block for block in response.read().decode().split("\n\n") if block]
+    names = [e.split("\n")[0].removeprefix("event: ") for e in events]
+    assert names[:2] == ["progress", "progress"] and names[-1] == "done" and set(names[2:-1]) == {"delta"}
+    assert events[0].endswith("Searching notes…") and events[1].endswith("Thinking…")
+    done = json.loads(events[-1].split("data: ", 1)[1])
+    assert 'class="cite"' in done["html"] and "00000000-0000-4000-8000-000000000001" in done["sessions"]
+    forged = urllib.request.Request(request.full_url, method="POST", data=b"_csrf=forged&question=x",
+                                    headers={"Cookie": cookies, "Content-Type": "application/x-www-form-urlencoded"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(forged, timeout=30)
+    assert refused.value.code == 403
+
+
+def test_sessions(selene, browser):
+    base, _ = selene
+    browser.get(base + "/app/chat")
+    before = len(browser.find_elements(By.CSS_SELECTOR, ".sessions li"))
+    submit(browser, "New chat")
+    ask(browser, "Anything about compost?")
+    items = browser.find_elements(By.CSS_SELECTOR, ".sessions li")
+    assert len(items) == before + 1 and items[0].text.startswith("Anything about compost?")
+    oldest = items[-1]
+    title = oldest.find_element(By.CSS_SELECTOR, "a").text
+    follow(browser, oldest.find_element(By.XPATH, ".//button[normalize-space()='Pin']"))
+    until(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".sessions li .pinned") and title in d.find_element(By.CSS_SELECTOR, ".sessions li").text)
+    browser.execute_script("window.confirm = function () { return true; }")
+    newest = browser.find_elements(By.CSS_SELECTOR, ".sessions li")[1]
+    follow(browser, newest.find_element(By.XPATH, ".//button[normalize-space()='Delete']"))
+    until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".sessions li")) == before)
+
+
+def test_threads(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/threads")
+    name = api(base, "GET", "/api/threads")["threads"][0]["name"]
+    row = browser.find_element(By.CSS_SELECTOR, "ul.list li")
+    assert name in row.text and "Momentum" in row.text and "3 notes" in row.text
+    snap(browser, shots, "selene-threads")
+    follow(browser, row.find_element(By.CSS_SELECTOR, "a.title"))
+    assert "/app/threads/" in browser.current_url
+    assert "Buy compost for the garden bed tomatoes and garden soil" in browser.page_source
+    assert len(browser.find_elements(By.XPATH, "//h2[normalize-space()='Notes']/following-sibling::ul[1]/li")) == 3
+    submit(browser, "Suggest tasks")
+    suggestion = browser.find_element(By.CSS_SELECTOR, "ul[aria-label='Suggested tasks'] li")
+    title = suggestion.find_element(By.CSS_SELECTOR, "span").text
+    assert title.startswith("Follow up on")
+    follow(browser, suggestion.find_element(By.XPATH, ".//button[normalize-space()='Add']"))
+    assert title in browser.find_element(By.CSS_SELECTOR, "ul.tasks").text
+    states = ask(browser, "Where does the compost go?")
+    assert "Writing…" in states, states
+    assert browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")
+    snap(browser, shots, "selene-thread")
+    task = browser.find_element(By.CSS_SELECTOR, "ul.tasks li")
+    done_title = task.find_element(By.CSS_SELECTOR, "span").text
+    follow(browser, task.find_element(By.CSS_SELECTOR, "button"))
+    until(browser, lambda d: any(done_title in li.text for li in d.find_elements(By.CSS_SELECTOR, "ul.tasks li.done")))
+
+
+def test_briefing(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/briefing")
+    assert "Good morning" in browser.find_element(By.CSS_SELECTOR, ".briefing-text").text
+    assert api(base, "GET", "/api/threads")["threads"][0]["name"] in browser.page_source
+    for heading in ["Threads moving", "Links across threads", "Open tasks", "New notes (3)"]:
+        assert browser.find_element(By.XPATH, f"//h2[normalize-space()='{heading}']")
+    snap(browser, shots, "selene-briefing")
+    submit(browser, "Write it again")
+    assert "Good morning" in browser.page_source
+
+
+def test_memories(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/chat")
+    submit(browser, "New chat")
+    ask(browser, "I prefer green tea in the morning. Anything about tomatoes?")
+    browser.get(base + "/app/memories")
+    box = browser.find_element(By.CSS_SELECTOR, "textarea[name=content]")
+    assert box.text == "I prefer green tea in the morning."
+    snap(browser, shots, "selene-memories")
+    box.clear()
+    box.send_keys("I prefer sencha in the morning.")
+    Select(browser.find_element(By.NAME, "type")).select_by_value("preference")
+    submit(browser, "Save")
+    assert "Memory saved." in browser.page_source
+    assert browser.find_element(By.CSS_SELECTOR, "textarea[name=content]").text == "I prefer sencha in the morning."
+    browser.execute_script("window.confirm = function () { return true; }")
+    submit(browser, "Delete")
+    assert "No memories yet" in browser.page_source
+
+
+def test_search_devices_status(selene, browser, shots):
+    base, _ = selene
+    browser.get(base + "/app/search?q=garden+compost")
+    results = browser.find_elements(By.CSS_SELECTOR, "ul.list li")
+    assert len(results) == 3 and "words and meaning" in browser.page_source
+    snap(browser, shots, "selene-search")
+    api(base, "POST", "/api/devices/register", {"token": "ab" * 32})
+    browser.get(base + "/app/devices")
+    assert "Push is off: no APNs key is configured" in browser.page_source and "abababababab" in browser.page_source
+    snap(browser, shots, "selene-devices")
+    browser.execute_script("window.confirm = function () { return true; }")
+    submit(browser, "Remove")
+    assert "No devices" in browser.page_source
+    browser.get(base + "/app/status")
+    assert "Available: stub-chat" in browser.page_source
+    snap(browser, shots, "selene-status")
+
+
+def test_without_javascript(selene):
+    """Every page works without JavaScript: the answer comes with the page."""
+    base, _ = selene
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844",
+                "--blink-settings=scriptEnabled=false"]:
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        driver.get(base + "/app/signin")
+        fill(driver, "token", TOKEN)
+        submit(driver, "Sign in")
+        submit(driver, "New chat")
+        fill(driver, "question", "What about garden soil?")
+        submit(driver, "Ask")
+        answer = driver.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
+        assert "From your notes:" in answer.text and answer.find_elements(By.CSS_SELECTOR, "a.cite")
+        assert driver.find_element(By.CSS_SELECTOR, ".mic").get_attribute("hidden") is not None
+    finally:
+        driver.quit()
+
+
+def test_setup_screen_without_a_token(browser, shots):
+    """A server without a token (loopback only) opens on the set-up screen."""
+    data = tempfile.mkdtemp(prefix="selene-open-")
+    port = free_port()
+    server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--port", str(port)],
+                   {"SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "warning"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/health", server)
+        browser.delete_all_cookies()
+        browser.get(base + "/")
+        assert browser.current_url.endswith("/app/setup")
+        assert "only answers on this computer" in browser.page_source and "SELENE_API_TOKEN=" in browser.page_source
+        snap(browser, shots, "selene-setup")
+        submit(browser, "Continue on this computer")
+        assert "/app/chat/" in browser.current_url
+        browser.get(base + "/app/status")
+        assert "Not available" in browser.page_source
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        shutil.rmtree(data, ignore_errors=True)
