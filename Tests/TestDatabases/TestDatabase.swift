@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Fluent
+import Vapor
 
 /// Which database the suite runs on: in-memory SQLite, or PostgreSQL when TEST_DATABASE_URL is
 /// set. Each test gets a database of its own (created fresh on PostgreSQL, dropped afterwards).
@@ -77,4 +79,40 @@ public func freeLoopbackPort() throws -> Int {
     }
     guard bound else { throw TestDatabaseError("no free port") }
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A test's application: a scratch data directory and, on PostgreSQL (`TEST_DATABASE_URL`), a
+/// database of its own; `configure` sets the application up on them (its database URL, or nil
+/// for in-memory SQLite), migrations run, then `body`; everything is removed afterwards, also
+/// when the test fails.
+public func withTestApplication(
+    isolation: isolated (any Actor)? = #isolation,
+    prefix: String,
+    logLevel: Logger.Level,
+    configure: (Application, _ dataDirectory: String, _ postgresURL: String?) async throws -> Void,
+    _ body: (Application) async throws -> Void
+) async throws {
+    let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+    var pgName: String?
+    var pgURL: String?
+    if TestDatabase.isPostgres {
+        let created = try await TestDatabase.createPostgresDatabase()
+        (pgName, pgURL) = (created.name, created.url)
+    }
+    let app = try await Application.make(.testing)
+    app.logger.logLevel = logLevel
+    do {
+        try await configure(app, dataDir, pgURL)
+        try await app.autoMigrate()
+        try await body(app)
+    } catch {
+        try? await app.asyncShutdown()
+        if let pgName { try? await TestDatabase.dropPostgresDatabase(pgName) }
+        try? FileManager.default.removeItem(atPath: dataDir)
+        throw error
+    }
+    try await app.asyncShutdown()
+    if let pgName { try await TestDatabase.dropPostgresDatabase(pgName) }
+    try? FileManager.default.removeItem(atPath: dataDir)
 }

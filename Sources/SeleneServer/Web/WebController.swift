@@ -192,22 +192,34 @@ struct WebController: RouteCollection {
     @Sendable func ask(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
-        let question = (try Self.form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let question = try Self.question(req)
         guard !question.isEmpty else { return Self.redirect(SiteURL.session(id.uuidString.lowercased()).path) }
         let outcome = await ChatRun.run(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), sessionId: id, question: question, emit: { _ in })
         var page = try await Self.chatPage(req, id: id)
-        page.unavailable = outcome.unavailable
-        page.foundNotes = outcome.foundNotes
-        page.error = outcome.error
-        page.draft = outcome.error == nil ? "" : question
+        Self.show(outcome, question: question, in: &page.unavailable, &page.foundNotes, &page.error, &page.draft)
         return Self.render(req, Pages.chat(page, context: Self.context(req)))
+    }
+
+    /// The asked question, trimmed (after the CSRF check).
+    static func question(_ req: Request) throws -> String {
+        (try form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What a page shows of an answer worked out without JavaScript: the notes when the LLM
+    /// couldn't answer, or the error with the question kept in the box.
+    static func show(_ outcome: ChatRun.Outcome, question: String, in unavailable: inout String?, _ notes: inout [Note],
+                     _ error: inout String?, _ draft: inout String) {
+        unavailable = outcome.unavailable
+        notes = outcome.foundNotes
+        error = outcome.error
+        draft = outcome.error == nil ? "" : question
     }
 
     /// With JavaScript: server-sent events while the answer is worked out and written.
     @Sendable func stream(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
-        let question = (try Self.form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let question = try Self.question(req)
         guard !question.isEmpty else { throw SeleneError(.badRequest, "Type a question first") }
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
         let csrf = WebSession.csrfToken(for: req)
@@ -307,23 +319,20 @@ struct WebController: RouteCollection {
     @Sendable func threadAsk(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
-        let question = (try Self.form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let question = try Self.question(req)
         var outcome = ChatRun.Outcome()
         if !question.isEmpty {
             outcome = await ChatRun.runInThread(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), threadId: id, question: question, emit: { _ in })
         }
         var page = try await Self.threadPage(req, id: id)
-        page.unavailable = outcome.unavailable
-        page.foundNotes = outcome.foundNotes
-        page.error = outcome.error
-        page.draft = outcome.error == nil ? "" : question
+        Self.show(outcome, question: question, in: &page.unavailable, &page.foundNotes, &page.error, &page.draft)
         return Self.render(req, Pages.thread(page, context: Self.context(req)))
     }
 
     @Sendable func threadStream(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
-        let question = (try Self.form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let question = try Self.question(req)
         guard !question.isEmpty else { throw SeleneError(.badRequest, "Type a question first") }
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
         return Self.eventStream { emit in

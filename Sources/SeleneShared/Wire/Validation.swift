@@ -162,6 +162,15 @@ public enum SeleneValidation {
         if ids.contains(where: { $0 < 1 || $0 > SeleneLimits.maxId }) { errors[field] = "\(field) must hold positive ids up to 2^53 - 1" }
     }
 
+    /// A search's query (trimmed, required) and its optional limit.
+    static func query(_ query: String, limit: Int?) throws -> String {
+        var errors: [String: String] = [:]
+        let trimmed = SeleneText.required(query, field: "query", max: SeleneLimits.maxQuery, lineBreaks: true, into: &errors)
+        if let limit, !SeleneLimits.limitRange.contains(limit) { errors["limit"] = "limit must be between 1 and 500" }
+        try check(errors)
+        return trimmed
+    }
+
     /// A model name, trimmed: one line of 1–200 characters.
     static func model(_ model: String?, into errors: inout [String: String]) -> String? {
         guard let model else { return nil }
@@ -233,22 +242,16 @@ extension NewMessage {
 
 extension SearchRequest {
     public func validated() throws -> SearchRequest {
-        var errors: [String: String] = [:]
         var out = self
-        out.query = SeleneText.required(query, field: "query", max: SeleneLimits.maxQuery, lineBreaks: true, into: &errors)
-        if let limit, !SeleneLimits.limitRange.contains(limit) { errors["limit"] = "limit must be between 1 and 500" }
-        try SeleneValidation.check(errors)
+        out.query = try SeleneValidation.query(query, limit: limit)
         return out
     }
 }
 
 extension RetrieveRequest {
     public func validated() throws -> RetrieveRequest {
-        var errors: [String: String] = [:]
         var out = self
-        out.query = SeleneText.required(query, field: "query", max: SeleneLimits.maxQuery, lineBreaks: true, into: &errors)
-        if let limit, !SeleneLimits.limitRange.contains(limit) { errors["limit"] = "limit must be between 1 and 500" }
-        try SeleneValidation.check(errors)
+        out.query = try SeleneValidation.query(query, limit: limit)
         return out
     }
 }

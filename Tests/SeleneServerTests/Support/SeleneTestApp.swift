@@ -21,36 +21,13 @@ func withSelene(
     adjust: (inout SeleneConfig) -> Void = { _ in },
     _ body: (Application, ManualClock) async throws -> Void
 ) async throws {
-    let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-test-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-    var pgName: String?
-    let database: SeleneConfig.Database
-    if TestDatabase.isPostgres {
-        let created = try await TestDatabase.createPostgresDatabase()
-        pgName = created.name
-        database = .postgres(url: created.url)
-    } else {
-        database = .sqliteMemory
-    }
-    var config = SeleneConfig(database: database, dataDirectory: dataDir, apiTokens: tokens,
-                              ollama: stub.map { stubSettings($0) })
-    config.briefingHour = nil
-    adjust(&config)
-    let app = try await Application.make(.testing)
-    app.logger.logLevel = .error
-    do {
+    try await withTestApplication(prefix: "selene-test", logLevel: .error, configure: { app, dataDir, postgresURL in
+        var config = SeleneConfig(database: postgresURL.map { .postgres(url: $0) } ?? .sqliteMemory, dataDirectory: dataDir,
+                                  apiTokens: tokens, ollama: stub.map { stubSettings($0) })
+        config.briefingHour = nil
+        adjust(&config)
         try await configure(app, config: config, clock: clock.clock)
-        try await app.autoMigrate()
-        try await body(app, clock)
-    } catch {
-        try? await app.asyncShutdown()
-        if let pgName { try? await TestDatabase.dropPostgresDatabase(pgName) }
-        try? FileManager.default.removeItem(atPath: dataDir)
-        throw error
-    }
-    try await app.asyncShutdown()
-    if let pgName { try await TestDatabase.dropPostgresDatabase(pgName) }
-    try? FileManager.default.removeItem(atPath: dataDir)
+    }) { app in try await body(app, clock) }
 }
 
 func stubSettings(_ stub: OllamaStub, url: String? = nil) -> SeleneConfig.Ollama {

@@ -17,36 +17,12 @@ func withTestApp(
     adjust: (inout AppConfig) -> Void = { _ in },
     _ body: (Application, TestClock) async throws -> Void
 ) async throws {
-    let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-test-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-    var pgName: String?
-    let database: AppConfig.Database
-    if TestDatabase.isPostgres {
-        let created = try await TestDatabase.createPostgresDatabase()
-        pgName = created.name
-        database = .postgres(url: created.url)
-    } else {
-        database = .sqliteMemory
-    }
-    var config = AppConfig(database: database, dataDirectory: dataDir, jwtSecret: testSecret)
-    config.bcryptCost = 4  // keeps the suite fast; production's floor of 12 is tested separately
-    adjust(&config)
-
-    let app = try await Application.make(.testing)
-    app.logger.logLevel = .warning
-    do {
+    try await withTestApplication(prefix: "stitch-test", logLevel: .warning, configure: { app, dataDir, postgresURL in
+        var config = AppConfig(database: postgresURL.map { .postgres(url: $0) } ?? .sqliteMemory, dataDirectory: dataDir, jwtSecret: testSecret)
+        config.bcryptCost = 4  // keeps the suite fast; production's floor of 12 is tested separately
+        adjust(&config)
         try await configure(app, config: config, clock: clock.clock)
-        try await app.autoMigrate()
-        try await body(app, clock)
-    } catch {
-        try? await app.asyncShutdown()
-        if let pgName { try? await TestDatabase.dropPostgresDatabase(pgName) }
-        try? FileManager.default.removeItem(atPath: dataDir)
-        throw error
-    }
-    try await app.asyncShutdown()
-    if let pgName { try await TestDatabase.dropPostgresDatabase(pgName) }
-    try? FileManager.default.removeItem(atPath: dataDir)
+    }) { app in try await body(app, clock) }
 }
 
 extension Application {
