@@ -14,6 +14,15 @@ extension StitchJSON {
         Data(try encodeBytes(value))
     }
 
+    /// The same JSON laid out for people (two-space indents, `"key" : value`, keys sorted), as
+    /// exports and `--json` output are: ids lower-case, dates as on the wire.
+    public static func encodePretty<T: Encodable>(_ value: T) throws -> Data {
+        var out: [UInt8] = []
+        JSONWriter.writePretty(try JSONValueEncoder.encode(value), indent: 0, into: &out)
+        out.append(UInt8(ascii: "\n"))
+        return Data(out)
+    }
+
     public static func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
         var out: [UInt8] = []
         // Room for a page at once (a change is about 400 bytes) rather than a dozen regrowths.
@@ -323,6 +332,37 @@ enum JSONWriter {
         }
     }
 
+    static func writePretty(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
+        func newline(_ level: Int) {
+            out.append(UInt8(ascii: "\n"))
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        }
+        switch value {
+        case .array(let a) where !a.isEmpty:
+            out.append(UInt8(ascii: "["))
+            for (index, element) in a.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                writePretty(element, indent: indent + 1, into: &out)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let o) where !o.isEmpty:
+            out.append(UInt8(ascii: "{"))
+            for (index, key) in o.keys.sorted().enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                writeString(key, into: &out)
+                out.append(contentsOf: Array(" : ".utf8))
+                writePretty(o[key]!, indent: indent + 1, into: &out)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "}"))
+        default:
+            write(value, into: &out)
+        }
+    }
+
     static func writeInt(_ value: Int64, into out: inout [UInt8]) {
         if value == 0 { out.append(48); return }
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -380,7 +420,7 @@ public enum JSONValueEncoder {
         // Type identity checks are a pointer comparison; `as?` casts on every field were not.
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == Date.self { return .string(Timestamp.string(from: unsafeBitCast(value, to: Date.self))) }
-        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).text) }
+        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).wireText) }
         if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }

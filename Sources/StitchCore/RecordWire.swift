@@ -112,7 +112,7 @@ struct DictionarySink: WireSink {
     }
     mutating func put(_ key: StaticString, _ value: String?) { if let value { fields[Self.key(key)] = .string(value) } }
     mutating func put(_ key: StaticString, _ value: Int?) { if let value { fields[Self.key(key)] = .int(Int64(value)) } }
-    mutating func put(_ key: StaticString, _ value: UUID?) { if let value { fields[Self.key(key)] = .string(value.text) } }
+    mutating func put(_ key: StaticString, _ value: UUID?) { if let value { fields[Self.key(key)] = .string(value.wireText) } }
     mutating func put(_ key: StaticString, _ value: Date?) { if let value { fields[Self.key(key)] = .string(Timestamp.string(from: value)) } }
 }
 

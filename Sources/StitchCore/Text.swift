@@ -6,28 +6,39 @@ import Foundation
 // sync push; these give the same answers (tested against Foundation) without either.
 
 extension UUID {
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    private static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    private static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// The same text as `uuidString`: upper-case hex in the 8-4-4-4-12 layout.
+    /// The same text as `uuidString`: upper-case hex in the 8-4-4-4-12 layout. What the servers'
+    /// SQLite tables hold (and compare), so it stays as it has always been stored.
     public var text: String {
         String(unsafeUninitializedCapacity: 36) { out in
-            write(to: out.baseAddress!)
+            write(to: out.baseAddress!, digits: Self.upperHex)
             return 36
         }
     }
 
-    /// The same 36 characters, appended to `out`.
+    /// Lower-case hex in the 8-4-4-4-12 layout, as RFC 9562 asks of UUIDs written out: what the
+    /// wire, the exports and the command line show. (Reading accepts either case.)
+    public var wireText: String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            write(to: out.baseAddress!, digits: Self.lowerHex)
+            return 36
+        }
+    }
+
+    /// `wireText`'s 36 characters, appended to `out`.
     func write(into out: inout [UInt8]) {
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buffer in
-            write(to: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            write(to: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), digits: Self.lowerHex)
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<36]))
         }
     }
 
-    private func write(to out: UnsafeMutablePointer<UInt8>) {
+    private func write(to out: UnsafeMutablePointer<UInt8>, digits: [UInt8]) {
         withUnsafeBytes(of: uuid) { bytes in
-            Self.hexDigits.withUnsafeBufferPointer { hex in
+            digits.withUnsafeBufferPointer { hex in
                 var o = 0
                 for i in 0..<16 {
                     if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }

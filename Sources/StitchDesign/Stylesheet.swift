@@ -119,6 +119,11 @@ public enum Stylesheet {
         dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
         dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
         table { width: 100%; border-collapse: collapse; }
+        .actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); margin-top: var(--space-md); }
+        .actions form { margin: 0; }
+        tr.unused td { color: var(--color-clay); }
+        progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }
+        .scroll { overflow-x: auto; }
         th, td { text-align: left; padding: var(--space-sm); border-bottom: 1px solid var(--color-parchment); }
         .signin { max-width: 420px; margin: var(--space-xxxl) auto; text-align: center; }
         .signin .tagline { font: var(--font-title3); color: var(--color-walnut); margin-bottom: var(--space-xl); }

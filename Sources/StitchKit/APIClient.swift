@@ -70,6 +70,17 @@ public actor APIClient {
         try decode(try await send("GET", "/auth/me", body: Optional<String>.none, authorized: true))
     }
 
+    /// Changes the password; the server ends every other sign-in, this one stays.
+    public func changePassword(current: String, new: String) async throws {
+        _ = try await send("POST", "/auth/password", body: ChangePasswordRequest(currentPassword: current, newPassword: new), authorized: true)
+    }
+
+    /// Deletes the account and everything in it on the server, then forgets the session.
+    public func deleteAccount(_ request: DeleteAccountRequest) async throws {
+        _ = try await send("DELETE", "/auth/account", body: request, authorized: true)
+        try tokens.clear()
+    }
+
     private func signIn<B: Encodable>(path: String, body: B) async throws -> Session {
         let data = try await send("POST", path, body: body, authorized: false)
         let auth: AuthResponse = try decode(data)
@@ -107,7 +118,7 @@ public actor APIClient {
 
     /// Uploads a picture; answers the server's key.
     public func uploadImage(_ data: Data, filename: String = "image") async throws -> String {
-        let boundary = "stitch-\(UUID().text)"
+        let boundary = "stitch-\(UUID().wireText)"
         var body = Data()
         body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
         body.append(data)
@@ -115,6 +126,19 @@ public actor APIClient {
         let response: ImageUploadResponse = try decode(
             try await send("POST", "/images", raw: body, contentType: "multipart/form-data; boundary=\(boundary)", authorized: true))
         return response.key
+    }
+
+    /// A picture of the signed-in user's, with its content type.
+    public func downloadImage(_ key: String) async throws -> (data: Data, contentType: String) {
+        guard let escaped = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) else { throw ClientError.invalidResponse }
+        let (data, http) = try await exchange("GET", "/images/" + escaped, raw: nil, contentType: nil, authorized: true)
+        return (data, http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream")
+    }
+
+    /// Restores (part of) a backup into the account: pictures, records or both, as the backup
+    /// file's JSON (see `BackupDocument.json`).
+    public func restore(_ json: Data) async throws -> RestoreSummary {
+        try decode(try await send("POST", "/account/restore", raw: json, contentType: "application/json", authorized: true))
     }
 
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {

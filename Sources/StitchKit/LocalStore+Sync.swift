@@ -284,6 +284,10 @@ struct ValueSink: WireSink {
 enum LocalDates {
     private static let range: ClosedRange<Int64> = -11_676_096_000_000...253_402_300_799_999
 
+    static let decoding = DatabaseDateDecodingStrategy.custom { value in
+        Date.fromDatabaseValue(value).map { Date(millisecondsSince1970: $0.millisecondsSince1970) }
+    }
+
     static func databaseValue(_ date: Date) -> DatabaseValue {
         let ms = date.millisecondsSince1970
         guard range.contains(ms), Date(millisecondsSince1970: ms) == date else { return date.databaseValue }

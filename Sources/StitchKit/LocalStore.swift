@@ -25,6 +25,17 @@ extension ProjectThread { public func encode(to container: inout PersistenceCont
 extension JournalEntry { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension JournalImage { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 
+// Dates come back exactly as the wire has them (whole milliseconds, `Date(millisecondsSince1970:)`):
+// GRDB's own parsing of the stored text lands a rounding step away for some fractions, so a
+// record read here and the same record read from JSON would otherwise differ.
+extension InventoryThread { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension Canvas { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension Project { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension ProjectSection { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension ProjectThread { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension JournalEntry { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension JournalImage { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+
 extension PersistenceContainer: WireSink {
     mutating func put<R: SyncRecord>(_ record: R) { record.writeWire(to: &self) }
     private mutating func set(_ key: StaticString, _ value: (any DatabaseValueConvertible)?) {
@@ -241,6 +252,17 @@ public final class LocalStore: Sendable {
         let key = "local-" + UUID().text.lowercased()
         try writer.write { db in try PendingImage(localKey: key, data: data, createdAt: clock()).insert(db) }
         return key
+    }
+
+    /// Forgets everything on this device: every record, every staged picture, the sync state
+    /// and the settings (after the account itself is deleted).
+    public func eraseAll() throws {
+        try writer.write { db in
+            for table in ["journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
+                          "pending_images", "sync_state", "settings"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
+        }
     }
 
     // MARK: Reads

@@ -4,6 +4,7 @@ import Vapor
 func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
     try app.register(collection: AuthController())
+    try app.register(collection: AccountController())
     let api = app.grouped(RequireUser())
     try api.register(collection: ThreadController())
     try api.register(collection: CanvasController())

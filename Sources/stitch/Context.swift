@@ -81,8 +81,8 @@ enum Terminal {
     static var isInteractive: Bool { isatty(STDERR_FILENO) != 0 }
 
     /// Reads a password without echo, or from STITCH_PASSWORD for scripts.
-    static func password(prompt: String) throws -> String {
-        if let env = ProcessInfo.processInfo.environment["STITCH_PASSWORD"] { return env }
+    static func password(prompt: String, fromEnvironment: Bool = true) throws -> String {
+        if fromEnvironment, let env = ProcessInfo.processInfo.environment["STITCH_PASSWORD"] { return env }
         guard isatty(STDIN_FILENO) != 0 else {
             guard let line = readLine() else { throw CLIError("No password given (set STITCH_PASSWORD)", code: .usage) }
             return line
@@ -98,6 +98,13 @@ enum Terminal {
             FileHandle.standardError.write(Data("\n".utf8))
         }
         return readLine() ?? ""
+    }
+
+    /// A yes/no question on the terminal; without one (a script), no.
+    static func confirm(_ question: String) -> Bool {
+        guard isatty(STDIN_FILENO) != 0 else { return false }
+        FileHandle.standardError.write(Data(question.utf8))
+        return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 
     static func progress(_ done: Int, of total: Int, label: String) {
@@ -122,11 +129,10 @@ enum Output {
         return ([line(headers), line(widths.map { String(repeating: "─", count: $0) })] + rows.map(line)).joined(separator: "\n")
     }
 
+    /// Ids lower-case, as on the wire.
     static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = StitchJSON.makeEncoder()
-        encoder.outputFormatting.insert(.prettyPrinted)
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try StitchJSON.encodePretty(value).dropLast(), as: UTF8.self)
     }
 
-    static func short(_ id: UUID) -> String { String(id.text.lowercased().prefix(8)) }
+    static func short(_ id: UUID) -> String { String(id.wireText.prefix(8)) }
 }

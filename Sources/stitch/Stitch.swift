@@ -9,7 +9,7 @@ struct Stitch: AsyncParsableCommand {
         commandName: "stitch",
         abstract: "Stitchuation from the terminal: threads, canvases, projects, journal and shopping list, offline first.",
         subcommands: [
-            Register.self, Login.self, Logout.self, WhoAmI.self, SyncCommand.self, StatusCommand.self,
+            Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
             Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self,
             ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self,
         ])
@@ -84,6 +84,61 @@ struct Logout: AsyncParsableCommand {
             let ctx = try Context.open()
             try await ctx.api.logout()
             print("Signed out. Your data on this device is kept.")
+        }
+    }
+}
+
+struct PasswordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password", abstract: "Change your password; every other device and browser is signed out.",
+        discussion: "Scripts give the current password in STITCH_PASSWORD and the new one in STITCH_NEW_PASSWORD.")
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            guard ctx.signedIn else { throw ClientError.signedOut }
+            let current = try Terminal.password(prompt: "Current password: ")
+            let new: String
+            if let given = ProcessInfo.processInfo.environment["STITCH_NEW_PASSWORD"] {
+                new = given
+            } else {
+                new = try Terminal.password(prompt: "New password (at least \(Limits.passwordMinCharacters) characters): ", fromEnvironment: false)
+                guard try Terminal.password(prompt: "New password again: ", fromEnvironment: false) == new else {
+                    throw CLIError("The two new passwords are not the same; nothing changed", code: .invalid)
+                }
+            }
+            try await ctx.api.changePassword(current: current, new: new)
+            print("Password changed. Every other device and browser has been signed out; this one stays signed in.")
+        }
+    }
+}
+
+struct AccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "account", abstract: "Your account.", subcommands: [Delete.self])
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete your account and everything in it from the server, and this device's copy.",
+            discussion: "Asks for your password (STITCH_PASSWORD in scripts). An account that signs in with Apple, Instagram or TikTok has no password: pass --confirm DELETE. Make a backup first (stitch export --format json --out DIR) if you may want any of it again.")
+        @Option(help: "For an account without a password: the word DELETE.") var confirm: String?
+        @Flag(name: .shortAndLong, help: "Don't ask \"are you sure\".") var yes = false
+
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                guard let session = try ctx.tokens.load() else { throw ClientError.signedOut }
+                let hasPassword = session.user.providers.contains(.email)
+                if !yes {
+                    guard Terminal.confirm("Delete the account \(session.user.email ?? session.user.displayName) on \(session.server) and everything in it, for good? [y/N] ") else {
+                        throw CLIError("Nothing deleted", code: .usage)
+                    }
+                }
+                let request = hasPassword
+                    ? DeleteAccountRequest(password: try Terminal.password(prompt: "Password: "))
+                    : DeleteAccountRequest(confirm: confirm)
+                try await ctx.api.deleteAccount(request)
+                try ctx.store.eraseAll()
+                print("Your account and everything in it have been deleted from \(session.server), and this device's copy with it.")
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ import Testing
     @Test func encodesLikeFoundation() throws {
         let thread = sampleThread()
         let fast = try StitchJSON.encode(thread)
-        let reference = try StitchJSON.makeEncoder().encode(thread)
+        let reference = try wireReference(thread)
         // Same value either way, and the fast bytes decode with Foundation.
         #expect(try StitchJSON.makeDecoder().decode(InventoryThread.self, from: fast) == thread)
         #expect(try JSONSerialization.jsonObject(with: fast) as? NSDictionary == JSONSerialization.jsonObject(with: reference) as? NSDictionary)
@@ -116,5 +116,20 @@ import Testing
             let x = word(), y = word()
             #expect(NaturalOrder.compare(x, y) == reference(x, y), "\(x) vs \(y)")
         }
+    }
+}
+
+/// Foundation's encoding (the reference) as the wire writes it: ids lower-case (RFC 9562), which
+/// Foundation's encoder can't be told to do.
+func wireReference<T: Encodable>(_ value: T) throws -> Data {
+    Data(try wireIds(StitchJSON.decode(JSONValue.self, from: StitchJSON.makeEncoder().encode(value))).serialized)
+}
+
+func wireIds(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .string(let s) where s.count == 36 && UUID(text: s) != nil: .string(s.lowercased())
+    case .array(let a): .array(a.map(wireIds))
+    case .object(let o): .object(o.mapValues(wireIds))
+    default: value
     }
 }

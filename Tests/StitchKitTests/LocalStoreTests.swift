@@ -344,53 +344,62 @@ struct ViewModelTests {
     }
 }
 
-@Suite("CSV import and export")
+@Suite("CSV import and export on the device")
 struct ImportExportTests {
-    @Test("Bad rows are reported by line number and skipped; good rows import")
-    func badRows() throws {
-        let csv = #"""
-        brand,number,colorName,fiberType,quantity
-        DMC,310,Black,cotton,2
-        ,999,No brand,cotton,1
-        Appleton,992,"Sea Green, light",wool,lots
-        Anchor,403,"Say ""black""",linen,1
-        Silk & Ivory,1,"Snow
-        white",silk,3
-        """#
-        let (threads, bad) = try ThreadCSV.read(csv, now: Date())
-        #expect(threads.map(\.number) == ["310", "1"])
-        #expect(threads[1].colorName == "Snow\nwhite")
-        #expect(bad.map(\.line) == [3, 4, 5])
-        #expect(bad[0].message.contains("brand"))
-        #expect(bad[1].message.contains("quantity"))
-        #expect(bad[2].message.contains("fiberType"))
-        #expect(throws: ValidationError.self) { try ThreadCSV.read("name,colour\nx,y", now: Date()) }
-    }
-
-    @Test("5,000 threads round-trip through CSV, and the JSON export decodes to exactly the same records")
+    @Test("5,000 threads import in chunks with progress, export as CSV, and re-import into an empty store as the same inventory; the JSON backup decodes to exactly the same records")
     func roundTrip() throws {
         let store = try makeStore()
         var lines = ["brand,number,colorName,colorHex,fiberType,quantity,barcode,weightOrLength,notes"]
         for i in 0..<5000 {
-            lines.append(CSV.line(["Brand \(i % 7)", "\(i)", "Colour, \(i)", i % 2 == 0 ? "#A1B2C3" : "", FiberType.allCases[i % 6].rawValue,
+            lines.append(CSV.line(["Brand \(i % 7)", "\(i)", "Colour, \(i) é", i % 2 == 0 ? "#A1B2C3" : "", FiberType.allCases[i % 6].rawValue,
                                    "\(i % 10)", "0775400\(i)", "8m skein", i % 3 == 0 ? "says \"hi\"" : ""]))
         }
-        let (threads, bad) = try ThreadCSV.read(lines.joined(separator: "\n"), now: store.clock())
-        #expect(bad.isEmpty && threads.count == 5000)
+        let file = try ThreadCSV.read(Data(lines.joined(separator: "\n").utf8), now: store.clock())
+        #expect(file.report.problems.isEmpty && file.rows.count == 5000)
+        let plan = ImportPlan.make(file.rows, existing: try store.all(InventoryThread.self), rule: .add, now: store.clock())
+        #expect(plan.count(.add) == 5000)
         var progress: [Int] = []
-        try store.importThreads(threads) { progress.append($0) }
-        #expect(progress.last == 5000)
+        try store.saveImported(plan.writes) { progress.append($0) }
+        #expect(progress == stride(from: 500, through: 5000, by: 500).map { $0 })
         #expect(try store.pendingCount() == 5000)
 
         let exported = ThreadCSV.write(try store.all(InventoryThread.self))
-        let (again, badAgain) = try ThreadCSV.read(exported, now: store.clock())
-        #expect(badAgain.isEmpty)
+        let again = try ThreadCSV.read(exported, now: store.clock())
+        #expect(again.report.problems.isEmpty && again.report.unusedColumns.isEmpty)
+        let fresh = try makeStore()
+        try fresh.saveImported(ImportPlan.make(again.rows, existing: [], rule: .add, now: fresh.clock()).writes)
         func key(_ t: InventoryThread) -> String { [t.brand, t.number, t.colorName ?? "", t.colorHex ?? "", t.fiberType.rawValue, "\(t.quantity)", t.barcode ?? "", t.weightOrLength ?? "", t.notes ?? ""].joined(separator: "|") }
-        #expect(Set(again.map(key)) == Set(threads.map(key)))
+        #expect(Set(try fresh.all(InventoryThread.self).map(key)) == Set(try store.all(InventoryThread.self).map(key)))
 
-        let export = try AccountExport.make(from: store)
-        let data = try StitchJSON.makeEncoder().encode(export)
-        #expect(try StitchJSON.makeDecoder().decode(AccountExport.self, from: data) == export)
+        // Importing the same file again adds the quantities to the threads already there: no duplicates.
+        let second = ImportPlan.make(file.rows, existing: try store.all(InventoryThread.self), rule: .add, now: store.clock())
+        #expect(second.count(.add) == 0 && second.count(.merge) == 4500 && second.count(.unchanged) == 500)
+        try store.saveImported(second.writes)
+        #expect(try store.all(InventoryThread.self).count == 5000)
+
+        let export = try AccountBackup.make(from: store)
+        let data = try StitchJSON.encodePretty(export)
+        #expect(try StitchJSON.decode(AccountBackup.self, from: data) == export)
+        #expect(try StitchJSON.makeDecoder().decode(AccountBackup.self, from: data) == export)
         #expect(export.threads.count == 5000)
+    }
+
+    @Test("A backup made on the device takes pictures waiting to upload from the device and the rest from the server, and fails rather than leave one out")
+    func backupPictures() async throws {
+        let store = try makeStore()
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 32)
+        let staged = try store.stageImage(png)
+        let now = store.clock()
+        try store.save(Canvas(designer: "Melissa Shirley", designName: "Nutcracker", imageKey: staged, createdAt: now, updatedAt: now))
+        try store.save(Canvas(designer: "Kirk & Bradley", designName: "Santa", imageKey: "a.jpg", createdAt: now, updatedAt: now))
+        let backup = try await AccountBackup.make(from: store) { key in
+            #expect(key == "a.jpg")
+            return (Data([0xFF, 0xD8, 0xFF, 0xE0]), "image/jpeg")
+        }
+        #expect(backup.pictures.map(\.key) == ["a.jpg", staged])
+        #expect(backup.pictures.first { $0.key == staged }?.bytes == png)
+        await #expect(throws: ClientError.self) {
+            _ = try await AccountBackup.make(from: store) { _ in throw ClientError.signedOut }
+        }
     }
 }

@@ -380,6 +380,91 @@ struct EndToEndTests {
         }
     }
 
+    @Test("The stitch CLI: a spreadsheet's threads imported (dry run, then for real, merged the second time), CSV and a JSON backup with pictures exported, the backup restored into another account, the password changed, the account deleted")
+    func cliImportRestoreLeave() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, _, server in
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-data-\(UUID())").path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let (homeA, homeB, homeC) = (root + "/a", root + "/b", root + "/c")
+            var password = "correct horse"
+            func stitch(_ home: String, _ args: String..., env: [String: String] = [:]) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": password].merging(env) { _, new in new })
+            }
+            func write(_ name: String, _ text: String) throws -> String {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
+                return root + "/" + name
+            }
+            var r = try await stitch(homeA, "register", "--server", server, "--email", "ann@example.com", "--name", "Ann")
+            #expect(r.code == 0, "\(r.err)")
+
+            let sheet = try write("stash.csv", "\u{FEFF}Manufacturer;No.;Colour;Qty;Bin\r\nDMC;310;Noir;2;A1\r\nAnchor;403;Rouge;lots;B2\r\nDMC;B5200;Blanc cassé;1;A1\r\n")
+            r = try await stitch(homeA, "import", "threads", sheet, "--dry-run")
+            #expect(r.code == 3, "\(r.out) \(r.err)")
+            #expect(r.out.contains("Read 3 row(s) (semicolon-separated, UTF-8 with a byte-order mark)."))
+            #expect(r.out.contains("Column E (Bin) is not imported."))
+            #expect(r.out.contains("line 3, column D (Qty): “lots” is not a whole number"))
+            #expect(r.out.contains("Would add 2 threads. (dry run: nothing was saved)") && r.out.contains("  + DMC 310 Noir (line 2)"))
+            #expect(try await stitch(homeA, "threads", "list", "--json").out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            r = try await stitch(homeA, "import", "threads", sheet)
+            #expect(r.code == 3 && r.out.contains("Added 2 threads.") && r.out.contains("synced"), "\(r.out) \(r.err)")
+            r = try await stitch(homeA, "import", "threads", try write("more.csv", "brand,number,quantity\nDMC,310,2\ndmc,b5200,1\n"), "--on-duplicate", "add")
+            #expect(r.code == 0 && r.out.contains("Added 0 threads, merged 2 into ones you have") && r.out.contains("quantity 2 → 4"), "\(r.out)")
+            let bare = try write("bare.csv", "brand,number\nAppleton,992\n")
+            r = try await stitch(homeA, "import", "threads", bare)
+            #expect(r.code == 3 && r.err.contains("Nothing imported") && r.out.contains("every thread would have 0 in stock"), "\(r.out) \(r.err)")
+            r = try await stitch(homeA, "import", "threads", bare, "--yes")
+            #expect(r.code == 0 && r.out.contains("Added 1 threads."))
+            r = try await stitch(homeA, "import", "canvases", try write("c.csv", "Designer,Design,Mesh\nMelissa Shirley,Nutcracker,13 mesh\n"))
+            #expect(r.code == 0, "\(r.out) \(r.err)")
+            let photo = try write("photo.jpg", "")
+            try Fixtures.jpeg.write(to: URL(fileURLWithPath: photo))
+            r = try await stitch(homeA, "canvases", "add", "--designer", "Kirk & Bradley", "--name", "Santa", "--image", photo)
+            #expect(r.code == 0, "\(r.out) \(r.err)")
+
+            r = try await stitch(homeA, "export", "--format", "csv", "--out", root + "/csv")
+            let csv = try Data(contentsOf: URL(fileURLWithPath: root + "/csv/threads.csv"))
+            #expect(Array(csv.prefix(3)) == [0xEF, 0xBB, 0xBF] && String(decoding: csv, as: UTF8.self).contains("Blanc cassé"))
+            r = try await stitch(homeA, "export", "--format", "json", "--out", root + "/json")
+            #expect(r.code == 0 && r.out.contains("2 pictures") == false && r.out.contains("1 pictures"), "\(r.out) \(r.err)")
+            let backupFile = root + "/json/stitchuation-export.json"
+            let backup = try StitchJSON.decode(AccountBackup.self, from: try Data(contentsOf: URL(fileURLWithPath: backupFile)))
+            #expect(backup.threads.count == 3 && backup.canvases.count == 2 && backup.pictures.count == 1)
+            #expect(backup.pictures.first?.bytes == Fixtures.jpeg)
+            #expect(!String(decoding: try Data(contentsOf: URL(fileURLWithPath: backupFile)), as: UTF8.self).contains(backup.threads[0].id.uuidString))
+
+            // Into another account on the same server: every id is taken there, so each gets a new one.
+            r = try await stitch(homeB, "register", "--server", server, "--email", "bob@example.com", "--name", "Bob")
+            r = try await stitch(homeB, "import", "backup", backupFile)
+            #expect(r.code == 0 && r.out.contains("Threads: 3 added") && r.out.contains("Pictures: 1 stored") && r.out.contains("5 record(s) got a new id"), "\(r.out) \(r.err)")
+            r = try await stitch(homeB, "threads", "list", "--json")
+            #expect(try StitchJSON.decode([InventoryThread].self, from: Data(r.out.utf8)).map(\.quantity).sorted() == [0, 2, 4])
+            r = try await stitch(homeB, "import", "backup", try write("bad.json", #"{"format":"other"}"#))
+            #expect(r.code == 3 && r.err.contains("not a Stitchuation backup"), "\(r.err)")
+
+            // A new password ends the other sign-in, not this one.
+            r = try await stitch(homeC, "login", "--server", server, "--email", "ann@example.com")
+            #expect(r.code == 0)
+            r = try await stitch(homeA, "password", env: ["STITCH_NEW_PASSWORD": "new staple horse"])
+            #expect(r.code == 0 && r.out.contains("Password changed"), "\(r.out) \(r.err)")
+            password = "new staple horse"
+            #expect(try await stitch(homeA, "sync").code == 0)
+            r = try await stitch(homeC, "sync")
+            #expect(r.code == 5, "\(r.out) \(r.err)")
+
+            // Leaving: the password again, then nothing of the account is left, here or on the server.
+            r = try await stitch(homeA, "account", "delete", "--yes", env: ["STITCH_PASSWORD": "wrong"])
+            #expect(r.code != 0 && r.err.contains("not right"), "\(r.err)")
+            r = try await stitch(homeA, "account", "delete", "--yes")
+            #expect(r.code == 0 && r.out.contains("have been deleted"), "\(r.out) \(r.err)")
+            #expect(try await stitch(homeA, "threads", "list", "--json").out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            #expect(try await UserModel.query(on: app.db).filter(\.$email == "ann@example.com").count() == 0)
+            r = try await stitch(homeC, "login", "--server", server, "--email", "ann@example.com")
+            #expect(r.code != 0)
+        }
+    }
+
     static func stitchBinary() -> String? {
         var candidates: [String] = []
         if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().appendingPathComponent("stitch").path) }

@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import click, fill, free_port, gone, snap, submit
+from conftest import click, fill, follow, free_port, gone, snap, submit
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -238,10 +238,130 @@ def test_forged_form_is_refused(server, browser):
 def test_settings_and_sign_out(server, browser, shots):
     browser.get(server + "/app/settings")
     assert "ann@example.com" in browser.page_source
-    assert browser.find_element(By.LINK_TEXT, "Download everything (JSON)").get_attribute("href").endswith("/app/settings/export.json")
+    assert browser.find_element(By.LINK_TEXT, "Download everything (JSON, with pictures)").get_attribute("href").endswith("/app/settings/export.json")
     snap(browser, shots, "settings")
     submit(browser, "Sign out")
     WebDriverWait(browser, 5).until(lambda d: "/app/signin" in d.current_url)
     assert "Your craft companion" in browser.page_source
     browser.get(server + "/app/inventory")
     assert "/app/signin" in browser.current_url
+
+
+def sign_in(browser, server, email, password="correct horse"):
+    browser.get(server + "/app/signin")
+    fill(browser, "email", email)
+    fill(browser, "password", password)
+    submit(browser, "Sign in")
+
+
+def sign_up(browser, server, name, email, password="correct horse"):
+    browser.get(server + "/app/signup")
+    fill(browser, "displayName", name)
+    fill(browser, "email", email)
+    fill(browser, "password", password)
+    submit(browser, "Create account")
+
+
+@pytest.fixture(scope="module")
+def files():
+    folder = tempfile.mkdtemp(prefix="stitch-files-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_import_preview_and_confirm(server, browser, shots, files):
+    sign_in(browser, server, "ann@example.com")
+    path = os.path.join(files, "stash.csv")
+    with open(path, "wb") as f:
+        f.write("\ufeffManufacturer;No.;Colour;Qty;Bin\r\nDMC;310;Black;2;A1\r\nAnchor;403;Rouge foncé;1;A2\r\nDMC;321;Red;lots;A3\r\n".encode())
+    browser.get(server + "/app/settings")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Import from a spreadsheet"))
+    browser.find_element(By.NAME, "file").send_keys(path)
+    submit(browser, "Preview")
+    columns = [" ".join(r.text.split()) for r in browser.find_elements(By.CSS_SELECTOR, "#import-columns tbody tr")]
+    assert columns[3] == "D Qty quantity" and columns[4] == "E Bin not imported"
+    problems = [" ".join(r.text.split()) for r in browser.find_elements(By.CSS_SELECTOR, "#import-problems tbody tr")]
+    assert problems == ["4 D (Qty) “lots” is not a whole number"]
+    assert browser.find_element(By.ID, "import-summary").text.startswith("Would add 1 threads, merge 1 into ones you have")
+    merged = browser.find_element(By.CSS_SELECTOR, "#import-entries tr[data-action=merge]").text
+    assert "quantity 5 → 7" in merged
+    snap(browser, shots, "import-preview")
+    # Nothing is written before the confirmation.
+    inventory = browser.execute_script("""
+        const r = await fetch('/app/inventory?q=anchor', {credentials: 'same-origin'});
+        return await r.text();""")
+    assert "No threads match" in inventory or "Anchor" not in inventory
+    submit(browser, "Import 2 threads")
+    assert "/app/inventory" in browser.current_url
+    assert "Imported from stash.csv: Added 1 threads, merged 1" in browser.page_source
+    browser.get(server + "/app/inventory?q=rouge")
+    assert rows(browser) == ["Anchor 403"]
+
+
+def test_restore_with_progress(server, browser, shots, files):
+    # Ann's backup, downloaded as her browser would.
+    backup = browser.execute_script("""
+        const r = await fetch('/app/settings/export.json', {credentials: 'same-origin'});
+        return await r.text();""")
+    assert '"stitchuation-export-v2"' in backup and '"pictures"' in backup
+    path = os.path.join(files, "stitchuation-export.json")
+    with open(path, "w") as f:
+        f.write(backup)
+    browser.get(server + "/app/settings")
+    submit(browser, "Sign out")
+    sign_up(browser, server, "Bea", "bea@example.com")
+    browser.get(server + "/app/settings")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Restore a backup"))
+    browser.find_element(By.NAME, "backup").send_keys(path)
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Restore']"))
+    WebDriverWait(browser, 20).until(gone(page))
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "restore-summary"))
+    summary = browser.find_element(By.ID, "restore-summary").text
+    assert "Threads: 4 added" in summary and "Canvases: 1 added" in summary and "Journal pictures: 2 added" in summary
+    # The three photos of the walk-through are the same picture: stored once.
+    assert "Pictures: 1 stored, 2 already here" in summary
+    assert "got a new id" in summary
+    snap(browser, shots, "restore-summary")
+    browser.get(server + "/app/stash")
+    thumb = browser.find_element(By.CSS_SELECTOR, "img.thumb")
+    WebDriverWait(browser, 5).until(lambda d: d.execute_script("return arguments[0].naturalWidth", thumb) > 0)
+    browser.get(server + "/app/inventory?q=rouge")
+    assert rows(browser) == ["Anchor 403"]
+
+
+def test_change_password(server, browser, shots):
+    browser.get(server + "/app/settings")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Change password"))
+    fill(browser, "currentPassword", "wrong horse")
+    fill(browser, "newPassword", "new staple horse")
+    fill(browser, "confirmPassword", "new staple horse")
+    submit(browser, "Change password")
+    assert "Not your current password" in browser.page_source
+    fill(browser, "currentPassword", "correct horse")
+    fill(browser, "newPassword", "new staple horse")
+    fill(browser, "confirmPassword", "new staple horse")
+    submit(browser, "Change password")
+    assert "/app/settings" in browser.current_url and "Your password is changed" in browser.page_source
+
+
+def test_delete_account(server, browser, shots):
+    browser.get(server + "/app/settings")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Delete account…"))
+    assert "4 threads, 1 canvases, 1 projects" in browser.page_source
+    snap(browser, shots, "delete-account")
+    fill(browser, "password", "new staple horse")
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Delete my account']"))
+    # The button asks once more before the form goes.
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)
+    browser.switch_to.alert.accept()
+    WebDriverWait(browser, 10).until(gone(page))
+    assert "/app/signin" in browser.current_url
+    assert "Your account and everything in it have been deleted." in browser.page_source
+    sign_in(browser, server, "bea@example.com", "new staple horse")
+    assert "Invalid email or password" in browser.page_source
+    # Ann's account is untouched.
+    sign_in(browser, server, "ann@example.com")
+    browser.get(server + "/app/inventory?q=rouge")
+    assert rows(browser) == ["Anchor 403"]

@@ -82,7 +82,11 @@ enum Images {
 
     static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
         let format = try check(data, maxBytes: app.config.maxImageBytes)
-        let key = ImageKeys.make(for: format)
+        return try await store(data, format: format, key: ImageKeys.make(for: format), userId: userId, app: app, db: db)
+    }
+
+    /// Stores checked bytes under `key` for the user: the file, then its row (no row without a file).
+    static func store(_ data: Data, format: ImageFormat, key: String, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
         let model = ImageModel(
             key: key, userId: userId, contentType: format.contentType, byteSize: data.count,
             sha256: SHA256.hash(data: data).hex, now: app.clock.now())

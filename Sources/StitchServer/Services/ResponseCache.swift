@@ -58,6 +58,17 @@ public final class ResponseCache: Sendable {
         }
     }
 
+    /// Drops every page of one user's (a deleted account's pages must not outlive it).
+    func forget(userId: UUID) {
+        let prefix = userId.text + "|"
+        state.withLockedValue { state in
+            for (key, entry) in state.entries where key.hasPrefix(prefix) {
+                state.entries.removeValue(forKey: key)
+                state.bytes -= entry.body.readableBytes + key.utf8.count
+            }
+        }
+    }
+
     public var storedBytes: Int { state.withLockedValue { $0.bytes } }
 }
 

@@ -77,7 +77,7 @@ enum TokenService {
 
     /// Checks the header's algorithm against the allow-list, the signature, and the claims that
     /// never change (`iss`, `aud`, the token type, the ids); `exp` is checked by the caller.
-    private static func verifySignatureAndClaims(_ token: String, on req: Request) async throws -> VerifiedTokens.Entry {
+    static func verifySignatureAndClaims(_ token: String, on req: Request) async throws -> VerifiedTokens.Entry {
         guard let header = decodeHeader(token), header["alg"] as? String == algorithm else { throw APIError.unauthorized }
         let payload: AccessTokenPayload
         do {

@@ -13,7 +13,8 @@ enum SiteURL {
     case newEntry(String), photo(String, String)
     case newSection(String), newRequirement(String), deleteRequirement(String, String)
     case shopping, buy
-    case settings, exportJSON
+    case settings, exportJSON, exportCSV(String)
+    case importFile, importConfirm, restore, password, deleteAccount
     case stylesheet, script, font(String)
     case image(String)
 
@@ -49,6 +50,12 @@ enum SiteURL {
         case .buy: ["app", "shopping", "bought"]
         case .settings: ["app", "settings"]
         case .exportJSON: ["app", "settings", "export.json"]
+        case .exportCSV(let kind): ["app", "settings", "export", kind]
+        case .importFile: ["app", "settings", "import"]
+        case .importConfirm: ["app", "settings", "import", "confirm"]
+        case .restore: ["app", "settings", "restore"]
+        case .password: ["app", "settings", "password"]
+        case .deleteAccount: ["app", "settings", "delete-account"]
         case .stylesheet: ["app", "static", "app.css"]
         case .script: ["app", "static", "app.js"]
         case .font(let name): ["app", "static", "fonts", name]

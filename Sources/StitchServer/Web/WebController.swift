@@ -9,14 +9,19 @@ import Vapor
 struct FormData {
     var fields: [String: String] = [:]
     var files: [(name: String, data: Data)] = []
+    /// The file name the browser gave each file field.
+    var filenames: [String: String] = [:]
 
     static func parse(_ req: Request) throws -> FormData {
         var form = FormData()
         if let type = req.headers.contentType, type.type == "multipart", let boundary = type.parameters["boundary"] {
             guard let body = req.body.data else { return form }
             for part in try MultipartCollector.parse(Data(buffer: body), boundary: boundary) {
-                if part.filename != nil {
-                    if !part.body.isEmpty { form.files.append((part.name, part.body)) }
+                if let filename = part.filename {
+                    if !part.body.isEmpty {
+                        form.files.append((part.name, part.body))
+                        form.filenames[part.name] = filename
+                    }
                 } else {
                     form.fields[part.name] = String(decoding: part.body, as: UTF8.self)
                 }
@@ -37,9 +42,16 @@ struct FormData {
 /// cookie. Pages that need a user redirect to sign-in when there is none.
 struct WebAuth: AsyncMiddleware {
     let required: Bool
+    /// The most a form post may send (the application's default when nil). The body is collected
+    /// here, before the CSRF check reads it: middleware runs before a route collects its body, so
+    /// an upload larger than what arrives with the request head would otherwise have none yet.
+    var maxBody: ByteCount? = nil
 
     func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         if req.method == .POST {
+            if req.body.data == nil {
+                _ = try await req.body.collect(max: (maxBody ?? req.application.routes.defaultMaxBodySize).value).get()
+            }
             let submitted = try FormData.parse(req).fields[WebSession.csrfField]
             try WebSession.verifyCSRF(req, submitted: submitted)
         }
@@ -81,13 +93,13 @@ struct WebController: RouteCollection {
         app.post(SiteURL.deleteThread(":id").route, use: deleteThread)
         app.post(SiteURL.stepThread(":id").route, use: stepThread)
 
-        let uploads = app
+        func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.stash.route, use: stash)
         app.get(SiteURL.newCanvas.route, use: newCanvasPage)
-        uploads.on(.POST, SiteURL.newCanvas.route, body: .collect(maxSize: "12mb"), use: createCanvas)
+        uploads("12mb").on(.POST, SiteURL.newCanvas.route, body: .collect(maxSize: "12mb"), use: createCanvas)
         app.get(SiteURL.canvas(":id").route, use: canvasPage)
         app.get(SiteURL.editCanvas(":id").route, use: editCanvasPage)
-        uploads.on(.POST, SiteURL.editCanvas(":id").route, body: .collect(maxSize: "12mb"), use: updateCanvas)
+        uploads("12mb").on(.POST, SiteURL.editCanvas(":id").route, body: .collect(maxSize: "12mb"), use: updateCanvas)
         app.get(SiteURL.deleteCanvas(":id").route, use: deleteCanvasPage)
         app.post(SiteURL.deleteCanvas(":id").route, use: deleteCanvas)
 
@@ -97,7 +109,7 @@ struct WebController: RouteCollection {
         app.get(SiteURL.project(":id").route, use: projectPage)
         app.post(SiteURL.projectStatus(":id").route, use: projectStatus)
         app.post(SiteURL.deleteProject(":id").route, use: deleteProject)
-        uploads.on(.POST, SiteURL.newEntry(":id").route, body: .collect(maxSize: "60mb"), use: addEntry)
+        uploads("60mb").on(.POST, SiteURL.newEntry(":id").route, body: .collect(maxSize: "60mb"), use: addEntry)
         app.get(SiteURL.photo(":id", ":imageId").route, use: photo)
         app.post(SiteURL.newSection(":id").route, use: addSection)
         app.post(SiteURL.newRequirement(":id").route, use: addRequirement)
@@ -107,6 +119,16 @@ struct WebController: RouteCollection {
         app.post(SiteURL.buy.route, use: buy)
         app.get(SiteURL.settings.route, use: settings)
         app.get(SiteURL.exportJSON.route, use: exportJSON)
+        app.get(SiteURL.exportCSV(":kind").route, use: exportCSV)
+        app.get(SiteURL.importFile.route, use: importPage)
+        uploads("12mb").on(.POST, SiteURL.importFile.route, body: .collect(maxSize: "12mb"), use: importPreview)
+        uploads("20mb").on(.POST, SiteURL.importConfirm.route, body: .collect(maxSize: "20mb"), use: importConfirm)
+        app.get(SiteURL.restore.route, use: restorePage)
+        uploads(AccountController.maxRestoreBody).on(.POST, SiteURL.restore.route, body: .collect(maxSize: AccountController.maxRestoreBody), use: restore)
+        app.get(SiteURL.password.route, use: passwordPage)
+        app.post(SiteURL.password.route, use: changePassword)
+        app.get(SiteURL.deleteAccount.route, use: deleteAccountPage)
+        app.post(SiteURL.deleteAccount.route, use: deleteAccount)
     }
 
     // MARK: Plumbing
@@ -201,7 +223,7 @@ struct WebController: RouteCollection {
         if req.auth.has(AuthenticatedUser.self) { return redirect(.inventory) }
         var ctx = try await context(req)
         ctx.appleSignIn = req.config.apple?.webRedirectURI != nil
-        return html(SignInPage(mode: .signIn).render(ctx))
+        return html(SignInPage(mode: .signIn, message: ctx.flash).render(ctx))
     }
 
     @Sendable func signUpPage(req: Request) async throws -> Response {
@@ -249,42 +271,6 @@ struct WebController: RouteCollection {
         let userId = try req.user.id
         guard let user = try await UserModel.find(userId, on: req.db) else { throw WebError.signInRequired }
         let providers = try await IdentityModel.query(on: req.db).filter(\.$user.$id == userId).all().compactMap { IdentityProvider(rawValue: $0.provider) }
-        let counts = [("threads", try await Records.all(ThreadModel.self, userId: userId, on: req.db).count),
-                      ("canvases", try await Records.all(CanvasModel.self, userId: userId, on: req.db).count),
-                      ("projects", try await Records.all(ProjectModel.self, userId: userId, on: req.db).count)]
-        return html(SettingsPage(user: user.profile(providers: providers), counts: counts).render(try await context(req)))
-    }
-
-    @Sendable func exportJSON(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let export = try await AccountData.load(userId: userId, db: req.db)
-        let encoder = StitchJSON.makeEncoder()
-        encoder.outputFormatting.insert(.prettyPrinted)
-        return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8",
-                                               "Content-Disposition": "attachment; filename=\"stitchuation-export.json\"", "Cache-Control": "no-store"],
-                        body: .init(data: try encoder.encode(export)))
-    }
-}
-
-/// Every live record of an account, for the export download.
-struct AccountData: Codable {
-    var format = "stitchuation-export-v1"
-    var threads: [InventoryThread]
-    var canvases: [Canvas]
-    var projects: [Project]
-    var sections: [ProjectSection]
-    var requirements: [ProjectThread]
-    var journalEntries: [JournalEntry]
-    var journalImages: [JournalImage]
-
-    static func load(userId: UUID, db: any Database) async throws -> AccountData {
-        AccountData(
-            threads: InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: db)),
-            canvases: try await Records.list(CanvasModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
-            projects: try await Records.list(ProjectModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
-            sections: try await Records.list(SectionModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
-            requirements: try await Records.list(RequirementModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
-            journalEntries: try await Records.list(JournalEntryModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt },
-            journalImages: try await Records.list(JournalImageModel.self, userId: userId, on: db).sorted { $0.createdAt < $1.createdAt })
+        return html(SettingsPage(user: user.profile(providers: providers), counts: try await Self.counts(userId, db: req.db)).render(try await context(req)))
     }
 }

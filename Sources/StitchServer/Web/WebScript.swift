@@ -8,6 +8,25 @@ enum WebScript {
         var form = event.target;
         var confirmButton = form.querySelector('[data-confirm]');
         if (confirmButton && !window.confirm(confirmButton.getAttribute('data-confirm'))) { event.preventDefault(); return; }
+        if (form.classList.contains('upload') && window.FormData && window.XMLHttpRequest) {
+          // A large upload (a backup with its pictures) shows its progress; the answer replaces the page.
+          event.preventDefault();
+          var bar = form.querySelector('progress');
+          var button = form.querySelector('button[type=submit]');
+          if (bar) bar.hidden = false;
+          if (button) { button.disabled = true; button.textContent = 'Uploading…'; }
+          var xhr = new XMLHttpRequest();
+          xhr.open('POST', form.action);
+          xhr.upload.onprogress = function (e) { if (bar && e.lengthComputable) bar.value = Math.round(100 * e.loaded / e.total); };
+          xhr.upload.onload = function () { if (button) button.textContent = 'Restoring…'; };
+          xhr.onload = function () {
+            if (xhr.responseURL) history.replaceState(null, '', xhr.responseURL);
+            document.open(); document.write(xhr.responseText); document.close();
+          };
+          xhr.onerror = function () { form.submit(); };
+          xhr.send(new FormData(form));
+          return;
+        }
         if (!form.classList.contains('step')) return;
         event.preventDefault();
         var row = form.closest('.row');

@@ -47,14 +47,26 @@ struct SettingsPage {
                   el("dt", [:], text("Email")), el("dd", [:], text(user.email ?? "—")),
                   el("dt", [:], text("Signed in with")), el("dd", [:], text(user.providers.map(\.rawValue).joined(separator: ", "))),
                   el("dt", [:], text("Member since")), el("dd", [:], text(Layout.longDate(user.createdAt)))),
-               Layout.form(.signOut, context: context, el("button", ["class": "secondary", "type": "submit"], text("Sign out")))),
+               el("div", ["class": "actions"],
+                  Layout.form(.signOut, context: context, el("button", ["class": "secondary", "type": "submit"], text("Sign out"))),
+                  when(user.providers.contains(.email), el("a", ["class": "button secondary", "href": SiteURL.password.path], text("Change password"))))),
             el("section", ["class": "card"],
                el("h2", [:], text("Your data")),
                el("p", ["class": "muted"], text(counts.map { "\($0.1) \($0.0)" }.joined(separator: " · "))),
-               el("a", ["class": "button secondary", "href": SiteURL.exportJSON.path, "download": "stitchuation-export.json"], text("Download everything (JSON)"))),
+               el("div", ["class": "actions"],
+                  el("a", ["class": "button secondary", "href": SiteURL.exportJSON.path, "download": "stitchuation-export.json"], text("Download everything (JSON, with pictures)")),
+                  el("a", ["class": "button secondary", "href": SiteURL.exportCSV("threads").path, "download": "threads.csv"], text("Threads (CSV)")),
+                  el("a", ["class": "button secondary", "href": SiteURL.exportCSV("canvases").path, "download": "canvases.csv"], text("Canvases (CSV)"))),
+               el("div", ["class": "actions"],
+                  el("a", ["class": "button secondary", "href": SiteURL.importFile.path], text("Import from a spreadsheet")),
+                  el("a", ["class": "button secondary", "href": SiteURL.restore.path], text("Restore a backup")))),
             el("section", ["class": "card"],
                el("h2", [:], text("Sync")),
-               el("p", ["class": "muted"], text("The web app works directly on the server, so it is always in sync. The iPhone app and the stitch command-line client keep a copy on the device and sync it with the server."))))
+               el("p", ["class": "muted"], text("The web app works directly on the server, so it is always in sync. The iPhone app and the stitch command-line client keep a copy on the device and sync it with the server."))),
+            el("section", ["class": "card"],
+               el("h2", [:], text("Leave Stitchuation")),
+               el("p", ["class": "muted"], text("Deleting your account removes everything in it from this server.")),
+               el("a", ["class": "button danger", "href": SiteURL.deleteAccount.path], text("Delete account…"))))
     }
 }
 
