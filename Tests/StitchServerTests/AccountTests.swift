@@ -101,7 +101,7 @@ struct AccountLifecycleTests {
         try await withTestApp { app, _ in
             let api = try await register(app, email: "ann@example.com")
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "ann@example.com", "password": "correct horse"])
+            try await browser.signIn("ann@example.com")
             var res = try await browser.post("/app/settings/password", from: "/app/settings/password",
                                               ["currentPassword": "correct horse", "newPassword": "new staple horse", "confirmPassword": "new staple hose"])
             #expect(res.status == .badRequest && res.text.contains("The two new passwords are not the same"))
@@ -140,7 +140,7 @@ struct AccountLifecycleTests {
             let bob = try await FilledAccount.make(app, email: "bob@example.com", name: "Bob")
             let annSecond = try await login(app).decode(AuthResponse.self)
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "ann@example.com", "password": "correct horse"])
+            try await browser.signIn("ann@example.com")
             // A failed sign-in leaves a throttle row keyed by the address.
             _ = try await login(app, password: "wrong horse")
             let annFiles = try Set(await ImageModel.query(on: app.db).filter(\.$userId == ann.user.id).all().compactMap(\.id))
@@ -184,7 +184,7 @@ struct AccountLifecycleTests {
         try await withTestApp { app, _ in
             let ann = try await FilledAccount.make(app, email: "ann@example.com")
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "ann@example.com", "password": "correct horse"])
+            try await browser.signIn("ann@example.com")
             let page = try await browser.request(.GET, "/app/settings/delete-account")
             #expect(page.text.contains("2 threads, 2 canvases, 1 projects"))
             var res = try await browser.post("/app/settings/delete-account", from: "/app/settings/delete-account", ["password": "wrong"])

@@ -181,7 +181,7 @@ struct BackupRestoreTests {
             let (json, _) = try await ann.user.export()
             _ = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "bob@example.com", "password": "correct horse"])
+            try await browser.signIn("bob@example.com")
             let settings = try await browser.request(.GET, "/app/settings").text
             #expect(settings.contains("/app/settings/restore") && settings.contains("/app/settings/import") && settings.contains("/app/settings/delete-account"))
             let bad = try await browser.upload("/app/settings/restore", from: "/app/settings/restore", file: ("backup", "x.json", Data("{}".utf8)))
@@ -207,7 +207,7 @@ struct WebImportTests {
             let user = try await TestUser.make(app)
             try await user.thread("DMC", "310", quantity: 2)
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "ann@example.com", "password": "correct horse"])
+            try await browser.signIn("ann@example.com")
             let csv = Data("\u{FEFF}Manufacturer;No.;Colour;Qty;Bin\r\nDMC;310;Black;3;A1\r\nAnchor;403;Noir é;1;A2\r\nDMC;321;Red;lots;A3\r\n".utf8)
             let preview = try await browser.upload("/app/settings/import", from: "/app/settings/import",
                                                    fields: ["kind": "threads", "onDuplicate": "add"], file: ("file", "stash.csv", csv))
@@ -237,7 +237,7 @@ struct WebImportTests {
         try await withTestApp { app, _ in
             let user = try await TestUser.make(app)
             let browser = WebClient(app: app)
-            _ = try await browser.post("/app/signin", from: "/app/signin", ["email": "ann@example.com", "password": "correct horse"])
+            try await browser.signIn("ann@example.com")
             let noQuantities = Data("brand,number,colour\nDMC,310,Noir\nDMC,B5200,Blanc cassé\n".utf8)
             let preview = try await browser.upload("/app/settings/import", from: "/app/settings/import", fields: ["kind": "threads"], file: ("file", "a.csv", noQuantities))
             #expect(preview.text.contains("every thread would have 0 in stock") && preview.text.contains("name=\"acceptDefaults\""))
@@ -265,7 +265,7 @@ struct WebImportTests {
 
             let other = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             let bob = WebClient(app: app)
-            _ = try await bob.post("/app/signin", from: "/app/signin", ["email": "bob@example.com", "password": "correct horse"])
+            try await bob.signIn("bob@example.com")
             let again = try await bob.upload("/app/settings/import", from: "/app/settings/import", fields: ["kind": "threads"], file: ("file", "threads.csv", bytes))
             #expect(!again.text.contains("not imported") && !again.text.contains("can't be read"))
             let againFile = try #require(WebClient.field("file", in: again.text))

@@ -44,6 +44,11 @@ final class WebClient {
         try #require(res.status == .seeOther, "\(res.text)")
     }
 
+    func signIn(_ email: String, password: String = "correct horse") async throws {
+        let res = try await post("/app/signin", from: "/app/signin", ["email": email, "password": password])
+        try #require(res.status == .seeOther, "\(res.text)")
+    }
+
     func post(_ path: String, from page: String, _ form: [String: String]) async throws -> TestingHTTPResponse {
         var form = form
         form["_csrf"] = try await csrf(from: page)

@@ -163,7 +163,7 @@ extension WebController {
                 response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "flash": "Added \(canvas.designName)."]))
                 return response
             }
-            return redirect(.canvas(canvas.id.text))
+            return redirect(.canvas(canvas.id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return html(CanvasFormPage(canvas: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, addAnother: form["addAnother"] == "on")
@@ -195,7 +195,7 @@ extension WebController {
             if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
             let canvas = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
             if let old = before.imageKey, old != canvas.imageKey { try await Images.removeIfUnreferenced(old, app: req.application, db: req.db) }
-            return redirect(.canvas(id.text))
+            return redirect(.canvas(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }).render(try await context(req)), status: .badRequest)
@@ -244,7 +244,7 @@ extension WebController {
         let project = try await RecordWrites<ProjectModel>.create(
             req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": "wip", "startedAt": ts(now)],
             check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
-        return redirect(.project(project.id.text))
+        return redirect(.project(project.id.wireText))
     }
 
     func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
@@ -274,7 +274,7 @@ extension WebController {
         do {
             _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
                                                             transform: ProjectController.stampStatus)
-            return redirect(.project(id.text))
+            return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -309,7 +309,7 @@ extension WebController {
                 }
             }
             let response = Response(status: .seeOther)
-            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.text).path + "#journal")
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.wireText).path + "#journal")
             return response
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -340,7 +340,7 @@ extension WebController {
         do {
             _ = try await RecordWrites<SectionModel>.create(req, body: ["name": form["name"] ?? ""],
                 defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.text])
-            return redirect(.project(id.text))
+            return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -369,7 +369,7 @@ extension WebController {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
             _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.text],
                 check: { requirement, db in try await ProjectController.checkReferences(requirement, userId: userId, db: db) })
-            return redirect(.project(id.text))
+            return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
@@ -379,7 +379,7 @@ extension WebController {
     @Sendable func deleteRequirement(req: Request) async throws -> Response {
         let (projectId, reqId) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
         _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
-        return redirect(.project(projectId.text))
+        return redirect(.project(projectId.wireText))
     }
 
     // MARK: Shopping

@@ -32,10 +32,10 @@ struct InventoryPage {
         let swatch: Node = t.colorHex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
             ?? el("span", ["class": "swatch", "role": "img", "aria-label": "No colour"], text("?"))
         let subtitle = [t.colorName, t.fiberType.displayName].compactMap { $0 }.joined(separator: " · ")
-        return el("li", ["class": "row", "data-thread": t.id.text],
+        return el("li", ["class": "row", "data-thread": t.id.wireText],
             swatch,
             el("div", ["class": "grow"],
-               el("a", ["class": "title", "href": SiteURL.thread(t.id.text).path],
+               el("a", ["class": "title", "href": SiteURL.thread(t.id.wireText).path],
                   text(t.brand + " "), el("span", ["class": "data"], text(t.number))),
                el("div", ["class": "muted"], text(subtitle))),
             el("div", ["class": "stepper"],
@@ -45,7 +45,7 @@ struct InventoryPage {
     }
 
     func stepForm(_ t: InventoryThread, delta: Int, label: String, context: PageContext) -> Node {
-        el("form", ["method": "post", "action": SiteURL.stepThread(t.id.text).path, "class": "step"],
+        el("form", ["method": "post", "action": SiteURL.stepThread(t.id.wireText).path, "class": "step"],
            Layout.csrf(context),
            void("input", ["type": "hidden", "name": "delta", "value": String(delta)]),
            el("button", ["class": "round", "type": "submit", "aria-label": "\(delta < 0 ? "One less" : "One more") \(t.brand) \(t.number)",
@@ -65,7 +65,7 @@ struct ThreadFormPage {
 
     func render(_ context: PageContext) -> Node {
         let editing = thread != nil
-        let action: SiteURL = thread.map { .thread($0.id.text) } ?? .newThread
+        let action: SiteURL = thread.map { .thread($0.id.wireText) } ?? .newThread
         return Layout.page(editing ? "Edit thread" : "Add thread", section: .inventory, context: context,
             el("h1", [:], text(editing ? "Edit thread" : "Add thread")),
             saved.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing,
@@ -94,7 +94,7 @@ struct ThreadFormPage {
                     text("Add another (keeps the brand)"))),
                 el("button", ["class": "primary", "type": "submit"], text(editing ? "Save" : "Add thread"))),
             thread.map { t in
-                Layout.form(.deleteThread(t.id.text), context: context, attrs: "stack confirm",
+                Layout.form(.deleteThread(t.id.wireText), context: context, attrs: "stack confirm",
                             el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete \(t.brand) \(t.number)?"], text("Delete thread")))
             } ?? nothing)
     }

@@ -22,7 +22,7 @@ struct ProjectsPage {
                        imageURL(p.canvas?.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy"]) }
                            ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("projects", size: 32)),
                        el("div", ["class": "grow"],
-                          el("a", ["class": "title", "href": SiteURL.project(p.project.id.text).path], text(p.title)),
+                          el("a", ["class": "title", "href": SiteURL.project(p.project.id.wireText).path], text(p.title)),
                           el("div", ["class": "muted"], text("Started \(Layout.longDate(p.project.startedAt))"))),
                        statusBadge(p.project.status))
                 }))
@@ -43,7 +43,7 @@ struct StartProjectPage {
                        imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": ""]) } ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
                        el("div", ["class": "grow"], el("strong", [:], text(c.designName)), el("div", ["class": "muted"], text(c.designer))),
                        Layout.form(.startProject, context: context, attrs: "",
-                                   void("input", ["type": "hidden", "name": "canvasId", "value": c.id.text]),
+                                   void("input", ["type": "hidden", "name": "canvasId", "value": c.id.wireText]),
                                    el("button", ["class": "primary", "type": "submit", "aria-label": "Start \(c.designName)"], text("Start"))))
                 }))
     }
@@ -57,7 +57,7 @@ struct ProjectDetailPage {
     var inventory: [InventoryThread]
     var errors: [String: String] = [:]
 
-    var projectId: String { detail.project.id.text }
+    var projectId: String { detail.project.id.wireText }
 
     func render(_ context: PageContext) -> Node {
         let p = detail.project
@@ -88,13 +88,13 @@ struct ProjectDetailPage {
             el("thead", [:], el("tr", [:], el("th", [:], text("Thread")), el("th", [:], text("Have")), el("th", [:], text("Need")),
                                 el("th", [:], text("Buy")), el("th", [:], el("span", ["class": "visually-hidden"], text("Remove"))))),
             el("tbody", [:], children: reqs.map { r in
-                el("tr", ["data-requirement": r.requirementId.text],
+                el("tr", ["data-requirement": r.requirementId.wireText],
                    el("td", [:], text("\(r.brand) "), el("span", ["class": "data"], text(r.number)),
                       el("div", ["class": "footnote"], text(r.summary))),
                    el("td", ["class": "data have"], text(String(r.have))),
                    el("td", ["class": "data need"], text(String(r.needed))),
                    el("td", ["class": "data buy"], text(String(r.toBuy))),
-                   el("td", [:], Layout.form(.deleteRequirement(projectId, r.requirementId.text), context: context, attrs: "",
+                   el("td", [:], Layout.form(.deleteRequirement(projectId, r.requirementId.wireText), context: context, attrs: "",
                                              el("button", ["class": "round", "type": "submit", "aria-label": "Remove \(r.brand) \(r.number)"], text("×")))))
             }))
     }
@@ -112,12 +112,12 @@ struct ProjectDetailPage {
               el("summary", [:], text("Add a thread requirement")),
               Layout.form(.newRequirement(projectId), context: context,
                   Layout.select("From your inventory", name: "threadId",
-                                options: [("", "— not in my inventory —")] + inventory.map { ($0.id.text, "\($0.brand) \($0.number)\($0.colorName.map { " · \($0)" } ?? "")") },
+                                options: [("", "— not in my inventory —")] + inventory.map { ($0.id.wireText, "\($0.brand) \($0.number)\($0.colorName.map { " · \($0)" } ?? "")") },
                                 selected: nil),
                   Layout.field("Brand", name: "brand", error: errors["brand"], extra: ["placeholder": "When not from inventory"]),
                   Layout.field("Number", name: "number", error: errors["number"]),
                   Layout.field("Skeins needed", name: "quantityNeeded", value: "1", type: "number", error: errors["quantityNeeded"], extra: ["min": "1", "inputmode": "numeric"]),
-                  Layout.select("Section", name: "sectionId", options: [("", "No section")] + sections.map { ($0.id.text, $0.name) }, selected: nil),
+                  Layout.select("Section", name: "sectionId", options: [("", "No section")] + sections.map { ($0.id.wireText, $0.name) }, selected: nil),
                   el("button", ["class": "primary", "type": "submit"], text("Add requirement")))),
            el("details", [:],
               el("summary", [:], text("Add a section")),
@@ -143,7 +143,7 @@ struct ProjectDetailPage {
                       el("time", ["class": "muted", "datetime": Timestamp.string(from: entry.entry.createdAt)], text(Layout.longDate(entry.entry.createdAt))),
                       el("p", [:], text(entry.entry.notes)),
                       when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.map { image in
-                          el("a", ["href": SiteURL.photo(projectId, image.id.text).path],
+                          el("a", ["href": SiteURL.photo(projectId, image.id.wireText).path],
                              void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(image.sortOrder + 1)", "loading": "lazy"]))
                       })))
                }))
@@ -159,13 +159,13 @@ struct PhotoViewerPage {
 
     func render(_ context: PageContext) -> Node {
         let image = images[index]
-        let pid = projectId.text
+        let pid = projectId.wireText
         return Layout.page("Photo \(index + 1) of \(images.count)", section: .projects, context: context,
             el("div", ["class": "viewer"],
                el("div", ["class": "pager"],
-                  index > 0 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index - 1].id.text).path, "rel": "prev"], text("‹ Previous")) : el("span", [:]),
+                  index > 0 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index - 1].id.wireText).path, "rel": "prev"], text("‹ Previous")) : el("span", [:]),
                   el("span", ["class": "counter", "aria-live": "polite"], text("\(index + 1) of \(images.count)")),
-                  index < images.count - 1 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index + 1].id.text).path, "rel": "next"], text("Next ›")) : el("span", [:])),
+                  index < images.count - 1 ? el("a", ["class": "button secondary", "href": SiteURL.photo(pid, images[index + 1].id.wireText).path, "rel": "next"], text("Next ›")) : el("span", [:])),
                void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Photo \(index + 1) of \(images.count) from \(title)", "class": "zoomable", "id": "photo"]),
                el("p", [:], el("a", ["href": SiteURL.project(pid).path + "#journal"], text("Back to \(title)")))))
     }

@@ -28,7 +28,7 @@ struct StashPage {
            imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy"]) }
                ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
            el("div", ["class": "grow"],
-              el("a", ["class": "title", "href": SiteURL.canvas(c.id.text).path], text(c.designName)),
+              el("a", ["class": "title", "href": SiteURL.canvas(c.id.wireText).path], text(c.designName)),
               el("div", ["class": "muted"], text(c.designer))),
            c.meshCount.map { el("span", ["class": "badge mesh", "aria-label": "\($0) mesh"], text("\($0)m")) } ?? nothing)
     }
@@ -42,7 +42,7 @@ struct CanvasFormPage {
 
     func render(_ context: PageContext) -> Node {
         let editing = canvas != nil
-        let action: SiteURL = canvas.map { .editCanvas($0.id.text) } ?? .newCanvas
+        let action: SiteURL = canvas.map { .editCanvas($0.id.wireText) } ?? .newCanvas
         return Layout.page(editing ? "Edit canvas" : "Add canvas", section: .stash, context: context,
             el("h1", [:], text(editing ? "Edit canvas" : "Add canvas")),
             Layout.errorSummary(errors),
@@ -87,11 +87,11 @@ struct CanvasDetailPage {
                el("dt", [:], text("Size")), el("dd", [:], text(c.size ?? "—")),
                el("dt", [:], text("Mesh")), el("dd", ["class": "data"], text(c.meshCount.map { "\($0)" } ?? "—"))),
             c.notes.map { el("p", [:], text($0)) } ?? nothing,
-            project.map { p in el("p", [:], text("Project: "), el("a", ["href": SiteURL.project(p.id.text).path], text(p.status.displayName))) }
+            project.map { p in el("p", [:], text("Project: "), el("a", ["href": SiteURL.project(p.id.wireText).path], text(p.status.displayName))) }
                 ?? el("p", [:], text("Not started")),
             el("div", ["class": "toolbar"],
-               el("a", ["class": "button secondary", "href": SiteURL.editCanvas(c.id.text).path], text("Edit")),
-               el("a", ["class": "button danger", "href": SiteURL.deleteCanvas(c.id.text).path], text("Delete"))))
+               el("a", ["class": "button secondary", "href": SiteURL.editCanvas(c.id.wireText).path], text("Edit")),
+               el("a", ["class": "button danger", "href": SiteURL.deleteCanvas(c.id.wireText).path], text("Delete"))))
     }
 }
 
@@ -105,8 +105,8 @@ struct DeleteCanvasPage {
             error.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
             el("p", [:], text("Are you sure you want to delete this canvas?")),
             el("p", ["class": "muted"], text("\(canvas.designName) by \(canvas.designer)")),
-            Layout.form(.deleteCanvas(canvas.id.text), context: context,
+            Layout.form(.deleteCanvas(canvas.id.wireText), context: context,
                 el("button", ["class": "danger", "type": "submit"], text("Delete")),
-                el("a", ["class": "button secondary", "href": SiteURL.canvas(canvas.id.text).path], text("Cancel"))))
+                el("a", ["class": "button secondary", "href": SiteURL.canvas(canvas.id.wireText).path], text("Cancel"))))
     }
 }
