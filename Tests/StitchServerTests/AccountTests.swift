@@ -217,6 +217,11 @@ struct AccountLifecycleTests {
             let list = try await user.send(.GET, "/threads").text
             #expect(list.contains(lower.wireText) && list.contains(upper.wireText) && !list.contains(upper.uuidString))
             #expect(try await user.send(.GET, "/threads/\(upper.uuidString)").status == .ok)
+            // Another device's pull carries the same lower-case ids.
+            let pull = try await app.send(.POST, "/sync", token: user.token, rawBody: #"{"clientId":"\#(UUID().wireText)","changes":[]}"#)
+            let pulled = try #require(try JSONSerialization.jsonObject(with: Data(buffer: pull.body)) as? [String: Any])
+            let pulledIds = Set(((pulled["changes"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+            #expect(pulledIds == [lower.wireText, upper.wireText])
         }
     }
 }
