@@ -7,6 +7,8 @@ public struct AppConfig: Sendable {
         case sqliteFile(path: String)
         case sqliteMemory
         case postgres(url: String)
+
+        var isSQLite: Bool { if case .postgres = self { false } else { true } }
     }
 
     public struct OAuthProvider: Sendable {

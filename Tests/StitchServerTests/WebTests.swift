@@ -39,8 +39,7 @@ final class WebClient {
     }
 
     func signUp(email: String = "ann@example.com") async throws {
-        let token = try await csrf(from: "/app/signup")
-        let res = try await request(.POST, "/app/signup", form: ["_csrf": token, "displayName": "Ann", "email": email, "password": "correct horse"])
+        let res = try await post("/app/signup", from: "/app/signup", ["displayName": "Ann", "email": email, "password": "correct horse"])
         try #require(res.status == .seeOther, "\(res.text)")
     }
 

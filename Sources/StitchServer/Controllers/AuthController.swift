@@ -38,7 +38,7 @@ struct AuthController: RouteCollection {
             passwordHash: hash, now: now)
         let duplicate = APIError(.conflict, "An account with this email already exists", fields: ["email": "Already registered"])
         do {
-            let result = try await req.db.transaction { db in
+            let result = try await req.db.writeTransaction { db in
                 if try await UserModel.query(on: db).filter(\.$email == email).first() != nil { throw duplicate }
                 try await user.create(on: db)
                 try await IdentityModel(userId: user.id!, provider: .email, providerUserId: email, now: now).create(on: db)
@@ -166,7 +166,7 @@ struct AuthController: RouteCollection {
         signIn: @escaping @Sendable (UserModel, any Database) async throws -> T
     ) async throws -> (UserModel, T) {
         let now = req.now
-        return try await req.db.transaction { db in
+        return try await req.db.writeTransaction { db in
             if let existing = try await IdentityModel.query(on: db)
                 .filter(\.$provider == identity.provider.rawValue).filter(\.$providerUserId == identity.userId)
                 .with(\.$user).first() {

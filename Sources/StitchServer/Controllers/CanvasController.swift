@@ -75,7 +75,7 @@ struct CanvasController: RouteCollection {
         let data = try Images.parts(of: req)[0]
         let image = try await Images.store(data, userId: userId, app: req.application, db: req.db)
         let now = req.now
-        let (record, previous): (Canvas, String?) = try await req.db.transaction { db in
+        let (record, previous): (Canvas, String?) = try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(CanvasModel.self, id, userId: userId, on: db)
             var record = model.record

@@ -63,7 +63,7 @@ struct JournalController: RouteCollection {
         for data in parts { stored.append(try await Images.store(data, userId: userId, app: req.application, db: req.db)) }
         let now = req.now
         let storedKeys = stored.compactMap(\.id)
-        let entry: JournalEntry = try await req.db.transaction { db in
+        let entry: JournalEntry = try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(JournalEntryModel.self, id, userId: userId, on: db)
             let existing = try await Records.all(JournalImageModel.self, userId: userId, where: "entry_id", equals: id, on: db)
@@ -139,7 +139,7 @@ struct ShoppingController: RouteCollection {
         _ = try body.validated()
         let now = req.now
         let key = ThreadKey(brand: body.brand, number: body.number)
-        return try await req.db.transaction { db in
+        return try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let candidates = try await Records.all(ThreadModel.self, userId: userId, on: db)
                 .filter { ThreadKey(brand: $0.brand, number: $0.number) == key }

@@ -34,7 +34,7 @@ enum RecordWrites<M: RecordModel> {
         record.deletedAt = nil
         record = try transform(record, now).normalized.validated()
         let final = record
-        return try await req.db.transaction { db in
+        return try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             if try await Records.idExists(M.self, id, on: db) {
                 throw APIError(.conflict, "A record with this id already exists", fields: ["id": "Already in use"])
@@ -54,7 +54,7 @@ enum RecordWrites<M: RecordModel> {
         let body = try given ?? JSONMerge.object(from: req)
         let now = req.now
         nonisolated(unsafe) let bodyCopy = body  // read-only from here on
-        return try await req.db.transaction { db in
+        return try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(M.self, id, userId: userId, on: db)
             let old = model.record
@@ -76,7 +76,7 @@ enum RecordWrites<M: RecordModel> {
     ) async throws -> HTTPStatus {
         let userId = try req.user.id
         let now = req.now
-        try await req.db.transaction { db in
+        try await req.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(M.self, id, userId: userId, on: db)
             var record = model.record

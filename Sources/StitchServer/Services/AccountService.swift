@@ -115,7 +115,7 @@ enum AccountService {
                 incoming[type] = stamps(model, of: group)
             }
         }
-        let outcome = try await db.transaction { db in try await SyncService.apply(changes, userId: userId, app: app, db: db) }
+        let outcome = try await db.writeTransaction { db in try await SyncService.apply(changes, userId: userId, app: app, db: db) }
         app.tableStatistics.refresh(afterWriting: outcome.rowsWritten, on: app.db)
         for (change, result) in zip(changes, outcome.results) {
             var counts = summary.records[change.type.rawValue] ?? .init()
@@ -167,7 +167,7 @@ enum AccountService {
     static func saveImported<R: SyncRecord>(_ records: [R], userId: UUID, app: Application, db: any Database) async throws -> [SyncResult] {
         guard !records.isEmpty else { return [] }
         let changes = try records.map { try SyncChange(record: $0) }
-        let outcome = try await db.transaction { db in try await SyncService.apply(changes, userId: userId, app: app, db: db) }
+        let outcome = try await db.writeTransaction { db in try await SyncService.apply(changes, userId: userId, app: app, db: db) }
         app.tableStatistics.refresh(afterWriting: outcome.rowsWritten, on: app.db)
         return outcome.results.filter { $0.status == .rejected }
     }
@@ -187,7 +187,7 @@ enum AccountService {
         }
         let newHash = try await req.application.passwords.hash(body.newPassword)
         let now = req.now
-        try await req.db.transaction { db in
+        try await req.db.writeTransaction { db in
             model.passwordHash = newHash
             model.updatedAt = now
             try await model.save(on: db)
@@ -223,7 +223,7 @@ enum AccountService {
     /// Every row of the user's, in every table, in one transaction; then every picture file.
     static func deleteAccount(_ userId: UUID, app: Application, db: any Database) async throws {
         let keys = try await ImageModel.query(on: db).filter(\.$userId == userId).all().compactMap(\.id)
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             let email = try await UserModel.find(userId, on: db)?.email
             for table in [JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
                           ProjectModel.schema, CanvasModel.schema, ThreadModel.schema, ImageModel.schema, WebSessionModel.schema,

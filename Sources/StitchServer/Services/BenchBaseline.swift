@@ -26,7 +26,7 @@ public enum BenchBaseline {
     }
 
     public static func upsertThreads(_ records: [InventoryThread], userId: UUID, version: Int64, on db: any Database) async throws {
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             try await BatchWriter.upsert(records, as: ThreadModel.self, userId: userId, version: version, on: db)
         }
     }

@@ -12,7 +12,7 @@ enum SyncService {
 
         var push = PushOutcome()
         if !request.changes.isEmpty {
-            push = try await db.transaction { db in
+            push = try await db.writeTransaction { db in
                 try await apply(request.changes, userId: userId, app: app, db: db)
             }
             app.tableStatistics.refresh(afterWriting: push.rowsWritten, on: app.db)

@@ -150,7 +150,7 @@ enum TokenService {
         enum Outcome { case rotated(UUID, UUID, String), reused(UUID) }
         let now = app.clock.now()
         let config = app.config
-        let outcome: Outcome = try await db.transaction { db in
+        let outcome: Outcome = try await db.writeTransaction { db in
             guard let row = try await RefreshTokenModel.query(on: db).filter(\.$tokenHash == hash(presented)).first(),
                   let rowId = row.id
             else { throw RotationError.invalid }

@@ -299,7 +299,7 @@ extension WebController {
             for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
             let now = req.now
             let storedKeys = keys
-            _ = try await req.db.transaction { db in
+            _ = try await req.db.writeTransaction { db in
                 let version = try await SyncVersion.next(for: userId, on: db)
                 let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: now, updatedAt: now).normalized.validated()
                 try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
