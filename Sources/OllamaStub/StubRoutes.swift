@@ -6,7 +6,7 @@ import Vapor
 /// The stub's routes: Ollama's API, plus `/_stub/*` to set faults and read what was asked from
 /// another process (the browser tests).
 enum StubRoutes {
-    struct Options: Decodable { var num_ctx: Int?; var temperature: Double? }
+    struct Options: Decodable { var num_ctx: Int?; var temperature: Double?; var num_predict: Int? }
     struct Message: Codable { var role: String; var content: String }
     struct Body: Decodable {
         var model: String?
@@ -18,6 +18,9 @@ enum StubRoutes {
         var options: Options?
         var keep_alive: JSONValue?
         var input: JSONValue?
+        // The OpenAI protocol's own fields.
+        var max_tokens: Int?
+        var response_format: JSONValue?
     }
 
     static func register(on app: Application, stub: @escaping @Sendable () -> OllamaStub) {
@@ -34,6 +37,13 @@ enum StubRoutes {
         app.post("api", "generate") { req async throws -> Response in try await complete(req, stub(), chat: false) }
         app.post("api", "chat") { req async throws -> Response in try await complete(req, stub(), chat: true) }
 
+        StubOpenAIRoutes.register(on: app, stub: stub)
+
+        app.post("_stub", "openai") { req async throws -> Response in
+            let options = try JSONDecoder().decode(OllamaStub.OpenAIOptions.self, from: Data(buffer: req.body.data ?? ByteBuffer()))
+            stub().openAI = options
+            return json(["ok": true])
+        }
         app.post("_stub", "fault") { req async throws -> Response in
             struct Set: Decodable { var fault: OllamaStub.Fault; var times: Int?; var after: Int?; var slowSeconds: Double?; var chunkDelay: Double? }
             let set = try JSONDecoder().decode(Set.self, from: Data(buffer: req.body.data ?? ByteBuffer()))
@@ -57,7 +67,7 @@ enum StubRoutes {
         let prompt = body.messages.map { $0.map { "\($0.role): \($0.content)" }.joined(separator: "\n") } ?? [body.system, body.prompt].compactMap { $0 }.joined(separator: "\n")
         stub.record(.init(path: req.url.path, model: body.model, numCtx: body.options?.num_ctx,
                           keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
-                          stream: body.stream ?? true, hasFormat: body.format != nil, text: text, inputs: inputs, prompt: prompt))
+                          stream: body.stream ?? !req.url.path.hasPrefix("/v1"), hasFormat: body.format != nil || body.response_format != nil, text: text, inputs: inputs, prompt: prompt))
     }
 
     static func known(_ model: String?) -> Bool {
@@ -94,24 +104,21 @@ enum StubRoutes {
         try await delay(fault, slow)
         if fault == .serverError { return error(.internalServerError, "stub failure") }
         if fault == .modelMissing || !known(body.model) { return error(.notFound, "model '\(body.model ?? "")' not found, try pulling it first") }
-        let answer: String
-        if let format = body.format {
-            answer = fault == .invalidJSON ? "{\"primaryTheme\": \"\", \"not\": \"valid\"" : OllamaStub.structured(schema: format, text: lastUser.isEmpty ? prompt : lastUser)
-        } else {
-            answer = OllamaStub.answer(system: system, prompt: chat ? prompt : (body.prompt ?? ""))
-        }
+        var answer = reply(fault: fault, schema: body.format, system: system, prompt: prompt, lastUser: lastUser)
+        let limit = body.options?.num_predict.map { truncate(answer, toTokens: $0) }
+        if let limit { answer = limit.text }
         let model = body.model ?? OllamaStub.chatModel
         let finalAnswer = answer
         @Sendable func line(_ text: String, done: Bool) -> JSONValue {
             var o: [String: JSONValue] = ["model": .string(model), "created_at": .string(WireDate.string(from: Date())), "done": .bool(done)]
             if chat { o["message"] = .object(["role": "assistant", "content": .string(text)]) } else { o["response"] = .string(text) }
-            if done { o["done_reason"] = "stop"; o["eval_count"] = .number(Double(finalAnswer.count / 4)) }
+            if done { o["done_reason"] = limit?.cut == true ? "length" : "stop"; o["eval_count"] = .number(Double(finalAnswer.count / 4)) }
             return .object(o)
         }
         guard body.stream ?? true else {
             return json(line(answer, done: true))
         }
-        let pieces = answer.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
+        let pieces = pieces(answer)
         let delay = stub.chunkDelay
         let response = Response(status: .ok)
         response.headers.replaceOrAdd(name: .contentType, value: "application/x-ndjson")
@@ -140,6 +147,24 @@ enum StubRoutes {
             try await writer.write(.end)
         }
         return response
+    }
+
+    /// The answer to a request: JSON for a schema (or broken JSON under `.invalidJSON`), else text.
+    static func reply(fault: OllamaStub.Fault, schema: JSONValue?, system: String, prompt: String, lastUser: String) -> String {
+        guard let schema else { return OllamaStub.answer(system: system, prompt: prompt) }
+        if fault == .invalidJSON { return "{\"primaryTheme\": \"\", \"not\": \"valid\"" }
+        return OllamaStub.structured(schema: schema, text: lastUser.isEmpty ? prompt : lastUser)
+    }
+
+    /// An answer cut at a token limit (four characters a token, as near as the stub needs).
+    static func truncate(_ answer: String, toTokens limit: Int) -> (text: String, cut: Bool) {
+        guard answer.count > limit * 4 else { return (answer, false) }
+        return (String(answer.prefix(max(0, limit * 4))), true)
+    }
+
+    /// An answer's streamed pieces: a word each, the space before it kept.
+    static func pieces(_ answer: String) -> [String] {
+        answer.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
     }
 
     static func delay(_ fault: OllamaStub.Fault, _ seconds: Double) async throws {

@@ -11,33 +11,58 @@ public struct SeleneConfig: Sendable {
         public var isPostgres: Bool { if case .postgres = self { true } else { false } }
     }
 
-    /// How Selene talks to Ollama (SELENE.md §9 for why `numCtx` is always sent).
-    public struct Ollama: Sendable, Equatable {
+    /// How Selene talks to its model server(s): Ollama's API or an OpenAI-compatible one
+    /// (SELENE.md §9 for why `numCtx` is always sent to Ollama, §11 for the OpenAI protocol).
+    public struct LLM: Sendable, Equatable {
+        /// A second server for embeddings (llama-server serves one model per process).
+        public struct Endpoint: Sendable, Equatable {
+            public var provider: LLMProviderKind
+            public var baseURL: String
+            public var apiKey: String?
+            public init(provider: LLMProviderKind, baseURL: String, apiKey: String? = nil) {
+                self.provider = provider
+                self.baseURL = baseURL
+                self.apiKey = apiKey
+            }
+        }
+
+        public var provider: LLMProviderKind
         public var baseURL: String
+        /// Sent as `Authorization: Bearer` when set.
+        public var apiKey: String?
         public var chatModel: String
         public var embeddingModel: String
-        /// Context window sent with every request (`options.num_ctx`).
+        /// nil: embeddings come from the chat server.
+        public var embedding: Endpoint?
+        /// Context window sent with every Ollama request (`options.num_ctx`); the prompt budget.
         public var numCtx: Int
         /// How long Ollama keeps a model loaded after a request (`keep_alive`, e.g. "5m", "-1").
         public var keepAlive: String
-        /// Longest wait for a whole non-streamed answer.
+        /// Longest wait for a whole non-streamed answer (and between streamed pieces).
         public var requestTimeout: TimeInterval
         /// Longest wait to connect.
         public var connectTimeout: TimeInterval
         /// How many times an answer that isn't valid JSON for its schema is asked for again.
         public var structuredRetries: Int
+        /// Most tokens one answer may generate (`max_tokens`, Ollama's `num_predict`); nil: the server's.
+        public var maxTokens: Int?
 
-        public init(baseURL: String = "http://127.0.0.1:11434", chatModel: String = "llama3.2", embeddingModel: String = "nomic-embed-text",
+        public init(provider: LLMProviderKind = .ollama, baseURL: String = "http://127.0.0.1:11434", apiKey: String? = nil,
+                    chatModel: String = "llama3.2", embeddingModel: String = "nomic-embed-text", embedding: Endpoint? = nil,
                     numCtx: Int = 8192, keepAlive: String = "5m", requestTimeout: TimeInterval = 120, connectTimeout: TimeInterval = 5,
-                    structuredRetries: Int = 2) {
+                    structuredRetries: Int = 2, maxTokens: Int? = nil) {
+            self.provider = provider
             self.baseURL = baseURL
+            self.apiKey = apiKey
             self.chatModel = chatModel
             self.embeddingModel = embeddingModel
+            self.embedding = embedding
             self.numCtx = numCtx
             self.keepAlive = keepAlive
             self.requestTimeout = requestTimeout
             self.connectTimeout = connectTimeout
             self.structuredRetries = structuredRetries
+            self.maxTokens = maxTokens
         }
     }
 
@@ -56,6 +81,10 @@ public struct SeleneConfig: Sendable {
         public var lease: TimeInterval = 300
         /// How often an idle worker looks for work (a capture also wakes it at once).
         public var pollInterval: TimeInterval = 5
+        /// While the model server is down the worker pauses and probes its model list, first
+        /// after `probeInterval`, doubling up to `maxProbeInterval` (so it resumes within 10 s of the server's return).
+        public var probeInterval: TimeInterval = 2
+        public var maxProbeInterval: TimeInterval = 8
         /// Associations kept per note, and the similarity they need.
         public var associationLimit: Int = 10
         public var associationThreshold: Double = 0.6
@@ -111,8 +140,8 @@ public struct SeleneConfig: Sendable {
     /// Accepted bearer tokens; empty means no authentication (and loopback only).
     public var apiTokens: [String]
     public var obsidianVault: String?
-    /// nil when Selene is told to run without an LLM (`SELENE_OLLAMA_URL=off`).
-    public var ollama: Ollama?
+    /// nil when Selene is told to run without an LLM (`SELENE_LLM_URL=off`).
+    public var llm: LLM?
     public var processing = Processing()
     public var threads = Threads()
     /// Hour of the day (0–23, the server's time zone `SELENE_TIMEZONE`, UTC by default) when the
@@ -124,11 +153,11 @@ public struct SeleneConfig: Sendable {
     /// limited to `SeleneLimits.maxContentBytes`.
     public var maxBodySize = 4 * 1024 * 1024
 
-    public init(database: Database, dataDirectory: String, apiTokens: [String] = [], ollama: Ollama? = nil) {
+    public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
         self.dataDirectory = dataDirectory
         self.apiTokens = apiTokens
-        self.ollama = ollama
+        self.llm = llm
     }
 
     public static let minimumTokenLength = 32
@@ -150,25 +179,7 @@ public struct SeleneConfig: Sendable {
                                   apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
 
-        let ollamaURL = value("SELENE_OLLAMA_URL") ?? "http://127.0.0.1:11434"
-        if !["off", "none", "false"].contains(ollamaURL.lowercased()) {
-            guard let url = URL(string: ollamaURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw SeleneConfigError("SELENE_OLLAMA_URL must be an http(s) URL such as http://127.0.0.1:11434, or off")
-            }
-            var ollama = Ollama(baseURL: ollamaURL.hasSuffix("/") ? String(ollamaURL.dropLast()) : ollamaURL)
-            if let model = value("SELENE_CHAT_MODEL") { ollama.chatModel = model }
-            if let model = value("SELENE_EMBED_MODEL") { ollama.embeddingModel = model }
-            if let raw = value("SELENE_NUM_CTX") {
-                guard let n = Int(raw), (512...1_048_576).contains(n) else { throw SeleneConfigError("SELENE_NUM_CTX must be a whole number of tokens between 512 and 1048576") }
-                ollama.numCtx = n
-            }
-            if let keep = value("SELENE_KEEP_ALIVE") { ollama.keepAlive = keep }
-            if let raw = value("SELENE_OLLAMA_TIMEOUT") {
-                guard let seconds = TimeInterval(raw), seconds > 0, seconds <= 3600 else { throw SeleneConfigError("SELENE_OLLAMA_TIMEOUT must be seconds between 1 and 3600") }
-                ollama.requestTimeout = seconds
-            }
-            config.ollama = ollama
-        }
+        config.llm = try llmSettings(value)
         if let raw = value("SELENE_PROCESSING") {
             guard let on = ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][raw.lowercased()] else {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")
@@ -189,6 +200,59 @@ public struct SeleneConfig: Sendable {
         }
         config.apns = try apnsSettings(value)
         return config
+    }
+
+    /// The model servers: `SELENE_LLM_PROVIDER` (ollama, openai), `SELENE_LLM_URL` (or the older
+    /// `SELENE_OLLAMA_URL`; `off` for none), `SELENE_LLM_API_KEY`, the models, and an optional
+    /// second server for embeddings (`SELENE_EMBED_PROVIDER`, `SELENE_EMBED_URL`, `SELENE_EMBED_API_KEY`).
+    public static func llmSettings(_ value: (String) -> String?) throws -> LLM? {
+        func provider(_ key: String, default fallback: LLMProviderKind) throws -> LLMProviderKind {
+            guard let raw = value(key) else { return fallback }
+            guard let kind = LLMProviderKind(rawValue: raw.lowercased()) else {
+                throw SeleneConfigError("\(key) must be one of \(LLMProviderKind.allCases.map(\.rawValue).joined(separator: ", ")) (ollama: Ollama's API; openai: any OpenAI-compatible server such as llama-server, LM Studio, vLLM); it is \(raw)")
+            }
+            return kind
+        }
+        func url(_ key: String, _ raw: String) throws -> String {
+            guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw SeleneConfigError("\(key) must be an http(s) URL such as http://127.0.0.1:11434 (Ollama) or http://127.0.0.1:8080/v1 (llama-server), or off")
+            }
+            var text = raw
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
+        let kind = try provider("SELENE_LLM_PROVIDER", default: .ollama)
+        let urlKey = value("SELENE_LLM_URL") != nil ? "SELENE_LLM_URL" : "SELENE_OLLAMA_URL"
+        let rawURL = value(urlKey) ?? (kind == .ollama ? "http://127.0.0.1:11434" : "http://127.0.0.1:8080/v1")
+        guard !["off", "none", "false"].contains(rawURL.lowercased()) else { return nil }
+        var llm = LLM(provider: kind, baseURL: try url(urlKey, rawURL), apiKey: value("SELENE_LLM_API_KEY"))
+        if kind == .openai {
+            // An OpenAI-compatible server has no model names everyone shares.
+            for key in ["SELENE_CHAT_MODEL", "SELENE_EMBED_MODEL"] where value(key) == nil {
+                throw SeleneConfigError("SELENE_LLM_PROVIDER=openai needs \(key): a model id the server lists at GET /v1/models (llama-server: its --alias)")
+            }
+        }
+        if let model = value("SELENE_CHAT_MODEL") { llm.chatModel = model }
+        if let model = value("SELENE_EMBED_MODEL") { llm.embeddingModel = model }
+        if value("SELENE_EMBED_URL") != nil || value("SELENE_EMBED_PROVIDER") != nil {
+            let embedKind = try provider("SELENE_EMBED_PROVIDER", default: kind)
+            let embedURL = try value("SELENE_EMBED_URL").map { try url("SELENE_EMBED_URL", $0) } ?? llm.baseURL
+            llm.embedding = LLM.Endpoint(provider: embedKind, baseURL: embedURL, apiKey: value("SELENE_EMBED_API_KEY") ?? llm.apiKey)
+        }
+        if let raw = value("SELENE_NUM_CTX") {
+            guard let n = Int(raw), (512...1_048_576).contains(n) else { throw SeleneConfigError("SELENE_NUM_CTX must be a whole number of tokens between 512 and 1048576") }
+            llm.numCtx = n
+        }
+        if let keep = value("SELENE_KEEP_ALIVE") { llm.keepAlive = keep }
+        if let raw = value("SELENE_LLM_TIMEOUT") ?? value("SELENE_OLLAMA_TIMEOUT") {
+            guard let seconds = TimeInterval(raw), seconds > 0, seconds <= 3600 else { throw SeleneConfigError("SELENE_LLM_TIMEOUT must be seconds between 1 and 3600") }
+            llm.requestTimeout = seconds
+        }
+        if let raw = value("SELENE_MAX_TOKENS") {
+            guard let n = Int(raw), (1...1_000_000).contains(n) else { throw SeleneConfigError("SELENE_MAX_TOKENS must be a whole number of tokens from 1") }
+            llm.maxTokens = n
+        }
+        return llm
     }
 
     /// `SELENE_API_TOKEN`: one or more tokens, comma-separated, each at least 32 characters.

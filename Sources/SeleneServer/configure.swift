@@ -26,11 +26,11 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     }
     app.migrations.add(SeleneMigrations.all)
 
-    var llm: OllamaClient?
-    if let settings = config.ollama {
-        let http = OllamaClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)
+    var llm: LLMClient?
+    if let settings = config.llm {
+        let http = LLMClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)
         app.lifecycle.use(HTTPClientShutdown(client: http))
-        llm = OllamaClient(settings: settings, http: http)
+        llm = LLMClient(settings: settings, http: http)
     }
     app.selene = SeleneServices(config: config, clock: clock, llm: llm)
     if !config.database.isPostgres {
@@ -53,17 +53,39 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         SeleneError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])
     })
     if case .sqliteFile = config.database {
-        // Readers never wait for the writer, and the writer never waits for readers. In WAL
-        // mode NORMAL syncs at checkpoints rather than at every commit: a crash of Selene loses
-        // nothing, a power cut at most the last moments' captures, and the file stays consistent.
+        // Readers never wait for the writer, and the writer never waits for readers.
         try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
-        // A connection setting: each event loop has one connection, so set it through each loop.
-        for loop in app.eventLoopGroup.makeIterator() {
-            guard let db = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
-            try await db.raw("PRAGMA synchronous=NORMAL").run()
-        }
+        try await SQLiteDurability.apply(app)
     }
     try routes(app)
+}
+
+/// A capture answered 2xx is on disk: Drafts may delete the draft once it has its answer, so
+/// a power cut or an OS crash after it must not lose the note. `synchronous=FULL` makes every
+/// commit wait for the WAL to reach the disk (NORMAL, SQLite's WAL default, syncs only at
+/// checkpoints: a crash of Selene alone loses nothing, a power cut the last commits).
+enum SQLiteDurability {
+    static let level = "FULL"
+
+    /// `synchronous` is a connection's setting: each event loop has one connection, so it is set
+    /// through each loop's.
+    static func apply(_ app: Application) async throws {
+        for loop in app.eventLoopGroup.makeIterator() {
+            guard let db = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
+            try await db.raw("PRAGMA synchronous=\(unsafeRaw: level)").run()
+        }
+    }
+
+    /// Each loop's connection's `synchronous` (0 off, 1 normal, 2 full, 3 extra).
+    static func levels(_ app: Application) async throws -> [Int] {
+        var out: [Int] = []
+        for loop in app.eventLoopGroup.makeIterator() {
+            guard let db = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase,
+                  let row = try await db.raw("PRAGMA synchronous").first() else { continue }
+            out.append(try row.decode(column: "synchronous", as: Int.self))
+        }
+        return out
+    }
 }
 
 /// Closes the APNs client when the application stops.

@@ -31,7 +31,7 @@ enum QualityBench {
         let (url, helper) = try await embeddingServer(options.embedURL)
         defer { helper?.terminate() }
         let (app, dir) = try await SeleneBench.application(database: "sqlite") {
-            $0.ollama = SeleneConfig.Ollama(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
+            $0.llm = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
         }
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let llm = app.selene.llm!

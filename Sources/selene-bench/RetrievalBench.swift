@@ -22,7 +22,7 @@ enum RetrievalBench {
 
     static func run(database: String, options: SeleneBench.Options, report: inout Report) async throws {
         print("== Retrieval on \(database): \(options.notes) notes, \(options.queries) queries")
-        let (app, dir) = try await SeleneBench.application(database: database) { $0.ollama = SeleneConfig.Ollama(embeddingModel: "bench-embed") }
+        let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = SeleneConfig.LLM(embeddingModel: "bench-embed") }
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var rng = SplitMix(seed: 42)
         let topicVectors = (0..<topics).map { _ in VectorUtility.normalized((0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 }) }

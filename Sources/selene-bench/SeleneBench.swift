@@ -14,6 +14,7 @@ import Vapor
 ///     BENCH_DATABASE_URL=postgres://… swift run -c release selene-bench   # PostgreSQL too (an empty database it may wipe)
 ///     swift run -c release selene-bench --only quality --beir ~/beir/scifact
 ///     swift run -c release selene-bench --quick               # one tenth of the counts
+///     SELENE_LLM_PROVIDER=openai SELENE_LLM_URL=… swift run -c release selene-bench --only llm   # the configured model server
 ///
 /// Every figure is printed beside a baseline measured in the same run, as a ratio.
 @main
@@ -27,6 +28,8 @@ struct SeleneBench {
         var beir: String?
         var embedURL: String?
         var json: String?
+        /// Notes the llm benchmark processes.
+        var llmNotes = 20
     }
 
     static func main() async throws {
@@ -44,10 +47,11 @@ struct SeleneBench {
             case "--beir": options.beir = args.next()
             case "--embed-url": options.embedURL = args.next()
             case "--json": options.json = args.next()
+            case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,llm]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N]
                     """)
                 exit(2)
             }
@@ -60,6 +64,7 @@ struct SeleneBench {
             if options.only.contains("capture") { try await CaptureBench.run(database: database, options: options, report: &report) }
         }
         if options.only.contains("quality") { try await QualityBench.run(options: options, report: &report) }
+        if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
         report.printTable()
         if let path = options.json { try report.write(to: path) }
     }

@@ -71,9 +71,9 @@ struct AuthTests {
             "SELENE_TIMEZONE": "Europe/Berlin", "SELENE_PROCESSING": "off",
         ])
         #expect(config.database == .sqliteFile(path: "/srv/selene/selene.sqlite"))
-        #expect(config.ollama == SeleneConfig.Ollama(baseURL: "http://10.0.0.2:11434", chatModel: "qwen2.5", embeddingModel: "all-minilm", numCtx: 16384, keepAlive: "-1"))
+        #expect(config.llm == SeleneConfig.LLM(baseURL: "http://10.0.0.2:11434", chatModel: "qwen2.5", embeddingModel: "all-minilm", numCtx: 16384, keepAlive: "-1"))
         #expect(config.briefingHour == 6 && config.timeZone.identifier == "Europe/Berlin" && !config.processing.enabled)
-        #expect(try SeleneConfig.fromEnvironment(["SELENE_OLLAMA_URL": "off"]).ollama == nil)
+        #expect(try SeleneConfig.fromEnvironment(["SELENE_OLLAMA_URL": "off"]).llm == nil)
         #expect(try SeleneConfig.fromEnvironment(["SELENE_DATABASE_URL": "postgres://u@h/db"]).database == .postgres(url: "postgres://u@h/db"))
         for (key, value) in [("SELENE_DATABASE_URL", "mysql://x"), ("SELENE_OLLAMA_URL", "ftp://x"), ("SELENE_NUM_CTX", "12"),
                              ("SELENE_BRIEFING_HOUR", "25"), ("SELENE_TIMEZONE", "Mars/Base"), ("SELENE_PROCESSING", "sometimes"),

@@ -35,46 +35,84 @@ struct QueueTests {
         }
     }
 
-    @Test("Ollama down: capture, search and reading still work; notes wait with the reason and back off; then catch up once")
+    @Test("Ollama down: capture, search and reading still work; notes wait with the reason, spend no attempt, then catch up once")
     func down() async throws {
         let stub = try await OllamaStub.start()
         let port = stub.port
         await stub.stop()
-        let settings = SeleneConfig.Ollama(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
-                                           numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
-        try await withSelene(adjust: { $0.ollama = settings; $0.processing.baseBackoff = 30 }) { app, clock in
+        let settings = SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+                                        numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
+        try await withSelene(adjust: { $0.llm = settings }) { app, clock in
             let first = try await app.note("Sourdough starter schedule")
             try await app.note("Sourdough loaf notes")
             #expect(try await app.call(.POST, "/api/notes/search", json: SearchRequest(query: "sourdough"), as: SearchResponse.self).count == 2)
             let retrieved: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "sourdough"))
             #expect(retrieved.source == .keyword && retrieved.count == 2)
             let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
-            #expect(!health.available && health.reason?.contains("unavailable") == true)
+            #expect(!health.available && health.reason?.contains("not reachable") == true && health.provider == "ollama")
 
-            let summary = try await app.process()
-            #expect(summary.outage != nil && summary.done == 0 && summary.deferred == 2)
+            for _ in 0..<3 {
+                let summary = try await app.process()
+                #expect(summary.outage != nil && summary.done == 0 && summary.deferred == 2)
+            }
             let waiting: Note = try await app.call(.GET, "/api/notes/\(first.id)")
-            #expect(waiting.status == .pending && waiting.lastError?.contains("Ollama is unavailable") == true)
-            // Nothing due until the back-off passes.
-            #expect(try await app.process().claimed == 0)
-            clock.advance(by: 31)
-            #expect(try await app.process().outage != nil)
-            let twice: Note = try await app.call(.GET, "/api/notes/\(first.id)")
-            #expect(twice.attempts == 2 && twice.status == .pending)
-            // Back-off doubles: 60 s after the second attempt.
-            clock.advance(by: 45)
-            #expect(try await app.process().claimed == 0)
-            clock.advance(by: 16)
+            #expect(waiting.status == .pending && waiting.lastError?.contains("Ollama is not reachable") == true)
+            // An outage is not the note's fault: no attempt spent, no back-off of its own.
+            #expect(waiting.attempts == 0)
 
             let back = try await OllamaStub.start(port: port)
             let caughtUp = try await app.process()
             #expect(caughtUp.done == 2 && caughtUp.outage == nil)
             let done: Note = try await app.call(.GET, "/api/notes/\(first.id)")
-            #expect(done.status == .done && done.lastError == nil && done.analysis != nil)
+            #expect(done.status == .done && done.lastError == nil && done.analysis != nil && done.attempts == 1)
             #expect(back.requests.filter { $0.hasFormat }.count == 2)
             #expect(try await app.process().claimed == 0)
             let counts = try await SeleneAdmin.processingCounts(app)
             #expect(counts == ["pending": 0, "processing": 0, "done": 2, "failed": 0])
+            await back.stop()
+        }
+    }
+
+    @Test("Model server down, 10 captures, back up: the worker probes, says it is paused, and processes all within seconds of the return")
+    func outageResumes() async throws {
+        let stub = try await OllamaStub.start()
+        let port = stub.port
+        await stub.stop()
+        let settings = SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+                                        numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
+        try await withSelene(adjust: { $0.llm = settings }) { app, clock in
+            let queue = ProcessingQueue(db: app.writeDB, services: app.selene, owner: "loop", logger: app.logger)
+            let worker = Task { await BackgroundWork.work(queue, services: app.selene, logger: app.logger) }
+            defer { worker.cancel() }
+            for i in 0..<10 {
+                try await app.note("Capture \(i) while the model server is down")
+                app.selene.queueSignal.wake()
+                try await Task.sleep(nanoseconds: 400_000_000)
+            }
+            let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
+            let pausedSince = try #require(health.pausedSince)
+            let nextCheck = try #require(health.nextCheckAt)
+            #expect(health.pauseReason?.contains("not reachable") == true)
+            // Captures don't lengthen the pause: the next check is at most the longest probe interval away.
+            #expect(nextCheck.timeIntervalSince(Date()) <= app.selene.config.processing.maxProbeInterval + 1)
+            #expect(pausedSince <= clock.now)
+
+            let back = try await OllamaStub.start(port: port)
+            let returned = Date()
+            var counts: [String: Int] = [:]
+            while Date().timeIntervalSince(returned) < 60 {
+                counts = try await SeleneAdmin.processingCounts(app)
+                if counts["done"] == 10 { break }
+                try await Task.sleep(nanoseconds: 200_000_000)
+            }
+            let took = Date().timeIntervalSince(returned)
+            #expect(counts["done"] == 10, "\(counts)")
+            #expect(took <= app.selene.config.processing.maxProbeInterval + 2, "resumed \(took) s after the return")
+            let after: LLMHealth = try await app.call(.GET, "/api/llm/health")
+            #expect(after.available && after.pausedSince == nil)
+            let notes = try await app.call(.GET, "/api/notes", as: NoteList.self).notes
+            #expect(notes.allSatisfy { $0.attempts == 1 }, "no attempt spent on the outage")
+            #expect(back.requests.filter { $0.hasFormat && $0.text.hasPrefix("Note:") }.count == 10, "each note analysed once")
             await back.stop()
         }
     }

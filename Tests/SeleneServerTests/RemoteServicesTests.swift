@@ -159,6 +159,10 @@ struct RemoteServicesTests {
                 var streamed = ""
                 for try await piece in try await service.chat([LLMMessage(role: .user, content: "Hi")]) { streamed += piece }
                 #expect(streamed == "hosted streamed answer")
+                // A base URL that ends in /v1, as hosted APIs document theirs, means the same API.
+                let v1 = HostedLLMService(settings: .init(baseURL: hosted.url.appendingPathComponent("v1"), apiKey: "hosted-key", model: "hosted-model"))
+                #expect(await v1.isAvailable())
+                #expect(try await v1.generate("Hello?", system: nil, model: nil) == "hosted answer")
                 hosted.received.withLockedValue { $0 = [] }
 
                 // Off by default: a chat about notes never leaves the machine.

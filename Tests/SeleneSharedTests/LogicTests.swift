@@ -226,6 +226,33 @@ struct ServiceLogicTests {
 
 @Suite("Wire formats, validation and settings")
 struct WireTests {
+    @Test("The OpenAI codec: /v1 added once; stream lines read as pieces, skips, the end or the server's error")
+    func openAIWire() throws {
+        #expect(OpenAIWire.apiBase("http://h:8080") == "http://h:8080/v1")
+        #expect(OpenAIWire.apiBase("http://h:8080/v1/") == "http://h:8080/v1")
+        #expect(OpenAIWire.apiBase("https://api.example.com/v1") == "https://api.example.com/v1")
+        func line(_ text: String) throws -> OpenAIWire.StreamLine { try OpenAIWire.streamLine(Data(text.utf8)) }
+        #expect(try line(#"data: {"choices":[{"delta":{"content":"Hi"}}]}"#) == .piece("Hi"))
+        #expect(try line(#"data: {"choices":[{"delta":{"role":"assistant"}}]}"#) == .skip)
+        #expect(try line(#"data: {"choices":[],"usage":{"completion_tokens":3}}"#) == .skip)
+        #expect(try line(": keep-alive") == .skip)
+        #expect(try line("data: [DONE]\r") == .done)
+        #expect(throws: OpenAIWire.WireError.server("model crashed")) { try line(#"data: {"error":{"message":"model crashed"}}"#) }
+        #expect(throws: OpenAIWire.WireError.server("overloaded")) { try line(#"error: {"error":"overloaded"}"#) }
+        #expect(throws: OpenAIWire.WireError.self) { try line("data: {not json") }
+        let whole = try OpenAIWire.completion(Data(#"{"choices":[{"message":{"content":"{}"},"finish_reason":"length"}],"usage":{"completion_tokens":7}}"#.utf8))
+        #expect(whole == .init(text: "{}", truncated: true, generatedTokens: 7))
+        #expect(try OpenAIWire.modelIDs(Data(#"{"object":"list","data":[{"id":"gemma3-270m"}]}"#.utf8)) == ["gemma3-270m"])
+        #expect(OpenAIWire.lists("gemma-3-270m-q4_k_m", in: ["/models/gemma-3-270m-q4_k_m.gguf"]))
+        #expect(!OpenAIWire.lists("llama3.2", in: ["gemma3-270m"]))
+        // json_object carries the schema in the system message, since no grammar enforces it.
+        let schema: JSONValue = ["type": "object"]
+        let body = OpenAIWire.ChatBody(model: "m", messages: [LLMMessage(role: .user, content: "q")], stream: false, responseFormat: .jsonObject(schema))
+        #expect(body.messages.first?.role == "system" && body.messages.first?.content.hasPrefix(PromptMarkers.jsonSchema) == true)
+        #expect(body.response_format == ["type": "json_object"])
+        #expect(OpenAIWire.ChatBody(model: "m", messages: [], stream: true, responseFormat: .jsonSchema(schema)).response_format?["json_schema"]?["schema"] == schema)
+    }
+
     @Test("Dates: written with milliseconds in UTC; read with or without fractions and offsets; impossible days refused")
     func dates() {
         let date = WireDate.date(from: "2026-02-28T23:30:00+02:00")!

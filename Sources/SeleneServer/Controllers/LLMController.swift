@@ -3,7 +3,7 @@ import NIOCore
 import SeleneShared
 import Vapor
 
-/// Ollama behind Selene's auth: health, generate (whole or streamed), embed, and streamed chat.
+/// The model server behind Selene's auth: health, generate (whole or streamed), embed, and streamed chat.
 /// 503 when no LLM is configured; 502 when it fails to answer.
 struct LLMController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
@@ -16,10 +16,7 @@ struct LLMController: RouteCollection {
 
     @Sendable
     func health(req: Request) async throws -> Response {
-        guard let llm = req.selene.llm else {
-            return try json(LLMHealth(available: false, reason: LLMError.notConfigured.description))
-        }
-        return try json(await llm.health())
+        try json(await req.selene.llmHealth())
     }
 
     @Sendable
@@ -67,8 +64,11 @@ struct LLMController: RouteCollection {
     /// request's problem (400 naming `model`); a configured model that isn't pulled is the
     /// server's (503); anything else Ollama did is a bad gateway (502). Each says what to do.
     static func failure(_ error: LLMError, requested: String?) -> SeleneError {
-        if case .modelMissing(let model) = error {
-            if model == requested { return SeleneError(.badRequest, error.description, fields: ["model": "not pulled in Ollama: run `ollama pull \(model)`"]) }
+        if case .modelMissing(let model, let server) = error {
+            if model == requested {
+                let field = server == .ollama ? "not pulled in Ollama: run `ollama pull \(model)`" : "not served by the model server (see its GET /v1/models)"
+                return SeleneError(.badRequest, error.description, fields: ["model": field])
+            }
             return SeleneError(.serviceUnavailable, error.description)
         }
         return SeleneError(.badGateway, error.description)

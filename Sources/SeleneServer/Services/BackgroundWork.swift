@@ -61,26 +61,46 @@ public struct BackgroundWork: LifecycleHandler {
     }
 
     /// The processing loop: work while there is work, wait for a capture or the poll interval
-    /// when there is none, and back off while the LLM is unavailable.
+    /// when there is none. When the model server can't serve, pause: probe its model list after
+    /// `probeInterval`, doubling to `maxProbeInterval`, and resume on the first good answer.
+    /// Captures during a pause don't touch it (they are kept and wait their turn).
     static func work(_ queue: ProcessingQueue, services: SeleneServices, logger: Logger) async {
         let settings = services.config.processing
-        var outageDelay = settings.baseBackoff
         while !Task.isCancelled {
             do {
                 let summary = try await queue.runOnce(limit: 100)
                 if let outage = summary.outage {
-                    logger.warning("Processing paused for \(Int(outageDelay)) s: \(outage)")
-                    await services.queueSignal.wait(timeout: outageDelay)
-                    outageDelay = min(outageDelay * 2, settings.maxBackoff)
+                    await pause(reason: outage, services: services, logger: logger)
                     continue
                 }
-                outageDelay = settings.baseBackoff
                 if summary.claimed == 0 { await services.queueSignal.wait(timeout: settings.pollInterval) }
             } catch {
                 logger.error("The processing queue could not be read: \(error)")
                 await services.queueSignal.wait(timeout: settings.pollInterval)
             }
         }
+    }
+
+    /// Waits until the model server answers its health probe (or the task is cancelled).
+    static func pause(reason: String, services: SeleneServices, logger: Logger) async {
+        let settings = services.config.processing
+        guard let llm = services.llm else { return }
+        let since = services.clock.now()
+        var interval = settings.probeInterval
+        var why = reason
+        logger.warning("Processing paused: \(why). Checking the model server again in \(Int(interval)) s")
+        while !Task.isCancelled {
+            services.pause.set(ProcessingPause(since: since, reason: why, nextCheckAt: Date().addingTimeInterval(interval)))
+            guard (try? await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))) != nil else { break }
+            let health = await llm.health()
+            if health.available {
+                logger.notice("The model server answers again: processing resumes (paused \(Int(services.clock.now().timeIntervalSince(since))) s)")
+                break
+            }
+            why = health.reason ?? why
+            interval = min(interval * 2, settings.maxProbeInterval)
+        }
+        services.pause.set(nil)
     }
 
     static func workerName() -> String {

@@ -24,6 +24,14 @@ public struct ProcessingQueue: Sendable {
         public var failed = 0
         /// The LLM is unavailable: the worker should wait before claiming more.
         public var outage: String?
+        public init() {}
+    }
+
+    public init(db: any Database, services: SeleneServices, owner: String, logger: Logger) {
+        self.db = db
+        self.services = services
+        self.owner = owner
+        self.logger = logger
     }
 
     enum Outcome: Sendable { case done, deferred(String, transient: Bool), failed(String), lostLease }
@@ -53,19 +61,18 @@ public struct ProcessingQueue: Sendable {
         return claimed.sorted()
     }
 
-    /// Works through the notes due now, at most `limit`, and reports what happened. On an LLM
-    /// outage it stops at once and hands the rest of its claim back untouched.
+    /// Works through the notes due now, at most `limit`, and reports what happened. When the
+    /// model server can't serve it stops at once and hands the rest of its claim back untouched,
+    /// due at once: the worker pauses and probes the server, and nothing waits longer than that.
     public func runOnce(limit: Int = 1_000) async throws -> Summary {
         var summary = Summary()
-        var outageDelay = settings.baseBackoff
         while summary.claimed < limit {
             let batch = try await claim(limit: min(settings.batchSize, limit - summary.claimed), now: services.clock.now())
             guard !batch.isEmpty else { break }
             summary.claimed += batch.count
             for id in batch {
                 if let outage = summary.outage {
-                    // The rest of the claim waits as long as the note that met the outage.
-                    try await release(id, reason: outage, transient: true, countAttempt: false, delay: outageDelay)
+                    try await release(id, reason: outage, countAttempt: false, delay: 0)
                     summary.deferred += 1
                     continue
                 }
@@ -75,10 +82,7 @@ public struct ProcessingQueue: Sendable {
                 case .lostLease: break
                 case .deferred(let reason, let transient):
                     summary.deferred += 1
-                    if transient {
-                        summary.outage = reason
-                        outageDelay = try await NoteModel.find(id, on: db)?.nextAttemptAt.map { max(0, $0.timeIntervalSince(services.clock.now())) } ?? outageDelay
-                    }
+                    if transient { summary.outage = reason }
                 }
             }
             if summary.outage != nil { break }
@@ -90,23 +94,32 @@ public struct ProcessingQueue: Sendable {
     func process(_ id: Int) async -> Outcome {
         do {
             guard let llm = services.llm else {
-                try await release(id, reason: LLMError.notConfigured.description, transient: true, countAttempt: false)
+                try await release(id, reason: LLMError.notConfigured.description, countAttempt: false, delay: 0)
                 return .deferred(LLMError.notConfigured.description, transient: true)
             }
             guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
             let numCtx = llm.settings.numCtx
             let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
                                                     prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx))
-            guard let vector = try await llm.embed([ProcessingPrompts.embeddingText(title: note.title, content: note.content)]).first else {
-                throw LLMError.invalidAnswer("no embedding came back")
+            var vector: [Float]?
+            do {
+                vector = try await llm.embed([ProcessingPrompts.embeddingText(title: note.title, content: note.content)]).first
+            } catch LLMError.embeddingsUnsupported(let why, let server) {
+                // A server that can't embed: the note is analysed and found by keyword; `selene
+                // reindex` embeds it once embeddings are served.
+                logger.warning("Note \(id) is stored without an embedding: \(LLMError.embeddingsUnsupported(why, server: server))")
             }
-            try await services.vectors.refresh(on: db, now: services.clock.now())
-            let neighbours = services.vectors.search(vector, k: settings.associationLimit, excluding: [id],
+            var neighbours: [(id: Int, similarity: Double)] = []
+            if let vector {
+                try await services.vectors.refresh(on: db, now: services.clock.now())
+                neighbours = services.vectors.search(vector, k: settings.associationLimit, excluding: [id],
                                                      minimumSimilarity: settings.associationThreshold)
+            }
             let now = services.clock.now()
             let stored = try await store(id, analysis: analysis, vector: vector, model: llm.settings.embeddingModel,
                                          chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
             guard stored else { return .lostLease }
+            guard let vector else { return .done }
             services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
             do {
                 _ = try await ThreadService(db: db, services: services, logger: logger).place(noteId: id)
@@ -117,14 +130,22 @@ public struct ProcessingQueue: Sendable {
             return .done
         } catch let error as LLMError {
             do {
-                switch error {
-                case .invalidAnswer, .refused:
-                    try await fail(id, reason: error.description)
-                    return .failed(error.description)
-                default:
-                    try await release(id, reason: error.description, transient: true, countAttempt: true)
+                if error.isOutage {
+                    // The server can't serve anyone: not this note's fault, so no attempt is spent.
+                    try await release(id, reason: error.description, countAttempt: false, delay: 0)
                     return .deferred(error.description, transient: true)
                 }
+                if !error.isTransient {
+                    try await fail(id, reason: error.description)
+                    return .failed(error.description)
+                }
+                // Slow, failing or cut off on this note: its own back-off, and a limit.
+                if try await attempts(id) >= settings.maxAttempts {
+                    try await fail(id, reason: "gave up after \(settings.maxAttempts) attempts: \(error.description)")
+                    return .failed(error.description)
+                }
+                try await release(id, reason: error.description, countAttempt: true)
+                return .deferred(error.description, transient: true)
             } catch {
                 logger.error("Note \(id): could not record the LLM failure: \(error)")
                 return .deferred("\(error)", transient: false)
@@ -132,12 +153,12 @@ public struct ProcessingQueue: Sendable {
         } catch {
             logger.error("Note \(id) could not be processed: \(String(reflecting: error))")
             do {
-                let attempts = try await NoteModel.find(id, on: db)?.attempts ?? 0
+                let attempts = try await attempts(id)
                 if attempts >= settings.maxAttempts {
                     try await fail(id, reason: "gave up after \(attempts) attempts: \(error)")
                     return .failed("\(error)")
                 }
-                try await release(id, reason: "\(error)", transient: false, countAttempt: true)
+                try await release(id, reason: "\(error)", countAttempt: true)
             } catch {
                 logger.error("Note \(id): could not record the failure: \(error)")
             }
@@ -145,8 +166,10 @@ public struct ProcessingQueue: Sendable {
         }
     }
 
+    private func attempts(_ id: Int) async throws -> Int { try await NoteModel.find(id, on: db)?.attempts ?? 0 }
+
     /// Stores a processed note in one transaction, if this worker still holds its lease.
-    private func store(_ id: Int, analysis: NoteAnalysis, vector: [Float], model: String, chatModel: String,
+    private func store(_ id: Int, analysis: NoteAnalysis, vector: [Float]?, model: String, chatModel: String,
                        neighbours: [(id: Int, similarity: Double)], now: Date) async throws -> Bool {
         struct LostLease: Error {}
         do {
@@ -169,8 +192,10 @@ public struct ProcessingQueue: Sendable {
                       emotional_tone = excluded.emotional_tone, energy_level = excluded.energy_level, note_type = excluded.note_type,
                       actionability = excluded.actionability, processed_at = excluded.processed_at, model = excluded.model
                     """).run()
-                try await EmbeddingStore(db: db).save(noteId: id, vector: vector, model: model, now: now)
-                try await EmbeddingStore(db: db).replaceAssociations(of: id, with: neighbours, now: now)
+                if let vector {
+                    try await EmbeddingStore(db: db).save(noteId: id, vector: vector, model: model, now: now)
+                    try await EmbeddingStore(db: db).replaceAssociations(of: id, with: neighbours, now: now)
+                }
             }
             return true
         } catch is LostLease {
@@ -181,7 +206,7 @@ public struct ProcessingQueue: Sendable {
 
     /// Hands a note back to the queue to be tried again after a back-off (doubling per attempt,
     /// or `delay` when given). Without `countAttempt` its claim doesn't count as an attempt.
-    private func release(_ id: Int, reason: String, transient: Bool, countAttempt: Bool, delay given: TimeInterval? = nil) async throws {
+    private func release(_ id: Int, reason: String, countAttempt: Bool, delay given: TimeInterval? = nil) async throws {
         guard let note = try await NoteModel.find(id, on: db), note.leaseOwner == owner else { return }
         let attempts = max(1, note.attempts)
         let delay = given ?? min(settings.baseBackoff * pow(2, Double(attempts - 1)), settings.maxBackoff)

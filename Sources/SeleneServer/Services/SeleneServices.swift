@@ -47,21 +47,23 @@ public final class SeleneServices: Sendable {
     public let clock: SeleneClock
     let tokens: APITokens
     /// nil when no LLM is configured.
-    public let llm: OllamaClient?
+    public let llm: LLMClient?
     public let vectors: VectorIndex
     public let events: SeleneEvents
     /// Wakes the processing worker when a note arrives.
     let queueSignal: QueueSignal
+    /// Whether this process's worker waits for the model server (status page, `/api/llm/health`).
+    public let pause = PauseBox()
     /// On SQLite, the event loop whose connection takes the writes (see `Application.writeDB`).
     var writerLoop: (any EventLoop)? { writerLoopBox.withLockedValue { $0 } }
     let writerLoopBox = NIOLockedValueBox<(any EventLoop)?>(nil)
 
-    init(config: SeleneConfig, clock: SeleneClock, llm: OllamaClient?) {
+    init(config: SeleneConfig, clock: SeleneClock, llm: LLMClient?) {
         self.config = config
         self.clock = clock
         self.tokens = APITokens(config.apiTokens)
         self.llm = llm
-        self.vectors = VectorIndex(model: config.ollama?.embeddingModel)
+        self.vectors = VectorIndex(model: config.llm?.embeddingModel)
         self.events = SeleneEvents()
         self.queueSignal = QueueSignal()
     }
@@ -75,7 +77,7 @@ public final class SeleneServices: Sendable {
     }
 
     /// The LLM, or the 503 that says none is configured.
-    func requireLLM() throws -> OllamaClient {
+    func requireLLM() throws -> LLMClient {
         guard let llm else { throw SeleneError.llmNotConfigured }
         return llm
     }
@@ -99,6 +101,34 @@ extension Application {
             return services
         }
         set { storage[SeleneKey.self] = newValue }
+    }
+}
+
+/// Processing waits for the model server: since when, why, and when it looks again.
+public struct ProcessingPause: Sendable, Hashable {
+    public var since: Date
+    public var reason: String
+    public var nextCheckAt: Date
+}
+
+public final class PauseBox: Sendable {
+    private let box = NIOLockedValueBox<ProcessingPause?>(nil)
+    public var current: ProcessingPause? { box.withLockedValue { $0 } }
+    func set(_ pause: ProcessingPause?) { box.withLockedValue { $0 = pause } }
+}
+
+extension SeleneServices {
+    /// The LLM's health with this process's processing pause, for `/api/llm/health` and the
+    /// status page.
+    public func llmHealth() async -> LLMHealth {
+        guard let llm else { return LLMHealth(available: false, reason: LLMError.notConfigured.description) }
+        var health = await llm.health()
+        if let pause = pause.current {
+            health.pausedSince = pause.since
+            health.pauseReason = pause.reason
+            health.nextCheckAt = WireDate.rounded(pause.nextCheckAt)
+        }
+        return health
     }
 }
 

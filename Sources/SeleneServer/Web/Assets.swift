@@ -33,6 +33,7 @@ enum Assets {
     }
     .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: var(--space); margin: 0 0 var(--space); }
     .empty { text-align: center; } .muted { color: var(--muted); }
+    .notice { background: #FFF4DC; color: #5A4300; border-radius: 8px; padding: 8px 12px; }
     .flash { background: #E9ECFF; border-radius: 10px; padding: 12px 16px; }
     .flash.error, .error { color: var(--danger); }
     .stack { display: flex; flex-direction: column; gap: 12px; }

@@ -321,13 +321,30 @@ enum Pages {
             el("h1", [:], text("Status")),
             el("div", ["class": "card"],
                el("h2", [:], text("LLM")),
-               el("p", [:], text(llm.available ? "Available: \(llm.chatModel ?? "") for answers, \(llm.embeddingModel ?? "") for embeddings." : "Not available: \(llm.reason ?? "unknown")"))),
+               el("p", [:], text(llm.available ? "Available: \(llm.chatModel ?? "") for answers, \(llm.embeddingModel ?? "") for embeddings." : "Not available: \(llm.reason ?? "unknown")")),
+               el("p", ["class": "muted"], text(backendLine(llm))),
+               llm.embeddings.map { el("p", ["class": "notice"], text($0)) } ?? .fragment([]),
+               llm.pausedSince.map { since in
+                   el("p", ["class": "notice", "id": "processing-paused"],
+                      text("Processing paused since \(WireDate.string(from: since))\(llm.nextCheckAt.map { ", next check at \(WireDate.string(from: $0))" } ?? ""): \(llm.pauseReason ?? "the model server can't serve")."))
+               } ?? .fragment([])),
             el("div", ["class": "card"],
                el("h2", [:], text("Processing queue")),
                el("dl", ["class": "facts"], children: ProcessingStatus.allCases.flatMap { s in
                    [el("dt", [:], text(s.rawValue)), el("dd", [:], text(String(counts[s.rawValue] ?? 0)))]
                })),
             el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))))
+    }
+
+    /// Which protocol and server answer, and which embed when that's another.
+    static func backendLine(_ llm: LLMHealth) -> String {
+        func name(_ provider: String?) -> String { provider == "openai" ? "an OpenAI-compatible server" : "Ollama" }
+        guard let provider = llm.provider, let url = llm.url else { return "No model server is configured." }
+        var line = "Answers from \(name(provider)) at \(url)"
+        if let embedURL = llm.embeddingURL, embedURL != url || llm.embeddingProvider != provider {
+            line += "; embeddings from \(name(llm.embeddingProvider)) at \(embedURL)"
+        }
+        return line + "."
     }
 
     static func error(status: Int, title: String, message: String) -> Node {

@@ -129,7 +129,7 @@ struct ServerDataProvider: DataProvider {
 struct ServerLLMProvider: LLMProvider {
     let services: SeleneServices
 
-    func client() throws -> OllamaClient {
+    func client() throws -> LLMClient {
         guard let llm = services.llm else { throw SeleneClientError.llmUnavailable(LLMError.notConfigured.description) }
         return llm
     }

@@ -486,7 +486,7 @@ struct WebController: RouteCollection {
 
     @Sendable func status(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
-        let health = await req.selene.llm?.health() ?? LLMHealth(available: false, reason: LLMError.notConfigured.description)
+        let health = await req.selene.llmHealth()
         let counts = try await ProcessingQueue.status(on: req.db)
         return Self.render(req, Pages.status(llm: health, counts: counts, push: req.selene.pushStatus, context: Self.context(req)))
     }

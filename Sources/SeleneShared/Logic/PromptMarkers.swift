@@ -10,4 +10,7 @@ public enum PromptMarkers {
     /// Notes in a chat prompt's context are lines `[n] title — date — text`.
     public static let contextHeader = "Notes from my second brain:"
     public static let memoriesHeader = "What you remember about me:"
+    /// Where a server can't be given a schema (`json_object` only), the system message carries it
+    /// after this line.
+    public static let jsonSchema = "Answer with one JSON object valid under this JSON Schema:"
 }

@@ -3,8 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// An optional hosted LLM behind an OpenAI-compatible chat completions API
-/// (`POST {base}/v1/chat/completions`, streamed as server-sent events, `GET {base}/v1/models`).
+/// An optional hosted LLM behind an OpenAI-compatible chat completions API (`POST {base}/chat/completions`,
+/// streamed as server-sent events, `GET {base}/models`), spoken through `OpenAIWire` — the same codec
+/// as the server's own OpenAI-compatible backend. The base URL is given with or without its `/v1`.
 /// Off by default, and only ever reached through `PrivacyRouter`.
 public final class HostedLLMService: LLMProvider {
     public struct Settings: Codable, Sendable, Hashable {
@@ -23,22 +24,16 @@ public final class HostedLLMService: LLMProvider {
 
     public init(settings: Settings, timeout: TimeInterval = 120) {
         self.settings = settings
-        http = HTTPTransport(settings: ServerSettings(url: settings.baseURL, token: settings.apiKey), timeout: timeout)
-    }
-
-    struct Completion: Encodable {
-        var model: String
-        var messages: [LLMMessage]
-        var stream: Bool
+        let base = URL(string: OpenAIWire.apiBase(settings.baseURL.absoluteString)) ?? settings.baseURL
+        http = HTTPTransport(settings: ServerSettings(url: base, token: settings.apiKey), timeout: timeout)
     }
 
     public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
         var messages: [LLMMessage] = []
         if let system { messages.append(LLMMessage(role: .system, content: system)) }
         messages.append(LLMMessage(role: .user, content: prompt))
-        struct Answer: Decodable { struct Choice: Decodable { struct Message: Decodable { var content: String? }; var message: Message }; var choices: [Choice] }
-        let answer: Answer = try await http.post("/v1/chat/completions", Completion(model: model ?? settings.model, messages: messages, stream: false))
-        return answer.choices.first?.message.content ?? ""
+        let data = try await http.send("POST", "/chat/completions", body: OpenAIWire.ChatBody(model: model ?? settings.model, messages: messages, stream: false))
+        return try Self.wire { try OpenAIWire.completion(data) }.text
     }
 
     /// Embeddings never go to a hosted model: they must be the server's model's to compare.
@@ -46,22 +41,21 @@ public final class HostedLLMService: LLMProvider {
         throw SeleneClientError.llmUnavailable("embeddings are made by your own Selene server only")
     }
 
-    public func isAvailable() async -> Bool { (try? await http.send("GET", "/v1/models")) != nil }
+    public func isAvailable() async -> Bool { (try? await http.send("GET", "/models")) != nil }
 
     public func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
-        let lines = try await http.lines("POST", "/v1/chat/completions", body: Completion(model: model ?? settings.model, messages: messages, stream: true))
+        let lines = try await http.lines("POST", "/chat/completions", body: OpenAIWire.ChatBody(model: model ?? settings.model, messages: messages, stream: true))
         return AsyncThrowingStream { continuation in
             let task = Task {
-                struct Chunk: Decodable { struct Choice: Decodable { struct Delta: Decodable { var content: String? }; var delta: Delta }; var choices: [Choice] }
                 do {
                     var ended = false
                     for try await line in lines {
-                        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                        guard text.hasPrefix("data:") else { continue }
-                        let payload = text.dropFirst(5).trimmingCharacters(in: .whitespaces)
-                        if payload == "[DONE]" { ended = true; break }
-                        let chunk = try HTTPTransport.decode(Chunk.self, Data(payload.utf8))
-                        if let piece = chunk.choices.first?.delta.content, !piece.isEmpty { continuation.yield(piece) }
+                        switch try Self.wire({ try OpenAIWire.streamLine(line) }) {
+                        case .done: ended = true
+                        case .skip: continue
+                        case .piece(let piece): continuation.yield(piece)
+                        }
+                        if ended { break }
                     }
                     guard ended else { throw SeleneClientError.llmUnavailable("the hosted answer was cut off") }
                     continuation.finish()
@@ -70,6 +64,15 @@ public final class HostedLLMService: LLMProvider {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private static func wire<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as OpenAIWire.WireError {
+            switch error {
+            case .server(let message): throw SeleneClientError.llmUnavailable("the hosted model: \(message)")
+            case .invalid(let why): throw SeleneClientError.invalidResponse(why)
+            }
         }
     }
 }

@@ -332,11 +332,33 @@ public struct LLMHealth: Codable, Sendable, Hashable {
     public var embeddingModel: String?
     /// Why it isn't available: not configured, unreachable, a model not pulled.
     public var reason: String?
-    public init(available: Bool, chatModel: String? = nil, embeddingModel: String? = nil, reason: String? = nil) {
+    /// Which protocol serves chat (`ollama`, `openai`) and where.
+    public var provider: String?
+    public var url: String?
+    /// Which serves embeddings, when another server does.
+    public var embeddingProvider: String?
+    public var embeddingURL: String?
+    /// Why search is keyword-only, when embeddings can't be made.
+    public var embeddings: String?
+    /// Processing waits for the model server: since when, why, and when it looks again.
+    public var pausedSince: Date?
+    public var pauseReason: String?
+    public var nextCheckAt: Date?
+    public init(available: Bool, chatModel: String? = nil, embeddingModel: String? = nil, reason: String? = nil,
+                provider: String? = nil, url: String? = nil, embeddingProvider: String? = nil, embeddingURL: String? = nil,
+                embeddings: String? = nil, pausedSince: Date? = nil, pauseReason: String? = nil, nextCheckAt: Date? = nil) {
         self.available = available
         self.chatModel = chatModel
         self.embeddingModel = embeddingModel
         self.reason = reason
+        self.provider = provider
+        self.url = url
+        self.embeddingProvider = embeddingProvider
+        self.embeddingURL = embeddingURL
+        self.embeddings = embeddings
+        self.pausedSince = pausedSince
+        self.pauseReason = pauseReason
+        self.nextCheckAt = nextCheckAt
     }
 }
 

@@ -40,7 +40,10 @@ public indirect enum JSONValue: Codable, Sendable, Hashable {
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral {
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
+                     ExpressibleByDictionaryLiteral, ExpressibleByBooleanLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(Dictionary(elements, uniquingKeysWith: { $1 })) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(floatLiteral value: Double) { self = .number(value) }

@@ -23,16 +23,19 @@ func withSelene(
 ) async throws {
     try await withTestApplication(prefix: "selene-test", logLevel: .error, configure: { app, dataDir, postgresURL in
         var config = SeleneConfig(database: postgresURL.map { .postgres(url: $0) } ?? .sqliteMemory, dataDirectory: dataDir,
-                                  apiTokens: tokens, ollama: stub.map { stubSettings($0) })
+                                  apiTokens: tokens, llm: stub.map { stubSettings($0) })
         config.briefingHour = nil
         adjust(&config)
         try await configure(app, config: config, clock: clock.clock)
     }) { app in try await body(app, clock) }
 }
 
-func stubSettings(_ stub: OllamaStub, url: String? = nil) -> SeleneConfig.Ollama {
-    SeleneConfig.Ollama(baseURL: url ?? stub.baseURL, chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
-                        numCtx: 4096, keepAlive: "10m", requestTimeout: 5, connectTimeout: 2, structuredRetries: 1)
+/// Settings for the stub over either protocol (the OpenAI side at `/v1`, as llama-server's).
+func stubSettings(_ stub: OllamaStub, url: String? = nil, provider: LLMProviderKind = .ollama) -> SeleneConfig.LLM {
+    let base = url ?? stub.baseURL
+    return SeleneConfig.LLM(provider: provider, baseURL: provider == .openai ? base + "/v1" : base,
+                            chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+                            numCtx: 4096, keepAlive: "10m", requestTimeout: 5, connectTimeout: 2, structuredRetries: 1)
 }
 
 /// An Ollama-protocol stub for the body's length.

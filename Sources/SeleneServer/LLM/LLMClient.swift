@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import SeleneShared
+
+/// The one LLM interface the rest of the server holds: the queue, chat, the briefing, retrieval
+/// and the `/api/llm` routes never know which protocol answers. Chat and embeddings may come from
+/// two servers (llama-server serves one model per process), each behind its own backend. Every
+/// rule that isn't a protocol's lives here once: default models, structured answers asked again
+/// until valid, a cut-off answer never taken as whole, a model the request names checked against
+/// the server's list, and the health the status page shows.
+public final class LLMClient: Sendable {
+    public let settings: SeleneConfig.LLM
+    public let chatBackend: any LLMBackend
+    public let embedBackend: any LLMBackend
+    /// What the last embedding request learned about the embedding server (nil: fine or unknown).
+    private let embeddingProblem = NIOLockedValueBox<String?>(nil)
+
+    public init(settings: SeleneConfig.LLM, chat: any LLMBackend, embed: (any LLMBackend)? = nil) {
+        self.settings = settings
+        chatBackend = chat
+        embedBackend = embed ?? chat
+    }
+
+    /// The backends `settings` name, over one HTTP client.
+    public convenience init(settings: SeleneConfig.LLM, http: HTTPClient) {
+        func backend(_ kind: LLMProviderKind, _ url: String, _ key: String?) -> any LLMBackend {
+            switch kind {
+            case .ollama: OllamaClient(settings: settings, baseURL: url, apiKey: key, http: http)
+            case .openai: OpenAICompatibleClient(settings: settings, baseURL: url, apiKey: key, http: http)
+            }
+        }
+        let chat = backend(settings.provider, settings.baseURL, settings.apiKey)
+        let embed = settings.embedding.map { backend($0.provider, $0.baseURL, $0.apiKey) }
+        self.init(settings: settings, chat: chat, embed: embed)
+    }
+
+    public static func makeHTTPClient(settings: SeleneConfig.LLM, eventLoopGroup: any EventLoopGroup) -> HTTPClient {
+        LLMTransport.makeHTTPClient(settings: settings, eventLoopGroup: eventLoopGroup)
+    }
+
+    // MARK: Health
+
+    /// The chat server's model list (a cheap probe of whether it answers).
+    public func models() async throws -> [String] { try await chatBackend.models() }
+
+    /// Whether both servers answer and list their models, and which backends serve.
+    public func health() async -> LLMHealth {
+        var health = LLMHealth(available: true, chatModel: settings.chatModel, embeddingModel: settings.embeddingModel,
+                               provider: chatBackend.kind.rawValue, url: chatBackend.baseURL,
+                               embeddingProvider: embedBackend.kind.rawValue, embeddingURL: embedBackend.baseURL)
+        do {
+            try await requireModel(settings.chatModel, on: chatBackend)
+            try await requireModel(settings.embeddingModel, on: embedBackend)
+        } catch {
+            health.available = false
+            health.reason = (error as? LLMError)?.description ?? "\(error)"
+        }
+        if let problem = embeddingProblem.withLockedValue({ $0 }) {
+            health.embeddings = "Search is keyword-only: \(problem)"
+        }
+        return health
+    }
+
+    /// Throws `.modelMissing` unless `backend` lists `model`.
+    private func requireModel(_ model: String, on backend: any LLMBackend) async throws {
+        let names = try await backend.models()
+        guard backend.has(model, in: names) else { throw LLMError.modelMissing(model, server: backend.kind) }
+    }
+
+    /// A model a request names must be one the server has. Ollama says so itself (404); an
+    /// OpenAI-compatible server like llama-server answers with whatever it loaded, so it is
+    /// checked against its list first.
+    private func checked(_ requested: String?, default fallback: String, on backend: any LLMBackend) async throws -> String {
+        guard let requested, requested != fallback else { return fallback }
+        if backend.kind == .openai { try await requireModel(requested, on: backend) }
+        return requested
+    }
+
+    // MARK: Operations
+
+    /// Embeddings of `inputs`, one request for all of them, in order; each finite and of one size.
+    public func embed(_ inputs: [String], model: String? = nil) async throws -> [[Float]] {
+        guard !inputs.isEmpty else { return [] }
+        let name = try await checked(model, default: settings.embeddingModel, on: embedBackend)
+        do {
+            let vectors = try await embedBackend.embed(inputs, model: name)
+            guard vectors.count == inputs.count, let first = vectors.first, !first.isEmpty,
+                  vectors.allSatisfy({ $0.count == first.count && $0.allSatisfy(\.isFinite) }) else {
+                throw LLMError.invalidAnswer("the server answered \(vectors.count) embeddings for \(inputs.count) texts")
+            }
+            embeddingProblem.withLockedValue { $0 = nil }
+            return vectors
+        } catch let error as LLMError {
+            if case .embeddingsUnsupported = error { embeddingProblem.withLockedValue { $0 = error.description } }
+            throw error
+        }
+    }
+
+    public func generate(_ prompt: String, system: String? = nil, model: String? = nil, temperature: Double? = nil) async throws -> String {
+        let name = try await checked(model, default: settings.chatModel, on: chatBackend)
+        return try await chatBackend.generate(prompt, system: system, model: name, temperature: temperature)
+    }
+
+    public func generateStream(_ prompt: String, system: String? = nil, model: String? = nil,
+                               temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
+        let name = try await checked(model, default: settings.chatModel, on: chatBackend)
+        return try await chatBackend.generateStream(prompt, system: system, model: name, temperature: temperature)
+    }
+
+    public func chat(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> LLMAnswer {
+        let name = try await checked(model, default: settings.chatModel, on: chatBackend)
+        return try await chatBackend.chat(messages, model: name, temperature: temperature, schema: nil)
+    }
+
+    public func chatStream(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
+        let name = try await checked(model, default: settings.chatModel, on: chatBackend)
+        return try await chatBackend.chatStream(messages, model: name, temperature: temperature)
+    }
+
+    /// A structured answer: asked under its JSON schema, parsed and validated. An answer that is
+    /// invalid, or cut off at the token limit, is asked for again up to `structuredRetries`
+    /// times, then `.invalidAnswer` says what was wrong with the last one: never a default.
+    public func structured<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil) async throws -> T {
+        try await structuredWithStats(type, system: system, prompt: prompt, model: model).value
+    }
+
+    /// `structured`, and how many tries it took (the llm benchmark's "valid at the first try").
+    public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String,
+                                                         model: String? = nil) async throws -> (value: T, tries: Int, tokens: Int?) {
+        let name = try await checked(model, default: settings.chatModel, on: chatBackend)
+        var lastProblem = ""
+        for attempt in 1...(settings.structuredRetries + 1) {
+            let answer = try await chatBackend.chat([LLMMessage(role: .system, content: system), LLMMessage(role: .user, content: prompt)],
+                                                    model: name, temperature: 0, schema: T.jsonSchema)
+            if answer.truncated {
+                lastProblem = "the answer was cut off at the token limit\(settings.maxTokens.map { " (SELENE_MAX_TOKENS=\($0))" } ?? "") before its JSON ended"
+                continue
+            }
+            do {
+                return (try T.parse(answer.text), attempt, answer.generatedTokens)
+            } catch let invalid as InvalidAnswer {
+                lastProblem = invalid.description
+            }
+        }
+        throw LLMError.invalidAnswer("\(lastProblem) (\(settings.structuredRetries + 1) tries)")
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import SeleneServer
+import SeleneShared
+import SQLKit
+import Vapor
+
+/// The model server as Selene uses it, whatever backend the environment configures
+/// (`SELENE_LLM_PROVIDER`, `SELENE_LLM_URL`, `SELENE_CHAT_MODEL`, `SELENE_EMBED_*`; see README):
+/// seconds per processed note through the real queue (median, p95) against the bare model calls
+/// it makes (one analysis, one embedding) measured on the same notes; generated tokens per second;
+/// a chat answer's time to its first piece and to its end through `LLMClient` against the
+/// backend's own stream; and the share of analyses valid at the first try.
+enum LLMBench {
+    static func run(options: SeleneBench.Options, report: inout Report) async throws {
+        guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
+            throw SeleneConfigError("selene-bench --only llm needs a model server: set SELENE_LLM_URL (and SELENE_LLM_PROVIDER, the models)")
+        }
+        struct Document: Decodable { var title: String?; var text: String }
+        let corpus = try String(contentsOfFile: "Benchmarks/selene-notes/corpus.jsonl", encoding: .utf8).split(separator: "\n")
+            .map { try SeleneJSON.decode(Document.self, from: Data($0.utf8)) }
+        let notes = Array(corpus.prefix(options.llmNotes))
+        print("== LLM: \(settings.provider.rawValue) at \(settings.baseURL), \(settings.chatModel) / \(settings.embeddingModel); \(notes.count) notes")
+
+        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = settings }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { Task { try? await app.asyncShutdown() } }
+        let llm = app.selene.llm!
+        let health = await llm.health()
+        guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
+
+        // Bare model calls: what processing a note costs at the least.
+        var bare: [Double] = [], firstTry = 0, tokens = 0, generating = 0.0
+        for doc in notes {
+            let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
+            var stats: (tries: Int, tokens: Int?) = (0, nil)
+            let ms = try await SeleneBench.time {
+                let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt)
+                stats = (analysis?.tries ?? 0, analysis?.tokens)
+                _ = try await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])
+            }
+            bare.append(ms)
+            if stats.tries == 1 {
+                firstTry += 1
+                if let t = stats.tokens { tokens += t; generating += ms }
+            }
+        }
+
+        // The same notes through the queue: capture, claim, analyse, embed, store, associate, place.
+        let store = NoteStore(db: app.db)
+        for doc in notes {
+            let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : $0 }, source: .import).validated()
+            _ = try await store.capture(input, idempotent: false, now: Date())
+        }
+        let queue = ProcessingQueue(db: app.writeDB, services: app.selene, owner: "bench", logger: app.logger)
+        var processed: [Double] = []
+        var outcomes = ProcessingQueue.Summary()
+        for _ in notes {
+            var summary = ProcessingQueue.Summary()
+            processed.append(try await SeleneBench.time { summary = try await queue.runOnce(limit: 1) })
+            outcomes.done += summary.done
+            outcomes.failed += summary.failed
+        }
+
+        // A chat answer, streamed: through LLMClient, and the backend's own stream as the baseline.
+        let messages = [LLMMessage(role: .system, content: "You answer briefly from the person's notes."),
+                        LLMMessage(role: .user, content: "Notes:\n" + notes.prefix(5).map { "- \($0.text)" }.joined(separator: "\n")
+                                   + "\n\nQuestion: what do my notes say about the garden?")]
+        func streamed(_ open: () async throws -> AsyncThrowingStream<String, any Error>) async throws -> (first: Double, whole: Double) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            var first: Double?
+            for try await _ in try await open() where first == nil {
+                first = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            }
+            return (first ?? .nan, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        var selene: [(first: Double, whole: Double)] = [], raw: [(first: Double, whole: Double)] = []
+        for _ in 0..<3 {
+            raw.append(try await streamed { try await llm.chatBackend.chatStream(messages, model: settings.chatModel, temperature: 0) })
+            selene.append(try await streamed { try await llm.chatStream(messages, temperature: 0) })
+        }
+
+        let median = SeleneBench.median, p95 = { SeleneBench.percentile($0, 0.95) }
+        report.add("seconds per processed note, median", database: nil, value: median(processed) / 1000, unit: "s",
+                   baseline: median(bare) / 1000, baselineName: "bare analysis + embedding")
+        report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
+                   baseline: p95(bare) / 1000, baselineName: "bare analysis + embedding")
+        report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
+                   baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
+        report.add("analyses valid at the first try", database: nil, value: Double(firstTry) / Double(max(1, notes.count)), unit: "share")
+        if generating > 0 {
+            report.add("generated tokens per second (analyses)", database: nil, value: Double(tokens) / (generating / 1000), unit: "tokens/s")
+        }
+        report.add("chat: time to first piece", database: nil, value: median(selene.map(\.first)), unit: "s",
+                   baseline: median(raw.map(\.first)), baselineName: "the backend's own stream")
+        report.add("chat: time to the end", database: nil, value: median(selene.map(\.whole)), unit: "s",
+                   baseline: median(raw.map(\.whole)), baselineName: "the backend's own stream")
+    }
+}
