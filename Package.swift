@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        // /metrics on both servers: swift-metrics (which Vapor reports requests to) in Prometheus's text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         // Domain records, validation, wire protocol. Foundation only, so every end can share it.
@@ -35,12 +38,17 @@ let package = Package(
         // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
         .target(name: "StitchDesign"),
         // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree.
-        .target(name: "ServerCommon", dependencies: [.product(name: "Vapor", package: "vapor")]),
+        .target(name: "ServerCommon", dependencies: [
+            .product(name: "Vapor", package: "vapor"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
         .target(
             name: "StitchServer",
             dependencies: [
                 "StitchCore", "StitchDesign", "ServerCommon",
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
@@ -73,6 +81,7 @@ let package = Package(
             dependencies: [
                 "SeleneShared", "ServerCommon",
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),

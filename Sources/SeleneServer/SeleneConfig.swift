@@ -152,6 +152,8 @@ public struct SeleneConfig: Sendable {
     /// A request body larger than this is refused (413) before it is read; notes themselves are
     /// limited to `SeleneLimits.maxContentBytes`.
     public var maxBodySize = 4 * 1024 * 1024
+    /// `SELENE_METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
+    public var metricsToken: String?
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
@@ -178,6 +180,10 @@ public struct SeleneConfig: Sendable {
         var config = SeleneConfig(database: database, dataDirectory: dataDirectory,
                                   apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
+        if let token = value("SELENE_METRICS_TOKEN") {
+            guard token.count >= minimumTokenLength else { throw SeleneConfigError("SELENE_METRICS_TOKEN must be at least \(minimumTokenLength) characters") }
+            config.metricsToken = token
+        }
 
         config.llm = try llmSettings(value)
         if let raw = value("SELENE_PROCESSING") {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Fluent
+import Metrics
 import NIOCore
 import FluentPostgresDriver
 import FluentSQLiteDriver
@@ -104,6 +105,12 @@ struct HTTPClientShutdown: LifecycleHandler {
 
 func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
+    try app.register(collection: MetricsController(token: app.selene.config.metricsToken) { req in
+        // The queue's depth by status, read when scraped.
+        for (status, count) in try await ProcessingQueue.status(on: req.db) {
+            Gauge(label: "selene_queue_notes", dimensions: [("status", status)]).record(count)
+        }
+    })
     let protected = app.grouped(TokenAuthMiddleware(tokens: app.selene.tokens))
     try app.register(collection: WebController())
     try protected.register(collection: WebhookController())

@@ -73,6 +73,8 @@ public struct AppConfig: Sendable {
     /// changes; 0 turns the cache off. `LIST_CACHE_MB`.
     public var listCacheBytes: Int = 32 * 1024 * 1024
     public var maxImageBytes: Int = 10 * 1024 * 1024
+    /// `METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
+    public var metricsToken: String?
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
         self.database = database
@@ -126,6 +128,10 @@ public struct AppConfig: Sendable {
             config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,
                                  webRedirectURI: env["APPLE_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 },
                                  authorizeURL: env["APPLE_AUTHORIZE_URL"] ?? "https://appleid.apple.com/auth/authorize")
+        }
+        if let token = env["METRICS_TOKEN"], !token.isEmpty {
+            guard token.utf8.count >= minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(minimumSecretBytes) characters") }
+            config.metricsToken = token
         }
         config.instagram = oauth(prefix: "INSTAGRAM", env: env,
                                  tokenURL: "https://api.instagram.com/oauth/access_token",

@@ -1,8 +1,10 @@
 import Fluent
+import ServerCommon
 import Vapor
 
 func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
+    try app.register(collection: MetricsController(token: app.config.metricsToken))
     try app.register(collection: AuthController())
     try app.register(collection: AccountController())
     let api = app.grouped(RequireUser())

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 import SeleneShared
@@ -80,12 +81,26 @@ public final class LLMClient: Sendable {
 
     // MARK: Operations
 
+    /// Records a model call's latency (`selene_llm_request_duration_seconds`, by operation,
+    /// backend and whether it answered). A streamed answer is timed to its first byte elsewhere.
+    private func timed<T>(_ operation: String, on backend: any LLMBackend, _ body: () async throws -> T) async throws -> T {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var outcome = "ok"
+        defer {
+            Metrics.Timer(label: "selene_llm_request_duration_seconds",
+                          dimensions: [("operation", operation), ("provider", backend.kind.rawValue), ("outcome", outcome)],
+                          preferredDisplayUnit: .seconds)
+                .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
+        }
+        do { return try await body() } catch { outcome = "error"; throw error }
+    }
+
     /// Embeddings of `inputs`, one request for all of them, in order; each finite and of one size.
     public func embed(_ inputs: [String], model: String? = nil) async throws -> [[Float]] {
         guard !inputs.isEmpty else { return [] }
         let name = try await checked(model, default: settings.embeddingModel, on: embedBackend)
         do {
-            let vectors = try await embedBackend.embed(inputs, model: name)
+            let vectors = try await timed("embed", on: embedBackend) { try await embedBackend.embed(inputs, model: name) }
             guard vectors.count == inputs.count, let first = vectors.first, !first.isEmpty,
                   vectors.allSatisfy({ $0.count == first.count && $0.allSatisfy(\.isFinite) }) else {
                 throw LLMError.invalidAnswer("the server answered \(vectors.count) embeddings for \(inputs.count) texts")
@@ -100,23 +115,23 @@ public final class LLMClient: Sendable {
 
     public func generate(_ prompt: String, system: String? = nil, model: String? = nil, temperature: Double? = nil) async throws -> String {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await chatBackend.generate(prompt, system: system, model: name, temperature: temperature)
+        return try await timed("generate", on: chatBackend) { try await chatBackend.generate(prompt, system: system, model: name, temperature: temperature) }
     }
 
     public func generateStream(_ prompt: String, system: String? = nil, model: String? = nil,
                                temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await chatBackend.generateStream(prompt, system: system, model: name, temperature: temperature)
+        return try await timed("stream_open", on: chatBackend) { try await chatBackend.generateStream(prompt, system: system, model: name, temperature: temperature) }
     }
 
     public func chat(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> LLMAnswer {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await chatBackend.chat(messages, model: name, temperature: temperature, schema: nil)
+        return try await timed("chat", on: chatBackend) { try await chatBackend.chat(messages, model: name, temperature: temperature, schema: nil) }
     }
 
     public func chatStream(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await chatBackend.chatStream(messages, model: name, temperature: temperature)
+        return try await timed("stream_open", on: chatBackend) { try await chatBackend.chatStream(messages, model: name, temperature: temperature) }
     }
 
     /// A structured answer: asked under its JSON schema, parsed and validated. An answer that is
@@ -132,8 +147,10 @@ public final class LLMClient: Sendable {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
         var lastProblem = ""
         for attempt in 1...(settings.structuredRetries + 1) {
-            let answer = try await chatBackend.chat([LLMMessage(role: .system, content: system), LLMMessage(role: .user, content: prompt)],
-                                                    model: name, temperature: 0, schema: T.jsonSchema)
+            let answer = try await timed("structured", on: chatBackend) {
+                try await chatBackend.chat([LLMMessage(role: .system, content: system), LLMMessage(role: .user, content: prompt)],
+                                           model: name, temperature: 0, schema: T.jsonSchema)
+            }
             if answer.truncated {
                 lastProblem = "the answer was cut off at the token limit\(settings.maxTokens.map { " (SELENE_MAX_TOKENS=\($0))" } ?? "") before its JSON ended"
                 continue

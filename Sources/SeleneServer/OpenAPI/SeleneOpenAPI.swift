@@ -34,6 +34,10 @@ enum SeleneOpenAPI {
 
         add("get", "/health", op("health", "Liveness, including the database", public: true,
                                    responses: ["200": ok("HealthStatus", "Up"), "503": err("The database can't be reached")]))
+        add("get", "/metrics", op("metrics", "Metrics in Prometheus's text format (requests by route and status with latency histograms, the queue's depth, processing outcomes, model-call latency). From loopback, or with SELENE_METRICS_TOKEN as a Bearer token",
+                                    public: true,
+                                    responses: ["200": .object(["description": "The exposition", "content": .object(["text/plain": .object(["schema": .object(["type": "string"])])])]),
+                                                "403": err("Not from loopback and without the metrics token")]))
         add("get", "/openapi.json", op("openAPI", "This document", public: true,
                                          responses: ["200": .object(["description": "The OpenAPI document", "content": .object(["application/json": .object(["schema": .object(["type": "object"])])])])]))
         add("post", "/webhook/api/drafts", op("captureDrafts", "Capture from the Drafts app (idempotent by uuid, or by content without one)",

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import Metrics
 import Logging
 import SeleneShared
 import SQLKit
@@ -34,7 +35,19 @@ public struct ProcessingQueue: Sendable {
         self.logger = logger
     }
 
-    enum Outcome: Sendable { case done, deferred(String, transient: Bool), failed(String), lostLease }
+    enum Outcome: Sendable {
+        case done, deferred(String, transient: Bool), failed(String), lostLease
+
+        /// The `outcome` label of `selene_notes_processed_total`.
+        var name: String {
+            switch self {
+            case .done: "done"
+            case .deferred: "deferred"
+            case .failed: "failed"
+            case .lostLease: "lost_lease"
+            }
+        }
+    }
 
     private var settings: SeleneConfig.Processing { services.config.processing }
 
@@ -76,7 +89,9 @@ public struct ProcessingQueue: Sendable {
                     summary.deferred += 1
                     continue
                 }
-                switch await process(id) {
+                let outcome = await process(id)
+                Counter(label: "selene_notes_processed_total", dimensions: [("outcome", outcome.name)]).increment()
+                switch outcome {
                 case .done: summary.done += 1
                 case .failed: summary.failed += 1
                 case .lostLease: break

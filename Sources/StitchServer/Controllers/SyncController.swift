@@ -1,4 +1,5 @@
 import Fluent
+import Metrics
 import StitchCore
 import Vapor
 
@@ -13,6 +14,7 @@ struct SyncController: RouteCollection {
         // parsed straight into typed values (see StitchCore's FastJSON).
         let request = try req.decodeJSON(SyncRequest.self)
         let userId = try req.user.id
+        Counter(label: "stitch_sync_pages_total", dimensions: [("kind", request.changes.isEmpty ? "pull" : "push")]).increment()
         if request.changes.isEmpty {
             switch try await SyncService.pullOnly(request, userId: userId, app: req.application, db: req.db) {
             case .planned(let plan):
@@ -21,7 +23,9 @@ struct SyncController: RouteCollection {
                 return try respond(response)
             }
         }
-        return try respond(try await SyncService.sync(request, userId: userId, app: req.application, db: req.db))
+        let response = try await SyncService.sync(request, userId: userId, app: req.application, db: req.db)
+        Counter(label: "stitch_sync_changes_pushed_total").increment(by: request.changes.count)
+        return try respond(response)
     }
 
     /// The page's cursor where a client finds it before decoding the body: it can ask for the
