@@ -36,6 +36,8 @@ public final class OllamaStub: Sendable {
         public var inputs: Int
         /// Every message of a chat (or the system and prompt of a generate), joined.
         public var prompt: String
+        /// `options.temperature` (Ollama) or `temperature` (OpenAI).
+        public var temperature: Double?
     }
 
     public static let chatModel = "stub-chat"

@@ -21,6 +21,7 @@ enum StubRoutes {
         // The OpenAI protocol's own fields.
         var max_tokens: Int?
         var response_format: JSONValue?
+        var temperature: Double?
     }
 
     static func register(on app: Application, stub: @escaping @Sendable () -> OllamaStub) {
@@ -67,7 +68,8 @@ enum StubRoutes {
         let prompt = body.messages.map { $0.map { "\($0.role): \($0.content)" }.joined(separator: "\n") } ?? [body.system, body.prompt].compactMap { $0 }.joined(separator: "\n")
         stub.record(.init(path: req.url.path, model: body.model, numCtx: body.options?.num_ctx,
                           keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
-                          stream: body.stream ?? !req.url.path.hasPrefix("/v1"), hasFormat: body.format != nil || body.response_format != nil, text: text, inputs: inputs, prompt: prompt))
+                          stream: body.stream ?? !req.url.path.hasPrefix("/v1"), hasFormat: body.format != nil || body.response_format != nil, text: text, inputs: inputs, prompt: prompt,
+                          temperature: body.options?.temperature ?? body.temperature))
     }
 
     static func known(_ model: String?) -> Bool {

@@ -139,6 +139,8 @@ struct LLMClientTests {
             let analysis = try await client.structured(NoteAnalysis.self, system: "s", prompt: "Worried about the garden?")
             #expect(analysis.noteType == .question && analysis.sentiment == .negative)
             #expect(stub.requests.count == 2)
+            // Greedy first; the retry samples, or a deterministic server would answer the same again.
+            #expect(stub.requests.map(\.temperature) == [0, 0.4])
             stub.clearRequests()
             stub.setFault(.invalidJSON)
             await #expect { try await client.structured(NoteAnalysis.self, system: "s", prompt: "x") } throws: { error in
@@ -193,7 +195,11 @@ struct LLMClientTests {
         let good = #"{"concepts":[{"name":" soil ","confidence":0.9}],"primaryTheme":"garden","secondaryThemes":["", "food"],"sentiment":"positive","sentimentScore":0.5,"emotionalTone":"calm","energyLevel":"low","noteType":"idea","actionability":"someday"}"#
         let parsed = try NoteAnalysis.parse("```json\n" + good + "\n```")
         #expect(parsed.concepts == [Concept(name: "soil", confidence: 0.9)] && parsed.secondaryThemes == ["food"])
-        #expect(throws: InvalidAnswer.self) { try NoteAnalysis.parse(good.replacingOccurrences(of: "0.5", with: "1.5")) }
+        // Numbers out of range are clamped (a small model's confidence of 85 or 1e15), not refused.
+        let wild = try NoteAnalysis.parse(good.replacingOccurrences(of: "0.5", with: "1.5").replacingOccurrences(of: "0.9", with: "1000000000000000"))
+        #expect(wild.sentimentScore == 1 && wild.concepts == [Concept(name: "soil", confidence: 1)])
+        #expect(try NoteAnalysis.parse(good.replacingOccurrences(of: "0.5", with: "-3").replacingOccurrences(of: "0.9", with: "-0.2")).sentimentScore == -1)
+        #expect(throws: InvalidAnswer.self) { try NoteAnalysis.parse(good.replacingOccurrences(of: "0.5", with: "\"high\"")) }
         #expect(throws: InvalidAnswer.self) { try NoteAnalysis.parse(good.replacingOccurrences(of: "\"garden\"", with: "\" \"")) }
         #expect(throws: InvalidAnswer.self) { try NoteAnalysis.parse(good.replacingOccurrences(of: "idea", with: "poem")) }
         #expect(throws: InvalidAnswer.self) { try NoteAnalysis.parse("not json") }

@@ -35,13 +35,17 @@ struct QueueTests {
         }
     }
 
+    /// Settings for a model server that was listening and has stopped: its port, free to start again.
+    static func stoppedStub() async throws -> (port: Int, settings: SeleneConfig.LLM) {
+        let stub = try await OllamaStub.start()
+        await stub.stop()
+        return (stub.port, SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(stub.port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+                                            numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1))
+    }
+
     @Test("Ollama down: capture, search and reading still work; notes wait with the reason, spend no attempt, then catch up once")
     func down() async throws {
-        let stub = try await OllamaStub.start()
-        let port = stub.port
-        await stub.stop()
-        let settings = SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
-                                        numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
+        let (port, settings) = try await Self.stoppedStub()
         try await withSelene(adjust: { $0.llm = settings }) { app, clock in
             let first = try await app.note("Sourdough starter schedule")
             try await app.note("Sourdough loaf notes")
@@ -75,11 +79,7 @@ struct QueueTests {
 
     @Test("Model server down, 10 captures, back up: the worker probes, says it is paused, and processes all within seconds of the return")
     func outageResumes() async throws {
-        let stub = try await OllamaStub.start()
-        let port = stub.port
-        await stub.stop()
-        let settings = SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
-                                        numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1)
+        let (port, settings) = try await Self.stoppedStub()
         try await withSelene(adjust: { $0.llm = settings }) { app, clock in
             let queue = ProcessingQueue(db: app.writeDB, services: app.selene, owner: "loop", logger: app.logger)
             let worker = Task { await BackgroundWork.work(queue, services: app.selene, logger: app.logger) }

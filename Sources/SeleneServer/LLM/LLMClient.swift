@@ -141,6 +141,10 @@ public final class LLMClient: Sendable {
         try await structuredWithStats(type, system: system, prompt: prompt, model: model).value
     }
 
+    /// The first try is greedy (temperature 0); asking a deterministic server again the same way
+    /// would get the same answer back, so each retry samples a little more freely.
+    static func structuredTemperature(attempt: Int) -> Double { attempt <= 1 ? 0 : min(0.4 * Double(attempt - 1), 1) }
+
     /// `structured`, and how many tries it took (the llm benchmark's "valid at the first try").
     public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String,
                                                          model: String? = nil) async throws -> (value: T, tries: Int, tokens: Int?) {
@@ -149,7 +153,7 @@ public final class LLMClient: Sendable {
         for attempt in 1...(settings.structuredRetries + 1) {
             let answer = try await timed("structured", on: chatBackend) {
                 try await chatBackend.chat([LLMMessage(role: .system, content: system), LLMMessage(role: .user, content: prompt)],
-                                           model: name, temperature: 0, schema: T.jsonSchema)
+                                           model: name, temperature: Self.structuredTemperature(attempt: attempt), schema: T.jsonSchema)
             }
             if answer.truncated {
                 lastProblem = "the answer was cut off at the token limit\(settings.maxTokens.map { " (SELENE_MAX_TOKENS=\($0))" } ?? "") before its JSON ended"

@@ -59,12 +59,16 @@ extension NoteAnalysis: StructuredAnswer {
         var out = self
         out.primaryTheme = primaryTheme.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !out.primaryTheme.isEmpty, out.primaryTheme.count <= 80 else { throw InvalidAnswer("primaryTheme must be 1–80 characters") }
-        guard sentimentScore.isFinite, (-1...1).contains(sentimentScore) else { throw InvalidAnswer("sentimentScore must be between -1 and 1") }
+        // Numbers outside their range are clamped into it: servers whose grammar can't bound a
+        // number (llama.cpp's) let small models write a confidence of 85 or 1e15, and the rest
+        // of the analysis is still worth keeping. Only a number that isn't one is invalid.
+        guard sentimentScore.isFinite else { throw InvalidAnswer("sentimentScore must be a number between -1 and 1") }
+        out.sentimentScore = min(max(sentimentScore, -1), 1)
         guard concepts.count <= 20 else { throw InvalidAnswer("too many concepts") }
         for concept in concepts {
-            guard concept.confidence.isFinite, (0...1).contains(concept.confidence) else { throw InvalidAnswer("a concept's confidence must be between 0 and 1") }
+            guard concept.confidence.isFinite else { throw InvalidAnswer("a concept's confidence must be a number between 0 and 1") }
         }
-        out.concepts = concepts.map { Concept(name: $0.name.trimmingCharacters(in: .whitespacesAndNewlines), confidence: $0.confidence) }
+        out.concepts = concepts.map { Concept(name: $0.name.trimmingCharacters(in: .whitespacesAndNewlines), confidence: min(max($0.confidence, 0), 1)) }
             .filter { !$0.name.isEmpty && $0.name.count <= 80 }
         out.secondaryThemes = secondaryThemes.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty && $0.count <= 80 }.prefix(5).map { $0 }
