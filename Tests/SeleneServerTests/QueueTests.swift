@@ -77,6 +77,39 @@ struct QueueTests {
         }
     }
 
+    @Test("A worker killed mid-way: its notes are due again at once, not after the lease; live and other machines' workers keep theirs")
+    func orphansReclaimed() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                let finished = Process()
+                finished.executableURL = URL(fileURLWithPath: "/bin/true")
+                try finished.run()
+                finished.waitUntilExit()
+                let host = ProcessInfo.processInfo.hostName
+                let gone = "\(host)-\(finished.processIdentifier)-dead0001"
+                let alive = "\(host)-\(getpid())-live0001"
+                let elsewhere = "another-machine-\(finished.processIdentifier)-away0001"
+                #expect(ProcessingQueue.ownerIsGone(gone) && !ProcessingQueue.ownerIsGone(alive) && !ProcessingQueue.ownerIsGone(elsewhere))
+                #expect(!ProcessingQueue.ownerIsGone("no-pid-here") && !ProcessingQueue.ownerIsGone("test-worker"))
+
+                var ids: [Int64] = []
+                for owner in [gone, alive, elsewhere] {
+                    let note = try await app.note("Held by \(owner)")
+                    ids.append(note.id)
+                    _ = try await ProcessingQueue(db: app.db, services: app.selene, owner: owner, logger: app.logger).claim(limit: 1, now: clock.now)
+                }
+                let queue = ProcessingQueue(db: app.db, services: app.selene, owner: "\(host)-\(getpid())-next0001", logger: app.logger)
+                #expect(try await queue.reclaimOrphans(now: clock.now) == 1)
+                let summary = try await queue.runOnce()
+                #expect(summary.done == 1)
+                var notes: [Note] = []
+                for id in ids { notes.append(try await app.call(.GET, "/api/notes/\(id)", as: Note.self)) }
+                #expect(notes.map(\.status) == [.done, .processing, .processing])
+                #expect(notes[0].attempts == 2, "the killed try counts as an attempt")
+            }
+        }
+    }
+
     @Test("Model server down, 10 captures, back up: the worker probes, says it is paused, and processes all within seconds of the return")
     func outageResumes() async throws {
         let (port, settings) = try await Self.stoppedStub()

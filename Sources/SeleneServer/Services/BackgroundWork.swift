@@ -68,6 +68,7 @@ public struct BackgroundWork: LifecycleHandler {
         let settings = services.config.processing
         while !Task.isCancelled {
             do {
+                _ = try await queue.reclaimOrphans(now: services.clock.now())
                 let summary = try await queue.runOnce(limit: 100)
                 if let outage = summary.outage {
                     await pause(reason: outage, services: services, logger: logger)

@@ -74,6 +74,34 @@ public struct ProcessingQueue: Sendable {
         return claimed.sorted()
     }
 
+    /// Notes held by a worker of this machine whose process is gone (killed, crashed, the
+    /// machine restarted): their lease would keep them for up to `lease`; instead their lease ends
+    /// now and they are claimed again at once. Workers of other machines (PostgreSQL) and a
+    /// reused process id still wait for the lease. Answers how many notes were freed.
+    func reclaimOrphans(now: Date) async throws -> Int {
+        let owners = try await db.sql.raw("SELECT DISTINCT lease_owner FROM notes WHERE status = 'processing' AND lease_owner IS NOT NULL").all()
+            .map { try $0.decode(column: "lease_owner", as: String.self) }
+            .filter(Self.ownerIsGone)
+        var freed = 0
+        for gone in owners {
+            freed += try await db.sql.raw("""
+                UPDATE notes SET lease_until = \(bind: now.addingTimeInterval(-1))
+                WHERE status = 'processing' AND lease_owner = \(bind: gone) RETURNING id
+                """).all().count
+            logger.warning("Worker \(gone) stopped mid-way: its notes are due again now")
+        }
+        return freed
+    }
+
+    /// Whether a worker name (`host-pid-random`, `BackgroundWork.workerName`) is of this machine
+    /// and its process no longer runs.
+    static func ownerIsGone(_ owner: String) -> Bool {
+        let parts = owner.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0 else { return false }
+        guard parts.dropLast(2).joined(separator: "-") == ProcessInfo.processInfo.hostName, pid != getpid() else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
     /// Works through the notes due now, at most `limit`, and reports what happened. When the
     /// model server can't serve it stops at once and hands the rest of its claim back untouched,
     /// due at once: the worker pauses and probes the server, and nothing waits longer than that.
