@@ -192,6 +192,12 @@ public struct SeleneConfig: Sendable {
             }
             config.processing.enabled = on
         }
+        if let raw = value("SELENE_RETRY_BACKOFF") {
+            guard let seconds = TimeInterval(raw), seconds >= 1, seconds <= 3600 else {
+                throw SeleneConfigError("SELENE_RETRY_BACKOFF must be seconds between 1 and 3600 (the first retry of a note that failed; it doubles up to an hour)")
+            }
+            config.processing.baseBackoff = seconds
+        }
         if let raw = value("SELENE_BRIEFING_HOUR") {
             if raw.lowercased() == "off" {
                 config.briefingHour = nil

@@ -1,0 +1,148 @@
+"""The real `selene` binary as a process, for the real-model tier (Tests/realmodel) and the fault
+harness (Tests/faults): start it on a free loopback port with its own data folder, call its API,
+sign in to its web app, wait for its queue to settle, kill it."""
+import http.client
+import http.cookiejar
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOKEN = "selene-process-test-token-0123456789-abcdefghijkl"
+SELENE = os.environ.get("SELENE_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "selene"))
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Selene:
+    """One `selene serve` process. `data` (its folder) outlives restarts; `stop()` removes it."""
+
+    def __init__(self, env, data=None, port=None):
+        self.data = data or tempfile.mkdtemp(prefix="selene-proc-")
+        self.port = port or free_port()
+        self.env = dict(os.environ, SELENE_DATA_DIR=self.data, SELENE_API_TOKEN=TOKEN, SELENE_BRIEFING_HOUR="off",
+                        LOG_LEVEL="notice", **env)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.starts = 0
+
+    def start(self, timeout=60):
+        self.starts += 1
+        log = open(os.path.join(self.data, f"selene-{self.starts}.log"), "w")
+        self.proc = subprocess.Popen([SELENE, "serve", "--hostname", "127.0.0.1", "--port", str(self.port)], env=self.env,
+                                     stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.base + "/health", timeout=1).status == 200:
+                    return self
+            except Exception:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+        self.proc.kill()
+        raise RuntimeError("selene did not start: " + self.log())
+
+    def log(self):
+        return open(os.path.join(self.data, f"selene-{self.starts}.log")).read()
+
+    def kill(self):
+        """SIGKILL: no shutdown, no flush: what a crash or a power cut leaves."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def terminate(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def stop(self):
+        self.terminate()
+        if not os.environ.get("SELENE_KEEP_DATA"):
+            shutil.rmtree(self.data, ignore_errors=True)
+
+    def api(self, method, path, body=None, timeout=600):
+        return api(self.base, method, path, body, timeout)
+
+    def settle(self, bound):
+        try:
+            return settle(self.base, bound)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n--- the end of selene's log:\n{self.log()[-3000:]}") from None
+
+
+def api(base, method, path, body=None, timeout=600):
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + TOKEN, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read() or b"null")
+
+
+def settle(base, bound):
+    """Waits until no note is pending or processing; fails naming what is still waiting."""
+    deadline = time.time() + bound
+    while time.time() < deadline:
+        counts = api(base, "GET", "/api/processing")
+        if counts["pending"] == 0 and counts["processing"] == 0:
+            return counts
+        time.sleep(0.5)
+    notes = api(base, "GET", "/api/notes?limit=500")["notes"]
+    stuck = [(n["id"], n["status"], n.get("lastError")) for n in notes if n["status"] in ("pending", "processing")]
+    raise AssertionError(f"notes still waiting after {bound} s: {stuck}")
+
+
+def sign_in(base):
+    """A signed-in web session: an opener with its cookies, and the form token."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(base + "/app/signin", timeout=30).read()  # the form's token comes as a cookie with the page
+    csrf = next(c.value for c in jar if c.name == "selene_csrf")
+    form = urllib.parse.urlencode({"token": TOKEN, "_csrf": csrf}).encode()
+    opener.open(urllib.request.Request(base + "/app/signin", data=form, method="POST"), timeout=30).read()
+    return opener, next(c.value for c in jar if c.name == "selene_csrf")
+
+
+def chat_stream(opener, csrf, base, session, question, on_event=None, timeout=600):
+    """Asks through the web app's event stream; answers the events' names and data as they came.
+    `on_event(name)` is called as each arrives (it may kill the server)."""
+    request = urllib.request.Request(base + f"/app/chat/{session}/stream", method="POST",
+                                     data=urllib.parse.urlencode({"_csrf": csrf, "question": question}).encode(),
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    events = []
+    try:
+        with opener.open(request, timeout=timeout) as response:
+            assert response.headers["Content-Type"].startswith("text/event-stream")
+            buffer = b""
+            while True:
+                chunk = response.read1(4096)
+                if not chunk:
+                    break
+                buffer += chunk
+                while b"\n\n" in buffer:
+                    block, buffer = buffer.split(b"\n\n", 1)
+                    text = block.decode()
+                    name = text.split("\n")[0].removeprefix("event: ")
+                    events.append((name, text.split("data: ", 1)[1] if "data: " in text else ""))
+                    if on_event:
+                        on_event(name)
+    except (ConnectionError, urllib.error.URLError, http.client.IncompleteRead):
+        events.append(("disconnected", ""))
+    return events
+
