@@ -1,7 +1,7 @@
 """What both web apps' browser tests share: a free port, headless Chromium, the screenshot
 folder, and the steps a person takes (fill a field, tap, submit and wait)."""
 import os
-import socket
+import sys
 import time
 
 import pytest
@@ -16,12 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SIZES = {"phone": (390, 844), "tablet": (820, 1180), "desktop": (1440, 900)}
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from seleneproc import free_port  # noqa: E402,F401  (the tests import it from here)
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,12 @@ public enum LLMError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the server as a whole can't serve (down, a model missing, a wrong key): the
     /// queue pauses and probes rather than spending a note's attempts.
+    /// A kept-alive connection the server had closed: nothing was answered, the request may go again.
+    var isStaleConnection: Bool {
+        if case .unavailable(let why, _) = self { return why == LLMTransport.staleConnection }
+        return false
+    }
+
     public var isOutage: Bool {
         switch self {
         case .unreachable, .modelMissing, .notConfigured, .unauthorized, .embeddingsUnsupported: true
@@ -152,26 +158,42 @@ struct LLMTransport: Sendable {
     /// A whole exchange: the status and the body.
     func send<B: Encodable>(_ method: HTTPMethod, _ path: String, body: B?, timeout: TimeInterval? = nil) async throws -> (HTTPResponseStatus, Data) {
         let request = try self.request(method, path, body: body)
-        do {
-            let response = try await http.execute(request, timeout: .milliseconds(Int64((timeout ?? requestTimeout) * 1000)))
-            let data = try await response.body.collect(upTo: 64 * 1024 * 1024)
-            return (response.status, Data(buffer: data))
-        } catch {
-            throw transportError(error)
+        return try await Self.once(retryingStaleConnection: true) {
+            do {
+                let response = try await http.execute(request, timeout: .milliseconds(Int64((timeout ?? requestTimeout) * 1000)))
+                let data = try await response.body.collect(upTo: 64 * 1024 * 1024)
+                return (response.status, Data(buffer: data))
+            } catch {
+                throw transportError(error)
+            }
         }
     }
+
+    /// A kept-alive connection the server had already closed (Python's http.server and some
+    /// proxies close idle ones without a word) fails the next request on it before anything was
+    /// answered: that request is sent once more, on a new connection. Any other failure is the
+    /// caller's to judge.
+    static func once<T>(retryingStaleConnection: Bool, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as LLMError where retryingStaleConnection && error.isStaleConnection {
+            return try await body()
+        }
+    }
+
+    static let staleConnection = "the connection was closed before the request was answered"
 
     /// Opens a streamed answer and waits for its head; a status other than 200 comes back with
     /// its body read, so the backend can say what went wrong before anything is passed on.
     func open<B: Encodable>(_ path: String, body: B) async throws -> (HTTPClientResponse, Data?) {
         let request = try self.request(.POST, path, body: body)
-        do {
-            // The read timeout (between chunks) catches a stalled answer; the whole may take long.
-            let response = try await http.execute(request, timeout: .seconds(Int64(max(requestTimeout * 10, 600))))
-            guard response.status == .ok else { return (response, Data(buffer: try await response.body.collect(upTo: 1024 * 1024))) }
-            return (response, nil)
-        } catch {
-            throw transportError(error)
+        return try await Self.once(retryingStaleConnection: true) {
+            do {
+                // The read timeout (between chunks) catches a stalled answer; the whole may take long.
+                let response = try await http.execute(request, timeout: .seconds(Int64(max(requestTimeout * 10, 600))))
+                guard response.status == .ok else { return (response, Data(buffer: try await response.body.collect(upTo: 1024 * 1024))) }
+                return (response, nil)
+            } catch {
+                throw transportError(error)
+            }
         }
     }
 
@@ -221,6 +243,9 @@ struct LLMTransport: Sendable {
     func transportError(_ error: any Error) -> LLMError {
         if let llm = error as? LLMError { return llm }
         if error is CancellationError { return .unavailable("the request was cancelled", server: server) }
+        if let channel = error as? ChannelError, channel == .ioOnClosedChannel || channel == .eof {
+            return .unavailable(Self.staleConnection, server: server)
+        }
         if let client = error as? HTTPClientError {
             switch client {
             case .connectTimeout: return .unreachable("no connection in time", server: server)
