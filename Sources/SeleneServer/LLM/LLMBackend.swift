@@ -68,7 +68,7 @@ public enum LLMError: Error, Sendable, Hashable, CustomStringConvertible {
     /// queue pauses and probes rather than spending a note's attempts.
     /// A kept-alive connection the server had closed: nothing was answered, the request may go again.
     var isStaleConnection: Bool {
-        if case .unavailable(let why, _) = self { return why == LLMTransport.staleConnection }
+        if case .unavailable(let why, _) = self { return why == LLMTransport.staleConnection || why == LLMTransport.closedMidAnswer }
         return false
     }
 
@@ -169,10 +169,10 @@ struct LLMTransport: Sendable {
         }
     }
 
-    /// A kept-alive connection the server had already closed (Python's http.server and some
-    /// proxies close idle ones without a word) fails the next request on it before anything was
-    /// answered: that request is sent once more, on a new connection. Any other failure is the
-    /// caller's to judge.
+    /// A kept-alive connection the server had already closed (Python's http.server, llama-server
+    /// and some proxies close idle ones without a word) fails the next request on it: that request
+    /// is sent once more, on a new connection (asking a model again has no side effects). Any
+    /// other failure is the caller's to judge.
     static func once<T>(retryingStaleConnection: Bool, _ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as LLMError where retryingStaleConnection && error.isStaleConnection {
             return try await body()
@@ -180,6 +180,7 @@ struct LLMTransport: Sendable {
     }
 
     static let staleConnection = "the connection was closed before the request was answered"
+    static let closedMidAnswer = "the server closed the connection mid-answer"
 
     /// Opens a streamed answer and waits for its head; a status other than 200 comes back with
     /// its body read, so the backend can say what went wrong before anything is passed on.
@@ -250,7 +251,7 @@ struct LLMTransport: Sendable {
             switch client {
             case .connectTimeout: return .unreachable("no connection in time", server: server)
             case .deadlineExceeded, .readTimeout, .writeTimeout: return .unavailable("no answer in time (\(client))", server: server)
-            case .remoteConnectionClosed: return .unavailable("the server closed the connection mid-answer", server: server)
+            case .remoteConnectionClosed: return .unavailable(Self.closedMidAnswer, server: server)
             default: return .unavailable("\(client)", server: server)
             }
         }
