@@ -126,13 +126,6 @@ extension LLMBackend {
     }
 }
 
-extension LLMMessage {
-    /// A one-prompt conversation (with its system message first, when there is one).
-    static func prompt(_ prompt: String, system: String?) -> [LLMMessage] {
-        (system.map { [LLMMessage(role: .system, content: $0)] } ?? []) + [LLMMessage(role: .user, content: prompt)]
-    }
-}
-
 /// The HTTP both backends share: one client with Selene's timeouts, a bearer key when set, whole
 /// answers read up to a limit, streamed answers split into lines, and transport errors sorted
 /// into "down" (unreachable) and "failed" (unavailable).

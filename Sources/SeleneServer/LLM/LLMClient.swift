@@ -152,8 +152,7 @@ public final class LLMClient: Sendable {
         var lastProblem = ""
         for attempt in 1...(settings.structuredRetries + 1) {
             let answer = try await timed("structured", on: chatBackend) {
-                try await chatBackend.chat([LLMMessage(role: .system, content: system), LLMMessage(role: .user, content: prompt)],
-                                           model: name, temperature: Self.structuredTemperature(attempt: attempt), schema: T.jsonSchema)
+                try await chatBackend.chat(LLMMessage.prompt(prompt, system: system), model: name, temperature: Self.structuredTemperature(attempt: attempt), schema: T.jsonSchema)
             }
             if answer.truncated {
                 lastProblem = "the answer was cut off at the token limit\(settings.maxTokens.map { " (SELENE_MAX_TOKENS=\($0))" } ?? "") before its JSON ended"

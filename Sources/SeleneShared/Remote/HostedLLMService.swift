@@ -29,10 +29,8 @@ public final class HostedLLMService: LLMProvider {
     }
 
     public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
-        var messages: [LLMMessage] = []
-        if let system { messages.append(LLMMessage(role: .system, content: system)) }
-        messages.append(LLMMessage(role: .user, content: prompt))
-        let data = try await http.send("POST", "/chat/completions", body: OpenAIWire.ChatBody(model: model ?? settings.model, messages: messages, stream: false))
+        let data = try await http.send("POST", "/chat/completions",
+                                       body: OpenAIWire.ChatBody(model: model ?? settings.model, messages: LLMMessage.prompt(prompt, system: system), stream: false))
         return try Self.wire { try OpenAIWire.completion(data) }.text
     }
 

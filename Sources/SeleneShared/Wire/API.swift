@@ -402,6 +402,13 @@ public struct LLMMessage: Codable, Sendable, Hashable {
     public init(role: MessageRole, content: String) { self.role = role; self.content = content }
 }
 
+extension LLMMessage {
+    /// A one-prompt conversation (with its system message first, when there is one).
+    public static func prompt(_ prompt: String, system: String?) -> [LLMMessage] {
+        (system.map { [LLMMessage(role: .system, content: $0)] } ?? []) + [LLMMessage(role: .user, content: prompt)]
+    }
+}
+
 /// A chat turn for the LLM (`POST /api/llm/chat`), answered as NDJSON `LLMStreamChunk` lines.
 public struct LLMChatRequest: Codable, Sendable, Hashable {
     public var messages: [LLMMessage]
