@@ -289,7 +289,9 @@ struct Chat: AsyncParsableCommand {
                     let ordered = chat.orderedSessions
                     guard n >= 1, n <= ordered.count else { say("No conversation \(n); /sessions lists them."); continue }
                     await chat.openSession(ordered[n - 1].id)
-                    chat.session.messages.suffix(4).forEach { say("\($0.role == .user ? "you" : "selene"): \($0.content)") }
+                    chat.session.messages.suffix(4).forEach {
+                        say("\($0.role == .user ? "you" : "selene"): \($0.content)\($0.isIncomplete ? " … [cut off before the end]" : "")")
+                    }
                 case "/thread":
                     let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
                     guard let found = try await data.thread(named: name) else { say("No thread's name matches \"\(name)\"."); continue }

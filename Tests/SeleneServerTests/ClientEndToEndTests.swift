@@ -127,6 +127,41 @@ struct ClientEndToEndTests {
         }
     }
 
+    @Test("An answer the model breaks off is kept, marked incomplete, never logged or remembered as whole, and left out of the next prompt")
+    @MainActor
+    func cutAnswer() async throws {
+        try await withLiveSelene { live in
+            _ = try await live.notes(["Roofer: the chimney flashing must be replaced before winter"])
+            live.stub.setFault(.cutStream)
+            let chat = ChatViewModel(data: live.data, llm: live.llm, now: live.now)
+            let recorder = Recorder()
+            // Kept before it is shown: when a piece reaches the screen, the server already has it.
+            chat.onEvent = { event in
+                if case .delta = event { recorder.events.append("delta") }
+            }
+            await chat.ask("What did the roofer say about the chimney?")
+            #expect(chat.lastAnswer == nil && chat.unavailableMessage?.contains("broke off") == true, "\(chat.unavailableMessage ?? "")")
+            #expect(recorder.events.count == 2, "\(recorder.events)")
+            var stored = try #require(try await live.data.sessions().first { $0.id == chat.session.id })
+            #expect(stored.messages.map(\.role) == [.user, .assistant])
+            let cut = stored.messages[1]
+            #expect(cut.isIncomplete && !cut.content.isEmpty, "\(cut)")
+            // Not in the conversation log, and nothing learned from it.
+            #expect(try await live.data.recentMessages(sessionId: stored.id, limit: 10).map(\.role) == [.user])
+            // The conversation goes on; the cut answer is not part of what the model is shown.
+            live.stub.setFault(.none)
+            live.clock.advance(by: 60)
+            await chat.ask("And before winter?")
+            #expect(chat.lastAnswer != nil)
+            let prompt = try #require(live.stub.requests.last { $0.path == "/api/chat" && !$0.hasFormat }?.prompt)
+            #expect(!prompt.contains(cut.content), "\(prompt)")
+            stored = try #require(try await live.data.sessions().first { $0.id == chat.session.id })
+            #expect(stored.messages.map(\.role) == [.user, .assistant, .user, .assistant])
+            #expect(stored.messages.map(\.isIncomplete) == [false, true, false, false])
+            #expect(try await live.data.recentMessages(sessionId: stored.id, limit: 10).map(\.role) == [.user, .user, .assistant])
+        }
+    }
+
     @Test("The set-up screen tests the address and token against an authenticated endpoint before keeping them")
     @MainActor
     func setup() async throws {

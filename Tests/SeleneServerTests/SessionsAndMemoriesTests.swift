@@ -34,6 +34,12 @@ struct SessionsAndMemoriesTests {
             #expect(try replaced.status == .ok && replaced.decode(ChatSession.self) == changed)
             list = try await app.call(.GET, "/api/sessions")
             #expect(list.sessions.map(\.id) == [a.id, b.id] && list.sessions[0] == changed)
+            // One session, whole; a cut-off answer keeps its mark.
+            changed.messages.append(ChatMessage(role: .assistant, content: "Beans want", createdAt: clock.now, incomplete: true))
+            #expect(try await app.send(.PUT, "/api/sessions/\(a.id)", json: changed).status == .ok)
+            #expect(try await app.call(.GET, "/api/sessions/\(a.id)", as: ChatSession.self) == changed)
+            #expect(try await app.send(.GET, "/api/sessions/\(UUID())").status == .notFound)
+            #expect(try await app.send(.GET, "/api/sessions/nope").status == .badRequest)
             let pinned: ChatSession = try await app.call(.PATCH, "/api/sessions/\(b.id)/pin", json: PinRequest(isPinned: true))
             #expect(pinned.isPinned && pinned.title == "Taxes")
             // Messages: latest N, oldest first.

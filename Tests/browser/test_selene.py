@@ -217,6 +217,28 @@ def test_sessions(selene, browser):
     until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".sessions li")) == before)
 
 
+def test_cut_answer_kept_and_marked(selene, browser, shots):
+    """The model breaks off mid-answer: what arrived stays on the page, marked as cut off, with the
+    notes that match; after a reload it is still there and still marked."""
+    base, stub_url = selene
+    browser.get(base + "/app/chat")
+    submit(browser, "New chat")
+    def fault(name):
+        urllib.request.urlopen(urllib.request.Request(stub_url + "/_stub/fault", data=json.dumps({"fault": name}).encode(), method="POST"))
+    fault("cutStream")
+    try:
+        ask(browser, "What's in my garden soil thread, in short?")
+    finally:
+        fault("none")
+    cut = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant.incomplete")
+    assert len(cut) == 1 and "cut off before the end" in cut[0].text and cut[0].text.startswith("Selene\nFrom"), cut[0].text
+    assert "broke off" in browser.page_source or "notes that match" in browser.page_source
+    snap(browser, shots, "selene-chat-cut")
+    browser.refresh()
+    cut = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant.incomplete")
+    assert len(cut) == 1 and "cut off before the end" in cut[0].text
+
+
 def test_threads(selene, browser, shots):
     base, _ = selene
     browser.get(base + "/app/threads")

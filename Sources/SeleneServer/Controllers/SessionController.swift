@@ -7,6 +7,7 @@ struct SessionController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let sessions = routes.grouped("sessions")
         sessions.get(use: list)
+        sessions.get(":id", use: one)
         sessions.put(":id", use: save)
         sessions.delete(":id", use: delete)
         sessions.patch(":id", "pin", use: pin)
@@ -18,6 +19,13 @@ struct SessionController: RouteCollection {
     @Sendable
     func list(req: Request) async throws -> Response {
         try json(SessionList(sessions: try await ConversationStore(db: req.db).sessions()))
+    }
+
+    /// One session, whole (an answer cut off while it was written is there, marked `incomplete`).
+    @Sendable
+    func one(req: Request) async throws -> Response {
+        guard let session = try await ConversationStore(db: req.db).session(try req.uuid("id")) else { throw SeleneError.notFound("Session") }
+        return try json(session)
     }
 
     /// Insert or replace, whole. The body's id must be the path's.

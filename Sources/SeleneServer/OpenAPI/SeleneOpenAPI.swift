@@ -88,6 +88,8 @@ enum SeleneOpenAPI {
         add("patch", "/api/tasks/{id}", op("updateTask", "Mark a task done or open again", pathParams: [idParam()], body: "TaskUpdate",
                                             responses: ["200": ok("ThreadTask", "The task"), "400": err("Invalid input"), "404": err("No such task"), "415": err("Not JSON")]))
         add("get", "/api/sessions", op("listSessions", "Chat sessions by last update", responses: ["200": ok("SessionList", "Sessions")]))
+        add("get", "/api/sessions/{id}", op("getSession", "One session, whole (a cut-off answer marked incomplete)", pathParams: [uuidParam()],
+                                             responses: ["200": ok("ChatSession", "The session"), "400": err("Bad id"), "404": err("No such session")]))
         add("put", "/api/sessions/{id}", op("saveSession", "Save a whole session (insert or replace)", pathParams: [uuidParam()], body: "ChatSession",
                                              responses: ["201": ok("ChatSession", "Created"), "200": ok("ChatSession", "Replaced"), "400": err("Invalid input"),
                                                          "409": err("threadId names no thread"), "415": err("Not JSON")]))
@@ -283,7 +285,7 @@ enum SeleneOpenAPI {
             "NewTask": object(["title": text(max: SeleneLimits.maxTitle)], required: ["title"]),
             "TaskUpdate": object(["status": enumSchema(TaskStatus.self)], required: ["status"]),
             "ChatMessage": object(["id": uuid, "role": enumSchema(MessageRole.self), "content": messageText, "createdAt": dateTime,
-                                   "citedNoteIds": array(int64)], required: ["id", "role", "content", "createdAt"]),
+                                   "citedNoteIds": array(int64), "incomplete": bool], required: ["id", "role", "content", "createdAt"]),
             "ChatSession": object([
                 "id": uuid, "title": text(max: SeleneLimits.maxTitle), "messages": array(ref("ChatMessage"), max: SeleneLimits.maxSessionMessages),
                 "isPinned": bool, "compressionState": enumSchema(CompressionState.self), "compressedAt": dateTime,

@@ -64,6 +64,8 @@ enum Assets {
     .message { border-radius: var(--radius); padding: 12px 16px; max-width: 92%; }
     .message.user { background: var(--ink); color: #fff; align-self: flex-end; }
     .message.assistant { background: var(--card); border: 1px solid var(--line); align-self: flex-start; }
+    .message.incomplete { border-style: dashed; }
+    .message .cut-off { margin: 8px 0 0; font-size: .875rem; }
     .message .who { display: block; font-size: .75rem; opacity: .75; margin-bottom: 2px; }
     .answer { white-space: pre-wrap; }
     .cite { display: inline-block; min-width: 28px; text-align: center; font-weight: 700; text-decoration: none; }

@@ -144,8 +144,9 @@ enum Layout {
     }
 
     static func message(_ message: ChatMessage, titles: [Int64: String]) -> Node {
-        el("li", ["class": "message \(message.role.rawValue)"],
+        el("li", ["class": "message \(message.role.rawValue)\(message.isIncomplete ? " incomplete" : "")"],
            el("span", ["class": "who"], text(message.role == .user ? "You" : "Selene")),
-           message.role == .assistant ? answer(CitationParser.segments(of: message, titles: titles)) : el("div", ["class": "answer"], text(message.content)))
+           message.role == .assistant ? answer(CitationParser.segments(of: message, titles: titles)) : el("div", ["class": "answer"], text(message.content)),
+           message.isIncomplete ? el("p", ["class": "cut-off notice"], text("This answer was cut off before the end. Ask again for a whole one.")) : nothing)
     }
 }

@@ -248,7 +248,11 @@ struct WebController: RouteCollection {
             if let sessions, let list = try? await sessions() { payload["sessions"] = list }
             await emit(ChatRun.event("done", payload))
         } else if let unavailable = outcome.unavailable {
-            let html = el("li", ["class": "message assistant"], Pages.unavailableBox(unavailable, notes: outcome.foundNotes)).render()
+            var html = el("li", ["class": "message assistant"], Pages.unavailableBox(unavailable, notes: outcome.foundNotes)).render()
+            // An answer the model broke off stays in view, marked, above the notes.
+            if let cut = outcome.session?.messages.last, cut.role == .assistant, cut.isIncomplete {
+                html = Pages.answered(cut, titles: (try? await titles()) ?? [:]).render() + html
+            }
             await emit(ChatRun.event("unavailable", ["html": html]))
         } else {
             await emit(ChatRun.event("error", ["message": outcome.error ?? "Something went wrong"]))

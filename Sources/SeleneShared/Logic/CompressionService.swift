@@ -16,10 +16,12 @@ public struct CompressionService: Sendable {
         self.keepRecent = keepRecent
     }
 
-    /// Messages not yet covered by the summary.
+    /// Messages not yet covered by the summary; a cut-off answer is never one of them (neither
+    /// the prompt nor a summary takes it for what Selene said).
     public static func uncovered(_ session: ChatSession) -> [ChatMessage] {
-        guard let at = session.compressedAt else { return session.messages }
-        return session.messages.filter { $0.createdAt > at }
+        let whole = session.messages.filter { !$0.isIncomplete }
+        guard let at = session.compressedAt else { return whole }
+        return whole.filter { $0.createdAt > at }
     }
 
     public func needsCompression(_ session: ChatSession) -> Bool {

@@ -38,6 +38,8 @@ public struct ChatEngine: Sendable {
     }
 
     public static let untitled = "New chat"
+    /// How often a streaming answer is saved (as incomplete) while it arrives.
+    static let keepEvery: Duration = .seconds(1)
 
     /// Answers `question` in `session` (scoped to a thread when `scope` is given). Throws only
     /// when the question itself can't be kept (the server is unreachable or refuses it).
@@ -61,18 +63,40 @@ public struct ChatEngine: Sendable {
                                           history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)
         await emit(.thinking(notes: context.notes.count))
 
+        // The answer is kept as it arrives (marked incomplete, at most once a second, and
+        // before its first piece is shown): if the server stops mid-answer, what was shown is
+        // stored as cut off, never lost and never taken for a whole answer.
         var text = ""
+        var partial = ChatMessage(role: .assistant, content: "", createdAt: now(), incomplete: true)
+        var lastKept: ContinuousClock.Instant?
+        let base = session
+        func keep(_ text: String) async throws -> ChatSession {
+            let parsed = CitationParser.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
+            partial.content = parsed.text
+            partial.citedNoteIds = parsed.citedNoteIds
+            var kept = base
+            kept.messages.append(partial)
+            try await data.saveSession(kept)
+            lastKept = .now
+            return kept
+        }
         do {
             for try await piece in try await llm.chat(messages) {
                 text += piece
+                if lastKept.map({ ContinuousClock.now - $0 >= Self.keepEvery }) ?? !text.allSatisfy(\.isWhitespace) {
+                    session = try await keep(text)
+                }
                 await emit(.delta(piece))
             }
         } catch {
             let why = (error as? SeleneClientError)?.description ?? "\(error)"
+            // What had arrived stays, marked as cut off.
+            if !text.allSatisfy(\.isWhitespace), let kept = try? await keep(text) { session = kept }
             return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
         }
         let parsed = CitationParser.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
-        let reply = ChatMessage(role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds)
+        let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds)
+        session = base
         session.messages.append(reply)
         session.updatedAt = reply.createdAt
         try await data.saveSession(session)

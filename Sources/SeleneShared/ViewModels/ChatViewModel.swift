@@ -135,7 +135,9 @@ public final class ChatViewModel {
                 lastAnswer = answer
                 progress = .idle
             } else {
-                unavailableMessage = "Selene can't reach the LLM right now, so here are the notes that match instead. Your question is kept; ask again later."
+                unavailableMessage = turn.session.messages.last?.isIncomplete == true
+                    ? "The LLM broke off in the middle of the answer: what arrived is kept, marked as cut off. Here are the notes that match; ask again later for a whole answer."
+                    : "Selene can't reach the LLM right now, so here are the notes that match instead. Your question is kept; ask again later."
                 progress = .failed(turn.unavailable ?? "The LLM is unavailable")
             }
             upsert(session)

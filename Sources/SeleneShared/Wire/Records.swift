@@ -198,14 +198,20 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     public var createdAt: Date
     /// The notes the answer cites, in the order of their numbers in the text.
     public var citedNoteIds: [Int64]?
+    /// Set on an answer that was cut off (the model broke off, or the server stopped while it
+    /// was written): what had arrived is kept, marked, and never taken for a whole answer.
+    public var incomplete: Bool?
 
-    public init(id: UUID = UUID(), role: MessageRole, content: String, createdAt: Date, citedNoteIds: [Int64]? = nil) {
+    public init(id: UUID = UUID(), role: MessageRole, content: String, createdAt: Date, citedNoteIds: [Int64]? = nil, incomplete: Bool? = nil) {
         self.id = id
         self.role = role
         self.content = content
         self.createdAt = createdAt
         self.citedNoteIds = citedNoteIds
+        self.incomplete = incomplete
     }
+
+    public var isIncomplete: Bool { incomplete == true }
 }
 
 /// A chat: sent and stored as the client's object (messages as an array, SELENE.md §10).
