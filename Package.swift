@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Stitchuation",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "StitchCore", targets: ["StitchCore"]),
         .library(name: "StitchServer", targets: ["StitchServer"]),
