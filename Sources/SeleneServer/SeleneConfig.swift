@@ -154,6 +154,10 @@ public struct SeleneConfig: Sendable {
     public var maxBodySize = 4 * 1024 * 1024
     /// `SELENE_METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
     public var metricsToken: String?
+    /// A Drafts draft sent again with the same uuid and new words: `update` the note (the
+    /// default) or `keep` the first version (`SELENE_DRAFTS_RESEND`).
+    public enum DraftsResend: String, Sendable, CaseIterable { case update, keep }
+    public var draftsResend = DraftsResend.update
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
@@ -180,6 +184,12 @@ public struct SeleneConfig: Sendable {
         var config = SeleneConfig(database: database, dataDirectory: dataDirectory,
                                   apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
+        if let raw = value("SELENE_DRAFTS_RESEND") {
+            guard let resend = DraftsResend(rawValue: raw.lowercased()) else {
+                throw SeleneConfigError("SELENE_DRAFTS_RESEND must be update (a draft sent again replaces the note) or keep (the first version wins)")
+            }
+            config.draftsResend = resend
+        }
         if let token = value("SELENE_METRICS_TOKEN") {
             guard token.count >= minimumTokenLength else { throw SeleneConfigError("SELENE_METRICS_TOKEN must be at least \(minimumTokenLength) characters") }
             config.metricsToken = token

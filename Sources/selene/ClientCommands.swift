@@ -6,7 +6,7 @@ import SeleneShared
 // Remote services and view models, never the server's internals (this file imports neither).
 
 enum ClientCommands {
-    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, Search.self, BriefingCommand.self, Threads.self]
+    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self]
 }
 
 // Vapor's ConsoleKit has property wrappers of the same names; this executable means ArgumentParser's.
@@ -116,20 +116,143 @@ struct Login: AsyncParsableCommand {
 }
 
 struct NoteCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "note", abstract: "Capture a note (\"-\" reads it from standard input).")
+    static let configuration = CommandConfiguration(
+        commandName: "note", abstract: "Capture a note, or correct or delete one.",
+        discussion: "selene note \"TEXT\" captures (the same as `selene note add`); `selene note edit ID`, `selene note rm ID`.",
+        subcommands: [Add.self, Edit.self, Remove.self], defaultSubcommand: Add.self)
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Capture a note (\"-\" reads it from standard input).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The note's text.") var text: String
+        @Option(name: .long, help: "A title.") var title: String?
+        @Option(name: .long, help: "A tag (repeatable).") var tag: [String] = []
+
+        func run() async throws {
+            try await client {
+                var content = text
+                if text == "-" { content = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+                let request = NewNote(content: content, title: title, tags: tag.isEmpty ? nil : tag, source: .cli)
+                _ = try request.input().validated()
+                let note = try await options.data.createNote(request)
+                if options.json { try printJSON(note) } else { say("Saved note \(note.id).") }
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Correct a note: new words (--text, \"-\" for standard input), a title (\"\" clears it) or tags.",
+            discussion: "New words make the server work the note out again (analysis, embedding, thread, tasks).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The note's number.") var id: Int64
+        @Option(name: .long, help: "The note's new words (\"-\" reads them from standard input).") var text: String?
+        @Option(name: .long, help: "A new title (\"\" clears it).") var title: String?
+        @Option(name: .long, help: "Its tags, all of them (repeatable).") var tag: [String] = []
+        @Flag(name: .long, help: "Remove every tag.") var clearTags = false
+
+        func run() async throws {
+            try await client {
+                var content = text
+                if text == "-" { content = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+                let edit = NoteEdit(content: content, title: title, tags: clearTags ? [] : (tag.isEmpty ? nil : tag))
+                guard edit.content != nil || edit.title != nil || edit.tags != nil else {
+                    throw ClientError(description: "Nothing to change: give --text, --title, --tag or --clear-tags.", code: .usage)
+                }
+                let data = try options.data
+                let before = try await data.note(id: id)
+                _ = try edit.applied(to: before, whole: false)
+                let note = try await data.updateNote(id: id, edit)
+                if options.json { try printJSON(note) } else {
+                    let reworked = note.content != before.content || note.title != before.title
+                    say(reworked ? "Saved note \(note.id); Selene works it out again." : "Saved note \(note.id).")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a note and what Selene made of it.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The note's number.") var id: Int64
+
+        func run() async throws {
+            try await client {
+                try await options.data.deleteNote(id: id)
+                if options.json { try printJSON(["deleted": id]) } else { say("Deleted note \(id).") }
+            }
+        }
+    }
+}
+
+struct TasksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tasks", abstract: "What your notes ask you to do, threaded or not; tick them off.",
+        subcommands: [List.self, Done.self, Reopen.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open tasks (--all: done ones too).")
+        @OptionGroup var options: ClientOptions
+        @Flag(name: .long, help: "Done tasks too.") var all = false
+
+        func run() async throws {
+            try await client {
+                let data = try options.data
+                let tasks = try await data.allTasks(status: all ? nil : .open, limit: 500)
+                if options.json { try printJSON(AllTasks(tasks: tasks)); return }
+                if tasks.isEmpty { say(all ? "No tasks." : "Nothing to do."); return }
+                var threads: [Int64: String] = [:]
+                for id in Set(tasks.compactMap(\.threadId)) { threads[id] = try? await data.thread(id: id).thread.name }
+                for task in tasks {
+                    let thread = task.threadId.flatMap { threads[$0] } ?? "—"
+                    say("\(task.id)\t\(task.status == .done ? "✓" : "·")\t\(task.title)\t\(thread)")
+                }
+            }
+        }
+    }
+
+    struct Done: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Tick a task off.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The task's number (from `selene tasks`).") var id: Int64
+        func run() async throws { try await TasksCommand.set(id, .done, options) }
+    }
+
+    struct Reopen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open a task again.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The task's number.") var id: Int64
+        func run() async throws { try await TasksCommand.set(id, .open, options) }
+    }
+
+    static func set(_ id: Int64, _ status: TaskStatus, _ options: ClientOptions) async throws {
+        try await client {
+            let task = try await options.data.setTask(id: id, status: status)
+            if options.json { try printJSON(task) } else { say(status == .done ? "Done: \(task.title)" : "Open again: \(task.title)") }
+        }
+    }
+}
+
+struct NotesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "notes", abstract: "Your notes, newest first.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "The note's text.") var text: String
-    @Option(name: .long, help: "A title.") var title: String?
-    @Option(name: .long, help: "A tag (repeatable).") var tag: [String] = []
+    @Option(name: .long, help: "Only those written since this day (2026-11-01) or moment (2026-11-01T08:00:00Z).") var since: String?
+    @Option(name: .long, help: "How many (1–500).") var limit = 20
 
     func run() async throws {
         try await client {
-            var content = text
-            if text == "-" { content = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-            let request = NewNote(content: content, title: title, tags: tag.isEmpty ? nil : tag, source: .cli)
-            _ = try request.input().validated()
-            let note = try await options.data.createNote(request)
-            if options.json { try printJSON(note) } else { say("Saved note \(note.id).") }
+            guard SeleneLimits.limitRange.contains(limit) else { throw ClientError(description: "--limit must be between 1 and 500.", code: .usage) }
+            let data = try options.data
+            var notes: [Note]
+            if let since {
+                guard let date = WireDate.date(from: since) ?? WireDate.date(from: since + "T00:00:00Z") else {
+                    throw ClientError(description: "--since must be a day such as 2026-11-01 (or an ISO-8601 moment).", code: .usage)
+                }
+                notes = try await data.notes(since: date, limit: limit)
+            } else {
+                notes = try await data.notes(limit: limit)
+            }
+            if options.json { try printJSON(NoteList(notes: notes)) } else if notes.isEmpty { say("No notes.") } else { notes.forEach { say(noteLine($0)) } }
         }
     }
 }

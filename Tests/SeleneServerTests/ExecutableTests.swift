@@ -156,4 +156,66 @@ struct ExecutableTests {
             #expect(nobody.status == 5 && nobody.err.contains("selene login"))
         }
     }
+
+    @Test("The terminal's notes and tasks: list (--since), edit (words, title, tags; standard input), rm; tasks done and reopened; bad input and unknown ids exit non-zero")
+    func terminalNotes() async throws {
+        try await withLiveSelene { live in
+            let home = try tempDir()
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["SELENE_HOME": home, "SELENE_SERVER": live.url.absoluteString, "SELENE_TOKEN": testToken]
+            var ids: [Int64] = []
+            for text in ["Call the plumber about the sink", "Sourdough starter fed at 9", "Book the dentist"] {
+                let run = try await Self.runAsync(["note", "add", text, "--json"], env: env)
+                ids.append(try SeleneJSON.decode(Note.self, from: Data(run.out.utf8)).id)
+            }
+            try await live.app.process()
+            let list = try await Self.runAsync(["notes"], env: env)
+            #expect(list.status == 0 && list.out.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) } == ids.reversed().map { "\($0)" },
+                    "\(list.out)")
+            let today = WireDate.day(of: live.now())
+            let since = try await Self.runAsync(["notes", "--since", today, "--json"], env: env)
+            #expect(try SeleneJSON.decode(NoteList.self, from: Data(since.out.utf8)).count == 3)
+            let future = try await Self.runAsync(["notes", "--since", "2999-01-01"], env: env)
+            #expect(future.status == 0 && future.out.contains("No notes."))
+            #expect(try await Self.runAsync(["notes", "--since", "yesterday"], env: env).status == 2)
+
+            let edit = try await Self.runAsync(["note", "edit", "\(ids[0])", "--text", "-", "--title", "Plumber", "--tag", "home"], env: env,
+                                               input: "Call the plumber about the kitchen sink and the tap")
+            #expect(edit.status == 0 && edit.out.contains("works it out again"), "\(edit.out)\(edit.err)")
+            var note = try await live.data.note(id: ids[0])
+            #expect(note.content == "Call the plumber about the kitchen sink and the tap" && note.title == "Plumber" && note.tags == ["home"])
+            #expect(note.status == .pending)
+            let retag = try await Self.runAsync(["note", "edit", "\(ids[0])", "--clear-tags"], env: env)
+            #expect(retag.status == 0 && retag.out == "Saved note \(ids[0]).\n", "\(retag.out)")
+            note = try await live.data.note(id: ids[0])
+            #expect(note.tags.isEmpty && note.title == "Plumber")
+            #expect(try await Self.runAsync(["note", "edit", "\(ids[0])"], env: env).status == 2)
+            let blank = try await Self.runAsync(["note", "edit", "\(ids[0])", "--text", " "], env: env)
+            #expect(blank.status == 3 && blank.err.contains("content"))
+            #expect(try await Self.runAsync(["note", "edit", "9999", "--title", "x"], env: env).status == 6)
+
+            let rm = try await Self.runAsync(["note", "rm", "\(ids[1])"], env: env)
+            #expect(rm.status == 0 && rm.out.contains("Deleted note \(ids[1])."))
+            #expect(try await Self.runAsync(["note", "rm", "\(ids[1])"], env: env).status == 6)
+            let remaining = try await Self.runAsync(["notes", "--json"], env: env)
+            #expect(try SeleneJSON.decode(NoteList.self, from: Data(remaining.out.utf8)).notes.map(\.id) == [ids[2], ids[0]])
+            // Tasks from a note in no thread: listed, ticked off, opened again.
+            _ = try await Self.runAsync(["note", "TODO: call the plumber about the sink"], env: env)
+            try await live.app.process()
+            let open = try await Self.runAsync(["tasks"], env: env)
+            let fields = open.out.split(separator: "\n").first.map { $0.split(separator: "\t").map(String.init) } ?? []
+            #expect(open.status == 0 && fields.count == 4 && fields[2] == "Call the plumber about the sink" && fields[3] == "—", "\(open.out)")
+            let taskId = fields.first ?? "0"
+            let done = try await Self.runAsync(["tasks", "done", taskId], env: env)
+            #expect(done.status == 0 && done.out == "Done: Call the plumber about the sink\n")
+            #expect(try await Self.runAsync(["tasks"], env: env).out == "Nothing to do.\n")
+            let every = try await Self.runAsync(["tasks", "--all", "--json"], env: env)
+            #expect(try SeleneJSON.decode(AllTasks.self, from: Data(every.out.utf8)).tasks.map(\.status) == [.done])
+            #expect(try await Self.runAsync(["tasks", "reopen", taskId], env: env).out.hasPrefix("Open again"))
+            #expect(try await Self.runAsync(["tasks", "done", "9999"], env: env).status == 6)
+            // A note whose words are a subcommand's name is still a note with `add`.
+            let literal = try await Self.runAsync(["note", "add", "edit"], env: env)
+            #expect(literal.status == 0 && literal.out.hasPrefix("Saved note"))
+        }
+    }
 }

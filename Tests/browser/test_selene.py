@@ -316,6 +316,87 @@ def test_search_devices_status(selene, browser, shots):
     snap(browser, shots, "selene-status")
 
 
+def test_notes_browse_edit_delete(selene, browser, shots):
+    """The Notes page: newest first, filtered by thread and kind, paged; a note corrected from its
+    page (and worked out again) and deleted (gone from the list and the API); the Tasks page with
+    a task of a note in no thread, ticked off."""
+    base, _ = selene
+    browser.get(base + "/app/more")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Notes"))
+    assert browser.current_url.endswith("/app/notes")
+    titles = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#notes > li a.title")]
+    assert all(any(t.startswith(g[:20]) for t in titles) for g in GARDEN), titles
+    snap(browser, shots, "selene-notes")
+    # Filtered by the garden thread: its notes only.
+    thread = api(base, "GET", "/api/threads")["threads"][0]
+    Select(browser.find_element(By.ID, "thread")).select_by_visible_text(thread["name"])
+    submit(browser, "Show")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#notes > li")
+    assert len(rows) == thread["noteCount"] and all(thread["name"] in r.text for r in rows)
+    browser.get(base + "/app/notes?type=bogus")
+    assert "type must be one of" in browser.find_element(By.CSS_SELECTOR, ".flash.error").text
+    browser.get(base + "/app/notes?from=2999-01-01")
+    assert "No notes here" in browser.page_source
+
+    # Corrected from its page: new words, title and tags; Selene works it out again.
+    note = api(base, "POST", "/api/notes", {"content": "Call the plumber about the sink"})
+    processed(base)
+    browser.get(base + f"/app/notes/{note['id']}")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Edit"))
+    snap(browser, shots, "selene-note-edit")
+    fill(browser, "content", "  ")
+    submit(browser, "Save")
+    assert "content must not be empty" in browser.find_element(By.CSS_SELECTOR, ".flash.error").text
+    assert api(base, "GET", f"/api/notes/{note['id']}")["content"] == "Call the plumber about the sink"
+    fill(browser, "title", "Plumber")
+    fill(browser, "content", "Call the plumber about the kitchen sink and the dripping tap")
+    fill(browser, "tags", "home, #urgent")
+    submit(browser, "Save")
+    assert "work out what it's about again" in browser.page_source
+    assert "kitchen sink" in browser.find_element(By.CSS_SELECTOR, "pre.note").text
+    stored = api(base, "GET", f"/api/notes/{note['id']}")
+    assert stored["title"] == "Plumber" and stored["tags"] == ["home", "urgent"]
+    processed(base)
+    assert api(base, "GET", f"/api/notes/{note['id']}")["status"] == "done"
+
+    # The note asks for something: it is on the Tasks page, in no thread, and is ticked off there.
+    browser.get(base + "/app/more")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Tasks"))
+    api(base, "POST", "/api/notes", {"content": "TODO: book the chimney sweep"})
+    processed(base)
+    browser.refresh()
+    row = browser.find_element(By.XPATH, "//ul[contains(@class,'tasks')]/li[contains(., 'Book the chimney sweep')]")
+    assert "no thread" in row.text and "from" in row.text
+    snap(browser, shots, "selene-tasks")
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, row.find_element(By.XPATH, ".//button[normalize-space()='✓']"))
+    until(browser, lambda d: d.current_url.endswith("/app/tasks") and "Done lately" in d.page_source)
+    done = browser.find_element(By.XPATH, "//h2[normalize-space()='Done lately']/following-sibling::ul[1]")
+    assert "Book the chimney sweep" in done.text
+    assert [t["status"] for t in api(base, "GET", "/api/tasks")["tasks"] if t["title"] == "Book the chimney sweep"] == ["done"]
+
+    # Deleted from its page.
+    browser.get(base + f"/app/notes/{note['id']}")
+    browser.execute_script("window.confirm = function () { return true; }")
+    submit(browser, "Delete")
+    assert browser.current_url.split("?")[0].endswith("/app/notes") and "Note deleted." in browser.page_source
+    assert "Plumber" not in [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#notes > li a.title")]
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        api(base, "GET", f"/api/notes/{note['id']}")
+    assert missing.value.code == 404
+
+    # Paged, 30 a page, newest first.
+    for i in range(31):
+        api(base, "POST", "/api/notes", {"content": f"Paging note {i:02d}"})
+    browser.get(base + "/app/notes")
+    first = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#notes > li a.title")]
+    assert len(first) == 30 and first[0] == "Paging note 30"
+    follow(browser, browser.find_element(By.LINK_TEXT, "Older"))
+    second = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#notes > li a.title")]
+    assert second and not set(first) & set(second) and "page=1" in browser.current_url
+    assert browser.find_element(By.LINK_TEXT, "Newer")
+
+
 def test_without_javascript(selene):
     """Every page works without JavaScript: the answer comes with the page."""
     base, _ = selene
@@ -361,3 +442,4 @@ def test_setup_screen_without_a_token(browser, shots):
         server.terminate()
         server.wait(timeout=10)
         shutil.rmtree(data, ignore_errors=True)
+

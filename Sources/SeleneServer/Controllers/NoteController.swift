@@ -13,6 +13,9 @@ struct NoteController: RouteCollection {
         notes.post("retrieve", use: retrieve)
         notes.post("thread-assignments", use: assignments)
         notes.get(":id", use: show)
+        notes.put(":id", use: replace)
+        notes.patch(":id", use: patch)
+        notes.delete(":id", use: delete)
         notes.get(":id", "related", use: related)
         routes.get("processing", use: processing)
         routes.post("processing", "retry", use: retryFailed)
@@ -37,6 +40,39 @@ struct NoteController: RouteCollection {
         let id = try req.id("id")
         guard let note = try await NoteStore(db: req.db).note(id: id) else { throw SeleneError.notFound("Note \(id)") }
         return try json(note)
+    }
+
+    @Sendable
+    func replace(req: Request) async throws -> Response { try await edit(req, whole: true) }
+
+    @Sendable
+    func patch(req: Request) async throws -> Response { try await edit(req, whole: false) }
+
+    /// A correction: the note as it is afterwards (back to `pending` when its words changed).
+    func edit(_ req: Request, whole: Bool) async throws -> Response {
+        let id = try req.id("id")
+        let edit = try req.decodeBody(NoteEdit.self)
+        if !whole, let body = req.body.data, let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] {
+            // In a PATCH, null could mean "clear it" or "leave it": refused, naming the field.
+            let nulls = ["content", "title", "tags"].filter { object[$0] is NSNull }
+            if !nulls.isEmpty {
+                throw SeleneError.badInput(Dictionary(uniqueKeysWithValues: nulls.map { ($0, "\($0) must not be null in a PATCH: leave it out to keep it (\"title\": \"\" clears the title)") }))
+            }
+        }
+        guard let note = try await NoteStore(db: req.db).note(id: id) else { throw SeleneError.notFound("Note \(id)") }
+        let input = try edit.applied(to: note, whole: whole)
+        guard let outcome = try await NoteEditor(db: req.writeDB, services: req.selene)
+            .update(id: id, content: input.content, title: input.title, tags: input.tags, now: req.now) else { throw SeleneError.notFound("Note \(id)") }
+        switch outcome {
+        case .unchanged(let note), .updated(let note): return try json(note)
+        }
+    }
+
+    @Sendable
+    func delete(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        guard try await NoteEditor(db: req.writeDB, services: req.selene).delete(id: id, now: req.now) else { throw SeleneError.notFound("Note \(id)") }
+        return Response(status: .noContent)
     }
 
     @Sendable

@@ -10,6 +10,7 @@ struct ThreadController: RouteCollection {
         threads.get(":id", use: show)
         threads.get(":id", "tasks", use: tasks)
         threads.post(":id", "tasks", use: addTask)
+        routes.get("tasks", use: allTasks)
         routes.patch("tasks", ":id", use: updateTask)
     }
 
@@ -64,6 +65,20 @@ struct ThreadController: RouteCollection {
             throw SeleneError.notFound("Thread \(id)")
         }
         return try json(created, status: .created)
+    }
+
+    /// Every task, threaded or not: open first.
+    @Sendable
+    func allTasks(req: Request) async throws -> Response {
+        let limit = try req.intQuery("limit", default: 100)
+        var status: TaskStatus?
+        if let raw = req.query[String.self, at: "status"] {
+            guard let parsed = TaskStatus(rawValue: raw) else {
+                throw SeleneError.badInput(["status": "status must be one of " + TaskStatus.allCases.map(\.rawValue).joined(separator: ", ")])
+            }
+            status = parsed
+        }
+        return try json(AllTasks(tasks: try await ThreadStore(db: req.db).allTasks(status: status, limit: limit)))
     }
 
     @Sendable

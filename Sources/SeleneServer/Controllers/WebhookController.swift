@@ -11,12 +11,22 @@ struct WebhookController: RouteCollection {
     }
 
     /// Idempotent: the Drafts uuid, or without one the content hash, names the note. 201 when
-    /// new, 200 with the note already there when sent again.
+    /// new, 200 when sent again: a draft edited in Drafts and sent again (same uuid, new words,
+    /// title or tags) updates the note and processes it again, unless SELENE_DRAFTS_RESEND=keep
+    /// (the first version wins).
     @Sendable
     func drafts(req: Request) async throws -> Response {
         let capture = try req.decodeBody(DraftsCapture.self).input().validated()
         let (note, created) = try await NoteStore(db: req.writeDB).capture(capture, idempotent: true, now: req.now)
-        if created { req.selene.queueSignal.wake() }
+        if created {
+            req.selene.queueSignal.wake()
+        } else if capture.sourceUuid != nil, req.selene.config.draftsResend == .update,
+                  note.content != capture.content || note.title != capture.title || note.tags != capture.tags,
+                  let outcome = try await NoteEditor(db: req.writeDB, services: req.selene)
+                      .update(id: Int(note.id), content: capture.content, title: capture.title, tags: capture.tags, now: req.now),
+                  case .updated(let updated) = outcome {
+            return try json(updated)
+        }
         return try json(note, status: created ? .created : .ok)
     }
 

@@ -18,6 +18,7 @@ enum SeleneMigrations {
         CreateDeviceTokens(),
         CreateBriefings(),
         CreateWebSessions(),
+        TasksFromAnyNote(),
     ]
 }
 

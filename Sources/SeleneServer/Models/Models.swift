@@ -62,7 +62,8 @@ final class ThreadNoteModel: Model, @unchecked Sendable {
 final class ThreadTaskModel: Model, @unchecked Sendable {
     static let schema = "thread_tasks"
     @ID(custom: "id", generatedBy: .database) var id: Int?
-    @Field(key: "thread_id") var threadId: Int
+    /// nil: a task of a note in no thread (yet).
+    @OptionalField(key: "thread_id") var threadId: Int?
     @Field(key: "title") var title: String
     @Field(key: "status") var status: String
     @OptionalField(key: "source_note_id") var sourceNoteId: Int?
@@ -71,7 +72,7 @@ final class ThreadTaskModel: Model, @unchecked Sendable {
     init() {}
 
     var wire: ThreadTask {
-        ThreadTask(id: Int64(id!), threadId: Int64(threadId), title: title, status: TaskStatus(rawValue: status) ?? .open,
+        ThreadTask(id: Int64(id!), threadId: threadId.map(Int64.init), title: title, status: TaskStatus(rawValue: status) ?? .open,
                    sourceNoteId: sourceNoteId.map(Int64.init), createdAt: createdAt, completedAt: completedAt)
     }
 }

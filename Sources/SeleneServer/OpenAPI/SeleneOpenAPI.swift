@@ -42,7 +42,7 @@ enum SeleneOpenAPI {
                                          responses: ["200": .object(["description": "The OpenAPI document", "content": .object(["application/json": .object(["schema": .object(["type": "object"])])])])]))
         add("post", "/webhook/api/drafts", op("captureDrafts", "Capture from the Drafts app (idempotent by uuid, or by content without one)",
                                                body: "DraftsCapture",
-                                               responses: ["201": ok("Note", "Captured"), "200": ok("Note", "Already captured: the same note"),
+                                               responses: ["201": ok("Note", "Captured"), "200": ok("Note", "Already captured: the same note, or updated when the draft was edited (SELENE_DRAFTS_RESEND)"),
                                                            "400": err("Invalid input"), "413": err("The note is over 1 MB"), "415": err("Not JSON")]))
         add("post", "/webhook/api/export-obsidian", op("exportObsidian", "Write notes and threads into the Obsidian vault",
                                                         body: "ExportRequest", bodyRequired: false,
@@ -68,6 +68,16 @@ enum SeleneOpenAPI {
                                                                      "400": err("Invalid input"), "415": err("Not JSON")]))
         add("get", "/api/notes/{id}", op("getNote", "One note with its processed fields", pathParams: [idParam()],
                                           responses: ["200": ok("Note", "The note"), "400": err("Bad id"), "404": err("No such note")]))
+        add("put", "/api/notes/{id}", op("replaceNote", "Correct a note, whole: new words put it back in the queue (analysis, embedding, thread, tasks redone)",
+                                          pathParams: [idParam()], body: "NoteEdit",
+                                          responses: ["200": ok("Note", "The note as it is now"), "400": err("Invalid input"), "404": err("No such note"),
+                                                      "413": err("Over 1 MB"), "415": err("Not JSON")]))
+        add("patch", "/api/notes/{id}", op("patchNote", "Change some of a note's fields (\"title\": \"\" clears it)", pathParams: [idParam()], body: "NoteEditPatch",
+                                            responses: ["200": ok("Note", "The note as it is now"), "400": err("Invalid input or nothing to change"),
+                                                        "404": err("No such note"), "413": err("Over 1 MB"), "415": err("Not JSON")]))
+        add("delete", "/api/notes/{id}", op("deleteNote", "Delete a note and what was made of it (threads, associations, embeddings, index, vault file)",
+                                             pathParams: [idParam()],
+                                             responses: ["204": .object(["description": "Deleted"]), "400": err("Bad id"), "404": err("No such note")]))
         add("get", "/api/notes/{id}/related", op("relatedNotes", "Notes related to one note", pathParams: [idParam()], query: [limit(10)],
                                                   responses: ["200": ok("RelatedNotes", "Related notes"), "400": err("Bad id or limit"), "404": err("No such note")]))
         add("get", "/api/processing", op("processingStatus", "How many notes are pending, processing, done and failed",
@@ -85,6 +95,9 @@ enum SeleneOpenAPI {
                                                   responses: ["200": ok("TaskList", "Tasks, open first"), "400": err("Bad id"), "404": err("No such thread")]))
         add("post", "/api/threads/{id}/tasks", op("addTask", "Add a task to a thread", pathParams: [idParam()], body: "NewTask",
                                                    responses: ["201": ok("ThreadTask", "The task"), "400": err("Invalid input"), "404": err("No such thread"), "415": err("Not JSON")]))
+        add("get", "/api/tasks", op("listTasks", "Every task, threaded or not (no threadId): open first, newest first",
+                                     query: [param("status", "query", enumSchema(TaskStatus.self), "Only open or only done tasks", required: false), limit(100)],
+                                     responses: ["200": ok("AllTasks", "Tasks"), "400": err("Bad parameter")]))
         add("patch", "/api/tasks/{id}", op("updateTask", "Mark a task done or open again", pathParams: [idParam()], body: "TaskUpdate",
                                             responses: ["200": ok("ThreadTask", "The task"), "400": err("Invalid input"), "404": err("No such task"), "415": err("Not JSON")]))
         add("get", "/api/sessions", op("listSessions", "Chat sessions by last update", responses: ["200": ok("SessionList", "Sessions")]))
@@ -280,8 +293,9 @@ enum SeleneOpenAPI {
             "ThreadDetail": object(["thread": ref("NoteThread"), "notes": array(ref("Note"))], required: ["thread", "notes"]),
             "ThreadTask": object(["id": int64, "threadId": int64, "title": string, "status": enumSchema(TaskStatus.self),
                                   "sourceNoteId": int64, "createdAt": dateTime, "completedAt": dateTime],
-                                 required: ["id", "threadId", "title", "status", "createdAt"]),
+                                 required: ["id", "title", "status", "createdAt"]),
             "TaskList": list("tasks", of: "ThreadTask", extra: ["threadId": int64]),
+            "AllTasks": list("tasks", of: "ThreadTask"),
             "NewTask": object(["title": text(max: SeleneLimits.maxTitle)], required: ["title"]),
             "TaskUpdate": object(["status": enumSchema(TaskStatus.self)], required: ["status"]),
             "ChatMessage": object(["id": uuid, "role": enumSchema(MessageRole.self), "content": messageText, "createdAt": dateTime,
@@ -352,6 +366,11 @@ enum SeleneOpenAPI {
             "NewNote": object(["content": content, "title": text(max: SeleneLimits.maxTitle, required: false),
                                "tags": array(text(max: SeleneLimits.maxTag), max: SeleneLimits.maxTags),
                                "source": .object(["type": "string", "enum": ["web", "cli"]])], required: ["content"]),
+            "NoteEdit": object(["content": content, "title": text(max: SeleneLimits.maxTitle, required: false),
+                                "tags": array(text(max: SeleneLimits.maxTag), max: SeleneLimits.maxTags)], required: ["content"]),
+            "NoteEditPatch": .object(["type": "object", "minProperties": 1, "properties": .object([
+                "content": content, "title": text(max: SeleneLimits.maxTitle, required: false),
+                "tags": array(text(max: SeleneLimits.maxTag), max: SeleneLimits.maxTags)])]),
             "SearchRequest": object(["query": text(max: SeleneLimits.maxQuery, lineBreaks: true), "limit": limitSchema], required: ["query"]),
             "RetrieveRequest": object(["query": text(max: SeleneLimits.maxQuery, lineBreaks: true), "limit": limitSchema,
                                        "noteType": enumSchema(NoteType.self), "actionability": enumSchema(Actionability.self)], required: ["query"]),

@@ -62,6 +62,27 @@ public struct NoteStore: Sendable {
         return ids.compactMap { found[Int64($0)] }
     }
 
+    /// What the Notes page filters by; every part optional.
+    struct Browse: Sendable, Equatable {
+        var threadId: Int?
+        var noteType: NoteType?
+        /// Written on or after this moment, and before `until`.
+        var from: Date?
+        var until: Date?
+    }
+
+    /// Notes newest first, filtered, a page at a time.
+    func browse(_ filter: Browse, limit: Int, offset: Int) async throws -> [Note] {
+        var parts: [SQLQueryString] = []
+        if let thread = filter.threadId { parts.append("tn.thread_id = \(bind: thread)") }
+        if let type = filter.noteType { parts.append("p.note_type = \(bind: type.rawValue)") }
+        if let from = filter.from { parts.append("n.created_at >= \(bind: from)") }
+        if let until = filter.until { parts.append("n.created_at < \(bind: until)") }
+        var condition: SQLQueryString?
+        for part in parts { condition = condition.map { $0 + " AND " + part } ?? part }
+        return try await notes(where: condition, limit: limit, offset: offset)
+    }
+
     func newest(limit: Int) async throws -> [Note] {
         try await notes(where: nil, limit: limit)
     }
@@ -83,7 +104,7 @@ public struct NoteStore: Sendable {
     }
 
     /// Notes matching `condition`, newest first, with everything a wire `Note` carries.
-    func notes(where condition: SQLQueryString?, limit: Int) async throws -> [Note] {
+    func notes(where condition: SQLQueryString?, limit: Int, offset: Int = 0) async throws -> [Note] {
         var query: SQLQueryString = """
             SELECT n.id, n.title, n.content, n.created_at, n.source, n.source_uuid, n.content_hash, n.tags, n.status,
                    n.attempts, n.last_error, p.concepts, p.primary_theme, p.secondary_themes, p.sentiment,
@@ -97,6 +118,7 @@ public struct NoteStore: Sendable {
             """
         if let condition { query += " WHERE " + condition }
         query += " ORDER BY n.created_at DESC, n.id DESC LIMIT \(bind: limit)"
+        if offset > 0 { query += " OFFSET \(bind: offset)" }
         return try await sql.raw(query).all().map(Self.note(from:))
     }
 

@@ -19,6 +19,29 @@ struct ObsidianExporter {
         return ExportResult(notes: 1, threads: 0, files: [path])
     }
 
+    /// Writes one thread's file again (after a note left it).
+    func export(threadId: Int) async throws -> String? {
+        guard let detail = try await ThreadStore(db: db).detail(id: threadId) else { return nil }
+        return try write(thread: detail)
+    }
+
+    /// Removes the files exported for a note (whatever title they were written under: the name
+    /// ends in ` (ID).md`). Answers their paths relative to the vault.
+    func removeNoteFiles(id: Int) -> [String] {
+        let fm = FileManager.default
+        let root = URL(fileURLWithPath: vault, isDirectory: true).standardizedFileURL.resolvingSymlinksInPath()
+        let directory = root.appendingPathComponent(Self.folder, isDirectory: true).appendingPathComponent("Notes", isDirectory: true)
+            .resolvingSymlinksInPath()
+        guard Self.isInside(directory, root), let names = try? fm.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasSuffix(" (\(id)).md") {
+            let file = directory.appendingPathComponent(name)
+            guard Self.isInside(file, root), (try? fm.removeItem(at: file)) != nil else { continue }
+            removed.append(String(file.path.dropFirst(root.path.count + 1)))
+        }
+        return removed
+    }
+
     func exportAll() async throws -> ExportResult {
         var files: [String] = []
         let store = NoteStore(db: db)

@@ -162,13 +162,25 @@ public struct ProcessingQueue: Sendable {
             let stored = try await store(id, analysis: analysis, vector: vector, model: llm.settings.embeddingModel,
                                          chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
             guard stored else { return .lostLease }
-            guard let vector else { return .done }
-            services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
-            do {
-                _ = try await ThreadService(db: db, services: services, logger: logger).place(noteId: id)
-            } catch {
-                // The note is processed; it finds its thread at the next maintenance pass.
-                logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
+            let threads = ThreadService(db: db, services: services, logger: logger)
+            var placement = ThreadService.Placement.unplaced
+            if let vector {
+                services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+                do {
+                    placement = try await threads.place(noteId: id)
+                } catch {
+                    // The note is processed; it finds its thread at the next maintenance pass.
+                    logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
+                }
+            }
+            // An actionable note in no thread still yields its tasks (a thread's notes yield
+            // theirs as they join); they join the thread if the note does later.
+            if case .unplaced = placement, analysis.actionability == .actionable {
+                do {
+                    if let note = try await NoteStore(db: db).note(id: id) { try await threads.addTasks(for: [note], thread: nil, now: now) }
+                } catch {
+                    logger.warning("Note \(id) is processed but its tasks were not written yet: \(error)")
+                }
             }
             return .done
         } catch let error as LLMError {

@@ -147,16 +147,22 @@ struct ThreadService {
         }
     }
 
-    /// Tasks for the actionable notes among `notes`.
-    private func addTasks(for notes: [Note], thread: Int, now: Date) async throws {
+    /// Tasks for the actionable notes among `notes`, in `thread` or in none. A note yields a
+    /// title once (a retried step adds nothing); a task it already yielded without a thread
+    /// joins `thread`; a title already open from another note isn't added again.
+    func addTasks(for notes: [Note], thread: Int?, now: Date) async throws {
         for note in notes where note.analysis?.actionability == .actionable {
             var titles = ActionExtractor.actions(in: note.content, limit: 5)
             if titles.isEmpty { titles = [note.displayTitle] }
             for title in titles {
+                let id = Int(note.id)
                 try await db.sql.raw("""
                     INSERT INTO thread_tasks (thread_id, title, status, source_note_id, created_at)
-                    VALUES (\(bind: thread), \(bind: title), \(bind: TaskStatus.open.rawValue), \(bind: Int(note.id)), \(bind: now))
-                    ON CONFLICT (source_note_id, title) DO NOTHING
+                    SELECT \(bind: thread), \(bind: title), \(bind: TaskStatus.open.rawValue), \(bind: id), \(bind: now)
+                    WHERE NOT EXISTS (SELECT 1 FROM thread_tasks WHERE lower(title) = lower(\(bind: title)) AND status = \(bind: TaskStatus.open.rawValue)
+                                        AND (source_note_id IS NULL OR source_note_id <> \(bind: id)))
+                    ON CONFLICT (source_note_id, title) DO UPDATE SET thread_id = excluded.thread_id
+                      WHERE thread_tasks.thread_id IS NULL AND excluded.thread_id IS NOT NULL
                     """).run()
             }
         }
@@ -173,6 +179,28 @@ struct ThreadService {
         let name = theme.prefix(1).uppercased() + theme.dropFirst()
         let titles = notes.prefix(3).map(\.displayTitle).joined(separator: "; ")
         return ThreadNaming(name: String(name.prefix(60)), summary: "Notes about \(theme): \(titles)")
+    }
+
+    /// After notes left these threads (edited or deleted): each one's centroid from the
+    /// embeddings of the notes still in it (none: it can't be joined until it has one), its last
+    /// activity from their dates, then its momentum and status.
+    func membersChanged(threadIds: [Int], now: Date) async throws {
+        guard !threadIds.isEmpty else { return }
+        try await db.transaction { db in
+            for thread in try await ThreadModel.query(on: db).filter(\.$id ~~ threadIds).all() {
+                let rows = try await db.sql.raw("""
+                    SELECT e.vector, n.created_at FROM thread_notes tn JOIN notes n ON n.id = tn.note_id
+                    LEFT JOIN note_embeddings e ON e.note_id = tn.note_id AND e.model = \(bind: thread.centroidModel ?? "")
+                    WHERE tn.thread_id = \(bind: thread.id!)
+                    """).all()
+                let vectors = try rows.compactMap { try $0.decode(column: "vector", as: Data?.self).map(VectorCoding.decode) }
+                let dates = try rows.map { try $0.decode(column: "created_at", as: Date.self) }
+                thread.centroid = VectorUtility.centroid(vectors).map(VectorCoding.encode)
+                thread.lastActivityAt = dates.map { min($0, now) }.max() ?? thread.createdAt
+                try await thread.save(on: db)
+            }
+            try await refresh(threadIds: threadIds, on: db, now: now)
+        }
     }
 
     // MARK: Momentum and status

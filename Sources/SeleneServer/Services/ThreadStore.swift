@@ -50,6 +50,14 @@ struct ThreadStore {
             .sort(\.$status, .descending).sort(\.$createdAt, .ascending).sort(\.$id, .ascending).all().map(\.wire)
     }
 
+    /// Every task, threaded or not: open first (newest first), then done (latest done first).
+    func allTasks(status: TaskStatus?, limit: Int) async throws -> [ThreadTask] {
+        var query = ThreadTaskModel.query(on: db)
+        if let status { query = query.filter(\.$status == status.rawValue) }
+        return try await query.sort(\.$status, .descending).sort(\.$completedAt, .descending).sort(\.$createdAt, .descending)
+            .sort(\.$id, .descending).limit(limit).all().map(\.wire)
+    }
+
     func openTasks(limit: Int) async throws -> [ThreadTask] {
         try await ThreadTaskModel.query(on: db).filter(\.$status == TaskStatus.open.rawValue)
             .sort(\.$createdAt, .descending).sort(\.$id, .descending).limit(limit).all().map(\.wire)

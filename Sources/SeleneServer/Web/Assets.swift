@@ -65,6 +65,9 @@ enum Assets {
     .message.user { background: var(--ink); color: #fff; align-self: flex-end; }
     .message.assistant { background: var(--card); border: 1px solid var(--line); align-self: flex-start; }
     .message.incomplete { border-style: dashed; }
+    .filters { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-end; margin-bottom: 12px; }
+    .filters label { flex: 1 1 140px; }
+    .pager { display: flex; justify-content: space-between; gap: 12px; margin-top: 12px; }
     .message .cut-off { margin: 8px 0 0; font-size: .875rem; }
     .message .who { display: block; font-size: .75rem; opacity: .75; margin-bottom: 2px; }
     .answer { white-space: pre-wrap; }
@@ -77,8 +80,10 @@ enum Assets {
     .mic[hidden] { display: none; } .mic.listening { background: var(--danger); }
     .unavailable { border-left: 4px solid var(--moon); }
     .momentum { font-variant-numeric: tabular-nums; }
-    .tasks li { display: flex; align-items: center; gap: 8px; }
-    .tasks .done span { text-decoration: line-through; color: var(--muted); }
+    .tasks li { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
+    .tasks li > span { flex: 1 1 0; min-width: 0; }
+    .tasks li > .meta { flex-basis: 100%; margin: 0; }
+    .tasks .done > span { text-decoration: line-through; color: var(--muted); }
     pre.note { white-space: pre-wrap; font: inherit; margin: 0; }
     dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; } dl.facts dt { color: var(--muted); }
     .briefing-text { white-space: pre-wrap; font-size: 1.05rem; }

@@ -111,6 +111,17 @@ enum Layout {
     }
 
     /// A note in a list: its title (a link), its first words, its theme and date.
+    /// A task with its tick box; `back` says where ticking returns to (`tasks` or `thread`).
+    static func taskRow(_ task: ThreadTask, back: String, context: PageContext, meta: Node = nothing) -> Node {
+        el("li", ["class": task.status == .done ? "row done" : "row"],
+           form(SiteURL.task(String(task.id)).path, context: context, cls: "inline",
+                void("input", ["type": "hidden", "name": "status", "value": task.status == .done ? "open" : "done"]),
+                void("input", ["type": "hidden", "name": "back", "value": back]),
+                button(task.status == .done ? "↺" : "✓", cls: "button quiet")),
+           el("span", [:], text(task.title)),
+           meta)
+    }
+
     static func noteRow(_ note: Note, extra: Node = nothing) -> Node {
         el("li", ["class": "row"],
            el("a", ["href": SiteURL.note(String(note.id)).path, "class": "title"], text(note.displayTitle)),

@@ -145,14 +145,7 @@ enum Pages {
                text("Momentum \(String(format: "%.2f", t.momentum)) · \(t.noteCount) notes · since \(Layout.day(t.createdAt))")),
             el("h2", [:], text("Tasks")),
             page.tasks.isEmpty ? el("p", ["class": "muted"], text("No tasks yet.")) :
-                el("ul", ["class": "list tasks"], children: page.tasks.map { task in
-                    el("li", ["class": task.status == .done ? "row done" : "row"],
-                       Layout.form(SiteURL.task(String(task.id)).path, context: context, cls: "inline",
-                                   void("input", ["type": "hidden", "name": "status", "value": task.status == .done ? "open" : "done"]),
-                                   void("input", ["type": "hidden", "name": "thread", "value": id]),
-                                   Layout.button(task.status == .done ? "↺" : "✓", cls: "button quiet")),
-                       el("span", [:], text(task.title)))
-                }),
+                el("ul", ["class": "list tasks"], children: page.tasks.map { Layout.taskRow($0, back: "thread", context: context) }),
             Layout.form(SiteURL.suggestTasks(id).path, context: context, cls: "inline", Layout.button("Suggest tasks", cls: "button quiet")),
             page.suggestionNote.map { el("p", ["class": "muted"], text($0)) } ?? nothing,
             page.suggestions.isEmpty ? nothing : el("ul", ["class": "list", "aria-label": "Suggested tasks"], children: page.suggestions.map { s in
@@ -218,7 +211,7 @@ enum Pages {
         Layout.page("More", tab: .more, context: context,
             el("h1", [:], text("More")),
             el("nav", ["class": "card menu", "aria-label": "More"], children: [
-                (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
+                (SiteURL.notes, "Notes"), (SiteURL.tasks, "Tasks"), (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
                 (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
             Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")))
@@ -252,10 +245,84 @@ enum Pages {
                    Layout.button("Save"))))
     }
 
+    static let notesPerPage = 30
+
+    /// Every task, threaded or not: open ones to tick off, then those done lately.
+    static func tasks(_ tasks: [ThreadTask], threads: [Int64: String], notes: [Int64: String], context: PageContext) -> Node {
+        let open = tasks.filter { $0.status == .open }, done = tasks.filter { $0.status == .done }
+        func rows(_ list: [ThreadTask]) -> Node {
+            el("ul", ["class": "list tasks"], children: list.map { task in
+                Layout.taskRow(task, back: "tasks", context: context, meta: el("p", ["class": "meta"],
+                    task.threadId.flatMap { id in threads[id].map { el("a", ["class": "chip", "href": SiteURL.thread(String(id)).path], text($0)) } }
+                        ?? el("span", ["class": "chip"], text("no thread")),
+                    task.sourceNoteId.flatMap { id in notes[id].map { el("a", ["href": SiteURL.note(String(id)).path], text("from “\($0)”")) } } ?? nothing))
+            })
+        }
+        return Layout.page("Tasks", tab: .more, context: context,
+            el("h1", [:], text("Tasks")),
+            el("p", ["class": "muted"], text("What your notes ask you to do, in a thread or not. Tick them off here or on their thread.")),
+            open.isEmpty ? Layout.empty("Nothing to do", "A note that asks for something (“call the plumber about the sink”) becomes a task here.") : rows(open),
+            done.isEmpty ? nothing : group([el("h2", [:], text("Done lately")), rows(done)]))
+    }
+
+    static func notes(_ notes: [Note], more: Bool, page: Int, filter: NoteStore.Browse, threads: [NoteThread], query: String,
+                      problems: [String], context: PageContext) -> Node {
+        func link(_ page: Int) -> String {
+            var items = URLComponents(string: "?" + query)?.queryItems?.filter { $0.name != "page" } ?? []
+            if page > 0 { items.append(URLQueryItem(name: "page", value: String(page))) }
+            var c = URLComponents()
+            c.queryItems = items
+            return SiteURL.notes.path + (items.isEmpty ? "" : "?" + (c.percentEncodedQuery ?? ""))
+        }
+        let day: (Date?) -> String = { $0.map(WireDate.day(of:)) ?? "" }
+        return Layout.page("Notes", tab: .more, context: context,
+            el("h1", [:], text("Notes")),
+            el("form", ["method": "get", "action": SiteURL.notes.path, "class": "filters", "aria-label": "Filter notes"],
+               el("label", ["for": "thread"], text("Thread"),
+                  el("select", ["id": "thread", "name": "thread"], children: [el("option", ["value": ""], text("Any"))] + threads.map { t in
+                      el("option", ["value": String(t.id), "selected": filter.threadId == Int(t.id) ? "selected" : nil], text(t.name))
+                  })),
+               el("label", ["for": "type"], text("Kind"),
+                  el("select", ["id": "type", "name": "type"], children: [el("option", ["value": ""], text("Any"))] + NoteType.allCases.map { t in
+                      el("option", ["value": t.rawValue, "selected": filter.noteType == t ? "selected" : nil], text(t.rawValue))
+                  })),
+               el("label", ["for": "from"], text("From"), void("input", ["id": "from", "name": "from", "type": "date", "value": day(filter.from)])),
+               el("label", ["for": "to"], text("To"), void("input", ["id": "to", "name": "to", "type": "date",
+                                                                      "value": day(filter.until?.addingTimeInterval(-86_400))])),
+               Layout.button("Show", cls: "button quiet")),
+            problems.isEmpty ? nothing : el("p", ["class": "flash error", "role": "alert"], text(problems.joined(separator: "; "))),
+            notes.isEmpty ? Layout.empty(page == 0 ? "No notes here" : "No more notes", "Capture one, or change the filters.") :
+                el("ul", ["class": "list", "id": "notes"], children: notes.map { Layout.noteRow($0) }),
+            el("nav", ["class": "pager", "aria-label": "Pages"],
+               page > 0 ? el("a", ["href": link(page - 1), "rel": "prev", "class": "button quiet"], text("Newer")) : nothing,
+               more ? el("a", ["href": link(page + 1), "rel": "next", "class": "button quiet"], text("Older")) : nothing))
+    }
+
+    static func editNote(_ note: Note, content: String, title: String, tags: String, errors: [String: String], context: PageContext) -> Node {
+        let id = String(note.id)
+        return Layout.page("Edit", tab: .more, context: context,
+            el("h1", [:], text("Edit note")),
+            errors.isEmpty ? nothing : el("p", ["class": "flash error", "role": "alert"], text(errors.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; "))),
+            el("p", ["class": "muted"], text("Changing the words makes Selene work out again what the note is about, where it belongs and what it asks you to do.")),
+            Layout.form(SiteURL.editNote(id).path, context: context,
+                el("label", ["for": "title"], text("Title (optional)"), void("input", ["id": "title", "name": "title", "value": title])),
+                el("label", ["for": "content"], text("Note"),
+                   el("textarea", ["id": "content", "name": "content", "rows": "10", "required": "required",
+                                   "aria-invalid": errors["content"] == nil ? nil : "true"], text(content))),
+                el("label", ["for": "tags"], text("Tags (separated by commas)"), void("input", ["id": "tags", "name": "tags", "value": tags])),
+                el("div", ["class": "actions"],
+                   el("a", ["href": SiteURL.note(id).path, "class": "button quiet"], text("Cancel")),
+                   Layout.button("Save"))))
+    }
+
     static func note(_ note: Note, related: RelatedNotes?, context: PageContext) -> Node {
         Layout.page(note.displayTitle, tab: .more, context: context,
             el("h1", [:], text(note.displayTitle)),
             el("div", ["class": "card"], el("pre", ["class": "note"], text(note.content))),
+            el("div", ["class": "actions"],
+               el("a", ["href": SiteURL.editNote(String(note.id)).path, "class": "button quiet"], text("Edit")),
+               Layout.form(SiteURL.deleteNote(String(note.id)).path, context: context, cls: "inline",
+                           Layout.button("Delete", cls: "button danger", confirm: "Delete this note? It leaves its thread, and Selene forgets what it worked out from it."))),
             el("dl", ["class": "facts"], children: [
                 el("dt", [:], text("Written")), el("dd", [:], Layout.time(note.createdAt)),
                 el("dt", [:], text("From")), el("dd", [:], text(note.source.rawValue)),

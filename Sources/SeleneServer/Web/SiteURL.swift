@@ -6,9 +6,9 @@ enum SiteURL {
     case home
     case signIn, signOut, setup
     case chat, session(String), ask(String), stream(String), newSession, pin(String), deleteSession(String)
-    case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), task(String)
+    case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), tasks, task(String)
     case briefing
-    case more, search, newNote, note(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
+    case more, search, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
     case stylesheet, script
 
     var components: [String] {
@@ -30,12 +30,16 @@ enum SiteURL {
         case .threadStream(let id): ["app", "threads", id, "stream"]
         case .suggestTasks(let id): ["app", "threads", id, "suggest"]
         case .addTask(let id): ["app", "threads", id, "tasks"]
+        case .tasks: ["app", "tasks"]
         case .task(let id): ["app", "tasks", id]
         case .briefing: ["app", "briefing"]
         case .more: ["app", "more"]
         case .search: ["app", "search"]
+        case .notes: ["app", "notes"]
         case .newNote: ["app", "notes", "new"]
         case .note(let id): ["app", "notes", id]
+        case .editNote(let id): ["app", "notes", id, "edit"]
+        case .deleteNote(let id): ["app", "notes", id, "delete"]
         case .memories: ["app", "memories"]
         case .memory(let id): ["app", "memories", id]
         case .deleteMemory(let id): ["app", "memories", id, "delete"]

@@ -33,6 +33,7 @@ struct WebController: RouteCollection {
         routes.post(SiteURL.threadStream(":id").route, use: threadStream)
         routes.post(SiteURL.suggestTasks(":id").route, use: suggestTasks)
         routes.post(SiteURL.addTask(":id").route, use: addTask)
+        routes.get(SiteURL.tasks.route, use: tasks)
         routes.post(SiteURL.task(":id").route, use: setTask)
 
         routes.get(SiteURL.briefing.route, use: briefing)
@@ -40,9 +41,13 @@ struct WebController: RouteCollection {
 
         routes.get(SiteURL.more.route, use: more)
         routes.get(SiteURL.search.route, use: search)
+        routes.get(SiteURL.notes.route, use: notes)
         routes.get(SiteURL.newNote.route, use: newNotePage)
         routes.post(SiteURL.newNote.route, use: createNote)
         routes.get(SiteURL.note(":id").route, use: note)
+        routes.get(SiteURL.editNote(":id").route, use: editNotePage)
+        routes.post(SiteURL.editNote(":id").route, use: editNote)
+        routes.post(SiteURL.deleteNote(":id").route, use: deleteNote)
         routes.get(SiteURL.memories.route, use: memories)
         routes.post(SiteURL.memory(":id").route, use: updateMemory)
         routes.post(SiteURL.deleteMemory(":id").route, use: deleteMemory)
@@ -368,10 +373,23 @@ struct WebController: RouteCollection {
     @Sendable func setTask(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
-        struct Form: Decodable { var status: String?; var thread: String? }
+        struct Form: Decodable { var status: String?; var back: String? }
         let form = try Self.form(req, Form.self)
         let task = try await Self.data(req).setTask(id: id, status: TaskStatus(rawValue: form.status ?? "") ?? .done)
-        return Self.redirect(SiteURL.thread(String(task.threadId)).path)
+        if form.back != "tasks", let thread = task.threadId { return Self.redirect(SiteURL.thread(String(thread)).path) }
+        return Self.redirect(SiteURL.tasks.path)
+    }
+
+    @Sendable func tasks(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let store = ThreadStore(db: req.db)
+        let open = try await store.allTasks(status: .open, limit: 500)
+        let done = try await store.allTasks(status: .done, limit: 30)
+        let tasks = open + done
+        let threads = try await store.threads(status: nil, limit: 500)
+        let notes = try await NoteStore(db: req.db).notes(ids: Array(Set(tasks.compactMap { $0.sourceNoteId.map(Int.init) })))
+        return Self.render(req, Pages.tasks(tasks, threads: Dictionary(uniqueKeysWithValues: threads.map { ($0.id, $0.name) }),
+                                            notes: Dictionary(uniqueKeysWithValues: notes.map { ($0.id, $0.displayTitle) }), context: Self.context(req)))
     }
 
     // MARK: Briefing
@@ -437,6 +455,81 @@ struct WebController: RouteCollection {
         guard let note = try await NoteStore(db: req.db).note(id: Int(id)) else { throw SeleneError.notFound("Note") }
         let related = try await Retriever(db: req.db, services: req.selene).related(to: Int(id), limit: 8)
         return Self.render(req, Pages.note(note, related: related, context: Self.context(req)))
+    }
+
+    // MARK: Notes
+
+    /// Newest first, 30 a page, filtered by thread, kind and the days written.
+    @Sendable func notes(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        var filter = NoteStore.Browse()
+        var problems: [String] = []
+        if let raw = req.query[String.self, at: "thread"], !raw.isEmpty {
+            if let id = Int(raw), id > 0 { filter.threadId = id } else { problems.append("thread must be a thread's number") }
+        }
+        if let raw = req.query[String.self, at: "type"], !raw.isEmpty {
+            if let type = NoteType(rawValue: raw) { filter.noteType = type } else { problems.append("type must be one of " + NoteType.allCases.map(\.rawValue).joined(separator: ", ")) }
+        }
+        func day(_ key: String) -> Date? {
+            guard let raw = req.query[String.self, at: key], !raw.isEmpty else { return nil }
+            guard let date = WireDate.date(from: raw + "T00:00:00Z") else { problems.append("\(key) must be a day such as 2026-11-01"); return nil }
+            return date
+        }
+        filter.from = day("from")
+        filter.until = day("to").map { $0.addingTimeInterval(86_400) }
+        let page = max(0, min(req.query[Int.self, at: "page"] ?? 0, 10_000))
+        let notes = problems.isEmpty ? try await NoteStore(db: req.db).browse(filter, limit: Pages.notesPerPage + 1, offset: page * Pages.notesPerPage) : []
+        let threads = try await ThreadStore(db: req.db).threads(status: nil, limit: 500)
+        let query = req.url.query ?? ""
+        return Self.render(req, Pages.notes(Array(notes.prefix(Pages.notesPerPage)), more: notes.count > Pages.notesPerPage, page: page,
+                                            filter: filter, threads: threads, query: query, problems: problems, context: Self.context(req)),
+                           status: problems.isEmpty ? .ok : .badRequest)
+    }
+
+    @Sendable func editNotePage(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        guard let note = try await NoteStore(db: req.db).note(id: Int(id)) else { throw SeleneError.notFound("Note") }
+        return Self.render(req, Pages.editNote(note, content: note.content, title: note.title ?? "", tags: note.tags.joined(separator: ", "),
+                                               errors: [:], context: Self.context(req)))
+    }
+
+    @Sendable func editNote(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        struct Form: Decodable { var content: String?; var title: String?; var tags: String? }
+        let form = try Self.form(req, Form.self)
+        guard let note = try await NoteStore(db: req.db).note(id: Int(id)) else { throw SeleneError.notFound("Note") }
+        let tags = (form.tags ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        func again(_ errors: [String: String], _ status: HTTPResponseStatus) -> Response {
+            Self.render(req, Pages.editNote(note, content: form.content ?? "", title: form.title ?? "", tags: form.tags ?? "", errors: errors,
+                                            context: Self.context(req)), status: status)
+        }
+        do {
+            let input = try NoteEdit(content: form.content ?? "", title: form.title ?? "", tags: tags).applied(to: note, whole: true)
+            let outcome = try await NoteEditor(db: req.writeDB, services: req.selene)
+                .update(id: Int(id), content: input.content, title: input.title, tags: input.tags, now: req.now)
+            let flash: String
+            switch outcome {
+            case .updated(let after)? where after.status == .pending: flash = "Saved. Selene will work out what it's about again in a moment."
+            case .updated?: flash = "Saved."
+            case .unchanged?: flash = "Nothing changed."
+            case nil: throw SeleneError.notFound("Note")
+            }
+            return Self.redirect(SiteURL.note(String(id)).path(query: ["flash": flash]))
+        } catch let e as FieldErrors {
+            return again(e.fields, .badRequest)
+        } catch let e as NoteTooLarge {
+            return again(["content": e.description], .payloadTooLarge)
+        }
+    }
+
+    @Sendable func deleteNote(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        try Self.verify(req)
+        guard try await NoteEditor(db: req.writeDB, services: req.selene).delete(id: Int(id), now: req.now) else { throw SeleneError.notFound("Note") }
+        return Self.redirect(SiteURL.notes.path(query: ["flash": "Note deleted."]))
     }
 
     @Sendable func memories(req: Request) async throws -> Response {

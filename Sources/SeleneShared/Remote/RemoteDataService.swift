@@ -22,6 +22,13 @@ public final class RemoteDataService: DataProvider {
 
     public func createNote(_ note: NewNote) async throws -> Note { try await http.post("/api/notes", note) }
 
+    /// A correction: `whole` replaces (PUT), otherwise only the fields given change (PATCH).
+    public func updateNote(id: Int64, _ edit: NoteEdit, whole: Bool = false) async throws -> Note {
+        try HTTPTransport.decode(Note.self, try await http.send(whole ? "PUT" : "PATCH", "/api/notes/\(id)", body: edit))
+    }
+
+    public func deleteNote(id: Int64) async throws { _ = try await http.send("DELETE", "/api/notes/\(id)") }
+
     public func searchNotes(_ query: String, limit: Int) async throws -> [Note] {
         try await http.post("/api/notes/search", SearchRequest(query: query, limit: limit), as: SearchResponse.self).notes
     }
@@ -70,6 +77,11 @@ public final class RemoteDataService: DataProvider {
 
     public func addTask(threadId: Int64, title: String) async throws -> ThreadTask {
         try await http.post("/api/threads/\(threadId)/tasks", NewTask(title: title))
+    }
+
+    /// Every task, threaded or not (open first); `status` keeps only open or only done ones.
+    public func allTasks(status: TaskStatus? = nil, limit: Int = 100) async throws -> [ThreadTask] {
+        try await http.get("/api/tasks", query: [("limit", "\(limit)")] + (status.map { [("status", $0.rawValue)] } ?? []), as: AllTasks.self).tasks
     }
 
     public func setTask(id: Int64, status: TaskStatus) async throws -> ThreadTask {

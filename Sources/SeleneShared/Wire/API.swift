@@ -50,6 +50,33 @@ public struct NewNote: Codable, Sendable, Hashable {
     }
 }
 
+/// A correction to a note. `PUT /api/notes/{id}` sends the whole of it (`content` required; a
+/// missing or null title or tags clears them); `PATCH` sends what changes (`"title": ""` clears
+/// the title; `null` is refused there, as it could mean either).
+/// Where it came from and when it was written don't change.
+public struct NoteEdit: Codable, Sendable, Hashable {
+    public var content: String?
+    public var title: String?
+    public var tags: [String]?
+
+    public init(content: String? = nil, title: String? = nil, tags: [String]? = nil) {
+        self.content = content
+        self.title = title
+        self.tags = tags
+    }
+
+    /// The note as it will be, checked and tidied like a capture (`FieldErrors`, `NoteTooLarge`).
+    /// `whole`: a PUT, where what is missing is cleared.
+    public func applied(to note: Note, whole: Bool) throws -> CaptureInput {
+        if whole, content == nil { throw FieldErrors(["content": "content is required (PATCH changes single fields)"]) }
+        if !whole, content == nil, title == nil, tags == nil {
+            throw FieldErrors(["content": "nothing to change: send content, title or tags"])
+        }
+        return try CaptureInput(content: content ?? note.content, title: whole ? title : (title ?? note.title),
+                                tags: tags ?? (whole ? [] : note.tags), source: note.source).validated()
+    }
+}
+
 public struct NoteList: Codable, Sendable, Hashable {
     public var count: Int
     public var notes: [Note]
@@ -189,6 +216,13 @@ public struct TaskList: Codable, Sendable, Hashable {
     public var count: Int
     public var tasks: [ThreadTask]
     public init(threadId: Int64, tasks: [ThreadTask]) { self.threadId = threadId; self.count = tasks.count; self.tasks = tasks }
+}
+
+/// Every task, threaded or not (`GET /api/tasks`): open ones first, newest first.
+public struct AllTasks: Codable, Sendable, Hashable {
+    public var count: Int
+    public var tasks: [ThreadTask]
+    public init(tasks: [ThreadTask]) { self.count = tasks.count; self.tasks = tasks }
 }
 
 public struct NewTask: Codable, Sendable, Hashable {

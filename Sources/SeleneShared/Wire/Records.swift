@@ -172,14 +172,15 @@ public struct NoteThread: Codable, Sendable, Hashable, Identifiable {
 /// Something to do that an actionable note of a thread asked for.
 public struct ThreadTask: Codable, Sendable, Hashable, Identifiable {
     public var id: Int64
-    public var threadId: Int64
+    /// nil for a task of a note that is in no thread (it gets one if the note joins a thread).
+    public var threadId: Int64?
     public var title: String
     public var status: TaskStatus
     public var sourceNoteId: Int64?
     public var createdAt: Date
     public var completedAt: Date?
 
-    public init(id: Int64, threadId: Int64, title: String, status: TaskStatus, sourceNoteId: Int64?, createdAt: Date, completedAt: Date?) {
+    public init(id: Int64, threadId: Int64?, title: String, status: TaskStatus, sourceNoteId: Int64?, createdAt: Date, completedAt: Date?) {
         self.id = id
         self.threadId = threadId
         self.title = title
