@@ -157,6 +157,21 @@ public struct SeleneConfig: Sendable {
     /// A Drafts draft sent again with the same uuid and new words: `update` the note (the
     /// default) or `keep` the first version (`SELENE_DRAFTS_RESEND`).
     public enum DraftsResend: String, Sendable, CaseIterable { case update, keep }
+    /// An optional hosted model (OpenAI-compatible) behind the privacy router; off unless
+    /// `SELENE_HOSTED_URL` is set. Nothing personal goes to it unless `personal`.
+    public struct Hosted: Sendable, Equatable {
+        public var url: String
+        public var model: String
+        public var apiKey: String?
+        public var personal: Bool
+        public init(url: String, model: String, apiKey: String? = nil, personal: Bool = false) {
+            self.url = url
+            self.model = model
+            self.apiKey = apiKey
+            self.personal = personal
+        }
+    }
+    public var hosted: Hosted?
     public var draftsResend = DraftsResend.update
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
@@ -184,6 +199,22 @@ public struct SeleneConfig: Sendable {
         var config = SeleneConfig(database: database, dataDirectory: dataDirectory,
                                   apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
+        if let url = value("SELENE_HOSTED_URL") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw SeleneConfigError("SELENE_HOSTED_URL must be an http(s) URL of an OpenAI-compatible API, with or without /v1")
+            }
+            guard let model = value("SELENE_HOSTED_MODEL") else {
+                throw SeleneConfigError("SELENE_HOSTED_MODEL must name the hosted model when SELENE_HOSTED_URL is set")
+            }
+            var personal = false
+            if let raw = value("SELENE_HOSTED_PERSONAL") {
+                guard let on = ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][raw.lowercased()] else {
+                    throw SeleneConfigError("SELENE_HOSTED_PERSONAL must be on or off (off: notes, memories and conversations never go to the hosted model)")
+                }
+                personal = on
+            }
+            config.hosted = Hosted(url: url, model: model, apiKey: value("SELENE_HOSTED_KEY"), personal: personal)
+        }
         if let raw = value("SELENE_DRAFTS_RESEND") {
             guard let resend = DraftsResend(rawValue: raw.lowercased()) else {
                 throw SeleneConfigError("SELENE_DRAFTS_RESEND must be update (a draft sent again replaces the note) or keep (the first version wins)")

@@ -54,6 +54,8 @@ public final class SeleneServices: Sendable {
     let queueSignal: QueueSignal
     /// Whether this process's worker waits for the model server (status page, `/api/llm/health`).
     public let pause = PauseBox()
+    /// What went to the hosted model since the server started (nil: none is switched on).
+    let hostedUsage = NIOLockedValueBox<HostedUsage?>(nil)
     /// On SQLite, the event loop whose connection takes the writes (see `Application.writeDB`).
     var writerLoop: (any EventLoop)? { writerLoopBox.withLockedValue { $0 } }
     let writerLoopBox = NIOLockedValueBox<(any EventLoop)?>(nil)
@@ -66,6 +68,9 @@ public final class SeleneServices: Sendable {
         self.vectors = VectorIndex(model: config.llm?.embeddingModel)
         self.events = SeleneEvents()
         self.queueSignal = QueueSignal()
+        if let hosted = config.hosted {
+            hostedUsage.withLockedValue { $0 = HostedUsage(url: hosted.url, model: hosted.model, personalContentAllowed: hosted.personal) }
+        }
     }
 
     /// Whether pushes go out, in a sentence (the web app's status and devices pages).
@@ -120,7 +125,36 @@ public final class PauseBox: Sendable {
 extension SeleneServices {
     /// The LLM's health with this process's processing pause, for `/api/llm/health` and the
     /// status page.
+    /// The model the web app's chat, tasks and briefing views use: the server's own, behind the
+    /// privacy router when a hosted model is switched on (SELENE_HOSTED_URL), which decides per
+    /// request and counts what went out.
+    func chatLLM() -> any LLMProvider {
+        let local = ServerLLMProvider(services: self)
+        guard let hosted = config.hosted else { return local }
+        let url = URL(string: hosted.url)!
+        let usage = hostedUsage, clock = clock
+        return PrivacyRouter(local: local,
+                             hosted: HostedLLMService(settings: .init(baseURL: url, apiKey: hosted.apiKey ?? "", model: hosted.model)),
+                             settings: .init(hostedEnabled: true, allowPersonalContent: hosted.personal)) { route in
+            usage.withLockedValue { u in
+                guard var current = u else { return }
+                switch route {
+                case .hosted: current.sent += 1; current.lastSentAt = clock.now()
+                case .keptPersonal: current.keptLocal += 1
+                case .local: break
+                }
+                u = current
+            }
+        }
+    }
+
     public func llmHealth() async -> LLMHealth {
+        var health = await localHealth()
+        health.hosted = hostedUsage.withLockedValue { $0 }
+        return health
+    }
+
+    private func localHealth() async -> LLMHealth {
         guard let llm else { return LLMHealth(available: false, reason: LLMError.notConfigured.description) }
         var health = await llm.health()
         if let pause = pause.current {

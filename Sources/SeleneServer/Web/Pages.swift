@@ -391,6 +391,7 @@ enum Pages {
                el("p", [:], text(llm.available ? "Available: \(llm.chatModel ?? "") for answers, \(llm.embeddingModel ?? "") for embeddings." : "Not available: \(llm.reason ?? "unknown")")),
                el("p", ["class": "muted"], text(backendLine(llm))),
                llm.embeddings.map { el("p", ["class": "notice"], text($0)) } ?? .fragment([]),
+               el("p", ["id": "hosted-model"], text(hostedLine(llm.hosted))),
                llm.pausedSince.map { since in
                    el("p", ["class": "notice", "id": "processing-paused"],
                       text("Processing paused since \(WireDate.string(from: since))\(llm.nextCheckAt.map { ", next check at \(WireDate.string(from: $0))" } ?? ""): \(llm.pauseReason ?? "the model server can't serve")."))
@@ -401,6 +402,14 @@ enum Pages {
                    [el("dt", [:], text(s.rawValue)), el("dd", [:], text(String(counts[s.rawValue] ?? 0)))]
                })),
             el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))))
+    }
+
+    /// What may leave this machine for a hosted model, and what did.
+    static func hostedLine(_ hosted: HostedUsage?) -> String {
+        guard let h = hosted else { return "No hosted model: everything stays on this machine." }
+        let what = h.personalContentAllowed ? "anything, notes and conversations included," : "only requests that carry nothing of your notes, memories or conversations"
+        let last = h.lastSentAt.map { ", last at \(WireDate.string(from: $0))" } ?? ""
+        return "Hosted model \(h.model) at \(h.url) may receive \(what). Since the server started: \(h.sent) request\(h.sent == 1 ? "" : "s") sent to it\(last); \(h.keptLocal) kept on your own model because they were personal."
     }
 
     /// Which protocol and server answer, and which embed when that's another.

@@ -97,7 +97,7 @@ struct WebController: RouteCollection {
     static func verify(_ req: Request) throws { _ = try form(req, Empty.self) }
 
     static func data(_ req: Request) -> ServerDataProvider { ServerDataProvider(app: req.application) }
-    static func llm(_ req: Request) -> ServerLLMProvider { ServerLLMProvider(services: req.selene) }
+    static func llm(_ req: Request) -> any LLMProvider { req.selene.chatLLM() }
     static func clock(_ req: Request) -> @Sendable () -> Date { let services = req.selene; return { services.clock.now() } }
 
     static func uuid(_ req: Request) throws -> UUID {
@@ -613,7 +613,7 @@ enum ChatRun {
     }
 
     @MainActor
-    static func run(data: ServerDataProvider, llm: ServerLLMProvider, now: @escaping @Sendable () -> Date, sessionId: UUID, question: String,
+    static func run(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, sessionId: UUID, question: String,
                     emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
         let chat = ChatViewModel(data: data, llm: llm, now: now)
         await chat.loadSessions()
@@ -622,7 +622,7 @@ enum ChatRun {
     }
 
     @MainActor
-    static func runInThread(data: ServerDataProvider, llm: ServerLLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64, question: String,
+    static func runInThread(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64, question: String,
                             emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
         let workspace = ThreadWorkspaceChatViewModel(threadId: threadId, data: data, llm: llm, now: now)
         await workspace.load()
@@ -643,7 +643,7 @@ enum ChatRun {
     }
 
     @MainActor
-    static func suggestions(data: ServerDataProvider, llm: ServerLLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64) async -> ([String], String?) {
+    static func suggestions(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64) async -> ([String], String?) {
         let workspace = ThreadWorkspaceChatViewModel(threadId: threadId, data: data, llm: llm, now: now)
         await workspace.load()
         await workspace.suggestTasks()

@@ -91,14 +91,28 @@ public final class PrivacyRouter: LLMProvider {
         }
     }
 
+    /// Where one request went, and why.
+    public enum Route: Sendable, Hashable {
+        /// To the hosted model.
+        case hosted
+        /// Kept local: it carried notes, memories or a conversation, which may not go out.
+        case keptPersonal
+        /// Local: the hosted model is off.
+        case local
+    }
+
     public let local: any LLMProvider
     public let hosted: (any LLMProvider)?
     public let settings: Settings
+    /// Told of every routing decision (a status page counts what went out).
+    public let onRoute: (@Sendable (Route) -> Void)?
 
-    public init(local: any LLMProvider, hosted: (any LLMProvider)?, settings: Settings = Settings()) {
+    public init(local: any LLMProvider, hosted: (any LLMProvider)?, settings: Settings = Settings(),
+                onRoute: (@Sendable (Route) -> Void)? = nil) {
         self.local = local
         self.hosted = hosted
         self.settings = settings
+        self.onRoute = onRoute
     }
 
     /// Whether text carries something personal: the markers every prompt with notes, memories,
@@ -110,8 +124,9 @@ public final class PrivacyRouter: LLMProvider {
 
     /// Where a request goes.
     public func route(_ texts: [String]) -> any LLMProvider {
-        guard settings.hostedEnabled, let hosted else { return local }
-        if !settings.allowPersonalContent, texts.contains(where: Self.carriesPersonalContent) { return local }
+        guard settings.hostedEnabled, let hosted else { onRoute?(.local); return local }
+        if !settings.allowPersonalContent, texts.contains(where: Self.carriesPersonalContent) { onRoute?(.keptPersonal); return local }
+        onRoute?(.hosted)
         return hosted
     }
 

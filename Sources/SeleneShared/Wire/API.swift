@@ -360,8 +360,32 @@ public struct AssociationList: Codable, Sendable, Hashable {
 
 // MARK: LLM
 
+/// The optional hosted model behind the privacy router (`SELENE_HOSTED_URL`): where it is, what
+/// it may see, and what went out to it since the server started.
+public struct HostedUsage: Codable, Sendable, Hashable {
+    public var url: String
+    public var model: String
+    /// Whether notes, memories and conversations may go to it (`SELENE_HOSTED_PERSONAL`).
+    public var personalContentAllowed: Bool
+    /// Requests sent to it.
+    public var sent: Int
+    /// Requests kept on the local model because they carried something personal.
+    public var keptLocal: Int
+    public var lastSentAt: Date?
+    public init(url: String, model: String, personalContentAllowed: Bool, sent: Int = 0, keptLocal: Int = 0, lastSentAt: Date? = nil) {
+        self.url = url
+        self.model = model
+        self.personalContentAllowed = personalContentAllowed
+        self.sent = sent
+        self.keptLocal = keptLocal
+        self.lastSentAt = lastSentAt
+    }
+}
+
 public struct LLMHealth: Codable, Sendable, Hashable {
     public var available: Bool
+    /// The hosted model, when one is switched on (nil: everything stays on this machine).
+    public var hosted: HostedUsage?
     public var chatModel: String?
     public var embeddingModel: String?
     /// Why it isn't available: not configured, unreachable, a model not pulled.
