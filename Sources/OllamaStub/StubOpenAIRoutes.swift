@@ -18,6 +18,28 @@ enum StubOpenAIRoutes {
         }
         v1.post("embeddings") { req async throws -> Response in try await embeddings(req, stub()) }
         v1.post("chat", "completions") { req async throws -> Response in try await completions(req, stub()) }
+        v1.on(.POST, "audio", "transcriptions", body: .collect(maxSize: "30mb")) { req async throws -> Response in try await transcription(req, stub()) }
+    }
+
+    /// A speech-to-text server's `POST /v1/audio/transcriptions` (whisper.cpp's server,
+    /// faster-whisper-server, LocalAI): multipart with `file` and `model`; answers
+    /// `{"text": "…"}` naming what it was sent, so a test can tell the audio arrived whole.
+    static func transcription(_ req: Request, _ stub: OllamaStub) async throws -> Response {
+        if let refusal = authorize(req, stub) { return refusal }
+        struct Upload: Content { var file: File?; var model: String?; var response_format: String? }
+        guard req.headers.contentType?.type == "multipart" else {
+            return failure(.badRequest, "expected multipart/form-data", type: "invalid_request_error")
+        }
+        let upload = try req.content.decode(Upload.self)
+        guard let file = upload.file, file.data.readableBytes > 0 else { return failure(.badRequest, "file is required", type: "invalid_request_error") }
+        guard let model = upload.model, !model.isEmpty else { return failure(.badRequest, "model is required", type: "invalid_request_error") }
+        let (fault, slow) = stub.takeFault()
+        try await StubRoutes.delay(fault, slow)
+        if fault == .serverError { return failure(.internalServerError, "stub failure", type: "server_error") }
+        let what = "\(file.data.readableBytes) bytes named \(file.filename)"
+        stub.record(OllamaStub.Recorded(path: req.url.path, model: model, numCtx: nil, keepAlive: nil, stream: false, hasFormat: false,
+                                        text: what, inputs: 1, prompt: what, temperature: nil))
+        return StubRoutes.json(["text": .string("Transcribed \(file.data.readableBytes) bytes with \(model)")])
     }
 
     static func authorize(_ req: Request, _ stub: OllamaStub) -> Response? {

@@ -172,6 +172,21 @@ public struct SeleneConfig: Sendable {
         }
     }
     public var hosted: Hosted?
+    /// A local speech-to-text server (OpenAI's `/v1/audio/transcriptions`: whisper.cpp's server,
+    /// faster-whisper-server): the web app's dictation goes there, never to a browser vendor.
+    public struct Speech: Sendable, Equatable {
+        public var url: String
+        public var model: String
+        public var apiKey: String?
+        public var timeout: TimeInterval
+        public init(url: String, model: String = "whisper-1", apiKey: String? = nil, timeout: TimeInterval = 120) {
+            self.url = url
+            self.model = model
+            self.apiKey = apiKey
+            self.timeout = timeout
+        }
+    }
+    public var speech: Speech?
     public var draftsResend = DraftsResend.update
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
@@ -214,6 +229,12 @@ public struct SeleneConfig: Sendable {
                 personal = on
             }
             config.hosted = Hosted(url: url, model: model, apiKey: value("SELENE_HOSTED_KEY"), personal: personal)
+        }
+        if let url = value("SELENE_STT_URL") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw SeleneConfigError("SELENE_STT_URL must be the http(s) address of a speech-to-text server with /v1/audio/transcriptions (e.g. whisper.cpp's server)")
+            }
+            config.speech = Speech(url: url, model: value("SELENE_STT_MODEL") ?? "whisper-1", apiKey: value("SELENE_STT_KEY"))
         }
         if let raw = value("SELENE_DRAFTS_RESEND") {
             guard let resend = DraftsResend(rawValue: raw.lowercased()) else {

@@ -33,7 +33,13 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         app.lifecycle.use(HTTPClientShutdown(client: http))
         llm = LLMClient(settings: settings, http: http)
     }
-    app.selene = SeleneServices(config: config, clock: clock, llm: llm)
+    var speech: SpeechToText?
+    if let settings = config.speech {
+        let http = HTTPClient(eventLoopGroup: app.eventLoopGroup, configuration: .init(timeout: .init(connect: .seconds(5))))
+        app.lifecycle.use(HTTPClientShutdown(client: http))
+        speech = SpeechToText(settings: settings, http: http)
+    }
+    app.selene = SeleneServices(config: config, clock: clock, llm: llm, speech: speech)
     if !config.database.isPostgres {
         var loops = app.eventLoopGroup.makeIterator()
         let writer = loops.next()
@@ -121,5 +127,6 @@ func routes(_ app: Application) throws {
     try api.register(collection: MemoryController())
     try api.register(collection: BriefingController())
     try api.register(collection: LLMController())
+    try api.register(collection: TranscriptionController())
     try api.register(collection: DeviceController())
 }

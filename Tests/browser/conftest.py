@@ -24,7 +24,9 @@ from seleneproc import free_port  # noqa: E402,F401  (the tests import it from h
 def browser():
     options = Options()
     options.binary_location = "/usr/bin/chromium"
-    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844"]:
+    # A fake microphone (a tone) that needs no permission prompt: dictation is tested end to end.
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844",
+                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.implicitly_wait(2)

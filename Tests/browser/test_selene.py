@@ -71,7 +71,8 @@ def selene():
     wait_for(stub_url + "/api/tags", stub)
     server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
                    {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
-                    "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning"})
+                    "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning",
+                    "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper"})
     base = f"http://127.0.0.1:{port}"
     wait_for(base + "/health", server)
     # Slow enough that the progress and the pieces of an answer can be seen arriving.
@@ -395,6 +396,54 @@ def test_notes_browse_edit_delete(selene, browser, shots):
     second = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#notes > li a.title")]
     assert second and not set(first) & set(second) and "page=1" in browser.current_url
     assert browser.find_element(By.LINK_TEXT, "Newer")
+
+
+def test_voice_off_until_chosen_then_local(selene, browser, shots):
+    """Voice input is off until chosen; the choices say where the audio goes; "on this server"
+    records with the (fake) microphone and the words come back from the server's own
+    speech-to-text."""
+    base, _ = selene
+    browser.delete_cookie("selene_voice")
+    browser.get(base + "/app/notes/new")
+    assert not browser.find_element(By.CSS_SELECTOR, ".mic").is_displayed()
+    browser.get(base + "/app/more")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Voice input"))
+    page = browser.find_element(By.TAG_NAME, "main").text
+    assert "may send your audio to its vendor" in page and "never leaves your machine" in page and "stub-whisper" in page
+    assert browser.find_element(By.CSS_SELECTOR, "input[value=off]").is_selected()
+    snap(browser, shots, "selene-voice")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "input[value=server]"))
+    submit(browser, "Save")
+    assert browser.find_element(By.CSS_SELECTOR, "input[value=server]").is_selected()
+    browser.get(base + "/app/notes/new")
+    fill(browser, "content", "Dictated:")
+    mic = browser.find_element(By.CSS_SELECTOR, ".mic")
+    assert mic.is_displayed() and mic.get_attribute("data-voice") == "server"
+    click(browser, mic)
+    until(browser, lambda d: "Stop" in d.find_element(By.CSS_SELECTOR, ".mic").text)
+    time.sleep(1.5)
+    click(browser, browser.find_element(By.CSS_SELECTOR, ".mic"))
+    until(browser, lambda d: "Transcribed" in d.find_element(By.ID, "content").get_attribute("value"), 20)
+    words = browser.find_element(By.ID, "content").get_attribute("value")
+    assert words.startswith("Dictated: Transcribed ") and words.endswith(" bytes with stub-whisper"), words
+    assert int(words.split()[2]) > 1000, words
+    # Forged: the CSRF token is required.
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
+    forged = urllib.request.Request(base + "/app/transcribe", method="POST", data=b"AAAA",
+                                    headers={"Cookie": cookies, "Content-Type": "audio/webm", "X-CSRF-Token": "forged"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(forged, timeout=30)
+    assert refused.value.code == 403
+    # The browser's recognition: chosen knowingly, then off again.
+    browser.get(base + "/app/voice")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "input[value=browser]"))
+    submit(browser, "Save")
+    browser.get(base + "/app/chat")
+    assert browser.find_element(By.CSS_SELECTOR, ".mic").get_attribute("data-voice") == "browser"
+    browser.get(base + "/app/voice")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "input[value=off]"))
+    submit(browser, "Save")
+    assert "Voice input is off." in browser.page_source
 
 
 def test_without_javascript(selene):

@@ -136,6 +136,14 @@ enum SeleneOpenAPI {
                                                      query: [param("minSimilarity", "query", .object(["type": "number", "minimum": 0, "maximum": 1]), "Least similarity (0.7)", required: false),
                                                              intParam("recentDays", 7, 1, 3650, "One of the two notes is this recent"), limit(10)],
                                                      responses: ["200": ok("AssociationList", "Pairs, most similar first"), "400": err("Bad parameter")]))
+        var transcribe = op("transcribe", "Words from a recording, by this server's own speech-to-text (SELENE_STT_URL); the audio never leaves the machine",
+                            responses: ["200": ok("Transcription", "The words"), "400": err("An empty recording"), "413": err("Over 25 MB"),
+                                        "415": err("Not audio"), "502": err("The speech-to-text server failed"), "503": err("No speech-to-text configured")])
+        if case .object(var o) = transcribe {
+            o["requestBody"] = .object(["required": true, "content": .object(["audio/*": .object(["schema": .object(["type": "string", "format": "binary"])])])])
+            transcribe = .object(o)
+        }
+        add("post", "/api/transcribe", transcribe)
         add("get", "/api/llm/health", op("llmHealth", "Whether the LLM answers and has its models", responses: ["200": ok("LLMHealth", "Status")]))
         add("post", "/api/llm/generate", op("llmGenerate", "Generate text (stream: true answers NDJSON LLMStreamChunk lines)", body: "GenerateRequest",
                                              responses: ["200": .object(["description": "The answer",
@@ -340,6 +348,7 @@ enum SeleneOpenAPI {
                                  "provider": .object(["type": "string", "enum": .array(LLMProviderKind.allCases.map { .string($0.rawValue) })]), "url": string, "embeddingProvider": .object(["type": "string", "enum": .array(LLMProviderKind.allCases.map { .string($0.rawValue) })]),
                                  "embeddingURL": string, "embeddings": string, "pausedSince": dateTime, "pauseReason": string,
                                  "nextCheckAt": dateTime, "hosted": ref("HostedUsage")], required: ["available"]),
+            "Transcription": object(["text": string], required: ["text"]),
             "HostedUsage": object(["url": string, "model": string, "personalContentAllowed": bool, "sent": integer, "keptLocal": integer,
                                    "lastSentAt": dateTime], required: ["url", "model", "personalContentAllowed", "sent", "keptLocal"]),
             "GenerateRequest": object(["prompt": text(max: SeleneLimits.maxPrompt, lineBreaks: true), "system": messageText,

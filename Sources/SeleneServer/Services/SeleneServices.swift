@@ -60,8 +60,12 @@ public final class SeleneServices: Sendable {
     var writerLoop: (any EventLoop)? { writerLoopBox.withLockedValue { $0 } }
     let writerLoopBox = NIOLockedValueBox<(any EventLoop)?>(nil)
 
-    init(config: SeleneConfig, clock: SeleneClock, llm: LLMClient?) {
+    /// nil unless SELENE_STT_URL names a local speech-to-text server.
+    let speech: SpeechToText?
+
+    init(config: SeleneConfig, clock: SeleneClock, llm: LLMClient?, speech: SpeechToText? = nil) {
         self.config = config
+        self.speech = speech
         self.clock = clock
         self.tokens = APITokens(config.apiTokens)
         self.llm = llm

@@ -77,7 +77,10 @@ enum Assets {
     .ask { position: sticky; bottom: 64px; background: var(--paper); padding-top: 8px; }
     @media (min-width: 768px) { .ask { bottom: 0; } }
     .ask .actions button[type=submit] { flex: 1; }
-    .mic[hidden] { display: none; } .mic.listening { background: var(--danger); }
+    .mic[hidden] { display: none; } .mic.listening { background: var(--danger); color: #fff; }
+    label.choice { flex-direction: row; align-items: flex-start; gap: 12px; font-weight: 400; min-height: 48px; }
+    .choice input[type=radio] { width: 24px; height: 24px; min-height: 0; flex: none; margin: 2px 0 0; padding: 0; }
+    fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 16px; }
     .unavailable { border-left: 4px solid var(--moon); }
     .momentum { font-variant-numeric: tabular-nums; }
     .tasks li { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
@@ -158,22 +161,56 @@ enum Assets {
           .then(function () { form.querySelector('button[type=submit]').disabled = false; });
         });
       }
-      // Voice input where the browser offers speech recognition; typing always works.
+      // Voice input, off until chosen (More → Voice input). "server": the audio is recorded here
+      // and sent to this server's own speech-to-text; "browser": the browser's recognition,
+      // which may send the audio to its vendor. Typing always works.
       var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
-      var mic = document.querySelector('.mic');
-      if (mic && Recognition) {
-        mic.hidden = false;
-        mic.addEventListener('click', function () {
-          var box = document.getElementById(mic.getAttribute('data-for'));
-          var recognition = new Recognition();
-          recognition.lang = document.documentElement.lang || 'en';
-          recognition.interimResults = false;
-          mic.classList.add('listening');
-          recognition.onresult = function (e) { box.value = (box.value ? box.value + ' ' : '') + e.results[0][0].transcript; };
-          recognition.onend = function () { mic.classList.remove('listening'); box.focus(); };
-          recognition.start();
-        });
-      }
+      Array.prototype.forEach.call(document.querySelectorAll('.mic'), function (mic) {
+        var mode = mic.getAttribute('data-voice');
+        var box = document.getElementById(mic.getAttribute('data-for'));
+        function add(words) { if (words) { box.value = (box.value ? box.value + ' ' : '') + words; } box.focus(); }
+        function say(message) {
+          var p = document.createElement('p'); p.className = 'flash error'; p.setAttribute('role', 'alert'); p.textContent = message;
+          mic.closest('form').prepend(p);
+        }
+        if (mode === 'browser' && Recognition) {
+          mic.hidden = false;
+          mic.addEventListener('click', function () {
+            var recognition = new Recognition();
+            recognition.lang = document.documentElement.lang || 'en';
+            recognition.interimResults = false;
+            mic.classList.add('listening');
+            recognition.onresult = function (e) { add(e.results[0][0].transcript); };
+            recognition.onend = function () { mic.classList.remove('listening'); };
+            recognition.start();
+          });
+        } else if (mode === 'server' && window.MediaRecorder && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+          mic.hidden = false;
+          var recorder = null, label = mic.lastChild;
+          mic.addEventListener('click', function () {
+            if (recorder) { recorder.stop(); return; }
+            navigator.mediaDevices.getUserMedia({ audio: true }).then(function (stream) {
+              var chunks = [];
+              recorder = new MediaRecorder(stream);
+              recorder.ondataavailable = function (e) { if (e.data.size) chunks.push(e.data); };
+              recorder.onstop = function () {
+                stream.getTracks().forEach(function (t) { t.stop(); });
+                recorder = null; mic.classList.remove('listening'); label.textContent = 'Speak'; mic.disabled = true;
+                var audio = new Blob(chunks, { type: (chunks[0] && chunks[0].type) || 'audio/webm' });
+                var csrf = mic.closest('form').querySelector('input[name=_csrf]').value;
+                fetch(mic.getAttribute('data-transcribe'), { method: 'POST', body: audio, credentials: 'same-origin',
+                  headers: { 'Content-Type': audio.type.split(';')[0], 'X-CSRF-Token': csrf } })
+                .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status)); return j; }); })
+                .then(function (j) { add(j.text); })
+                .catch(function (e) { say(e.message); })
+                .then(function () { mic.disabled = false; });
+              };
+              recorder.start();
+              mic.classList.add('listening'); label.textContent = 'Stop';
+            }).catch(function () { say('The microphone is not available to this page.'); });
+          });
+        }
+      });
     })();
     """#
 }

@@ -1,11 +1,29 @@
 import Foundation
 import SeleneShared
 import ServerCommon
+import Vapor
 
 /// What every page needs besides its own data.
 struct PageContext {
     var csrf: String
     var flash: String?
+    /// How the Speak buttons listen (the person's choice, off until they make one).
+    var voice: VoiceMode = .off
+}
+
+/// Dictation: off by default. `browser` is the browser's own recognition, which may send the
+/// audio to its vendor (Chrome: Google); `server` records the audio and sends it to this
+/// server's local speech-to-text (SELENE_STT_URL), so it stays on the person's machine.
+enum VoiceMode: String, CaseIterable, Sendable {
+    case off, browser, server
+
+    static let cookie = "selene_voice"
+
+    /// The mode a request asks for, if the server can honour it.
+    static func of(_ req: Request) -> VoiceMode {
+        let chosen = req.cookies[cookie].flatMap { VoiceMode(rawValue: $0.string) } ?? VoiceMode.off
+        return chosen == .server && req.selene.speech == nil ? .off : chosen
+    }
 }
 
 /// The four tabs of the phone app.
@@ -120,6 +138,14 @@ enum Layout {
                 button(task.status == .done ? "↺" : "✓", cls: "button quiet")),
            el("span", [:], text(task.title)),
            meta)
+    }
+
+    /// The Speak button for a text box; the script shows it when the chosen mode can work here.
+    static func mic(for box: String, label: String, context: PageContext) -> Node {
+        el("button", ["type": "button", "class": "button quiet mic", "data-for": box, "data-voice": context.voice.rawValue,
+                      "data-transcribe": context.voice == .server ? SiteURL.transcribe.path : nil, "hidden": "hidden", "aria-label": label,
+                      "title": context.voice == .browser ? "Your browser's speech recognition may send the audio to its vendor" : nil],
+           micIcon, text("Speak"))
     }
 
     static func noteRow(_ note: Note, extra: Node = nothing) -> Node {

@@ -91,7 +91,7 @@ enum Pages {
                    el("textarea", ["id": "question", "name": "question", "rows": "3", "placeholder": placeholder, "required": "required",
                                    "enterkeyhint": "send"], text(draft))),
                 el("div", ["class": "actions"],
-                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "question", "hidden": "hidden", "aria-label": "Speak your question"], Layout.micIcon, text("Speak")),
+                   Layout.mic(for: "question", label: "Speak your question", context: context),
                    Layout.button("Ask"))),
         ])
     }
@@ -212,7 +212,7 @@ enum Pages {
             el("h1", [:], text("More")),
             el("nav", ["class": "card menu", "aria-label": "More"], children: [
                 (SiteURL.notes, "Notes"), (SiteURL.tasks, "Tasks"), (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
-                (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
+                (SiteURL.voice, "Voice input"), (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
             Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")))
     }
@@ -241,11 +241,32 @@ enum Pages {
                    el("textarea", ["id": "content", "name": "content", "rows": "8", "required": "required",
                                    "aria-invalid": errors["content"] == nil ? nil : "true"], text(content))),
                 el("div", ["class": "actions"],
-                   el("button", ["type": "button", "class": "button quiet mic", "data-for": "content", "hidden": "hidden", "aria-label": "Dictate"], Layout.micIcon, text("Speak")),
+                   Layout.mic(for: "content", label: "Dictate", context: context),
                    Layout.button("Save"))))
     }
 
     static let notesPerPage = 30
+
+    /// Voice input: off until chosen, each choice saying where the audio goes.
+    static func voice(current: VoiceMode, serverSpeech: String?, context: PageContext) -> Node {
+        let choices: [(VoiceMode, String, String)] = [
+            (.off, "Off", "Type only. Nothing listens."),
+            (.server, "On this server", serverSpeech.map { "Your audio is recorded in the browser and sent to your Selene server, which transcribes it with its own speech-to-text (\($0)). It never leaves your machine." }
+                ?? "Not available: this server has no speech-to-text configured (SELENE_STT_URL, e.g. whisper.cpp's server)."),
+            (.browser, "The browser's recognition", "Your browser's own speech recognition. It may send your audio to its vendor (Chrome sends it to Google, Safari to Apple) — outside your machine."),
+        ]
+        return Layout.page("Voice input", tab: .more, context: context,
+            el("h1", [:], text("Voice input")),
+            el("p", ["class": "muted"], text("The Speak buttons of Chat and Capture. Off until you choose; this browser remembers the choice.")),
+            Layout.form(SiteURL.voice.path, context: context,
+                el("fieldset", ["class": "stack"], children: [el("legend", [:], text("Listen with"))] + choices.map { mode, label, note in
+                    el("label", ["class": "choice"],
+                       void("input", ["type": "radio", "name": "mode", "value": mode.rawValue, "checked": mode == current ? "checked" : nil,
+                                      "disabled": mode == .server && serverSpeech == nil ? "disabled" : nil]),
+                       el("span", [:], el("strong", [:], text(label)), el("br", [:]), el("span", ["class": "muted"], text(note))))
+                }),
+                Layout.button("Save")))
+    }
 
     /// Every task, threaded or not: open ones to tick off, then those done lately.
     static func tasks(_ tasks: [ThreadTask], threads: [Int64: String], notes: [Int64: String], context: PageContext) -> Node {

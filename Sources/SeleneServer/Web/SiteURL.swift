@@ -8,7 +8,7 @@ enum SiteURL {
     case chat, session(String), ask(String), stream(String), newSession, pin(String), deleteSession(String)
     case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), tasks, task(String)
     case briefing
-    case more, search, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
+    case more, search, voice, transcribe, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
     case stylesheet, script
 
     var components: [String] {
@@ -35,6 +35,8 @@ enum SiteURL {
         case .briefing: ["app", "briefing"]
         case .more: ["app", "more"]
         case .search: ["app", "search"]
+        case .voice: ["app", "voice"]
+        case .transcribe: ["app", "transcribe"]
         case .notes: ["app", "notes"]
         case .newNote: ["app", "notes", "new"]
         case .note(let id): ["app", "notes", id]

@@ -41,6 +41,9 @@ struct WebController: RouteCollection {
 
         routes.get(SiteURL.more.route, use: more)
         routes.get(SiteURL.search.route, use: search)
+        routes.get(SiteURL.voice.route, use: voicePage)
+        routes.post(SiteURL.voice.route, use: setVoice)
+        routes.on(.POST, SiteURL.transcribe.route, body: .collect(maxSize: ByteCount(value: SpeechToText.maxBytes)), use: transcribe)
         routes.get(SiteURL.notes.route, use: notes)
         routes.get(SiteURL.newNote.route, use: newNotePage)
         routes.post(SiteURL.newNote.route, use: createNote)
@@ -75,7 +78,7 @@ struct WebController: RouteCollection {
     }
 
     static func context(_ req: Request, flash: String? = nil) -> PageContext {
-        PageContext(csrf: WebSession.csrfToken(for: req), flash: flash ?? req.query[String.self, at: "flash"])
+        PageContext(csrf: WebSession.csrfToken(for: req), flash: flash ?? req.query[String.self, at: "flash"], voice: VoiceMode.of(req))
     }
 
     static func requireSignIn(_ req: Request) async throws {
@@ -455,6 +458,35 @@ struct WebController: RouteCollection {
         guard let note = try await NoteStore(db: req.db).note(id: Int(id)) else { throw SeleneError.notFound("Note") }
         let related = try await Retriever(db: req.db, services: req.selene).related(to: Int(id), limit: 8)
         return Self.render(req, Pages.note(note, related: related, context: Self.context(req)))
+    }
+
+    // MARK: Voice
+
+    @Sendable func voicePage(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let speech = req.selene.config.speech.map { "\($0.model) at \($0.url)" }
+        return Self.render(req, Pages.voice(current: VoiceMode.of(req), serverSpeech: speech, context: Self.context(req)))
+    }
+
+    @Sendable func setVoice(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        struct Form: Decodable { var mode: String? }
+        let form = try Self.form(req, Form.self)
+        guard let mode = form.mode.flatMap(VoiceMode.init(rawValue:)), mode != .server || req.selene.speech != nil else {
+            throw SeleneError(.badRequest, "Choose off, the browser's recognition, or this server (when it has speech-to-text)")
+        }
+        let response = Self.redirect(SiteURL.voice.path(query: ["flash": mode == .off ? "Voice input is off." : "Saved."]))
+        response.cookies[VoiceMode.cookie] = HTTPCookies.Value(string: mode.rawValue, maxAge: 400 * 86_400, path: "/", isSecure: req.url.scheme == "https",
+                                                               isHTTPOnly: true, sameSite: .lax)
+        return response
+    }
+
+    /// The web app's recorded audio to this server's speech-to-text (the CSRF token in
+    /// `X-CSRF-Token`, the audio as the body).
+    @Sendable func transcribe(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        try WebSession.verifyCSRF(req, submitted: req.headers.first(name: "X-CSRF-Token"))
+        return try await Transcription.answer(req)
     }
 
     // MARK: Notes

@@ -1,0 +1,34 @@
+import Foundation
+import SeleneShared
+import Vapor
+
+/// `POST /api/transcribe`: audio in (the body, `Content-Type: audio/…`), `{"text"}` out, through
+/// the local speech-to-text server (SELENE_STT_URL). The web app's dictation uses the same.
+struct TranscriptionController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.on(.POST, "transcribe", body: .collect(maxSize: ByteCount(value: SpeechToText.maxBytes)), use: { try await Transcription.answer($0) })
+    }
+}
+
+enum Transcription {
+    struct Answer: Content { var text: String }
+
+    static func answer(_ req: Request) async throws -> Response {
+        guard let speech = req.selene.speech else {
+            throw SeleneError(.serviceUnavailable, "No speech-to-text is configured: set SELENE_STT_URL to a local server with /v1/audio/transcriptions (e.g. whisper.cpp's server)")
+        }
+        guard let type = req.headers.contentType, type.type == "audio" || (type.type == "video" && type.subType == "webm") else {
+            throw SeleneError(.unsupportedMediaType, "Send the recording as the body with an audio Content-Type (audio/webm, audio/ogg, audio/mp4, audio/wav, audio/mpeg)")
+        }
+        guard let body = req.body.data, body.readableBytes > 0 else { throw SeleneError(.badRequest, "The recording is empty") }
+        guard body.readableBytes <= SpeechToText.maxBytes else {
+            throw SeleneError(.payloadTooLarge, "The recording is \(body.readableBytes) bytes; at most \(SpeechToText.maxBytes) (25 MB) can be transcribed at once")
+        }
+        do {
+            let text = try await speech.transcribe(body, contentType: "\(type.type)/\(type.subType)")
+            return try json(Answer(text: text))
+        } catch let failure as SpeechToText.Failure {
+            throw SeleneError(.badGateway, "Couldn't transcribe: \(failure)")
+        }
+    }
+}
