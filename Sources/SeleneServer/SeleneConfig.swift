@@ -187,6 +187,20 @@ public struct SeleneConfig: Sendable {
         }
     }
     public var speech: Speech?
+    /// Web Push (VAPID): the key file (made on first start, 0600) and the contact push services
+    /// may write to. `allowHTTP` lets tests' push services on loopback be plain HTTP.
+    public struct WebPush: Sendable, Equatable {
+        public var keyFile: String
+        public var subject: String
+        public var allowHTTP = false
+        public init(keyFile: String, subject: String = "mailto:selene@localhost", allowHTTP: Bool = false) {
+            self.keyFile = keyFile
+            self.subject = subject
+            self.allowHTTP = allowHTTP
+        }
+    }
+    /// nil: no Web Push (`SELENE_WEBPUSH=off`).
+    public var webPush: WebPush?
     public var draftsResend = DraftsResend.update
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
@@ -229,6 +243,14 @@ public struct SeleneConfig: Sendable {
                 personal = on
             }
             config.hosted = Hosted(url: url, model: model, apiKey: value("SELENE_HOSTED_KEY"), personal: personal)
+        }
+        if value("SELENE_WEBPUSH")?.lowercased() != "off" {
+            let subject = value("SELENE_VAPID_SUBJECT") ?? "mailto:selene@localhost"
+            guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else {
+                throw SeleneConfigError("SELENE_VAPID_SUBJECT must be a mailto: address or an https:// URL push services can reach you at")
+            }
+            config.webPush = WebPush(keyFile: value("SELENE_VAPID_KEY_FILE") ?? (dataDirectory as NSString).appendingPathComponent("vapid-key.pem"),
+                                     subject: subject, allowHTTP: value("SELENE_WEBPUSH_LOOPBACK_HTTP") == "true")
         }
         if let url = value("SELENE_STT_URL") {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {

@@ -46,10 +46,23 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         app.selene.writerLoopBox.withLockedValue { $0 = writer }
     }
 
+    var apnsClient: APNsClient?
     if let apns = config.apns {
         let client = try APNsClient(settings: apns, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger)
         app.lifecycle.use(APNsShutdown(client: client))
-        let push = PushService(client: client, app: app)
+        apnsClient = client
+    }
+    if let settings = config.webPush {
+        let http = HTTPClient(eventLoopGroup: app.eventLoopGroup, configuration: .init(timeout: .init(connect: .seconds(10))))
+        app.lifecycle.use(HTTPClientShutdown(client: http))
+        let key = try WebPushClient.loadOrCreateKey(at: settings.keyFile)
+        app.selene.webPushBox.withLockedValue {
+            $0 = WebPushClient(key: key, subject: settings.subject, http: http, clock: clock, logger: app.logger, allowHTTP: settings.allowHTTP)
+        }
+    }
+    if apnsClient != nil || app.selene.webPush != nil {
+        let push = PushService(client: apnsClient, web: app.selene.webPush, app: app)
+        app.selene.pushBox.withLockedValue { $0 = push }
         app.selene.events.listen { await push.handle($0) }
     }
 

@@ -128,12 +128,12 @@ struct PushTests {
                 #expect(titles == ["New thread: Garden Tomato", "Your morning briefing is ready"])
                 #expect(server.received.map { ($0.payload?["selene"] as? [String: String])?["link"] } == ["/app/threads/1", "/app/briefing"])
                 #expect(server.received.allSatisfy { $0.token == device && $0.problems.isEmpty })
-                #expect(app.selene.pushStatus.hasPrefix("Push is on"))
+                #expect(app.selene.pushStatus.hasPrefix("Push to phones is on"))
             }
         }
         await server.stop()
         try await withSelene { app, _ in
-            #expect(app.selene.pushStatus.hasPrefix("Push is off: no APNs key is configured"))
+            #expect(app.selene.pushStatus.hasPrefix("Push to phones is off: no APNs key is configured"))
         }
         #expect(throws: SeleneConfigError.self) { try SeleneConfig.fromEnvironment(["SELENE_APNS_KEY_ID": "K"]) }
     }

@@ -61,6 +61,27 @@ def api(base, method, path, body=None, token=TOKEN):
         return json.loads(response.read() or b"null")
 
 
+RUNNING = {}
+
+
+def SERVER_ENV(data, stub_url):
+    return {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
+            "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning",
+            "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper", "SELENE_WEBPUSH_LOOPBACK_HTTP": "true"}
+
+
+def stop_server():
+    """Takes the server away (the network is gone, as far as the browser can tell)."""
+    RUNNING["server"].terminate()
+    RUNNING["server"].wait(timeout=10)
+
+
+def restart_server():
+    """The same server again, on the same port and data."""
+    RUNNING["server"] = start(RUNNING["args"], RUNNING["env"])
+    wait_for(RUNNING["base"] + "/health", RUNNING["server"])
+
+
 @pytest.fixture(scope="module")
 def selene():
     """The stub and a Selene with an API token; yields (base URL, stub URL)."""
@@ -69,16 +90,15 @@ def selene():
     stub = start([binary("selene-ollama-stub", "SELENE_STUB_BIN"), str(stub_port)], {})
     stub_url = f"http://127.0.0.1:{stub_port}"
     wait_for(stub_url + "/api/tags", stub)
-    server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
-                   {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
-                    "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning",
-                    "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper"})
+    args = [binary("selene", "SELENE_SERVER_BIN"), "serve", "--hostname", "127.0.0.1", "--port", str(port)]
+    server = start(args, SERVER_ENV(data, stub_url))
     base = f"http://127.0.0.1:{port}"
     wait_for(base + "/health", server)
+    RUNNING.update(server=server, args=args, env=SERVER_ENV(data, stub_url), base=base)
     # Slow enough that the progress and the pieces of an answer can be seen arriving.
     urllib.request.urlopen(urllib.request.Request(stub_url + "/_stub/fault", data=json.dumps({"fault": "none", "chunkDelay": 0.04}).encode(), method="POST"))
     yield base, stub_url
-    for proc in (server, stub):
+    for proc in (RUNNING["server"], stub):
         proc.terminate()
         proc.wait(timeout=10)
     shutil.rmtree(data, ignore_errors=True)
@@ -307,7 +327,7 @@ def test_search_devices_status(selene, browser, shots):
     snap(browser, shots, "selene-search")
     api(base, "POST", "/api/devices/register", {"token": "ab" * 32})
     browser.get(base + "/app/devices")
-    assert "Push is off: no APNs key is configured" in browser.page_source and "abababababab" in browser.page_source
+    assert "Push to phones is off: no APNs key is configured" in browser.page_source and "abababababab" in browser.page_source
     snap(browser, shots, "selene-devices")
     browser.execute_script("window.confirm = function () { return true; }")
     submit(browser, "Remove")
@@ -444,6 +464,77 @@ def test_voice_off_until_chosen_then_local(selene, browser, shots):
     click(browser, browser.find_element(By.CSS_SELECTOR, "input[value=off]"))
     submit(browser, "Save")
     assert "Voice input is off." in browser.page_source
+
+
+def test_installable_app_web_push_and_offline(selene, browser, shots):
+    """The installable web app: its manifest; the service worker registers and controls the
+    pages; turning notifications on sends the subscription to the server, and a notification
+    reaches the push service encrypted and VAPID-signed (decrypted there); pages opened lately
+    are read offline, and a note captured offline is kept and sent when the network is back."""
+    from pushservice import PushService
+    base, _ = selene
+    manifest = json.loads(urllib.request.urlopen(base + "/app/manifest.webmanifest", timeout=10).read())
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "/app/chat" and manifest["icons"][0]["src"] == "/app/static/icon.svg"
+    browser.get(base + "/app/more")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Devices"))
+    scope = browser.execute_async_script("var done = arguments[0]; navigator.serviceWorker.ready.then(function (r) { done(r.scope + ' ' + r.active.scriptURL); });")
+    assert scope == f"{base}/app/ {base}/app/sw.js", scope
+    service = PushService()
+    try:
+        # Headless Chromium has no push service to reach offline: the page's subscription is
+        # stood in for (the browser's half), and everything after it is the real thing.
+        browser.execute_script("""
+            var sub = arguments[0];
+            Notification.requestPermission = function () { return Promise.resolve('granted'); };
+            PushManager.prototype.subscribe = function (options) {
+              window.__serverKey = btoa(String.fromCharCode.apply(null, new Uint8Array(options.applicationServerKey)));
+              return Promise.resolve({ toJSON: function () { return sub; } });
+            };""", service.subscription)
+        snap(browser, shots, "selene-devices")
+        button = browser.find_element(By.ID, "web-push-on")
+        assert button.is_displayed()
+        page = browser.find_element(By.TAG_NAME, "html")
+        click(browser, button)
+        until(browser, lambda d: "Notifications are on in this browser." in d.page_source)
+        devices = api(base, "GET", "/api/devices")["devices"]
+        assert [d["platform"] for d in devices] == ["web"] and devices[0]["token"] == service.subscription["endpoint"]
+        submit(browser, "Send a test notification")
+        assert "Sent to 1 of 1 device." in browser.page_source
+        assert not service.errors, service.errors
+        assert [m["payload"] for m in service.received] == [{"title": "Selene", "body": "Notifications reach this device.", "url": "/app/devices", "tag": "test"}]
+        key = json.loads(urllib.request.urlopen(urllib.request.Request(base + "/app/push/key", headers={
+            "Cookie": "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())}), timeout=10).read())["publicKey"]
+        assert service.received[0]["server_key"] == key
+    finally:
+        service.stop()
+        for device in api(base, "GET", "/api/devices")["devices"]:
+            api(base, "POST", "/api/devices/unregister", {"token": device["token"]}) if device["platform"] != "web" else None
+
+    # Offline: a note opened lately is read from the worker's copy; a capture waits for the network.
+    note = api(base, "POST", "/api/notes", {"content": "Offline reading: the ferry timetable for Saturday"})
+    browser.get(base + f"/app/notes/{note['id']}")
+    browser.get(base + "/app/notes/new")
+    until(browser, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+    # DevTools' offline switch doesn't reach the service worker's own fetches: the server goes.
+    stop_server()
+    try:
+        browser.get(base + f"/app/notes/{note['id']}")
+        assert "ferry timetable" in browser.find_element(By.CSS_SELECTOR, "pre.note").text
+        browser.get(base + "/app/threads/999999")
+        assert "You're offline" in browser.page_source
+        browser.get(base + "/app/notes/new")
+        # The server is unreachable but the machine's network is up: the page is told it is offline.
+        browser.execute_script("Object.defineProperty(navigator, 'onLine', { get: function () { return false; } });")
+        fill(browser, "content", "Written on the ferry without a signal")
+        click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Save']"))
+        until(browser, lambda d: "kept in this browser" in d.page_source)
+        snap(browser, shots, "selene-offline-capture")
+    finally:
+        restart_server()
+    browser.get(base + "/app/notes/new")
+    until(browser, lambda d: d.find_elements(By.ID, "outbox-sent"))
+    assert any(n["content"] == "Written on the ferry without a signal" for n in api(base, "GET", "/api/notes?limit=50")["notes"])
+    assert browser.execute_script("return localStorage.getItem('selene-outbox')") == "[]"
 
 
 def test_without_javascript(selene):

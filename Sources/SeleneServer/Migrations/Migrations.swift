@@ -19,6 +19,7 @@ enum SeleneMigrations {
         CreateBriefings(),
         CreateWebSessions(),
         TasksFromAnyNote(),
+        WebPushSubscriptions(),
     ]
 }
 

@@ -153,6 +153,9 @@ final class DeviceModel: Model, @unchecked Sendable {
     @Field(key: "platform") var platform: String
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "last_seen_at") var lastSeenAt: Date
+    /// A browser's subscription keys (platform `web`; its token is the push endpoint).
+    @OptionalField(key: "web_p256dh") var webP256dh: String?
+    @OptionalField(key: "web_auth") var webAuth: String?
     init() {}
 
     var wire: Device {

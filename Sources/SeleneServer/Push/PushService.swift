@@ -5,11 +5,19 @@ import SeleneShared
 import Vapor
 
 /// Pushes what Selene announces to every registered device: "Your morning briefing is ready"
-/// after a briefing, "New thread: NAME" when one is detected. A device APNs says is gone is
+/// after a briefing, "New thread: NAME" when one is detected — phones through APNs, browsers
+/// through Web Push, from the one device table. A device its push service says is gone is
 /// forgotten.
 public struct PushService: Sendable {
-    let client: APNsClient
+    let client: APNsClient?
+    let web: WebPushClient?
     let app: Application
+
+    init(client: APNsClient?, web: WebPushClient? = nil, app: Application) {
+        self.client = client
+        self.web = web
+        self.app = app
+    }
 
     public func handle(_ event: SeleneEvent) async {
         switch event {
@@ -33,12 +41,20 @@ public struct PushService: Sendable {
         }
         var results: [String: PushResult] = [:]
         for device in devices {
-            let result = await client.send(notification, to: device.token)
+            let result: PushResult
+            if device.platform == DevicePlatform.web.rawValue {
+                guard let web, let p256dh = device.webP256dh, let auth = device.webAuth,
+                      let subscription = try? WebPushClient.Subscription(endpoint: device.token, p256dh: p256dh, auth: auth, allowHTTP: web.allowHTTP) else { continue }
+                result = await web.send(notification, to: subscription)
+            } else {
+                guard let client else { continue }
+                result = await client.send(notification, to: device.token)
+            }
             results[device.token] = result
             switch result {
             case .delivered: break
             case .removeDevice(let reason):
-                app.logger.notice("Push: APNs says device \(device.token.prefix(8))… is gone (\(reason)); it is removed")
+                app.logger.notice("Push: the push service says device \(device.token.prefix(24))… is gone (\(reason)); it is removed")
                 try? await device.delete(on: app.db)
             case .failed(let status, let reason):
                 app.logger.warning("Push to \(device.token.prefix(8))… failed: \(status) \(reason)")

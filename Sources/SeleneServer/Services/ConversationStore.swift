@@ -145,6 +145,33 @@ struct ConversationStore {
         return (model.wire, true)
     }
 
+    /// Registers a browser's Web Push subscription (its endpoint is the token), or refreshes its
+    /// keys and last-seen time.
+    func register(web subscription: WebPushClient.Subscription, now: Date) async throws -> (Device, Bool) {
+        let p256dh = Base64URL.encode(subscription.p256dh), auth = Base64URL.encode(subscription.auth)
+        if let existing = try await DeviceModel.query(on: db).filter(\.$token == subscription.endpoint).first() {
+            existing.lastSeenAt = now
+            existing.platform = DevicePlatform.web.rawValue
+            existing.webP256dh = p256dh
+            existing.webAuth = auth
+            try await existing.save(on: db)
+            return (existing.wire, false)
+        }
+        let model = DeviceModel()
+        model.token = subscription.endpoint
+        model.platform = DevicePlatform.web.rawValue
+        model.webP256dh = p256dh
+        model.webAuth = auth
+        model.createdAt = now
+        model.lastSeenAt = now
+        do {
+            try await model.create(on: db)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            return try await register(web: subscription, now: now)
+        }
+        return (model.wire, true)
+    }
+
     func unregister(token: String) async throws -> Bool {
         let found = try await DeviceModel.query(on: db).filter(\.$token == token).count()
         try await DeviceModel.query(on: db).filter(\.$token == token).delete()

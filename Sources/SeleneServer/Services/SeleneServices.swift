@@ -60,6 +60,11 @@ public final class SeleneServices: Sendable {
     var writerLoop: (any EventLoop)? { writerLoopBox.withLockedValue { $0 } }
     let writerLoopBox = NIOLockedValueBox<(any EventLoop)?>(nil)
 
+    /// Web Push to browsers (nil with SELENE_WEBPUSH=off), and the pusher of both kinds.
+    var webPush: WebPushClient? { webPushBox.withLockedValue { $0 } }
+    let webPushBox = NIOLockedValueBox<WebPushClient?>(nil)
+    var push: PushService? { pushBox.withLockedValue { $0 } }
+    let pushBox = NIOLockedValueBox<PushService?>(nil)
     /// nil unless SELENE_STT_URL names a local speech-to-text server.
     let speech: SpeechToText?
 
@@ -79,10 +84,12 @@ public final class SeleneServices: Sendable {
 
     /// Whether pushes go out, in a sentence (the web app's status and devices pages).
     public var pushStatus: String {
+        let web = config.webPush == nil ? " Web Push to browsers is off (SELENE_WEBPUSH=off)."
+            : " Web Push to browsers is on: turn it on in each browser under More → Devices."
         guard let apns = config.apns else {
-            return "Push is off: no APNs key is configured (set SELENE_APNS_KEY_FILE, SELENE_APNS_KEY_ID, SELENE_APNS_TEAM_ID and SELENE_APNS_TOPIC)."
+            return "Push to phones is off: no APNs key is configured (set SELENE_APNS_KEY_FILE, SELENE_APNS_KEY_ID, SELENE_APNS_TEAM_ID and SELENE_APNS_TOPIC)." + web
         }
-        return "Push is on: to \(apns.topic) through \(apns.host == SeleneConfig.APNs.sandbox ? "APNs' sandbox" : apns.host == SeleneConfig.APNs.production ? "APNs" : apns.host)."
+        return "Push to phones is on: to \(apns.topic) through \(apns.host == SeleneConfig.APNs.sandbox ? "APNs' sandbox" : apns.host == SeleneConfig.APNs.production ? "APNs" : apns.host)." + web
     }
 
     /// The LLM, or the 503 that says none is configured.

@@ -211,6 +211,70 @@ enum Assets {
           });
         }
       });
+      // The installable app: a service worker for the shell, offline reading and notifications.
+      if ('serviceWorker' in navigator) {
+        navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' }).catch(function () {});
+      }
+      var pushOn = document.getElementById('web-push-on'), pushState = document.getElementById('web-push-state');
+      if (pushOn && 'serviceWorker' in navigator && 'PushManager' in window && window.Notification) {
+        pushOn.hidden = false;
+        pushState.textContent = Notification.permission === 'denied'
+          ? 'Notifications are blocked for this site in the browser settings.'
+          : 'Get "Your morning briefing is ready" and new threads here, from your own server.';
+        function keyBytes(text) {
+          var s = text.replace(/-/g, '+').replace(/_/g, '/'); while (s.length % 4) s += '=';
+          var raw = atob(s), out = new Uint8Array(raw.length); for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i); return out;
+        }
+        pushOn.addEventListener('click', function () {
+          pushOn.disabled = true;
+          Notification.requestPermission().then(function (permission) {
+            if (permission !== 'granted') throw new Error('Notifications were not allowed.');
+            return Promise.all([navigator.serviceWorker.ready, fetch(pushOn.getAttribute('data-key'), { credentials: 'same-origin' }).then(function (r) { return r.json(); })]);
+          }).then(function (both) {
+            return both[0].pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(both[1].publicKey) });
+          }).then(function (subscription) {
+            return fetch(pushOn.getAttribute('data-subscribe'), { method: 'POST', credentials: 'same-origin', body: JSON.stringify(subscription.toJSON()),
+              headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': pushOn.getAttribute('data-csrf') } });
+          }).then(function (r) {
+            if (!r.ok) return r.json().then(function (j) { throw new Error(j.error || ('HTTP ' + r.status)); });
+            location.href = location.pathname + '?flash=' + encodeURIComponent('Notifications are on in this browser.');
+          }).catch(function (e) { pushState.textContent = e.message; pushOn.disabled = false; });
+        });
+      }
+      // Capture offline: the note is kept in this browser and sent when the network is back.
+      var OUTBOX = 'selene-outbox';
+      function outbox() { try { return JSON.parse(localStorage.getItem(OUTBOX) || '[]'); } catch (e) { return []; } }
+      var capture = document.querySelector('form[action="/app/notes/new"]');
+      if (capture && window.localStorage) {
+        capture.addEventListener('submit', function (event) {
+          if (navigator.onLine) return;
+          event.preventDefault();
+          var kept = outbox();
+          kept.push({ content: capture.querySelector('[name=content]').value, title: capture.querySelector('[name=title]').value });
+          localStorage.setItem(OUTBOX, JSON.stringify(kept));
+          capture.reset();
+          var p = document.createElement('p'); p.className = 'flash'; p.setAttribute('role', 'status');
+          p.textContent = 'You are offline: the note is kept in this browser and sent when you are back (' + kept.length + ' waiting).';
+          capture.prepend(p);
+        });
+      }
+      function flushOutbox() {
+        var kept = outbox(), token = document.querySelector('input[name=_csrf]');
+        if (!kept.length || !navigator.onLine || !token) return;
+        var note = kept[0];
+        fetch('/app/notes/new', { method: 'POST', credentials: 'same-origin', redirect: 'manual',
+          body: new URLSearchParams({ _csrf: token.value, content: note.content, title: note.title || '' }) })
+        .then(function (r) {
+          if (r.type !== 'opaqueredirect' && !r.ok) throw new Error('HTTP ' + r.status);
+          localStorage.setItem(OUTBOX, JSON.stringify(outbox().slice(1)));
+          var left = outbox().length;
+          var main = document.querySelector('main');
+          if (main && !left) { var p = document.createElement('p'); p.className = 'flash'; p.setAttribute('role', 'status'); p.id = 'outbox-sent'; p.textContent = 'The notes you wrote offline were saved.'; main.prepend(p); }
+          flushOutbox();
+        }).catch(function () {});
+      }
+      window.addEventListener('online', flushOutbox);
+      flushOutbox();
     })();
     """#
 }

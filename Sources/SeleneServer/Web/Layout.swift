@@ -96,6 +96,9 @@ enum Layout {
                   void("meta", ["name": "theme-color", "content": "#1D2138"]),
                   el("title", [:], text(title == "Selene" ? title : "\(title) · Selene")),
                   void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
+                  void("link", ["rel": "manifest", "href": SiteURL.manifest.path]),
+                  void("link", ["rel": "icon", "href": SiteURL.icon.path, "type": "image/svg+xml"]),
+                  void("link", ["rel": "apple-touch-icon", "href": SiteURL.icon.path]),
                   el("script", ["src": SiteURL.script.path, "defer": "defer"])),
                el("body", [:], body)),
         ])

@@ -394,14 +394,30 @@ enum Pages {
         Layout.page("Devices", tab: .more, context: context,
             el("h1", [:], text("Devices")),
             el("p", ["class": "card"], text(push)),
-            devices.isEmpty ? Layout.empty("No devices", "The phone app registers itself for pushes when you allow notifications.") :
+            el("div", ["class": "card", "id": "web-push"],
+               el("h2", [:], text("Notifications in this browser")),
+               el("p", ["class": "muted", "id": "web-push-state"], text("This browser can't receive notifications from this page (it needs a service worker and the Push API).")),
+               el("button", ["type": "button", "class": "button", "id": "web-push-on", "hidden": "hidden",
+                             "data-key": SiteURL.pushKey.path, "data-subscribe": SiteURL.pushSubscribe.path, "data-csrf": context.csrf],
+                  text("Turn on notifications")),
+               Layout.form(SiteURL.pushTest.path, context: context, cls: "inline", Layout.button("Send a test notification", cls: "button quiet"))),
+            devices.isEmpty ? Layout.empty("No devices", "The phone app registers itself for pushes when you allow notifications; a browser, with the button above.") :
                 el("ul", ["class": "list"], children: devices.map { d in
                     el("li", ["class": "row"],
-                       el("code", [:], text(String(d.token.prefix(12)) + "…")),
+                       el("code", [:], text(d.platform == .web ? (URL(string: d.token)?.host ?? "browser") : String(d.token.prefix(12)) + "…")),
                        el("p", ["class": "meta"], text("\(d.platform.rawValue) · added \(Layout.day(d.createdAt)) · last seen \(Layout.day(d.lastSeenAt))")),
                        Layout.form(SiteURL.deleteDevice(String(d.id)).path, context: context, cls: "inline",
                                    Layout.button("Remove", cls: "button danger", confirm: "Stop pushes to this device?")))
                 }))
+    }
+
+    /// What the service worker shows when a page isn't kept and the network is gone.
+    static func offline() -> Node {
+        Layout.document("Offline", body: el("main", ["class": "main"],
+            el("h1", [:], text("You're offline")),
+            el("p", [:], text("Notes, tasks, threads and the briefing you opened lately can still be read. A note you capture now is kept in this browser and sent when you're back.")),
+            el("p", [:], el("a", ["href": SiteURL.notes.path, "class": "button quiet"], text("Notes")), text(" "),
+               el("a", ["href": SiteURL.newNote.path, "class": "button quiet"], text("Capture a note")))))
     }
 
     static func status(llm: LLMHealth, counts: [String: Int], push: String, context: PageContext) -> Node {

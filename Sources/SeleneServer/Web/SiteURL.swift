@@ -9,7 +9,7 @@ enum SiteURL {
     case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), tasks, task(String)
     case briefing
     case more, search, voice, transcribe, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
-    case stylesheet, script
+    case stylesheet, script, icon, manifest, worker, offline, pushKey, pushSubscribe, pushTest
 
     var components: [String] {
         switch self {
@@ -48,6 +48,13 @@ enum SiteURL {
         case .devices: ["app", "devices"]
         case .deleteDevice(let id): ["app", "devices", id, "delete"]
         case .status: ["app", "status"]
+        case .icon: ["app", "static", "icon.svg"]
+        case .manifest: ["app", "manifest.webmanifest"]
+        case .worker: ["app", "sw.js"]
+        case .offline: ["app", "offline"]
+        case .pushKey: ["app", "push", "key"]
+        case .pushSubscribe: ["app", "push", "subscribe"]
+        case .pushTest: ["app", "push", "test"]
         case .stylesheet: ["app", "static", "selene.css"]
         case .script: ["app", "static", "selene.js"]
         }

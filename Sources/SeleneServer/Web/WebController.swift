@@ -13,6 +13,17 @@ struct WebController: RouteCollection {
         routes.get("app", use: home)
         routes.get(SiteURL.stylesheet.route) { _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
         routes.get(SiteURL.script.route) { _ in Self.asset(Assets.js, type: "text/javascript; charset=utf-8") }
+        routes.get(SiteURL.icon.route) { _ in Self.asset(PWA.icon, type: "image/svg+xml") }
+        routes.get(SiteURL.manifest.route) { _ in Self.asset(PWA.manifest, type: "application/manifest+json") }
+        routes.get(SiteURL.worker.route) { _ in
+            // Always fresh, so a new worker is picked up at once; scoped to the web app.
+            Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "Service-Worker-Allowed": "/app/"],
+                     body: .init(string: PWA.worker))
+        }
+        routes.get(SiteURL.offline.route) { req in Self.render(req, Pages.offline()) }
+        routes.get(SiteURL.pushKey.route, use: pushKey)
+        routes.post(SiteURL.pushSubscribe.route, use: pushSubscribe)
+        routes.post(SiteURL.pushTest.route, use: pushTest)
         routes.get(SiteURL.signIn.route, use: signInPage)
         routes.post(SiteURL.signIn.route, use: signIn)
         routes.get(SiteURL.setup.route, use: setupPage)
@@ -460,6 +471,37 @@ struct WebController: RouteCollection {
         return Self.render(req, Pages.note(note, related: related, context: Self.context(req)))
     }
 
+    // MARK: Web Push
+
+    struct PushKey: Content { var publicKey: String }
+
+    @Sendable func pushKey(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        guard let web = req.selene.webPush else { throw SeleneError(.serviceUnavailable, "Web Push is off on this server (SELENE_WEBPUSH=off)") }
+        return try json(PushKey(publicKey: web.publicKey))
+    }
+
+    /// `PushSubscription.toJSON()` from the page (the CSRF token in `X-CSRF-Token`).
+    @Sendable func pushSubscribe(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        try WebSession.verifyCSRF(req, submitted: req.headers.first(name: "X-CSRF-Token"))
+        guard let web = req.selene.webPush else { throw SeleneError(.serviceUnavailable, "Web Push is off on this server (SELENE_WEBPUSH=off)") }
+        struct Body: Decodable { struct Keys: Decodable { var p256dh: String; var auth: String }; var endpoint: String; var keys: Keys }
+        let body = try req.decodeBody(Body.self)
+        let subscription = try WebPushClient.Subscription(endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, allowHTTP: web.allowHTTP)
+        let (device, created) = try await ConversationStore(db: req.db).register(web: subscription, now: req.now)
+        return try json(device, status: created ? .created : .ok)
+    }
+
+    @Sendable func pushTest(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        try Self.verify(req)
+        guard let push = req.selene.push else { return Self.redirect(SiteURL.devices.path(query: ["flash": "Push is off on this server."])) }
+        let results = await push.broadcast(PushNotification(title: "Selene", body: "Notifications reach this device.", link: SiteURL.devices.path, collapseId: "test"))
+        let delivered = results.values.filter { $0 == .delivered }.count
+        return Self.redirect(SiteURL.devices.path(query: ["flash": "Sent to \(delivered) of \(results.count) device\(results.count == 1 ? "" : "s")."]))
+    }
+
     // MARK: Voice
 
     @Sendable func voicePage(req: Request) async throws -> Response {
@@ -543,7 +585,7 @@ struct WebController: RouteCollection {
                 .update(id: Int(id), content: input.content, title: input.title, tags: input.tags, now: req.now)
             let flash: String
             switch outcome {
-            case .updated(let after)? where after.status == .pending: flash = "Saved. Selene will work out what it's about again in a moment."
+            case .updated? where input.content != note.content || input.title != note.title: flash = "Saved. Selene will work out what it's about again in a moment."
             case .updated?: flash = "Saved."
             case .unchanged?: flash = "Nothing changed."
             case nil: throw SeleneError.notFound("Note")

@@ -31,7 +31,8 @@ public enum MessageRole: String, WireEnum { case user, assistant, system }
 
 public enum MemoryType: String, WireEnum { case fact, preference, pattern, context }
 
-public enum DevicePlatform: String, WireEnum { case ios, macos }
+/// `web`: a browser's Web Push subscription (registered by the web app, its token the endpoint).
+public enum DevicePlatform: String, WireEnum { case ios, macos, web }
 
 /// Where a retrieval's ranking came from: full text only, or full text fused with vectors.
 public enum RetrievalSource: String, WireEnum { case keyword, hybrid }

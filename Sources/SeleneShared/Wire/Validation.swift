@@ -321,6 +321,9 @@ extension DeviceRequest {
         }
         out.token = token
         out.platform = platform ?? .ios
+        guard out.platform != .web else {
+            throw FieldErrors(["platform": "a browser subscribes through the web app (More → Devices), not with a device token"])
+        }
         return out
     }
 }
