@@ -17,8 +17,11 @@ enum Transcription {
         guard let speech = req.selene.speech else {
             throw SeleneError(.serviceUnavailable, "No speech-to-text is configured: set SELENE_STT_URL to a local server with /v1/audio/transcriptions (e.g. whisper.cpp's server)")
         }
-        guard let type = req.headers.contentType, type.type == "audio" || (type.type == "video" && type.subType == "webm") else {
-            throw SeleneError(.unsupportedMediaType, "Send the recording as the body with an audio Content-Type (audio/webm, audio/ogg, audio/mp4, audio/wav, audio/mpeg)")
+        // Its own type (the speech-to-text server reads the format from it), or plain bytes
+        // (whisper servers read the format from the file itself).
+        guard let type = req.headers.contentType,
+              type.type == "audio" || (type.type == "video" && type.subType == "webm") || (type.type == "application" && type.subType == "octet-stream") else {
+            throw SeleneError(.unsupportedMediaType, "Send the recording as the body with an audio Content-Type (audio/webm, audio/ogg, audio/mp4, audio/wav, audio/mpeg) or application/octet-stream")
         }
         guard let body = req.body.data, body.readableBytes > 0 else { throw SeleneError(.badRequest, "The recording is empty") }
         guard body.readableBytes <= SpeechToText.maxBytes else {

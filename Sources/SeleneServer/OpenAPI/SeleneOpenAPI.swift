@@ -20,7 +20,7 @@ enum SeleneOpenAPI {
             "components": .object([
                 "securitySchemes": .object(["bearer": .object(["type": "http", "scheme": "bearer",
                                                                "description": "One of SELENE_API_TOKEN's tokens. Without configured tokens the server is open and listens on loopback only."])]),
-                "schemas": .object(schemas),
+                "schemas": .object(responseDatesAnyDay(schemas, paths: paths)),
             ]),
             "paths": .object(paths),
         ])
@@ -140,7 +140,9 @@ enum SeleneOpenAPI {
                             responses: ["200": ok("Transcription", "The words"), "400": err("An empty recording"), "413": err("Over 25 MB"),
                                         "415": err("Not audio"), "502": err("The speech-to-text server failed"), "503": err("No speech-to-text configured")])
         if case .object(var o) = transcribe {
-            o["requestBody"] = .object(["required": true, "content": .object(["audio/*": .object(["schema": .object(["type": "string", "format": "binary"])])])])
+            // Sent with the recording's own type (audio/webm, audio/ogg, audio/mp4, audio/wav, audio/mpeg) or as bytes.
+            o["requestBody"] = .object(["required": true, "description": "The recording: Content-Type audio/… (its format), or application/octet-stream",
+                                        "content": .object(["application/octet-stream": .object(["schema": .object(["type": "string", "format": "binary", "minLength": 1])])])])
             transcribe = .object(o)
         }
         add("post", "/api/transcribe", transcribe)
@@ -233,6 +235,43 @@ enum SeleneOpenAPI {
     static let dateOrDayPattern = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])([Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$"
 
     static let dateTime: JSONValue = .object(["type": "string", "format": "date-time", "pattern": .string(dateTimePattern)])
+    /// What the server writes: any day of the month (the pattern above stops at the 28th so that a
+    /// date generated from it is valid in every month; the server refuses impossible days).
+    static let anyDayPattern = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+
+    /// Schemas no request body reaches describe only what the server writes: their dates may
+    /// fall on any day (a note written on the 29th).
+    static func responseDatesAnyDay(_ schemas: [String: JSONValue], paths: [String: JSONValue]) -> [String: JSONValue] {
+        func refs(_ value: JSONValue, into out: inout Set<String>) {
+            switch value {
+            case .object(let o):
+                if case .string(let r)? = o["$ref"] { out.insert(String(r.split(separator: "/").last ?? "")) }
+                for v in o.values { refs(v, into: &out) }
+            case .array(let a): for v in a { refs(v, into: &out) }
+            default: break
+            }
+        }
+        var reached = Set<String>()
+        for case .object(let methods) in paths.values {
+            for case .object(let op) in methods.values { if let body = op["requestBody"] { refs(body, into: &reached) } }
+        }
+        var frontier = Array(reached)
+        while let name = frontier.popLast() {
+            var found = Set<String>()
+            if let schema = schemas[name] { refs(schema, into: &found) }
+            for n in found where reached.insert(n).inserted { frontier.append(n) }
+        }
+        let anyDay = JSONValue.object(["type": "string", "format": "date-time", "pattern": .string(anyDayPattern)])
+        func loosen(_ value: JSONValue) -> JSONValue {
+            if value == dateTime { return anyDay }
+            switch value {
+            case .object(let o): return .object(o.mapValues(loosen))
+            case .array(let a): return .array(a.map(loosen))
+            default: return value
+            }
+        }
+        return Dictionary(uniqueKeysWithValues: schemas.map { name, schema in (name, reached.contains(name) ? schema : loosen(schema)) })
+    }
     static let int64: JSONValue = .object(["type": "integer", "minimum": 1, "maximum": .number(9_007_199_254_740_991)])
     static let uuid: JSONValue = .object(["type": "string", "format": "uuid", "pattern": .string(uuidPattern)])
     static let string: JSONValue = .object(["type": "string"])
