@@ -87,16 +87,19 @@ public struct SeleneConfig: Sendable {
         public var maxProbeInterval: TimeInterval = 8
         /// Associations kept per note, and the similarity they need.
         public var associationLimit: Int = 10
-        public var associationThreshold: Double = 0.6
+        /// Chosen like the thread thresholds (held-out precision 0.85, recall 0.44; 0.60: 1.00, 0.18).
+        public var associationThreshold: Double = 0.35
         public init() {}
     }
 
     /// Thread detection and momentum (README "Threads" documents the rules).
     public struct Threads: Sendable, Equatable {
-        /// A note joins the thread whose centroid is at least this similar.
-        public var joinThreshold: Double = 0.7
+        /// A note joins the thread whose centroid is at least this similar. 0.40 and the seed's
+        /// 0.40 were chosen on labelled notes with all-MiniLM-L6-v2 (`selene-bench --only
+        /// thresholds`: held-out pair precision 1.00, recall 0.49; 0.70 formed 3 threads of 10).
+        public var joinThreshold: Double = 0.40
         /// Unassigned notes at least this similar to each other may start a thread.
-        public var seedThreshold: Double = 0.7
+        public var seedThreshold: Double = 0.40
         /// How many such notes it takes.
         public var minimumNotes: Int = 3
         /// Momentum's half-life: a note's weight halves every this many seconds.
@@ -275,6 +278,17 @@ public struct SeleneConfig: Sendable {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")
             }
             config.processing.enabled = on
+        }
+        // Thread formation and association thresholds (cosine similarity), measured on the
+        // development notes with all-MiniLM-L6-v2 (`selene-bench --only thresholds`, README).
+        for (key, apply) in [("SELENE_THREAD_JOIN", { (c: inout SeleneConfig, v: Double) in c.threads.joinThreshold = v }),
+                             ("SELENE_THREAD_SEED", { (c: inout SeleneConfig, v: Double) in c.threads.seedThreshold = v }),
+                             ("SELENE_ASSOCIATION_THRESHOLD", { (c: inout SeleneConfig, v: Double) in c.processing.associationThreshold = v })] {
+            guard let raw = value(key) else { continue }
+            guard let v = Double(raw), v > 0, v < 1 else {
+                throw SeleneConfigError("\(key) must be a cosine similarity between 0 and 1 (exclusive), such as 0.55")
+            }
+            apply(&config, v)
         }
         if let raw = value("SELENE_RETRY_BACKOFF") {
             guard let seconds = TimeInterval(raw), seconds >= 1, seconds <= 3600 else {

@@ -250,4 +250,15 @@ struct ThreadsAndBriefingTests {
             #expect(service.day(of: WireDate.date(from: "2026-11-24T23:30:00Z")!) == "2026-11-25")
         }
     }
+
+    @Test("Thread and association thresholds: the measured defaults, settable, and refused outside (0, 1)")
+    func thresholdSettings() throws {
+        let defaults = try SeleneConfig.fromEnvironment([:])
+        #expect(defaults.threads.joinThreshold == 0.40 && defaults.threads.seedThreshold == 0.40 && defaults.processing.associationThreshold == 0.35)
+        let set = try SeleneConfig.fromEnvironment(["SELENE_THREAD_JOIN": "0.55", "SELENE_THREAD_SEED": "0.5", "SELENE_ASSOCIATION_THRESHOLD": "0.45"])
+        #expect(set.threads.joinThreshold == 0.55 && set.threads.seedThreshold == 0.5 && set.processing.associationThreshold == 0.45)
+        for bad in ["0", "1", "1.5", "-0.2", "high"] {
+            #expect { try SeleneConfig.fromEnvironment(["SELENE_THREAD_JOIN": bad]) } throws: { "\($0)".contains("between 0 and 1") }
+        }
+    }
 }

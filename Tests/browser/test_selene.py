@@ -67,7 +67,9 @@ RUNNING = {}
 def SERVER_ENV(data, stub_url):
     return {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
             "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning",
-            "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper", "SELENE_WEBPUSH_LOOPBACK_HTTP": "true"}
+            "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper", "SELENE_WEBPUSH_LOOPBACK_HTTP": "true",
+            # The stub's vectors are hashed bags of words: the thresholds these cases were written for.
+            "SELENE_THREAD_JOIN": "0.7", "SELENE_THREAD_SEED": "0.7", "SELENE_ASSOCIATION_THRESHOLD": "0.6"}
 
 
 def stop_server():

@@ -128,7 +128,10 @@ def stub():
 
 def selene_env(stub, database, **extra):
     return {"SELENE_LLM_URL": stub.url, "SELENE_CHAT_MODEL": "stub-chat", "SELENE_EMBED_MODEL": "stub-embed",
-            "SELENE_LLM_TIMEOUT": "2", "SELENE_RETRY_BACKOFF": "1", **database.env(), **extra}
+            "SELENE_LLM_TIMEOUT": "2", "SELENE_RETRY_BACKOFF": "1",
+            # The stub's vectors are hashed bags of words: the thresholds these cases were written for.
+            "SELENE_THREAD_JOIN": "0.7", "SELENE_THREAD_SEED": "0.7", "SELENE_ASSOCIATION_THRESHOLD": "0.6",
+            **database.env(), **extra}
 
 
 def capture(selene, content, via_webhook, draft=None):

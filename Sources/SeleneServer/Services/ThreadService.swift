@@ -13,12 +13,18 @@ import SQLKit
 ///   LLM (from their most common theme when the LLM's answer is unusable; while the LLM is
 ///   unreachable the notes wait for the next maintenance pass).
 /// - Actionable notes in a thread yield its tasks (`ActionExtractor`, or the note's title).
-struct ThreadService {
+public struct ThreadService: Sendable {
     let db: any Database
     let services: SeleneServices
     let logger: Logger
 
-    enum Placement: Sendable, Equatable {
+    public init(db: any Database, services: SeleneServices, logger: Logger) {
+        self.db = db
+        self.services = services
+        self.logger = logger
+    }
+
+    public enum Placement: Sendable, Equatable {
         case joined(Int)
         case started(Int)
         case unplaced
@@ -27,7 +33,7 @@ struct ThreadService {
     private var settings: SeleneConfig.Threads { services.config.threads }
 
     @discardableResult
-    func place(noteId: Int) async throws -> Placement {
+    public func place(noteId: Int) async throws -> Placement {
         if let existing = try await ThreadNoteModel.query(on: db).filter(\.$noteId == noteId).first() {
             return .joined(existing.threadId)
         }

@@ -25,9 +25,21 @@ func withSelene(
         var config = SeleneConfig(database: postgresURL.map { .postgres(url: $0) } ?? .sqliteMemory, dataDirectory: dataDir,
                                   apiTokens: tokens, llm: stub.map { stubSettings($0) })
         config.briefingHour = nil
+        config.pinStubThresholds()
         adjust(&config)
         try await configure(app, config: config, clock: clock.clock)
     }) { app in try await body(app, clock) }
+}
+
+extension SeleneConfig {
+    /// The stub's vectors are hashed bags of words, far apart unless the words are shared; the
+    /// suite's thread and association cases were written for these thresholds on them (the
+    /// defaults are set for real embeddings: README, "Thresholds").
+    mutating func pinStubThresholds() {
+        threads.joinThreshold = 0.7
+        threads.seedThreshold = 0.7
+        processing.associationThreshold = 0.6
+    }
 }
 
 /// Settings for the stub over either protocol (the OpenAI side at `/v1`, as llama-server's).
