@@ -215,6 +215,17 @@ public struct SeleneConfig: Sendable {
 
     public static let minimumTokenLength = 32
 
+    /// A switch as people write it: on/true/1 or off/false/0 (nil for anything else).
+    static func onOff(_ raw: String) -> Bool? {
+        ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][raw.lowercased()]
+    }
+
+    /// An http(s) address with a host (a server Selene talks to).
+    static func isHTTPURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? "") else { return false }
+        return url.host != nil
+    }
+
     /// Reads the process environment (the README's table).
     public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> SeleneConfig {
         func value(_ key: String) -> String? { env[key].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } }
@@ -232,7 +243,7 @@ public struct SeleneConfig: Sendable {
                                   apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
         if let url = value("SELENE_HOSTED_URL") {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            guard isHTTPURL(url) else {
                 throw SeleneConfigError("SELENE_HOSTED_URL must be an http(s) URL of an OpenAI-compatible API, with or without /v1")
             }
             guard let model = value("SELENE_HOSTED_MODEL") else {
@@ -240,7 +251,7 @@ public struct SeleneConfig: Sendable {
             }
             var personal = false
             if let raw = value("SELENE_HOSTED_PERSONAL") {
-                guard let on = ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][raw.lowercased()] else {
+                guard let on = onOff(raw) else {
                     throw SeleneConfigError("SELENE_HOSTED_PERSONAL must be on or off (off: notes, memories and conversations never go to the hosted model)")
                 }
                 personal = on
@@ -256,7 +267,7 @@ public struct SeleneConfig: Sendable {
                                      subject: subject, allowHTTP: value("SELENE_WEBPUSH_LOOPBACK_HTTP") == "true")
         }
         if let url = value("SELENE_STT_URL") {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            guard isHTTPURL(url) else {
                 throw SeleneConfigError("SELENE_STT_URL must be the http(s) address of a speech-to-text server with /v1/audio/transcriptions (e.g. whisper.cpp's server)")
             }
             config.speech = Speech(url: url, model: value("SELENE_STT_MODEL") ?? "whisper-1", apiKey: value("SELENE_STT_KEY"))
@@ -274,7 +285,7 @@ public struct SeleneConfig: Sendable {
 
         config.llm = try llmSettings(value)
         if let raw = value("SELENE_PROCESSING") {
-            guard let on = ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][raw.lowercased()] else {
+            guard let on = onOff(raw) else {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")
             }
             config.processing.enabled = on
