@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import ROOT, click, fill, follow, free_port, snap, submit
+from conftest import ROOT, click, fill, follow, free_port, gone, snap, submit
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -393,9 +393,11 @@ def test_notes_browse_edit_delete(selene, browser, shots):
     snap(browser, shots, "selene-tasks")
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, row.find_element(By.XPATH, ".//button[normalize-space()='✓']"))
-    until(browser, lambda d: d.current_url.endswith("/app/tasks") and "Done lately" in d.page_source)
-    done = browser.find_element(By.XPATH, "//h2[normalize-space()='Done lately']/following-sibling::ul[1]")
-    assert "Book the chimney sweep" in done.text
+    until(browser, gone(page))
+    until(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+    assert browser.current_url.endswith("/app/tasks")
+    until(browser, lambda d: "Book the chimney sweep" in d.find_element(
+        By.XPATH, "//h2[normalize-space()='Done lately']/following-sibling::ul[1]").text)
     assert [t["status"] for t in api(base, "GET", "/api/tasks")["tasks"] if t["title"] == "Book the chimney sweep"] == ["done"]
 
     # Deleted from its page.
