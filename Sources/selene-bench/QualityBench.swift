@@ -8,96 +8,221 @@ import SQLKit
 import Vapor
 
 /// Retrieval quality: recall@10 and nDCG@10 of keyword-only, vector-only and hybrid retrieval on
-/// a labelled set in BEIR's layout (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`), with real
+/// a labelled set in BEIR's layout (`corpus.jsonl`, `queries.jsonl`, `qrels/*.tsv`), with real
 /// embeddings through Selene's own Ollama client: all-MiniLM-L6-v2 served over `/api/embed` by
 /// `Benchmarks/embed-server.py` (started here if nothing answers at the URL).
+///
+/// A note's date is the document's `metadata.date`; a question's kind and the moment it is asked
+/// are the query's `metadata.kind` and `metadata.asked`. With `qrels/dev.tsv` beside
+/// `qrels/test.tsv` (Benchmarks/selene-life), retrieval's settings are searched on the dev half
+/// and the figures are reported on the test half, per kind, on every database asked for: hybrid
+/// as Selene did it before (`Retriever.Tuning.plain`) and as it does now (`.default`).
 enum QualityBench {
-    struct Document: Decodable { var _id: String; var title: String?; var text: String }
-    struct Query: Decodable { var _id: String; var text: String }
+    struct Document: Decodable { var _id: String; var title: String?; var text: String; var metadata: [String: String]? }
+    struct Query: Decodable { var _id: String; var text: String; var metadata: [String: String]? }
+    typealias Qrels = [String: [String: Int]]
+    /// Mean recall@10 and nDCG@10 and the number of questions, per kind ("all" for every one).
+    typealias Scores = [String: (recall: Double, ndcg: Double, count: Int)]
+
+    /// A question as the retriever sees it.
+    struct Asked {
+        var id: String
+        var text: String
+        var kind: String
+        var at: Date
+        var vector: [Float]
+    }
 
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
-        let path = options.beir ?? "Benchmarks/selene-notes"
+        let path = options.beir ?? "Benchmarks/selene-life"
+        let dataset = (path as NSString).lastPathComponent
         let corpus = try lines(path + "/corpus.jsonl", as: Document.self)
         let queries = try lines(path + "/queries.jsonl", as: Query.self)
-        var qrels: [String: [String: Int]] = [:]
-        for line in try String(contentsOfFile: path + "/qrels/test.tsv", encoding: .utf8).split(separator: "\n").dropFirst() {
-            let parts = line.split(separator: "\t")
-            guard parts.count >= 3, let score = Int(parts[2]), score > 0 else { continue }
-            qrels[String(parts[0]), default: [:]][String(parts[1])] = score
-        }
-        let judged = queries.filter { qrels[$0._id] != nil }
-        print("== Quality on \(path): \(corpus.count) documents, \(judged.count) judged queries")
+        let test = try qrels(path + "/qrels/test.tsv")
+        let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
+        let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
+        print("== Quality on \(path): \(corpus.count) documents, \(reported.count) questions reported"
+              + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
         let (url, helper) = try await embeddingServer(options.embedURL)
         defer { helper?.terminate() }
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") {
-            $0.llm = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
+        let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
+        let started = Date()
+        let used = reported + tuned
+        let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) } + used.map(\.text)
+        let vectors = try await embeddings(texts, config: config)
+        let documentVectors = Array(vectors.prefix(corpus.count))
+        let asked = zip(used, vectors.dropFirst(corpus.count)).map { query, vector in
+            Asked(id: query._id, text: query.text, kind: query.metadata?["kind"] ?? "all",
+                  at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector)
         }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let llm = app.selene.llm!
+        print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+
+        for database in options.databases {
+            let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = config }
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let docOf = try await load(corpus, vectors: documentVectors, into: app)
+            let retriever = { (tuning: Retriever.Tuning) in Retriever(db: app.db, services: app.selene, tuning: tuning) }
+            let keyword = KeywordSearch(db: app.db)
+            func evaluate(_ name: String, _ questions: [Asked], _ judged: Qrels) async throws -> Scores {
+                var rankings: [String: [String]] = [:]
+                for q in questions {
+                    let ids: [Int]
+                    switch name {
+                    case "keyword": ids = try await keyword.rank(q.text, limit: 10)
+                    case "vector": ids = app.selene.vectors.search(q.vector, k: 10).map(\.id)
+                    case "before": ids = try await retriever(.plain).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                    default: ids = try await retriever(.default).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                    }
+                    rankings[q.id] = ids.compactMap { docOf[$0] }
+                }
+                return score(questions, rankings, judged)
+            }
+            if let dev, database == options.databases.first {
+                try await tune(asked.filter { dev[$0.id] != nil }, dev, app: app, docOf: docOf)
+            }
+            let held = asked.filter { test[$0.id] != nil }
+            var table: [String: Scores] = [:]
+            for name in ["keyword", "vector", "before", "after"] { table[name] = try await evaluate(name, held, test) }
+            print("\n   \(database), \(dev == nil ? "all questions" : "held-out half") — recall@10 / nDCG@10")
+            print("   | kind | questions | keyword only | vector only | hybrid before | hybrid now |")
+            print("   |---|---|---|---|---|---|")
+            for kind in table["after"]!.keys.sorted(by: { $0 == "all" ? false : $1 == "all" ? true : $0 < $1 }) {
+                let cells = ["keyword", "vector", "before", "after"].map { name in
+                    table[name]![kind].map { String(format: "%.3f / %.3f", $0.recall, $0.ndcg) } ?? "–"
+                }
+                print("   | \(kind) | \(table["after"]![kind]!.count) | " + cells.joined(separator: " | ") + " |")
+            }
+            let all = table.mapValues { $0["all"]! }
+            for name in ["keyword", "vector"] {
+                report.add("recall@10, \(name) only (\(dataset))", database: database, value: all[name]!.recall, unit: "")
+                report.add("nDCG@10, \(name) only (\(dataset))", database: database, value: all[name]!.ndcg, unit: "")
+            }
+            let h = all["after"]!, k = all["keyword"]!, v = all["vector"]!, b = all["before"]!
+            report.add("recall@10, hybrid (\(dataset))", database: database, value: h.recall, unit: "", baseline: max(k.recall, v.recall),
+                       baselineName: "the better part", target: "> both parts, ≥ 0.75")
+            report.add("nDCG@10, hybrid (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: max(k.ndcg, v.ndcg),
+                       baselineName: "the better part", target: "> both parts")
+            report.add("recall@10, hybrid now vs before (\(dataset))", database: database, value: h.recall, unit: "", baseline: b.recall, baselineName: "before")
+            report.add("nDCG@10, hybrid now vs before (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: b.ndcg, baselineName: "before")
+            let beats = h.recall > k.recall && h.recall > v.recall && h.ndcg > k.ndcg && h.ndcg > v.ndcg
+            print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(database))")
+            try await app.asyncShutdown()
+        }
+    }
+
+    /// Notes and their embeddings into a fresh database; the map from note id to document id.
+    static func load(_ corpus: [Document], vectors: [[Float]], into app: Application) async throws -> [Int: String] {
         let store = NoteStore(db: app.db)
-        var noteOf: [String: Int] = [:], docOf: [Int: String] = [:]
+        let sql = app.db as! any SQLDatabase
+        var docOf: [Int: String] = [:]
         var skipped = 0
-        for doc in corpus {
+        for (doc, vector) in zip(corpus, vectors) {
             do {
                 let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : String($0.prefix(SeleneLimits.maxTitle)) },
-                                             source: .import).validated()
+                                             createdAt: doc.metadata?["date"].flatMap(date), source: .import).validated()
                 let (note, _) = try await store.capture(input, idempotent: false, now: Date())
-                noteOf[doc._id] = Int(note.id)
                 docOf[Int(note.id)] = doc._id
+                try await sql.raw("""
+                    INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
+                    VALUES (\(bind: Int(note.id)), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
+                    """).run()
             } catch {
                 skipped += 1
             }
         }
         if skipped > 0 { print("   \(skipped) documents could not be notes (empty or over 1 MB) and are left out") }
-        let started = Date()
-        let sql = app.db as! any SQLDatabase
-        let ids = corpus.compactMap { noteOf[$0._id] }
-        let texts = corpus.compactMap { doc in noteOf[doc._id].map { _ in ProcessingPrompts.embeddingText(title: doc.title, content: doc.text) } }
-        for start in stride(from: 0, to: ids.count, by: 64) {
-            let end = min(start + 64, ids.count)
-            let vectors = try await llm.embed(Array(texts[start..<end]))
-            for (id, vector) in zip(ids[start..<end], vectors) {
-                try await sql.raw("""
-                    INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
-                    VALUES (\(bind: id), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
-                    """).run()
-            }
-        }
-        print("   embedded in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
+        return docOf
+    }
 
-        let retriever = Retriever(db: app.db, services: app.selene)
-        let keyword = KeywordSearch(db: app.db)
-        var scores: [String: (recall: Double, ndcg: Double)] = ["keyword": (0, 0), "vector": (0, 0), "hybrid": (0, 0)]
-        for query in judged {
-            let relevant = qrels[query._id]!
-            guard let vector = try await llm.embed([query.text]).first else { continue }
-            let rankings: [String: [String]] = [
-                "keyword": try await keyword.rank(query.text, limit: 10).compactMap { docOf[$0] },
-                "vector": app.selene.vectors.search(vector, k: 10).compactMap { docOf[$0.id] },
-                "hybrid": try await retriever.retrieve(query.text, limit: 10, queryVector: vector).results.compactMap { docOf[Int($0.note.id)] },
-            ]
-            for (name, ranking) in rankings {
-                let (r, n) = (recall(ranking, relevant), ndcg(ranking, relevant))
-                scores[name] = (scores[name]!.recall + r, scores[name]!.ndcg + n)
+    /// Searches retrieval's settings on the tuning half and prints the best, and where the
+    /// defaults stand among them (the defaults are what this chose; nothing is chosen on the test half).
+    static func tune(_ questions: [Asked], _ judged: Qrels, app: Application, docOf: [Int: String]) async throws {
+        var tried: [(tuning: Retriever.Tuning, recall: Double, ndcg: Double)] = []
+        var grid: [Retriever.Tuning] = [.plain, .default]
+        for keywordWeight in [0.6, 0.8, 1.0, 1.25] {
+            for k in [5.0, 10.0, 30.0, 60.0] {
+                for nameWeight in [0.0, 0.5] {
+                    for timeFilter in [false, true] {
+                        for latest in [nil, 0.8] as [Double?] {
+                            for coverage in [0.0, 0.5, 0.67, 1.0] {
+                                for contentWords in [false, true] {
+                                    grid.append(.init(keywordWeight: keywordWeight, vectorWeight: 1, k: k, nameWeight: nameWeight, timeFilter: timeFilter,
+                                                      latestWithin: latest, minimumCoverage: coverage, contentWords: contentWords))
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        let count = Double(judged.count)
-        let mean = scores.mapValues { (recall: $0.recall / count, ndcg: $0.ndcg / count) }
-        let dataset = (path as NSString).lastPathComponent
-        for name in ["keyword", "vector"] {
-            report.add("recall@10, \(name) only (\(dataset))", database: nil, value: mean[name]!.recall, unit: "")
-            report.add("nDCG@10, \(name) only (\(dataset))", database: nil, value: mean[name]!.ndcg, unit: "")
+        for tuning in Set(grid) {
+            let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
+            var rankings: [String: [String]] = [:]
+            for q in questions {
+                rankings[q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.compactMap { docOf[Int($0.note.id)] }
+            }
+            let all = score(questions, rankings, judged)["all"]!
+            tried.append((tuning, all.recall, all.ndcg))
         }
-        let h = mean["hybrid"]!, k = mean["keyword"]!, v = mean["vector"]!
-        report.add("recall@10, hybrid (\(dataset))", database: nil, value: h.recall, unit: "", baseline: max(k.recall, v.recall),
-                   baselineName: "the better part", target: "> both parts")
-        report.add("nDCG@10, hybrid (\(dataset))", database: nil, value: h.ndcg, unit: "", baseline: max(k.ndcg, v.ndcg),
-                   baselineName: "the better part", target: "> both parts")
-        let beats = h.recall > k.recall && h.recall > v.recall && h.ndcg > k.ndcg && h.ndcg > v.ndcg
-        print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10")
+        tried.sort { $0.ndcg != $1.ndcg ? $0.ndcg > $1.ndcg : $0.recall > $1.recall }
+        func describe(_ t: Retriever.Tuning) -> String {
+            "keyword \(t.keywordWeight), vector \(t.vectorWeight), k \(Int(t.k)), names \(t.nameWeight), time \(t.timeFilter), latest \(t.latestWithin.map { "\($0)" } ?? "off"), coverage \(t.minimumCoverage), content words \(t.contentWords)"
+        }
+        print("   tuning half, \(questions.count) questions, \(tried.count) settings; best by nDCG@10:")
+        for t in tried.prefix(5) { print(String(format: "     nDCG %.3f recall %.3f  ", t.ndcg, t.recall) + describe(t.tuning)) }
+        for (name, tuning) in [("defaults", Retriever.Tuning.default), ("before", .plain)] {
+            if let place = tried.firstIndex(where: { $0.tuning == tuning }) {
+                print(String(format: "     %@: nDCG %.3f recall %.3f, place %d", name, tried[place].ndcg, tried[place].recall, place + 1))
+            }
+        }
+    }
+
+    /// Mean recall@10 and nDCG@10 per kind and over all.
+    static func score(_ questions: [Asked], _ rankings: [String: [String]], _ judged: Qrels) -> Scores {
+        var sums: Scores = [:]
+        for q in questions {
+            guard let relevant = judged[q.id], let ranking = rankings[q.id] else { continue }
+            let (r, n) = (recall(ranking, relevant), ndcg(ranking, relevant))
+            for kind in Set([q.kind, "all"]) {
+                let old = sums[kind] ?? (0, 0, 0)
+                sums[kind] = (old.recall + r, old.ndcg + n, old.count + 1)
+            }
+        }
+        return sums.mapValues { ($0.recall / Double($0.count), $0.ndcg / Double($0.count), $0.count) }
+    }
+
+    /// The texts' embeddings: read from a cache in the temporary directory (named by the
+    /// texts' FNV-1a hash) when one run already asked, else from the embedding server.
+    static func embeddings(_ texts: [String], config: SeleneConfig.LLM) async throws -> [[Float]] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (texts.joined(separator: "\u{1F}") + config.embeddingModel).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("selene-bench-vectors-\(String(hash, radix: 16)).json")
+        if let data = try? Data(contentsOf: cache), let vectors = try? JSONDecoder().decode([[Float]].self, from: data), vectors.count == texts.count {
+            return vectors
+        }
+        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var vectors: [[Float]] = []
+        for start in stride(from: 0, to: texts.count, by: 64) {
+            vectors += try await app.selene.llm!.embed(Array(texts[start..<min(start + 64, texts.count)]))
+        }
         try await app.asyncShutdown()
+        try? JSONEncoder().encode(vectors).write(to: cache)
+        return vectors
+    }
+
+    static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
+
+    static func qrels(_ path: String) throws -> Qrels {
+        var out: Qrels = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst() {
+            let parts = line.split(separator: "\t")
+            guard parts.count >= 3, let score = Int(parts[2]), score > 0 else { continue }
+            out[String(parts[0]), default: [:]][String(parts[1])] = score
+        }
+        return out
     }
 
     static func recall(_ ranking: [String], _ relevant: [String: Int]) -> Double {

@@ -16,7 +16,7 @@ struct QueryAnalyzerTests {
     @Test("Searches, threads, time ranges, tasks and open chat")
     func kinds() {
         #expect(kind("What did I write about sourdough starters?") == .search)
-        #expect(QueryAnalyzer.analyze("What did I write about sourdough starters?", now: now).keywords == ["write", "sourdough", "starters"])
+        #expect(QueryAnalyzer.analyze("What did I write about sourdough starters?", now: now).keywords == ["sourdough", "starters"])
         #expect(kind("what's in my garden thread?") == .thread(name: "garden"))
         #expect(kind("What's in my garden tomato thread about compost?") == .thread(name: "garden tomato"))
         #expect(kind("Summarise the thread about Kubernetes migration") == .thread(name: "Kubernetes migration"))
@@ -42,6 +42,35 @@ struct QueryAnalyzerTests {
         #expect(range("what happened in March") == DateInterval(start: WireDate.date(from: "2026-03-01T00:00:00Z")!, end: WireDate.date(from: "2026-04-01T00:00:00Z")!))
         #expect(range("since Monday") == DateInterval(start: WireDate.date(from: "2026-11-23T00:00:00Z")!, end: now))
         #expect(range("garden") == nil)
+    }
+
+    @Test("Names retrieval looks for: capitalised words, a title kept with its name; not a question's first word, I, months or days")
+    func names() {
+        func names(_ text: String) -> [String] { QueryAnalyzer.analyze(text, now: now).names }
+        #expect(names("What did Priya say about Berlin?") == ["Priya", "Berlin"])
+        #expect(names("what did Dr. Okafor tell me to do") == ["Dr Okafor"])
+        #expect(names("Tell me about Aunt Rosa's lasagne") == ["Aunt Rosa"])
+        #expect(names("Priya's news") == ["Priya"])
+        #expect(names("Kallax shelf") == ["Kallax"])
+        #expect(names("When did I last call Mum? And Leo?") == ["Mum", "Leo"])
+        #expect(names("What did I decide about the roof in March? On Monday I wasn't sure") == [])
+        #expect(names("what did tomasz recommend") == [])
+        #expect(names("Priya and Priya again") == ["Priya"])
+    }
+
+    @Test("'When did I last…' asks for the newest match; its time words leave the keywords, and a month names a range")
+    func latestAndTime() {
+        func latest(_ text: String) -> Bool { QueryAnalyzer.analyze(text, now: now).wantsLatest }
+        #expect(latest("when did I last get a haircut"))
+        #expect(latest("When was the boiler last serviced?"))
+        #expect(latest("what's the latest on the roof"))
+        #expect(latest("the most recent note about Priya"))
+        #expect(!latest("what did I do last week"))
+        #expect(!latest("my last day at the old job"))
+        let roof = QueryAnalyzer.analyze("what did I decide about the roof in March", now: now)
+        #expect(roof.keywords == ["decide", "roof"])
+        #expect(roof.range == DateInterval(start: WireDate.date(from: "2026-03-01T00:00:00Z")!, end: WireDate.date(from: "2026-04-01T00:00:00Z")!))
+        #expect(QueryAnalyzer.analyze("when did I last get a haircut", now: now).keywords == ["haircut"])
     }
 
     @Test("Modes: deep dive, synthesis, thinking partner, plain chat")

@@ -4,8 +4,9 @@ import SeleneShared
 import SQLKit
 
 /// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice), PostgreSQL
-/// `tsvector` with `ts_rank_cd` (title weighted A). A query's content words are OR'd, so notes
-/// matching more of them rank higher. Answers note ids, best first.
+/// `tsvector` with `ts_rank_cd` (title weighted A), both stemming English. A query's content
+/// words are OR'd, so notes matching more of them rank higher (`all: true` wants every one: a
+/// name). Answers note ids, best first.
 public struct KeywordSearch: Sendable {
     let db: any Database
 
@@ -14,25 +15,31 @@ public struct KeywordSearch: Sendable {
     public struct Filter: Sendable, Hashable {
         public var noteType: NoteType?
         public var actionability: Actionability?
-        public init(noteType: NoteType? = nil, actionability: Actionability? = nil) {
+        /// Written in this interval.
+        public var created: DateInterval?
+        public init(noteType: NoteType? = nil, actionability: Actionability? = nil, created: DateInterval? = nil) {
             self.noteType = noteType
             self.actionability = actionability
+            self.created = created
         }
         var isEmpty: Bool { noteType == nil && actionability == nil }
     }
 
-    public func rank(_ query: String, limit: Int, filter: Filter = Filter()) async throws -> [Int] {
+    public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false) async throws -> [Int] {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return [] }
         let sql = db.sql
         var filterClause: SQLQueryString = ""
         if let type = filter.noteType { filterClause += " AND p.note_type = \(bind: type.rawValue)" }
         if let actionability = filter.actionability { filterClause += " AND p.actionability = \(bind: actionability.rawValue)" }
+        if let created = filter.created {
+            filterClause += " AND n.created_at >= \(bind: created.start) AND n.created_at <= \(bind: created.end)"
+        }
         let join: SQLQueryString = filter.isEmpty ? "" : " JOIN processed_notes p ON p.note_id = "
         let rows: [any SQLRow]
         if db.isPostgres {
             // Terms are letters and digits only, so the tsquery can't be malformed.
-            let tsquery = terms.joined(separator: " | ")
+            let tsquery = terms.joined(separator: all ? " & " : " | ")
             var query: SQLQueryString = "SELECT n.id FROM notes n"
             if !filter.isEmpty { query += join + "n.id" }
             query += ", to_tsquery('english', \(bind: tsquery)) q WHERE n.search_vector @@ q"
@@ -40,9 +47,10 @@ public struct KeywordSearch: Sendable {
             query += " ORDER BY ts_rank_cd(n.search_vector, q) DESC, n.id DESC LIMIT \(bind: limit)"
             rows = try await sql.raw(query).all()
         } else {
-            let match = terms.map { "\"\($0)\"" }.joined(separator: " OR ")
+            let match = terms.map { "\"\($0)\"" }.joined(separator: all ? " AND " : " OR ")
             var query: SQLQueryString = "SELECT f.rowid AS id FROM notes_fts f"
             if !filter.isEmpty { query += join + "f.rowid" }
+            if filter.created != nil { query += " JOIN notes n ON n.id = f.rowid" }
             query += " WHERE notes_fts MATCH \(bind: match)"
             query += filterClause
             query += " ORDER BY bm25(notes_fts, 2.0, 1.0), f.rowid DESC LIMIT \(bind: limit)"

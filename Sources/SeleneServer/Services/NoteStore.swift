@@ -91,6 +91,14 @@ public struct NoteStore: Sendable {
         try await notes(where: "n.created_at >= \(bind: since)", limit: limit)
     }
 
+    /// The ids of the notes written in an interval (its end included).
+    func ids(createdIn interval: DateInterval) async throws -> Set<Int> {
+        let rows = try await sql.raw("""
+            SELECT id FROM notes WHERE created_at >= \(bind: interval.start) AND created_at <= \(bind: interval.end)
+            """).all()
+        return Set(try rows.map { try $0.decode(column: "id", as: Int.self) })
+    }
+
     func captured(since: Date, limit: Int) async throws -> [Note] {
         try await notes(where: "n.captured_at > \(bind: since)", limit: limit)
     }

@@ -2,43 +2,138 @@ import Fluent
 import Foundation
 import SeleneShared
 
-/// Hybrid retrieval: full-text ranking and vector similarity fused by reciprocal rank (RRF).
-/// Without a query embedding (no LLM, Ollama down, nothing embedded yet) it is full text alone,
-/// and says so (`source: keyword`).
+/// Hybrid retrieval: full-text ranking and vector similarity fused by weighted reciprocal rank,
+/// with the question's structure read first (`QueryAnalyzer`): a time it names ("in March",
+/// "last week") narrows both lists to notes written then (the rest follow), names it mentions
+/// ("Priya", "Dr. Okafor") rank the notes that have them as a third list, and "when did I last…"
+/// puts the newest of the close matches first. Without a query embedding (no LLM, Ollama down,
+/// nothing embedded yet) it is full text alone, and says so (`source: keyword`).
 public struct Retriever: Sendable {
     let db: any Database
     let services: SeleneServices
+    let tuning: Tuning
 
-    public init(db: any Database, services: SeleneServices) {
+    public init(db: any Database, services: SeleneServices, tuning: Tuning = .default) {
         self.db = db
         self.services = services
+        self.tuning = tuning
+    }
+
+    /// How the lists are weighed and which parts of the question are read. `default` was chosen
+    /// on the tuning half of Benchmarks/selene-life and reported on the other (README, Retrieval
+    /// quality); `plain` is what Selene did before: RRF with k = 60 over the words as typed.
+    public struct Tuning: Sendable, Hashable {
+        public var keywordWeight: Double
+        public var vectorWeight: Double
+        public var k: Double
+        /// The weight of the list of notes that have every name in the question; 0: names aren't read.
+        public var nameWeight: Double
+        /// A time named in the question narrows both lists to it (the rest follow).
+        public var timeFilter: Bool
+        /// For "when did I last…": among results scoring at least this share of the best, the
+        /// newest first; nil: order left alone.
+        public var latestWithin: Double?
+        /// A full-text match counts only when it has at least this share of the question's words
+        /// (a note sharing one common word with a question that describes something else is noise).
+        public var minimumCoverage: Double
+        /// Full text searches the question's content words (`QueryAnalysis.keywords`), not the words as typed.
+        public var contentWords: Bool
+
+        public init(keywordWeight: Double, vectorWeight: Double, k: Double, nameWeight: Double, timeFilter: Bool, latestWithin: Double?,
+                    minimumCoverage: Double = 0, contentWords: Bool = true) {
+            self.keywordWeight = keywordWeight
+            self.vectorWeight = vectorWeight
+            self.k = k
+            self.nameWeight = nameWeight
+            self.timeFilter = timeFilter
+            self.latestWithin = latestWithin
+            self.minimumCoverage = minimumCoverage
+            self.contentWords = contentWords
+        }
+
+        public static let plain = Tuning(keywordWeight: 1, vectorWeight: 1, k: RankFusion.defaultK, nameWeight: 0, timeFilter: false, latestWithin: nil,
+                                         contentWords: false)
+        /// Chosen by nDCG@10 among 1,024 settings on the tuning half of Benchmarks/selene-life
+        /// (`selene-bench --only quality`): k = 5 (the top of each list counts for far more than
+        /// k = 60 lets it), full text at 0.8 of the vectors' weight over the question's content
+        /// words, kept only where a note has two thirds of them; names as a list at half weight;
+        /// a time named narrows; for "when did I last…" the newest of matches within 0.8 of the best.
+        public static let `default` = Tuning(keywordWeight: 0.8, vectorWeight: 1, k: 5, nameWeight: 0.5, timeFilter: true, latestWithin: 0.8,
+                                             minimumCoverage: 0.67)
     }
 
     /// How deep each list is read before fusing.
     static func depth(for limit: Int) -> Int { max(50, limit) }
 
     public func retrieve(_ query: String, limit: Int, filter: KeywordSearch.Filter = .init(),
-                         queryVector: [Float]? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
+                         queryVector: [Float]? = nil, now: Date? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
         let depth = Self.depth(for: limit)
-        let keywordIds = try await KeywordSearch(db: db).rank(query, limit: depth, filter: filter)
+        let analysis = QueryAnalyzer.analyze(query, now: now ?? services.clock.now())
+        let range = tuning.timeFilter ? analysis.range : nil
+        // The question's content words: not its words of time ("March", "last": the date's), of
+        // asking ("what do I know about") or of tasks; the words as typed when that leaves none.
+        let words = tuning.contentWords ? analysis.keywords.joined(separator: " ") : query
+        let text = words.isEmpty ? query : words
+        let keyword = KeywordSearch(db: db)
         var vector = queryVector
         if vector == nil { vector = await embed(query) }
-        var vectorIds: [Int] = []
-        if let vector {
-            try await services.vectors.refresh(on: db, now: services.clock.now())
-            vectorIds = services.vectors.search(vector, k: depth, filter: VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)).map(\.id)
+        if vector != nil { try await services.vectors.refresh(on: db, now: services.clock.now()) }
+        let vectorFilter = VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)
+
+        /// The keyword, vector and name lists, within `created` when given.
+        func lists(created: DateInterval?) async throws -> [[Int]] {
+            var narrowed = filter
+            narrowed.created = created
+            var vf = vectorFilter
+            if let created { vf.only = try await NoteStore(db: db).ids(createdIn: created) }
+            var keywordIds = try await keyword.rank(text, limit: depth, filter: narrowed)
+            let terms = TextTokens.searchTerms(text)
+            if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
+                let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
+                let covered = Set(try await NoteStore(db: db).notes(ids: keywordIds).filter {
+                    TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content) >= needed
+                }.map { Int($0.id) })
+                keywordIds = keywordIds.filter(covered.contains)
+            }
+            let vectorIds = vector.map { services.vectors.search($0, k: depth, filter: vf).map(\.id) } ?? []
+            var nameIds: [Int] = []
+            if tuning.nameWeight > 0, !analysis.names.isEmpty {
+                nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true)
+            }
+            return [keywordIds, vectorIds, nameIds]
         }
-        guard !vectorIds.isEmpty else {
-            let notes = try await NoteStore(db: db).notes(ids: Array(keywordIds.prefix(limit)))
-            return (notes.enumerated().map { ScoredNote(note: $0.element, score: 1 / (RankFusion.defaultK + Double($0.offset + 1)), keywordRank: $0.offset + 1) }, .keyword)
+        let weights = [tuning.keywordWeight, tuning.vectorWeight, tuning.nameWeight]
+        var fused: [RankFusion.Fused<Int>] = []
+        if let range {
+            fused = RankFusion.weighted(try await lists(created: range), weights: weights, k: tuning.k)
         }
-        let fused = Array(RankFusion.reciprocal([keywordIds, vectorIds]).prefix(limit))
-        let notes = try await NoteStore(db: db).notes(ids: fused.map(\.id))
-        let byId = Dictionary(uniqueKeysWithValues: notes.map { (Int($0.id), $0) })
-        let results = fused.compactMap { f in
-            byId[f.id].map { ScoredNote(note: $0, score: f.score, keywordRank: f.ranks[0], vectorRank: f.ranks[1]) }
+        let everywhere = try await lists(created: nil)
+        let seen = Set(fused.map(\.id))
+        let outside = RankFusion.weighted(everywhere, weights: weights, k: tuning.k).filter { !seen.contains($0.id) }
+        // Notes of the time asked about come first, whatever their score against the rest.
+        if let floor = fused.last?.score {
+            fused += outside.map { RankFusion.Fused(id: $0.id, score: min($0.score, floor * 0.999), ranks: $0.ranks) }
+        } else {
+            fused = outside
         }
-        return (results, .hybrid)
+        let source: RetrievalSource = everywhere[1].isEmpty ? .keyword : .hybrid
+        fused = Array(fused.prefix(max(limit, 30)))
+        var notes = try await NoteStore(db: db).notes(ids: fused.map(\.id))
+        if analysis.wantsLatest, let within = tuning.latestWithin, let best = fused.first?.score {
+            notes = Self.newestFirst(notes, scores: Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) }), within: within * best)
+        }
+        let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0) })
+        let results = notes.prefix(limit).compactMap { note in
+            byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
+        }
+        return (results, source)
+    }
+
+    /// The notes scoring at least `floor`, newest first, then the rest as they were.
+    static func newestFirst(_ notes: [Note], scores: [Int: Double], within floor: Double) -> [Note] {
+        let close = notes.filter { (scores[Int($0.id)] ?? 0) >= floor }
+        let ids = Set(close.map(\.id))
+        return close.sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id > $1.id } + notes.filter { !ids.contains($0.id) }
     }
 
     /// Notes related to one note: its nearest neighbours by embedding fused with full-text

@@ -12,9 +12,12 @@ public final class VectorIndex: @unchecked Sendable {
     public struct Filter: Sendable, Hashable {
         public var noteType: NoteType?
         public var actionability: Actionability?
-        public init(noteType: NoteType? = nil, actionability: Actionability? = nil) {
+        /// Only these notes (those written in a time asked about).
+        public var only: Set<Int>?
+        public init(noteType: NoteType? = nil, actionability: Actionability? = nil, only: Set<Int>? = nil) {
             self.noteType = noteType
             self.actionability = actionability
+            self.only = only
         }
     }
 
@@ -123,12 +126,14 @@ public final class VectorIndex: @unchecked Sendable {
                                             actionabilities: ap.baseAddress!, dimension: d)
                             let keep = k + excluding.count
                             let floor = Float(minimumSimilarity)
+                            let only = filter.only, ids = self.ids
                             DispatchQueue.concurrentPerform(iterations: parts) { part in
                                 let lo = n * part / parts, hi = n * (part + 1) / parts
                                 var top = TopK(k: keep)
                                 for row in lo..<hi {
                                     if let wantType, scan.types[row] != wantType { continue }
                                     if let wantAction, scan.actionabilities[row] != wantAction { continue }
+                                    if let only, !only.contains(ids[row]) { continue }
                                     let s = VectorUtility.dot(scan.query, scan.vectors + row * scan.dimension, count: scan.dimension)
                                     if s >= floor { top.offer(s, row) }
                                 }

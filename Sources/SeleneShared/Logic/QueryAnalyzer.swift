@@ -22,23 +22,73 @@ public struct QueryAnalysis: Sendable, Hashable {
     public var keywords: [String]
     /// For `timeRange` (and any question that names one): the interval asked about.
     public var range: DateInterval?
+    /// Names in the question ("Priya", "Dr Okafor" for "Dr. Okafor", "Kallax"): capitalised words that aren't a
+    /// question's opening word, a title, a month or a weekday. A note that has them is wanted.
+    public var names: [String] = []
+    /// "When did I last…", "the latest…": the newest of the matching notes is the answer.
+    public var wantsLatest = false
 }
 
 public enum QueryAnalyzer {
     public static func analyze(_ text: String, now: Date, calendar: Calendar = QueryAnalyzer.utcCalendar) -> QueryAnalysis {
         let lower = text.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
         let range = timeRange(in: lower, now: now, calendar: calendar)
-        var keywords = TextTokens.searchTerms(text).filter { !timeWords.contains($0) && !taskWords.contains($0) && !modeWords.contains($0) }
+        var keywords = TextTokens.searchTerms(text).filter {
+            !timeWords.contains($0) && !taskWords.contains($0) && !modeWords.contains($0) && !askingWords.contains($0)
+        }
         let mode = self.mode(lower)
+        let latest = wantsLatest(lower)
+        let names = self.names(in: text)
+        func analysis(_ kind: QueryAnalysis.Kind, keywords: [String], range: DateInterval?) -> QueryAnalysis {
+            QueryAnalysis(kind: kind, mode: mode, keywords: keywords, range: range, names: names, wantsLatest: latest)
+        }
         if let name = threadName(in: text) {
             keywords = keywords.filter { !["thread", "threads"].contains($0) }
-            return QueryAnalysis(kind: .thread(name: name), mode: mode, keywords: keywords, range: range)
+            return analysis(.thread(name: name), keywords: keywords, range: range)
         }
-        if isTaskQuestion(lower) { return QueryAnalysis(kind: .tasks, mode: mode, keywords: keywords, range: range) }
-        if range != nil { return QueryAnalysis(kind: .timeRange, mode: mode, keywords: keywords, range: range) }
-        if isSmallTalk(lower) || keywords.isEmpty { return QueryAnalysis(kind: .openChat, mode: mode, keywords: keywords, range: nil) }
-        return QueryAnalysis(kind: .search, mode: mode, keywords: keywords, range: nil)
+        if isTaskQuestion(lower) { return analysis(.tasks, keywords: keywords, range: range) }
+        if range != nil { return analysis(.timeRange, keywords: keywords, range: range) }
+        if isSmallTalk(lower) || keywords.isEmpty { return analysis(.openChat, keywords: keywords, range: nil) }
+        return analysis(.search, keywords: keywords, range: nil)
     }
+
+    /// "when did I last", "last time I", "the latest", "most recent(ly)".
+    static func wantsLatest(_ lower: String) -> Bool {
+        lower.range(of: #"\b(when (did|was|were|have) (i|we|you|the|my|\w+) (\w+ )?last|last time|latest|most recent)"#,
+                    options: .regularExpression) != nil
+    }
+
+    static let titles: Set<String> = ["dr", "mr", "mrs", "ms", "mx", "prof", "aunt", "uncle", "st"]
+
+    /// Capitalised words, possessive dropped, in order and without repeats; a title ("Dr.",
+    /// "Aunt") stays with the name after it. Not names: the question's first word when it is a
+    /// common word ("What", "Tell"), "I", months, weekdays and other words of time.
+    static func names(in text: String) -> [String] {
+        guard let regex = try? NSRegularExpression(pattern: #"\p{Lu}[\p{L}\p{M}'’\-]*"#) else { return [] }
+        var names: [String] = []
+        var pendingTitle: String?
+        let matches = regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
+        for match in matches {
+            guard let range = Range(match.range, in: text) else { continue }
+            var word = String(text[range])
+            for suffix in ["'s", "’s", "'", "’"] where word.hasSuffix(suffix) { word.removeLast(suffix.count); break }
+            let lower = word.lowercased()
+            let atStart = text[..<range.lowerBound].trimmingCharacters(in: .whitespaces).isEmpty
+                || text[..<range.lowerBound].trimmingCharacters(in: .whitespaces).last.map { ".?!\n".contains($0) } == true
+                && pendingTitle == nil
+            if titles.contains(lower) { pendingTitle = word; continue }
+            defer { pendingTitle = nil }
+            if word.count < 2 || lower == "i" || timeWords.contains(lower) || TextTokens.stopWords.contains(lower) { continue }
+            if atStart && (questionOpeners.contains(lower) || modeWords.contains(lower) || taskWords.contains(lower)) { continue }
+            let name = pendingTitle.map { "\($0) \(word)" } ?? word
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    static let questionOpeners: Set<String> = ["what", "when", "where", "who", "why", "how", "which", "tell", "show", "find", "remind",
+                                               "list", "give", "did", "do", "does", "is", "are", "was", "were", "can", "could", "should",
+                                               "any", "anything", "everything", "summarise", "summarize", "search"]
 
     public static let utcCalendar: Calendar = {
         var c = Calendar(identifier: .gregorian)
@@ -51,6 +101,9 @@ public enum QueryAnalyzer {
                                          "since", "ago", "recently", "recent", "lately", "monday", "tuesday", "wednesday", "thursday",
                                          "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
                                          "august", "september", "october", "november", "december", "weekend"]
+    /// Words of asking, not of what is asked about ("what do I know about…", "did I write…").
+    static let askingWords: Set<String> = ["know", "knew", "remember", "anything", "everything", "something", "write", "wrote", "written",
+                                           "note", "notes", "say", "said", "mention", "mentioned"]
     static let taskWords: Set<String> = ["task", "tasks", "todo", "todos", "need", "next", "steps", "action", "items", "open"]
     static let modeWords: Set<String> = ["deep", "dive", "everything", "connect", "connections", "patterns", "think", "help", "thinking"]
 

@@ -12,16 +12,28 @@ public enum RankFusion {
         public var score: Double
         /// The item's rank in each list (1-based), nil where it didn't appear.
         public var ranks: [Int?]
+        public init(id: ID, score: Double, ranks: [Int?]) {
+            self.id = id
+            self.score = score
+            self.ranks = ranks
+        }
     }
 
     public static func reciprocal<ID: Hashable>(_ lists: [[ID]], k: Double = defaultK) -> [Fused<ID>] {
+        weighted(lists, weights: Array(repeating: 1, count: lists.count), k: k)
+    }
+
+    /// Weighted RRF: Σ wᵢ/(k + rankᵢ). A list that is more often right on the questions people
+    /// ask counts for more; a weight of 0 keeps a list's ranks in `ranks` without scoring them.
+    public static func weighted<ID: Hashable>(_ lists: [[ID]], weights: [Double], k: Double = defaultK) -> [Fused<ID>] {
+        precondition(weights.count == lists.count, "one weight per list")
         var scores: [ID: Double] = [:]
         var ranks: [ID: [Int?]] = [:]
         var firstSeen: [ID: Int] = [:]
         var order = 0
         for (listIndex, list) in lists.enumerated() {
             for (position, id) in list.enumerated() where ranks[id]?[listIndex] == nil {
-                scores[id, default: 0] += 1 / (k + Double(position + 1))
+                scores[id, default: 0] += weights[listIndex] / (k + Double(position + 1))
                 ranks[id, default: Array(repeating: nil, count: lists.count)][listIndex] = position + 1
                 if firstSeen[id] == nil { firstSeen[id] = order; order += 1 }
             }

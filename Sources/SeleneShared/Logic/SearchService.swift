@@ -37,6 +37,11 @@ public struct SearchService: Sendable {
             }
             let tasks = (try? await data.tasks(threadId: detail.thread.id)) ?? []
             return Result(notes: Self.rank(detail.notes, by: analysis.keywords, limit: limit), thread: detail.thread, tasks: tasks.filter { $0.status == .open })
+        case .timeRange where !analysis.keywords.isEmpty:
+            // "What did I decide about the roof in March": the retriever reads the month and
+            // looks within it first (a year of notes is far more than a window of the newest).
+            let retrieved = try await data.retrieveNotes(question, limit: limit, noteType: nil, actionability: nil)
+            return Result(notes: retrieved.results.map(\.note), source: retrieved.source)
         case .timeRange:
             let range = analysis.range ?? DateInterval(start: Date().addingTimeInterval(-7 * 86_400), end: Date())
             let notes = try await data.notes(since: range.start, limit: 200).filter { $0.createdAt < range.end || $0.createdAt == range.end }

@@ -18,6 +18,30 @@ public enum TextTokens {
         return out
     }
 
+    /// A word without its common English endings ("moving", "moved", "moves" → "mov"), for
+    /// telling whether two words are one; lighter than the full-text indexes' Porter stemmer,
+    /// which found the notes this is asked of.
+    public static func stem(_ word: String) -> String {
+        var w = word.lowercased()
+        for suffix in ["ingly", "edly", "ings", "ing", "ied", "ies", "ed", "es", "ly", "s"] where w.count - suffix.count >= 3 && w.hasSuffix(suffix) {
+            w.removeLast(suffix.count)
+            if suffix == "ied" || suffix == "ies" { w += "y" }
+            break
+        }
+        if w.count > 3, w.hasSuffix("e") { w.removeLast() }
+        if w.count > 3, let last = w.last, let before = w.dropLast().last, last == before, !"aeiouls".contains(last) { w.removeLast() }
+        return w
+    }
+
+    /// How many of `terms` a text has, by stem (a term of five letters or more also matches a
+    /// longer word it begins: "recommend", "recommendation").
+    public static func matched(_ terms: [String], in text: String) -> Int {
+        let stems = Set(words(text).map(stem))
+        return terms.map(stem).filter { term in
+            stems.contains(term) || term.count >= 5 && stems.contains { $0.count > term.count && $0.hasPrefix(term) }
+        }.count
+    }
+
     /// The distinct content words of a query, in order, at most `limit`.
     public static func searchTerms(_ text: String, limit: Int = 32) -> [String] {
         var seen = Set<String>()
