@@ -58,10 +58,25 @@ enum QualityBench {
         }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
 
+        // Long notes' later parts, embedded as Selene's processing does.
+        var chunkTexts: [String] = [], chunkOwner: [(document: Int, chunk: Int)] = []
+        for (index, doc) in corpus.enumerated() {
+            for (n, text) in ProcessingPrompts.embeddingChunks(title: doc.title, content: doc.text).enumerated() {
+                chunkTexts.append(text)
+                chunkOwner.append((index, n + 1))
+            }
+        }
+        let chunkVectors = try await embeddings(chunkTexts, config: config)
+        print("   \(Set(chunkOwner.map(\.document)).count) long notes in \(chunkTexts.count) chunks")
+        if options.only.contains("chunks") {
+            return chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
+                              asked: asked, splits: [("tuning", dev), ("held-out", test)])
+        }
+
         for database in options.databases {
             let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = config }
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let docOf = try await load(corpus, vectors: documentVectors, into: app)
+            let docOf = try await load(corpus, vectors: documentVectors, chunks: zip(chunkOwner, chunkVectors).map { ($0.document, $0.chunk, $1) }, into: app)
             let retriever = { (tuning: Retriever.Tuning) in Retriever(db: app.db, services: app.selene, tuning: tuning) }
             let keyword = KeywordSearch(db: app.db)
             func evaluate(_ name: String, _ questions: [Asked], _ judged: Qrels) async throws -> Scores {
@@ -70,7 +85,7 @@ enum QualityBench {
                     let ids: [Int]
                     switch name {
                     case "keyword": ids = try await keyword.rank(q.text, limit: 10)
-                    case "vector": ids = app.selene.vectors.search(q.vector, k: 10).map(\.id)
+                    case "vector": ids = retriever(.default).nearest(q.vector, k: 10)
                     case "before": ids = try await retriever(.plain).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
                     default: ids = try await retriever(.default).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
                     }
@@ -111,18 +126,48 @@ enum QualityBench {
         }
     }
 
+    /// Do long notes embedded in chunks (`ProcessingPrompts.embeddingChunks`, a note scored by
+    /// its nearest vector) find more? The model reads 256 tokens: a note's later words are
+    /// invisible to its one vector. Vector-only rankings by brute force, whole-note vectors
+    /// against the nearest of whole note and chunks, per half, for all questions and for those
+    /// whose answer is a chunked note. (`--only chunks`)
+    static func chunkStudy(_ corpus: [Document], documentVectors: [[Float]], chunkOwner: [Int], chunkVectors: [[Float]], asked: [Asked],
+                           splits: [(String, Qrels?)]) {
+        let long = Set(chunkOwner.map { corpus[$0]._id })
+        func ranking(_ q: Asked, chunked: Bool) -> [String] {
+            var best = documentVectors.map { Double(VectorUtility.dot($0, q.vector)) }
+            if chunked {
+                for (vector, owner) in zip(chunkVectors, chunkOwner) { best[owner] = max(best[owner], Double(VectorUtility.dot(vector, q.vector))) }
+            }
+            return best.enumerated().sorted { $0.element > $1.element }.prefix(10).map { corpus[$0.offset]._id }
+        }
+        for (name, judged) in splits {
+            guard let judged else { continue }
+            let questions = asked.filter { judged[$0.id] != nil }
+            let onLong = questions.filter { !Set(judged[$0.id]!.keys).isDisjoint(with: long) }
+            for (label, set) in [("all", questions), ("answer in a long note", onLong)] where !set.isEmpty {
+                let whole = score(set, Dictionary(uniqueKeysWithValues: set.map { ($0.id, ranking($0, chunked: false)) }), judged)["all"]!
+                let chunked = score(set, Dictionary(uniqueKeysWithValues: set.map { ($0.id, ranking($0, chunked: true)) }), judged)["all"]!
+                print(String(format: "   vector only, %@ half, %@ (%d): whole notes %.3f / %.3f, best chunk %.3f / %.3f", name, label, set.count,
+                             whole.recall, whole.ndcg, chunked.recall, chunked.ndcg))
+            }
+        }
+    }
+
     /// Notes and their embeddings into a fresh database; the map from note id to document id.
-    static func load(_ corpus: [Document], vectors: [[Float]], into app: Application) async throws -> [Int: String] {
+    static func load(_ corpus: [Document], vectors: [[Float]], chunks: [(document: Int, chunk: Int, vector: [Float])],
+                     into app: Application) async throws -> [Int: String] {
         let store = NoteStore(db: app.db)
         let sql = app.db as! any SQLDatabase
-        var docOf: [Int: String] = [:]
+        var docOf: [Int: String] = [:], noteOf: [Int: Int] = [:]
         var skipped = 0
-        for (doc, vector) in zip(corpus, vectors) {
+        for (index, (doc, vector)) in zip(corpus, vectors).enumerated() {
             do {
                 let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : String($0.prefix(SeleneLimits.maxTitle)) },
                                              createdAt: doc.metadata?["date"].flatMap(date), source: .import).validated()
                 let (note, _) = try await store.capture(input, idempotent: false, now: Date())
                 docOf[Int(note.id)] = doc._id
+                noteOf[index] = Int(note.id)
                 try await sql.raw("""
                     INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
                     VALUES (\(bind: Int(note.id)), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
@@ -132,7 +177,15 @@ enum QualityBench {
             }
         }
         if skipped > 0 { print("   \(skipped) documents could not be notes (empty or over 1 MB) and are left out") }
+        for (document, chunk, vector) in chunks {
+            guard let note = noteOf[document] else { continue }
+            try await sql.raw("""
+                INSERT INTO note_chunk_embeddings (note_id, chunk, vector, model, dimension, embedded_at)
+                VALUES (\(bind: note), \(bind: chunk), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
+                """).run()
+        }
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
+        try await app.selene.chunkVectors.refresh(on: app.db, now: Date(), force: true)
         return docOf
     }
 
@@ -140,7 +193,9 @@ enum QualityBench {
     /// defaults stand among them (the defaults are what this chose; nothing is chosen on the test half).
     static func tune(_ questions: [Asked], _ judged: Qrels, app: Application, docOf: [Int: String]) async throws {
         var tried: [(tuning: Retriever.Tuning, recall: Double, ndcg: Double)] = []
-        var grid: [Retriever.Tuning] = [.plain, .default]
+        var withoutChunks = Retriever.Tuning.default
+        withoutChunks.chunks = false
+        var grid: [Retriever.Tuning] = [.plain, .default, withoutChunks]
         for keywordWeight in [0.6, 0.8, 1.0, 1.25] {
             for k in [5.0, 10.0, 30.0, 60.0] {
                 for nameWeight in [0.0, 0.5] {
@@ -168,11 +223,11 @@ enum QualityBench {
         }
         tried.sort { $0.ndcg != $1.ndcg ? $0.ndcg > $1.ndcg : $0.recall > $1.recall }
         func describe(_ t: Retriever.Tuning) -> String {
-            "keyword \(t.keywordWeight), vector \(t.vectorWeight), k \(Int(t.k)), names \(t.nameWeight), time \(t.timeFilter), latest \(t.latestWithin.map { "\($0)" } ?? "off"), coverage \(t.minimumCoverage), content words \(t.contentWords)"
+            "keyword \(t.keywordWeight), vector \(t.vectorWeight), k \(Int(t.k)), names \(t.nameWeight), time \(t.timeFilter), latest \(t.latestWithin.map { "\($0)" } ?? "off"), coverage \(t.minimumCoverage), content words \(t.contentWords), chunks \(t.chunks)"
         }
         print("   tuning half, \(questions.count) questions, \(tried.count) settings; best by nDCG@10:")
         for t in tried.prefix(5) { print(String(format: "     nDCG %.3f recall %.3f  ", t.ndcg, t.recall) + describe(t.tuning)) }
-        for (name, tuning) in [("defaults", Retriever.Tuning.default), ("before", .plain)] {
+        for (name, tuning) in [("defaults", Retriever.Tuning.default), ("defaults without chunks", withoutChunks), ("before", .plain)] {
             if let place = tried.firstIndex(where: { $0.tuning == tuning }) {
                 print(String(format: "     %@: nDCG %.3f recall %.3f, place %d", name, tried[place].ndcg, tried[place].recall, place + 1))
             }

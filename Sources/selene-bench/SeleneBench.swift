@@ -50,7 +50,7 @@ struct SeleneBench {
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,llm,thresholds]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,thresholds]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N]
                     """)
                 exit(2)
@@ -63,7 +63,7 @@ struct SeleneBench {
             if options.only.contains("retrieval") { try await RetrievalBench.run(database: database, options: options, report: &report) }
             if options.only.contains("capture") { try await CaptureBench.run(database: database, options: options, report: &report) }
         }
-        if options.only.contains("quality") { try await QualityBench.run(options: options, report: &report) }
+        if options.only.contains("quality") || options.only.contains("chunks") { try await QualityBench.run(options: options, report: &report) }
         if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
         if options.only.contains("thresholds") { try await ThresholdBench.run(options: options, report: &report) }
         report.printTable()

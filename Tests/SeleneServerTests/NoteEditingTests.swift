@@ -16,7 +16,7 @@ struct NoteEditingTests {
     static func traces(_ app: Application, _ id: Int64) async throws -> [String: Int] {
         let sql = app.db.sql
         var out: [String: Int] = [:]
-        for (table, column) in [("notes", "id"), ("processed_notes", "note_id"), ("note_embeddings", "note_id"), ("thread_notes", "note_id"),
+        for (table, column) in [("notes", "id"), ("processed_notes", "note_id"), ("note_embeddings", "note_id"), ("note_chunk_embeddings", "note_id"), ("thread_notes", "note_id"),
                                 ("note_associations", "note_a_id"), ("note_associations", "note_b_id"), ("thread_tasks", "source_note_id")] {
             let n = try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(ident: column) = \(bind: Int(id))").first()!
                 .decode(column: "n", as: Int.self)

@@ -23,6 +23,56 @@ struct RetrievalTests {
         #expect(off.map(\.id) == ["b", "a"] && off[1].score == 0 && off[1].ranks == [1, nil])
     }
 
+    @Test("A long note's later parts are embedded and stored as chunks, found by retrieval, replaced on an edit and gone with the note")
+    func chunks() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let filler = (0..<30).map { _ in "Ordinary week at work with meetings and emails and a walk." }.joined(separator: " ")
+                let ending = "The Velux window in the loft leaks when the wind is from the west; reseal the flashing kit."
+                let long = try await app.note(filler + "\n\n" + ending, title: "Weekly review")
+                let short = try await app.note("Velux catalogue arrived")
+                try await app.process()
+                let expected = ProcessingPrompts.embeddingChunks(title: "Weekly review", content: filler + "\n\n" + ending)
+                func stored(_ id: Int64) async throws -> Int {
+                    try await app.db.sql.raw("SELECT COUNT(*) AS n FROM note_chunk_embeddings WHERE note_id = \(bind: Int(id))").first()!.decode(column: "n", as: Int.self)
+                }
+                #expect(expected.count >= 2)
+                let (longChunks, shortChunks) = (try await stored(long.id), try await stored(short.id))
+                #expect(longChunks == expected.count && shortChunks == 0)
+                // The last chunk's own words find the note through that chunk.
+                let query = OllamaStub.embedding(expected.last!)
+                let hit = try #require(app.selene.chunkVectors.search(query, k: 1).first)
+                #expect(hit.id / (ProcessingPrompts.maxChunks + 1) == Int(long.id) && hit.similarity > 0.99)
+                let retriever = Retriever(db: app.db, services: app.selene)
+                #expect(retriever.nearest(query, k: 1) == [Int(long.id)])
+                // After a restart the index loads them from the database.
+                app.selene.chunkVectors.removeAll()
+                try await app.selene.chunkVectors.refresh(on: app.db, now: Date(), force: true)
+                #expect(app.selene.chunkVectors.count == expected.count)
+                // A long note embedded before chunks existed gets them from `selene reindex`.
+                try await app.db.sql.raw("DELETE FROM note_chunk_embeddings").run()
+                let report = try await Reindexer(db: app.db, services: app.selene, logger: app.logger).run(all: false) { _, _ in }
+                let restored = try await stored(long.id)
+                #expect(report.embedded == 1 && restored == expected.count && app.selene.chunkVectors.count == expected.count)
+                #expect(try await Reindexer(db: app.db, services: app.selene, logger: app.logger).run(all: false) { _, _ in }.embedded == 0)
+                // Shortened: no chunks left, in the table or in memory.
+                _ = try await app.call(.PATCH, "/api/notes/\(long.id)", json: NoteEdit(content: ending), as: Note.self)
+                let afterEdit = try await stored(long.id)
+                #expect(afterEdit == 0 && app.selene.chunkVectors.count == 0)
+                try await app.process()
+                let afterProcessing = try await stored(long.id)
+                #expect(afterProcessing == 0 && app.selene.chunkVectors.search(query, k: 1).isEmpty)
+                // Long again, then deleted: its chunks go with it.
+                _ = try await app.call(.PATCH, "/api/notes/\(long.id)", json: NoteEdit(content: filler + " " + ending), as: Note.self)
+                try await app.process()
+                #expect(try await stored(long.id) == expected.count)
+                #expect(try await app.send(.DELETE, "/api/notes/\(long.id)").status == .noContent)
+                let afterDelete = try await stored(long.id)
+                #expect(afterDelete == 0 && app.selene.chunkVectors.count == 0)
+            }
+        }
+    }
+
     @Test("The question's structure: a month asked about puts that month's note first, a name the note about that person, 'when did I last' the newest")
     func questionStructure() async throws {
         try await withStub { stub in

@@ -73,6 +73,19 @@ struct QueryAnalyzerTests {
         #expect(QueryAnalyzer.analyze("when did I last get a haircut", now: now).keywords == ["haircut"])
     }
 
+    @Test("A long note's later parts are embedded on their own: 150 words every 120 from the 120th, with the title")
+    func chunks() {
+        #expect(ProcessingPrompts.embeddingChunks(title: "T", content: Array(repeating: "word", count: 180).joined(separator: " ")).isEmpty)
+        let words = (0..<400).map { "w\($0)" }
+        let chunks = ProcessingPrompts.embeddingChunks(title: "Weekly review", content: words.joined(separator: " "))
+        #expect(chunks.count == 3)
+        #expect(chunks[0] == "Weekly review\n\n" + words[120..<270].joined(separator: " "))
+        #expect(chunks[2] == "Weekly review\n\n" + words[360..<400].joined(separator: " "))
+        #expect(ProcessingPrompts.embeddingChunks(title: nil, content: words.joined(separator: "\n"))[1].hasPrefix("w240 w241"))
+        let huge = Array(repeating: "x", count: 100_000).joined(separator: " ")
+        #expect(ProcessingPrompts.embeddingChunks(title: nil, content: huge).count == ProcessingPrompts.maxChunks)
+    }
+
     @Test("Modes: deep dive, synthesis, thinking partner, plain chat")
     func modes() {
         #expect(QueryAnalyzer.analyze("Tell me everything about the migration", now: now).mode == .deepDive)

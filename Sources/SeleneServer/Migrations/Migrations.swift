@@ -20,6 +20,7 @@ enum SeleneMigrations {
         CreateWebSessions(),
         TasksFromAnyNote(),
         WebPushSubscriptions(),
+        NoteChunkEmbeddings(),
     ]
 }
 

@@ -42,6 +42,7 @@ struct NoteEditor {
         }
         if wordsChanged {
             services.vectors.remove(id: id)
+            services.chunkVectors.removeNote(id)
             try await ThreadService(db: db, services: services, logger: logger).membersChanged(threadIds: left, now: now)
             oldFiles = vault.map { $0.removeNoteFiles(id: id) } ?? []
             services.queueSignal.wake()
@@ -65,6 +66,7 @@ struct NoteEditor {
             return left
         }
         services.vectors.remove(id: id)
+        services.chunkVectors.removeNote(id)
         try await ThreadService(db: db, services: services, logger: logger).membersChanged(threadIds: left, now: now)
         if let vault {
             let removed = vault.removeNoteFiles(id: id)
@@ -82,6 +84,7 @@ struct NoteEditor {
         try await sql.raw("DELETE FROM thread_notes WHERE note_id = \(bind: id)").run()
         try await sql.raw("DELETE FROM note_associations WHERE note_a_id = \(bind: id) OR note_b_id = \(bind: id)").run()
         try await sql.raw("DELETE FROM note_embeddings WHERE note_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM note_chunk_embeddings WHERE note_id = \(bind: id)").run()
         try await sql.raw("DELETE FROM processed_notes WHERE note_id = \(bind: id)").run()
         return threads
     }

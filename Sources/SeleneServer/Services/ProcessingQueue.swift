@@ -145,8 +145,13 @@ public struct ProcessingQueue: Sendable {
             let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
                                                     prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx))
             var vector: [Float]?
+            var chunks: [[Float]] = []
             do {
-                vector = try await llm.embed([ProcessingPrompts.embeddingText(title: note.title, content: note.content)]).first
+                let texts = [ProcessingPrompts.embeddingText(title: note.title, content: note.content)]
+                    + ProcessingPrompts.embeddingChunks(title: note.title, content: note.content)
+                let vectors = try await llm.embed(texts)
+                vector = vectors.first
+                chunks = Array(vectors.dropFirst())
             } catch LLMError.embeddingsUnsupported(let why, let server) {
                 // A server that can't embed: the note is analysed and found by keyword; `selene
                 // reindex` embeds it once embeddings are served.
@@ -159,13 +164,18 @@ public struct ProcessingQueue: Sendable {
                                                      minimumSimilarity: settings.associationThreshold)
             }
             let now = services.clock.now()
-            let stored = try await store(id, analysis: analysis, vector: vector, model: llm.settings.embeddingModel,
+            let stored = try await store(id, analysis: analysis, vector: vector, chunks: chunks, model: llm.settings.embeddingModel,
                                          chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
             guard stored else { return .lostLease }
             let threads = ThreadService(db: db, services: services, logger: logger)
             var placement = ThreadService.Placement.unplaced
             if let vector {
                 services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+                services.chunkVectors.removeNote(id)
+                for (index, chunk) in chunks.enumerated() {
+                    services.chunkVectors.upsert(id: services.chunkVectors.chunkId(note: id, chunk: index + 1), vector: chunk,
+                                                 noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+                }
                 do {
                     placement = try await threads.place(noteId: id)
                 } catch {
@@ -224,7 +234,7 @@ public struct ProcessingQueue: Sendable {
     private func attempts(_ id: Int) async throws -> Int { try await NoteModel.find(id, on: db)?.attempts ?? 0 }
 
     /// Stores a processed note in one transaction, if this worker still holds its lease.
-    private func store(_ id: Int, analysis: NoteAnalysis, vector: [Float]?, model: String, chatModel: String,
+    private func store(_ id: Int, analysis: NoteAnalysis, vector: [Float]?, chunks: [[Float]], model: String, chatModel: String,
                        neighbours: [(id: Int, similarity: Double)], now: Date) async throws -> Bool {
         struct LostLease: Error {}
         do {
@@ -248,7 +258,7 @@ public struct ProcessingQueue: Sendable {
                       actionability = excluded.actionability, processed_at = excluded.processed_at, model = excluded.model
                     """).run()
                 if let vector {
-                    try await EmbeddingStore(db: db).save(noteId: id, vector: vector, model: model, now: now)
+                    try await EmbeddingStore(db: db).save(noteId: id, vector: vector, chunks: chunks, model: model, now: now)
                     try await EmbeddingStore(db: db).replaceAssociations(of: id, with: neighbours, now: now)
                 }
             }
@@ -302,7 +312,16 @@ public struct ProcessingQueue: Sendable {
 struct EmbeddingStore {
     let db: any Database
 
-    func save(noteId: Int, vector: [Float], model: String, now: Date) async throws {
+    /// The note's vector, and its later parts' (`ProcessingPrompts.embeddingChunks`) in place of
+    /// those it had.
+    func save(noteId: Int, vector: [Float], chunks: [[Float]], model: String, now: Date) async throws {
+        try await db.sql.raw("DELETE FROM note_chunk_embeddings WHERE note_id = \(bind: noteId)").run()
+        for (index, chunk) in chunks.enumerated() {
+            try await db.sql.raw("""
+                INSERT INTO note_chunk_embeddings (note_id, chunk, vector, model, dimension, embedded_at)
+                VALUES (\(bind: noteId), \(bind: index + 1), \(bind: VectorCoding.encode(chunk)), \(bind: model), \(bind: chunk.count), \(bind: now))
+                """).run()
+        }
         try await db.sql.raw("""
             INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
             VALUES (\(bind: noteId), \(bind: VectorCoding.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: now))

@@ -6,7 +6,8 @@ import SQLKit
 
 /// `selene reindex`: after the embedding model changes, every processed note is embedded again
 /// with the current model (the stored model name says which are stale), then associations and
-/// thread centroids are rebuilt from the new vectors.
+/// thread centroids are rebuilt from the new vectors. Long notes embedded before chunks existed
+/// (over 180 words, no chunk stored) are embedded again too.
 public struct Reindexer {
     let db: any Database
     let services: SeleneServices
@@ -30,17 +31,35 @@ public struct Reindexer {
         let staleQuery: SQLQueryString = all
             ? "SELECT n.id FROM notes n WHERE n.status = 'done' ORDER BY n.id"
             : "SELECT n.id FROM notes n LEFT JOIN note_embeddings e ON e.note_id = n.id WHERE n.status = 'done' AND (e.model IS NULL OR e.model <> \(bind: model)) ORDER BY n.id"
-        let ids = try await db.sql.raw(staleQuery).all().map { try $0.decode(column: "id", as: Int.self) }
+        var ids = try await db.sql.raw(staleQuery).all().map { try $0.decode(column: "id", as: Int.self) }
+        if !all {
+            // Long enough to have chunks (180 words is over 900 characters), and none stored.
+            let unchunked = try await db.sql.raw("""
+                SELECT n.id, n.content FROM notes n JOIN note_embeddings e ON e.note_id = n.id
+                WHERE n.status = 'done' AND e.model = \(bind: model) AND length(n.content) > 900
+                  AND NOT EXISTS (SELECT 1 FROM note_chunk_embeddings c WHERE c.note_id = n.id)
+                """).all()
+            for row in unchunked where !ProcessingPrompts.embeddingChunks(title: nil, content: try row.decode(column: "content", as: String.self)).isEmpty {
+                ids.append(try row.decode(column: "id", as: Int.self))
+            }
+            ids.sort()
+        }
         var report = Report()
         progress(0, ids.count)
         for start in stride(from: 0, to: ids.count, by: batchSize) {
             let chunk = Array(ids[start..<min(start + batchSize, ids.count)])
             let notes = try await NoteModel.query(on: db).filter(\.$id ~~ chunk).sort(\.$id).all()
-            let vectors = try await llm.embed(notes.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.content) })
+            // Each note's text, then its later parts: one request for the batch.
+            let texts = notes.map { [ProcessingPrompts.embeddingText(title: $0.title, content: $0.content)]
+                + ProcessingPrompts.embeddingChunks(title: $0.title, content: $0.content) }
+            let vectors = try await llm.embed(texts.flatMap { $0 })
             let now = services.clock.now()
             try await db.transaction { db in
-                for (note, vector) in zip(notes, vectors) {
-                    try await EmbeddingStore(db: db).save(noteId: note.id!, vector: vector, model: model, now: now)
+                var offset = 0
+                for (note, parts) in zip(notes, texts) {
+                    try await EmbeddingStore(db: db).save(noteId: note.id!, vector: vectors[offset], chunks: Array(vectors[offset + 1..<offset + parts.count]),
+                                                          model: model, now: now)
+                    offset += parts.count
                 }
             }
             report.embedded += notes.count
@@ -49,7 +68,9 @@ public struct Reindexer {
         guard report.embedded > 0 else { return report }
         // Everything of the new model in memory, then associations and centroids from it.
         services.vectors.removeAll()
+        services.chunkVectors.removeAll()
         try await services.vectors.refresh(on: db, now: services.clock.now(), force: true)
+        try await services.chunkVectors.refresh(on: db, now: services.clock.now(), force: true)
         let settings = services.config.processing
         let now = services.clock.now()
         for id in try await db.sql.raw("SELECT note_id FROM note_embeddings WHERE model = \(bind: model)").all().map({ try $0.decode(column: "note_id", as: Int.self) }) {

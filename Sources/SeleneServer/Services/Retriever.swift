@@ -38,9 +38,11 @@ public struct Retriever: Sendable {
         public var minimumCoverage: Double
         /// Full text searches the question's content words (`QueryAnalysis.keywords`), not the words as typed.
         public var contentWords: Bool
+        /// Long notes' chunks count in the vector list (a note scored by its nearest vector).
+        public var chunks: Bool
 
         public init(keywordWeight: Double, vectorWeight: Double, k: Double, nameWeight: Double, timeFilter: Bool, latestWithin: Double?,
-                    minimumCoverage: Double = 0, contentWords: Bool = true) {
+                    minimumCoverage: Double = 0, contentWords: Bool = true, chunks: Bool = true) {
             self.keywordWeight = keywordWeight
             self.vectorWeight = vectorWeight
             self.k = k
@@ -49,10 +51,11 @@ public struct Retriever: Sendable {
             self.latestWithin = latestWithin
             self.minimumCoverage = minimumCoverage
             self.contentWords = contentWords
+            self.chunks = chunks
         }
 
         public static let plain = Tuning(keywordWeight: 1, vectorWeight: 1, k: RankFusion.defaultK, nameWeight: 0, timeFilter: false, latestWithin: nil,
-                                         contentWords: false)
+                                         contentWords: false, chunks: false)
         /// Chosen by nDCG@10 among 1,024 settings on the tuning half of Benchmarks/selene-life
         /// (`selene-bench --only quality`): k = 5 (the top of each list counts for far more than
         /// k = 60 lets it), full text at 0.8 of the vectors' weight over the question's content
@@ -77,7 +80,10 @@ public struct Retriever: Sendable {
         let keyword = KeywordSearch(db: db)
         var vector = queryVector
         if vector == nil { vector = await embed(query) }
-        if vector != nil { try await services.vectors.refresh(on: db, now: services.clock.now()) }
+        if vector != nil {
+            try await services.vectors.refresh(on: db, now: services.clock.now())
+            try await services.chunkVectors.refresh(on: db, now: services.clock.now())
+        }
         let vectorFilter = VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)
 
         /// The keyword, vector and name lists, within `created` when given.
@@ -95,7 +101,7 @@ public struct Retriever: Sendable {
                 }.map { Int($0.id) })
                 keywordIds = keywordIds.filter(covered.contains)
             }
-            let vectorIds = vector.map { services.vectors.search($0, k: depth, filter: vf).map(\.id) } ?? []
+            let vectorIds = vector.map { nearest($0, k: depth, filter: vf) } ?? []
             var nameIds: [Int] = []
             if tuning.nameWeight > 0, !analysis.names.isEmpty {
                 nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true)
@@ -127,6 +133,18 @@ public struct Retriever: Sendable {
             byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
         }
         return (results, source)
+    }
+
+    /// The notes nearest a vector, each by the nearest of its own vector and its chunks'.
+    public func nearest(_ vector: [Float], k: Int, filter: VectorIndex.Filter = .init()) -> [Int] {
+        var best: [Int: Double] = [:]
+        for hit in services.vectors.search(vector, k: k, filter: filter) { best[hit.id] = hit.similarity }
+        let chunks = services.chunkVectors
+        for hit in tuning.chunks ? chunks.search(vector, k: k, filter: filter) : [] {
+            let note = hit.id / chunks.idsPerNote
+            best[note] = max(best[note] ?? -2, hit.similarity)
+        }
+        return best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.prefix(k).map(\.key)
     }
 
     /// The notes scoring at least `floor`, newest first, then the rest as they were.

@@ -49,6 +49,9 @@ public final class SeleneServices: Sendable {
     /// nil when no LLM is configured.
     public let llm: LLMClient?
     public let vectors: VectorIndex
+    /// The later parts of long notes (`note_chunk_embeddings`): retrieval scores a note by the
+    /// nearest of its vectors.
+    public let chunkVectors: VectorIndex
     public let events: SeleneEvents
     /// Wakes the processing worker when a note arrives.
     let queueSignal: QueueSignal
@@ -75,6 +78,7 @@ public final class SeleneServices: Sendable {
         self.tokens = APITokens(config.apiTokens)
         self.llm = llm
         self.vectors = VectorIndex(model: config.llm?.embeddingModel)
+        self.chunkVectors = VectorIndex(model: config.llm?.embeddingModel, chunks: true)
         self.events = SeleneEvents()
         self.queueSignal = QueueSignal()
         if let hosted = config.hosted {

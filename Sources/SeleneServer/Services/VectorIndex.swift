@@ -38,7 +38,20 @@ public final class VectorIndex: @unchecked Sendable {
     static let refreshOverlap: TimeInterval = 30
     static let refreshInterval: TimeInterval = 1
 
-    init(model: String?) { self.model = model }
+    /// Where the vectors are stored, and how many ids one note has: the notes' own vectors
+    /// (`note_embeddings`, id = note id) or their chunks' (`note_chunk_embeddings`, id = note id ×
+    /// 64 + chunk, so `id / idsPerNote` is the note).
+    let table: String
+    let idsPerNote: Int
+
+    init(model: String?, chunks: Bool = false) {
+        self.model = model
+        table = chunks ? "note_chunk_embeddings" : "note_embeddings"
+        idsPerNote = chunks ? ProcessingPrompts.maxChunks + 1 : 1
+    }
+
+    /// A chunk's id in a chunk index.
+    public func chunkId(note: Int, chunk: Int) -> Int { note * idsPerNote + chunk }
 
     public var count: Int { lock.read { ids.count } }
     public var currentDimension: Int { lock.read { dimension } }
@@ -91,6 +104,11 @@ public final class VectorIndex: @unchecked Sendable {
         }
     }
 
+    /// Forgets every vector of a note (in a chunk index, all its chunks).
+    public func removeNote(_ noteId: Int) {
+        for id in noteId * idsPerNote..<(noteId + 1) * idsPerNote { remove(id: id) }
+    }
+
     public func removeAll() {
         lock.write {
             ids = []; vectors = []; types = []; actionabilities = []; embeddedAt = []; position = [:]; dimension = 0
@@ -126,14 +144,14 @@ public final class VectorIndex: @unchecked Sendable {
                                             actionabilities: ap.baseAddress!, dimension: d)
                             let keep = k + excluding.count
                             let floor = Float(minimumSimilarity)
-                            let only = filter.only, ids = self.ids
+                            let only = filter.only, ids = self.ids, perNote = idsPerNote
                             DispatchQueue.concurrentPerform(iterations: parts) { part in
                                 let lo = n * part / parts, hi = n * (part + 1) / parts
                                 var top = TopK(k: keep)
                                 for row in lo..<hi {
                                     if let wantType, scan.types[row] != wantType { continue }
                                     if let wantAction, scan.actionabilities[row] != wantAction { continue }
-                                    if let only, !only.contains(ids[row]) { continue }
+                                    if let only, !only.contains(ids[row] / perNote) { continue }
                                     let s = VectorUtility.dot(scan.query, scan.vectors + row * scan.dimension, count: scan.dimension)
                                     if s >= floor { top.offer(s, row) }
                                 }
@@ -165,23 +183,26 @@ public final class VectorIndex: @unchecked Sendable {
         let sql = db.sql
         // Which rows changed: ids and times only, then vectors for those not already held.
         let window: SQLQueryString = since.map { "AND embedded_at >= \(bind: $0)" } ?? ""
-        let rows = try await sql.raw("SELECT note_id, embedded_at FROM note_embeddings WHERE model = \(bind: model) " + window).all()
+        let idColumn: SQLQueryString = idsPerNote == 1 ? "note_id" : "note_id * \(unsafeRaw: String(idsPerNote)) + chunk"
+        let rows = try await sql.raw("SELECT " + idColumn + " AS id, embedded_at FROM \(unsafeRaw: table) WHERE model = \(bind: model) " + window).all()
         var wanted: [Int] = []
         for row in rows {
-            let id = try row.decode(column: "note_id", as: Int.self)
+            let id = try row.decode(column: "id", as: Int.self)
             let at = try row.decode(column: "embedded_at", as: Date.self)
             let held = lock.read { position[id].map { embeddedAt[$0] } }
             if held != at { wanted.append(id) }
         }
         for start in stride(from: 0, to: wanted.count, by: 1000) {
-            let chunk = Array(wanted[start..<min(start + 1000, wanted.count)])
+            // By note: a chunk index reads every chunk of the notes wanted.
+            let notes = Array(Set(wanted[start..<min(start + 1000, wanted.count)].map { $0 / idsPerNote }))
+            let chunk: SQLQueryString = idsPerNote == 1 ? "0" : "e.chunk"
             let vectors = try await sql.raw("""
-                SELECT e.note_id, e.vector, e.embedded_at, p.note_type, p.actionability FROM note_embeddings e
+                SELECT e.note_id, \(chunk) AS chunk, e.vector, e.embedded_at, p.note_type, p.actionability FROM \(unsafeRaw: table) e
                 LEFT JOIN processed_notes p ON p.note_id = e.note_id
-                WHERE e.model = \(bind: model) AND e.note_id IN (\(binds: chunk))
+                WHERE e.model = \(bind: model) AND e.note_id IN (\(binds: notes))
                 """).all()
             for row in vectors {
-                upsert(id: try row.decode(column: "note_id", as: Int.self),
+                upsert(id: chunkId(note: try row.decode(column: "note_id", as: Int.self), chunk: try row.decode(column: "chunk", as: Int.self)),
                        vector: VectorCoding.decode(try row.decode(column: "vector", as: Data.self)),
                        noteType: try row.decode(column: "note_type", as: String?.self).flatMap(NoteType.init(rawValue:)),
                        actionability: try row.decode(column: "actionability", as: String?.self).flatMap(Actionability.init(rawValue:)),
@@ -190,7 +211,7 @@ public final class VectorIndex: @unchecked Sendable {
         }
         if since == nil {
             // A full load also drops what is no longer stored under this model (a reindex elsewhere).
-            let stored = Set(try rows.map { try $0.decode(column: "note_id", as: Int.self) })
+            let stored = Set(try rows.map { try $0.decode(column: "id", as: Int.self) })
             for id in lock.read({ ids }) where !stored.contains(id) { remove(id: id) }
         }
     }

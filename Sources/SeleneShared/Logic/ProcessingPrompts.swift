@@ -36,4 +36,18 @@ public enum ProcessingPrompts {
     public static func embeddingText(title: String?, content: String) -> String {
         [title, content].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n\n")
     }
+
+    /// The later parts of a long note, each embedded on its own (the model reads about 256
+    /// tokens, some 180 words): over 180 words, windows of 150 words every 120 words from the
+    /// 120th, each with the title; at most `maxChunks`. A short note has none.
+    public static func embeddingChunks(title: String?, content: String) -> [String] {
+        let words = content.split(whereSeparator: \.isWhitespace)
+        guard words.count > 180 else { return [] }
+        return stride(from: 120, to: words.count, by: 120).prefix(maxChunks).map { start in
+            embeddingText(title: title, content: words[start..<min(start + 150, words.count)].joined(separator: " "))
+        }
+    }
+
+    /// Chunks a note may have (a 1 MB note of words is embedded in its first ~7,700 words).
+    public static let maxChunks = 63
 }
