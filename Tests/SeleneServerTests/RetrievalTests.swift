@@ -110,6 +110,16 @@ struct RetrievalTests {
                 #expect(try await ids("Priya moving abroad plans", tuning: names).first == abroad.id)
                 #expect(try await ids("Priya moving abroad plans", tuning: .plain).first == abroad.id)
                 #expect(try await ids("when did I last get a haircut").first == cuts[2].id)
+                // Words in quotes: the note with that phrase, on either database's full text.
+                let sink = try await at("2026-07-01", "Kitchen sink: the trap is blocked")
+                let words = try await at("2026-07-02", "Sink the old kitchen boat; kitchen tiles, kitchen floor and kitchen plans")
+                let tea = try await at("2026-07-03", "A cup of tea at four")
+                _ = try await at("2026-07-04", "The tea cup of the day")
+                try await app.process()
+                #expect(try await KeywordSearch(db: app.db).rank(phrases: ["kitchen sink"], limit: 10) == [Int(sink.id)])
+                #expect(try await KeywordSearch(db: app.db).rank("kitchen sink", limit: 10).first == Int(words.id))
+                #expect(try await KeywordSearch(db: app.db).rank(phrases: ["cup of tea"], limit: 10) == [Int(tea.id)])
+                #expect(try await ids(#""kitchen sink""#).first == sink.id)
                 #expect(try await ids("when did I last get a haircut", tuning: .plain).first != cuts[2].id)
             }
         }

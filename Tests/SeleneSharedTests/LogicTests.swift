@@ -58,6 +58,16 @@ struct QueryAnalyzerTests {
         #expect(names("Priya and Priya again") == ["Priya"])
     }
 
+    @Test("Quoted words are phrases: straight or curly quotes, at least one word")
+    func phrases() {
+        func phrases(_ text: String) -> [String] { QueryAnalyzer.analyze(text, now: now).phrases }
+        #expect(phrases(#"where did I write "kitchen sink""#) == ["kitchen sink"])
+        #expect(phrases("the film “Porco Rosso” and \"cup of tea\"") == ["Porco Rosso", "cup of tea"])
+        #expect(phrases(#"an empty "" and a lone " quote"#).isEmpty)
+        #expect(phrases("no quotes here").isEmpty)
+        #expect(QueryAnalyzer.analyze(#""kitchen sink" repair"#, now: now).keywords == ["kitchen", "sink", "repair"])
+    }
+
     @Test("'When did I last…' asks for the newest match; its time words leave the keywords, and a month names a range")
     func latestAndTime() {
         func latest(_ text: String) -> Bool { QueryAnalyzer.analyze(text, now: now).wantsLatest }

@@ -28,6 +28,25 @@ public struct KeywordSearch: Sendable {
     public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false) async throws -> [Int] {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return [] }
+        // Terms are letters and digits only, so neither query can be malformed.
+        return try await rank(sqlite: terms.map { "\"\($0)\"" }.joined(separator: all ? " AND " : " OR "),
+                              postgres: "to_tsquery('english', \(bind: terms.joined(separator: all ? " & " : " | ")))", limit: limit, filter: filter)
+    }
+
+    /// Notes with every one of the phrases, their words in order ("kitchen sink"), best first.
+    public func rank(phrases: [String], limit: Int, filter: Filter = Filter()) async throws -> [Int] {
+        let phrases = phrases.map { TextTokens.words($0).joined(separator: " ") }.filter { !$0.isEmpty }
+        guard !phrases.isEmpty else { return [] }
+        var tsquery: SQLQueryString = ""
+        for (index, phrase) in phrases.enumerated() {
+            if index > 0 { tsquery += " && " }
+            tsquery += "phraseto_tsquery('english', \(bind: phrase))"
+        }
+        return try await rank(sqlite: phrases.map { "\"\($0)\"" }.joined(separator: " AND "), postgres: tsquery, limit: limit, filter: filter)
+    }
+
+    /// An FTS5 MATCH expression or a PostgreSQL tsquery, ranked within the filter.
+    private func rank(sqlite match: String, postgres tsquery: SQLQueryString, limit: Int, filter: Filter) async throws -> [Int] {
         let sql = db.sql
         var filterClause: SQLQueryString = ""
         if let type = filter.noteType { filterClause += " AND p.note_type = \(bind: type.rawValue)" }
@@ -38,16 +57,13 @@ public struct KeywordSearch: Sendable {
         let join: SQLQueryString = filter.isEmpty ? "" : " JOIN processed_notes p ON p.note_id = "
         let rows: [any SQLRow]
         if db.isPostgres {
-            // Terms are letters and digits only, so the tsquery can't be malformed.
-            let tsquery = terms.joined(separator: all ? " & " : " | ")
             var query: SQLQueryString = "SELECT n.id FROM notes n"
             if !filter.isEmpty { query += join + "n.id" }
-            query += ", to_tsquery('english', \(bind: tsquery)) q WHERE n.search_vector @@ q"
+            query += ", " + tsquery + " q WHERE n.search_vector @@ q"
             query += filterClause
             query += " ORDER BY ts_rank_cd(n.search_vector, q) DESC, n.id DESC LIMIT \(bind: limit)"
             rows = try await sql.raw(query).all()
         } else {
-            let match = terms.map { "\"\($0)\"" }.joined(separator: all ? " AND " : " OR ")
             var query: SQLQueryString = "SELECT f.rowid AS id FROM notes_fts f"
             if !filter.isEmpty { query += join + "f.rowid" }
             if filter.created != nil { query += " JOIN notes n ON n.id = f.rowid" }

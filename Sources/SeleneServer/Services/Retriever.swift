@@ -5,8 +5,8 @@ import SeleneShared
 /// Hybrid retrieval: full-text ranking and vector similarity fused by weighted reciprocal rank,
 /// with the question's structure read first (`QueryAnalyzer`): a time it names ("in March",
 /// "last week") narrows both lists to notes written then (the rest follow), names it mentions
-/// ("Priya", "Dr. Okafor") rank the notes that have them as a third list, and "when did I last…"
-/// puts the newest of the close matches first. Without a query embedding (no LLM, Ollama down,
+/// ("Priya", "Dr. Okafor") rank the notes that have them as a third list, words in quotes the notes
+/// with that phrase as a fourth, and "when did I last…" puts the newest of the close matches first. Without a query embedding (no LLM, Ollama down,
 /// nothing embedded yet) it is full text alone, and says so (`source: keyword`).
 public struct Retriever: Sendable {
     let db: any Database
@@ -106,9 +106,11 @@ public struct Retriever: Sendable {
             if tuning.nameWeight > 0, !analysis.names.isEmpty {
                 nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true)
             }
-            return [keywordIds, vectorIds, nameIds]
+            let phraseIds = analysis.phrases.isEmpty ? [] : try await keyword.rank(phrases: analysis.phrases, limit: depth, filter: narrowed)
+            return [keywordIds, vectorIds, nameIds, phraseIds]
         }
-        let weights = [tuning.keywordWeight, tuning.vectorWeight, tuning.nameWeight]
+        // Quoted words say exactly what is wanted: the notes having them count as much as both lists together.
+        let weights = [tuning.keywordWeight, tuning.vectorWeight, tuning.nameWeight, tuning.keywordWeight + tuning.vectorWeight]
         var fused: [RankFusion.Fused<Int>] = []
         if let range {
             fused = RankFusion.weighted(try await lists(created: range), weights: weights, k: tuning.k)

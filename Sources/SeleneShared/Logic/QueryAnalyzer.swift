@@ -27,6 +27,8 @@ public struct QueryAnalysis: Sendable, Hashable {
     public var names: [String] = []
     /// "When did I last…", "the latest…": the newest of the matching notes is the answer.
     public var wantsLatest = false
+    /// Words in quotes ("kitchen sink", “Porco Rosso”): a note with them in that order is wanted.
+    public var phrases: [String] = []
 }
 
 public enum QueryAnalyzer {
@@ -40,7 +42,7 @@ public enum QueryAnalyzer {
         let latest = wantsLatest(lower)
         let names = self.names(in: text)
         func analysis(_ kind: QueryAnalysis.Kind, keywords: [String], range: DateInterval?) -> QueryAnalysis {
-            QueryAnalysis(kind: kind, mode: mode, keywords: keywords, range: range, names: names, wantsLatest: latest)
+            QueryAnalysis(kind: kind, mode: mode, keywords: keywords, range: range, names: names, wantsLatest: latest, phrases: phrases(in: text))
         }
         if let name = threadName(in: text) {
             keywords = keywords.filter { !["thread", "threads"].contains($0) }
@@ -56,6 +58,27 @@ public enum QueryAnalyzer {
     static func wantsLatest(_ lower: String) -> Bool {
         lower.range(of: #"\b(when (did|was|were|have) (i|we|you|the|my|\w+) (\w+ )?last|last time|latest|most recent)"#,
                     options: .regularExpression) != nil
+    }
+
+    /// Text between straight or curly double quotes, of at least one word; quotes pair up in
+    /// order, and one left open ends nothing.
+    static func phrases(in text: String) -> [String] {
+        var phrases: [String] = []
+        var current: String?
+        for character in text {
+            if let open = current {
+                if character == "\"" || character == "”" {
+                    let phrase = open.trimmingCharacters(in: .whitespaces)
+                    if !TextTokens.words(phrase).isEmpty { phrases.append(phrase) }
+                    current = nil
+                } else {
+                    current = open + String(character)
+                }
+            } else if character == "\"" || character == "“" {
+                current = ""
+            }
+        }
+        return phrases
     }
 
     static let titles: Set<String> = ["dr", "mr", "mrs", "ms", "mx", "prof", "aunt", "uncle", "st"]
