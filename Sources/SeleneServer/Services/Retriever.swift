@@ -6,8 +6,9 @@ import SeleneShared
 /// with the question's structure read first (`QueryAnalyzer`): a time it names ("in March",
 /// "last week") narrows both lists to notes written then (the rest follow), names it mentions
 /// ("Priya", "Dr. Okafor") rank the notes that have them as a third list, words in quotes the notes
-/// with that phrase as a fourth, and "when did I last…" puts the newest of the close matches first. Without a query embedding (no LLM, Ollama down,
-/// nothing embedded yet) it is full text alone, and says so (`source: keyword`).
+/// with that phrase as a fourth, and "when did I last…" puts the newest of the close matches
+/// first. Without a query embedding (no LLM, Ollama down, nothing embedded yet) it is full text
+/// alone, and says so (`source: keyword`).
 public struct Retriever: Sendable {
     let db: any Database
     let services: SeleneServices
@@ -85,6 +86,12 @@ public struct Retriever: Sendable {
             try await services.chunkVectors.refresh(on: db, now: services.clock.now())
         }
         let vectorFilter = VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)
+        // Each note read once: the coverage check and the results share what was read.
+        var read: [Int: Note] = [:]
+        func notes(_ ids: [Int]) async throws -> [Note] {
+            for note in try await NoteStore(db: db).notes(ids: ids.filter { read[$0] == nil }) { read[Int(note.id)] = note }
+            return ids.compactMap { read[$0] }
+        }
 
         /// The keyword, vector and name lists, within `created` when given.
         func lists(created: DateInterval?) async throws -> [[Int]] {
@@ -96,7 +103,7 @@ public struct Retriever: Sendable {
             let terms = TextTokens.searchTerms(text)
             if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
                 let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
-                let covered = Set(try await NoteStore(db: db).notes(ids: keywordIds).filter {
+                let covered = Set(try await notes(keywordIds).filter {
                     TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content) >= needed
                 }.map { Int($0.id) })
                 keywordIds = keywordIds.filter(covered.contains)
@@ -126,12 +133,12 @@ public struct Retriever: Sendable {
         }
         let source: RetrievalSource = everywhere[1].isEmpty ? .keyword : .hybrid
         fused = Array(fused.prefix(max(limit, 30)))
-        var notes = try await NoteStore(db: db).notes(ids: fused.map(\.id))
+        var found = try await notes(fused.map(\.id))
         if analysis.wantsLatest, let within = tuning.latestWithin, let best = fused.first?.score {
-            notes = Self.newestFirst(notes, scores: Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) }), within: within * best)
+            found = Self.newestFirst(found, scores: Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) }), within: within * best)
         }
         let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0) })
-        let results = notes.prefix(limit).compactMap { note in
+        let results = found.prefix(limit).compactMap { note in
             byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
         }
         return (results, source)
