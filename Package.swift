@@ -71,7 +71,9 @@ let package = Package(
             name: "stitch-bench",
             dependencies: ["StitchServer", "StitchKit", "StitchCore",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Vapor", package: "vapor")]
+                           .product(name: "Vapor", package: "vapor"),
+                           .product(name: "Fluent", package: "fluent"),
+                           .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver")]
         ),
         // Selene: the client-side brain (records, wire types, providers, logic, view models).
         // Foundation (+ Observation) only: it must also build for iOS/macOS.

@@ -40,7 +40,7 @@ struct HostileInputTests {
             let invalid = try await app.testing().sendRequest(.POST, "/threads", headers: headers, body: ByteBuffer(bytes: bytes))
             #expect((400..<500).contains(Int(invalid.status.code)), "invalid UTF-8: \(invalid.status)")
 
-            #expect(try await ThreadModel.query(on: app.db).count() == 0)
+            #expect(try await ThreadModel.count(on: app.db) == 0)
             #expect(try await ann.syncVersion() == version)
             // Still serving.
             #expect(try await app.send(.GET, "/health").status == .ok)

@@ -78,7 +78,7 @@ struct ProjectAPITests {
             #expect(try await ann.get("/projects/\(p.id)/entries", as: [JournalEntryDetail].self)[0].images.count == 2)
             #expect(try await ann.send(.DELETE, "/projects/\(p.id)/entries/\(second.entry.id)").status == .noContent)
             #expect(try await ann.get("/projects/\(p.id)/entries", as: [JournalEntryDetail].self).map(\.entry.id) == [first.entry.id])
-            #expect(try await JournalImageModel.query(on: app.db).filter(\.$deletedAt == nil).count() == 0)
+            #expect(try await JournalImageModel.count(on: app.db, liveOnly: true) == 0)
         }
     }
 
@@ -205,10 +205,10 @@ struct ProjectAPITests {
             #expect(try await ann.send(.DELETE, "/projects/\(p.id)").status == .noContent)
             #expect(try await ann.send(.GET, "/projects/\(p.id)").status == .notFound)
             #expect(try await ann.send(.GET, "/projects/\(p.id)/entries").status == .notFound)
-            for count in [try await JournalEntryModel.query(on: app.db).filter(\.$deletedAt == nil).count(),
-                          try await JournalImageModel.query(on: app.db).filter(\.$deletedAt == nil).count(),
-                          try await SectionModel.query(on: app.db).filter(\.$deletedAt == nil).count(),
-                          try await RequirementModel.query(on: app.db).filter(\.$deletedAt == nil).count()] {
+            for count in [try await JournalEntryModel.count(on: app.db, liveOnly: true),
+                          try await JournalImageModel.count(on: app.db, liveOnly: true),
+                          try await SectionModel.count(on: app.db, liveOnly: true),
+                          try await RequirementModel.count(on: app.db, liveOnly: true)] {
                 #expect(count == 0)
             }
             #expect(try await ann.sendObject(.POST, "/projects", ["canvasId": c.id.uuidString]).status == .created)

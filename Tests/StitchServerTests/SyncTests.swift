@@ -317,8 +317,8 @@ struct SyncTests {
             let c = Canvas(designer: "A", designName: "B", createdAt: clock.now, updatedAt: clock.now)
             let res = try await ann.send(.POST, "/sync", json: syncRequest([try SyncChange(record: t), try SyncChange(record: c)]))
             #expect(res.status == .internalServerError)
-            #expect(try await ThreadModel.query(on: app.db).count() == 0)
-            #expect(try await CanvasModel.query(on: app.db).count() == 0)
+            #expect(try await ThreadModel.count(on: app.db) == 0)
+            #expect(try await CanvasModel.count(on: app.db) == 0)
             #expect(try await ann.syncVersion() == version)
             app.syncFaults = nil
             #expect(try await ann.sync(syncRequest([try SyncChange(record: t), try SyncChange(record: c)])).results.allSatisfy { $0.status == .applied })

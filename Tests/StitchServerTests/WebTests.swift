@@ -114,11 +114,11 @@ struct WebTests {
             let list = try await web.request(.GET, "/app/inventory").text
             #expect(list.contains("DMC ") && list.contains(">310<"))
 
-            let thread = try #require(try await ThreadModel.query(on: app.db).first())
+            let thread = try #require(try await ThreadModel.first(on: app.db))
             var step = try await web.post("/app/inventory/\(thread.id!)/step", from: "/app/inventory", ["delta": "-1"])
             #expect(step.status == .seeOther)
             step = try await web.post("/app/inventory/\(thread.id!)/step", from: "/app/inventory", ["delta": "-1"])
-            #expect(try await ThreadModel.find(thread.id, on: app.db)?.quantity == 0)
+            #expect(try await ThreadModel.find(thread.id!, on: app.db)?.quantity == 0)
 
             let out = try await web.post("/app/signout", from: "/app/settings", [:])
             #expect(out.status == .seeOther)
@@ -139,7 +139,7 @@ struct WebTests {
             let anonymous = WebClient(app: app)
             let signIn = try await anonymous.request(.POST, "/app/signin", form: ["email": "ann@example.com", "password": "correct horse"])
             #expect(signIn.status == .forbidden)
-            #expect(try await ThreadModel.query(on: app.db).count() == 0)
+            #expect(try await ThreadModel.count(on: app.db) == 0)
         }
     }
 

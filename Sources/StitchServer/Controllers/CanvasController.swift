@@ -59,8 +59,8 @@ struct CanvasController: RouteCollection {
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
         try await RecordWrites<CanvasModel>.delete(req, id: req.uuid("id"), guardDelete: { canvas, db in
-            let live = try await ProjectModel.query(on: db).filter(\.$canvasId == canvas.id).filter(\.$deletedAt == nil).count()
-            if live > 0 {
+            let live = try await Records.matching(ProjectModel.self, on: db) { $0.where("canvas_id", .equal, SQLUUID(canvas.id)) }
+            if !live.isEmpty {
                 throw APIError(.conflict, "This canvas has a project. Delete the project first.")
             }
         })

@@ -93,8 +93,8 @@ struct JournalController: RouteCollection {
 
     static func images(of entryIds: [UUID], userId: UUID, db: any Database) async throws -> [UUID: [JournalImage]] {
         guard !entryIds.isEmpty else { return [:] }
-        let images = try await JournalImageModel.query(on: db).filter(\.$userId == userId).filter(\.$deletedAt == nil)
-            .filter(\.$entryId ~~ entryIds).all().map(\.record)
+        let images = try await Records.matching(JournalImageModel.self, userId: userId, on: db) { $0.where(SQLUUIDIn("entry_id", entryIds)) }
+            .map(\.record)
         return Dictionary(grouping: images, by: \.entryId).mapValues {
             $0.sorted { ($0.sortOrder, $0.createdAt, $0.id.text) < ($1.sortOrder, $1.createdAt, $1.id.text) }
         }

@@ -101,8 +101,8 @@ struct ProjectController: RouteCollection {
     }
 
     static func cascadeDelete(projectIds: [UUID], userId: UUID, version: Int64, now: Date, db: any Database) async throws {
-        let entries = try await JournalEntryModel.query(on: db).filter(\.$projectId ~~ projectIds).filter(\.$userId == userId)
-            .filter(\.$deletedAt == nil).all().compactMap(\.id)
+        let entries = try await Records.matching(JournalEntryModel.self, userId: userId, on: db) { $0.where(SQLUUIDIn("project_id", projectIds)) }
+            .map(\.record.id)
         try await Records.softDelete(JournalImageModel.self, where: "entry_id", in: entries, userId: userId, at: now, version: version, on: db)
         try await Records.softDelete(JournalEntryModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
         try await Records.softDelete(RequirementModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
@@ -128,9 +128,10 @@ struct ProjectController: RouteCollection {
         guard try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: db) != nil else {
             throw APIError.missingReference(["canvasId": "Choose a canvas from your stash"])
         }
-        let live = try await ProjectModel.query(on: db).filter(\.$canvasId == project.canvasId).filter(\.$deletedAt == nil)
-            .filter(\._$id != project.id).count()
-        if live > 0 {
+        let live = try await Records.matching(ProjectModel.self, on: db) {
+            $0.where("canvas_id", .equal, SQLUUID(project.canvasId)).where("id", .notEqual, SQLUUID(project.id))
+        }
+        if !live.isEmpty {
             throw APIError(.conflict, "This canvas already has a project", fields: ["canvasId": "Already has a project"])
         }
     }
@@ -169,8 +170,9 @@ struct ProjectController: RouteCollection {
     func deleteSection(req: Request) async throws -> HTTPStatus {
         let (_, id) = try await Self.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
         return try await RecordWrites<SectionModel>.delete(req, id: id, cascade: { section, userId, version, now, db in
-            let orphans = try await RequirementModel.query(on: db).filter(\.$sectionId == section.id).filter(\.$userId == userId)
-                .filter(\.$deletedAt == nil).all()
+            let orphans = try await Records.matching(RequirementModel.self, userId: userId, on: db) {
+                $0.where("section_id", .equal, SQLUUID(section.id))
+            }
             for model in orphans {
                 var record = model.record
                 record.sectionId = nil

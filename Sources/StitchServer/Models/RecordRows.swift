@@ -68,17 +68,40 @@ func stampValues<R: SyncRecord>(_ r: R, version: Int64) -> [any SQLExpression] {
     [SQLBind(version), SQLBind(r.createdAt), SQLBind(r.updatedAt), bind(r.deletedAt)]
 }
 
+/// Where one kind of record is stored: the table, columns and row reads of its description.
 protocol RecordRows {
-    associatedtype Record: SyncRecord
-    static var schema: String { get }
-    /// Every column, `id` and `user_id` first.
-    static var columns: [String] { get }
-    static func values(_ record: Record, userId: UUID, version: Int64) -> [any SQLExpression]
+    associatedtype Record: DescribedRecord
+}
+
+extension RecordRows {
+    static var schema: String { Record.described.table }
+
+    /// Every column, `id` and `user_id` first, then the record's own fields, then the stamps.
+    static var columns: [String] { ["id", "user_id"] + Record.described.fields.map(\.column) + stampColumns }
+
+    static func values(_ r: Record, userId: UUID, version: Int64) -> [any SQLExpression] {
+        var values: [any SQLExpression] = [SQLUUID(r.id), SQLUUID(userId)]
+        values.reserveCapacity(Record.described.fields.count + 6)
+        for field in Record.described.fields { values.append(bind(field.get(r))) }
+        return values + stampValues(r, version: version)
+    }
+
     /// A row's columns read back in `columns` order: the record, its owner and its version.
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Record>
-    /// The record's wire fields in the order its `writeWire` puts them, each with its column
-    /// (what a pull page is written from; see WireRows.swift).
-    static var wire: [WireColumn] { get }
+    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Record> {
+        let id = try c.uuid(), userId = try c.uuid()
+        let description = Record.described
+        var record = description.blank(id: id, createdAt: .distantPast, updatedAt: .distantPast, deletedAt: nil)
+        for field in description.fields {
+            let value = try c.value(field.type, optional: field.isOptional)
+            // A stored choice this build doesn't know reads as the field's default.
+            if !field.set(&record, value) { _ = field.set(&record, field.defaultValue) }
+        }
+        let s = try Stamps(&c)
+        record.createdAt = s.createdAt
+        record.updatedAt = s.updatedAt
+        record.deletedAt = s.deletedAt
+        return StoredRecord(record: record, userId: userId, version: s.version)
+    }
 }
 
 /// The values of the stamp columns, read after a record's own fields (`stampColumns`).
@@ -96,126 +119,30 @@ struct Stamps {
     }
 }
 
-extension ThreadModel: RecordRows {
-    static let columns = ["id", "user_id", "brand", "number", "color_name", "color_hex", "fiber_type", "quantity", "barcode",
-                          "weight_or_length", "notes"] + stampColumns
-    static func values(_ r: InventoryThread, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLBind(r.brand), SQLBind(r.number), bind(r.colorName), bind(r.colorHex),
-         SQLBind(r.fiberType.rawValue), SQLBind(r.quantity), bind(r.barcode), bind(r.weightOrLength), bind(r.notes)]
-            + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<InventoryThread> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let brand = try c.string(), number = try c.string(), colorName = try c.optionalString(), colorHex = try c.optionalString()
-        let fiberType = try c.raw(FiberType.other), quantity = try c.int(), barcode = try c.optionalString()
-        let weightOrLength = try c.optionalString(), notes = try c.optionalString()
-        let s = try Stamps(&c)
-        return StoredRecord(record: InventoryThread(
-            id: id, brand: brand, number: number, colorName: colorName, colorHex: colorHex, fiberType: fiberType, quantity: quantity,
-            barcode: barcode, weightOrLength: weightOrLength, notes: notes,
-            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
+/// A described field's value to bind, or SQL NULL.
+func bind(_ value: FieldValue) -> any SQLExpression {
+    switch value {
+    case .null: SQLLiteral.null
+    case .text(let text): SQLBind(text)
+    case .int(let number): SQLBind(number)
+    case .id(let id): SQLUUID(id)
+    case .instant(let date): SQLBind(date)
     }
 }
 
-extension CanvasModel: RecordRows {
-    static let columns = ["id", "user_id", "designer", "design_name", "acquired_at", "image_key", "size", "mesh_count", "notes"]
-        + stampColumns
-    static func values(_ r: Canvas, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLBind(r.designer), SQLBind(r.designName), bind(r.acquiredAt), bind(r.imageKey),
-         bind(r.size), bind(r.meshCount), bind(r.notes)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Canvas> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let designer = try c.string(), designName = try c.string(), acquiredAt = try c.optionalDate(), imageKey = try c.optionalString()
-        let size = try c.optionalString(), meshCount = try c.optionalInt(), notes = try c.optionalString()
-        let s = try Stamps(&c)
-        return StoredRecord(record: Canvas(
-            id: id, designer: designer, designName: designName, acquiredAt: acquiredAt, imageKey: imageKey, size: size,
-            meshCount: meshCount, notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt),
-            userId: userId, version: s.version)
-    }
-}
-
-extension ProjectModel: RecordRows {
-    static let columns = ["id", "user_id", "canvas_id", "status", "started_at", "finishing_at", "completed_at", "notes"] + stampColumns
-    static func values(_ r: Project, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.canvasId), SQLBind(r.status.rawValue), SQLBind(r.startedAt), bind(r.finishingAt),
-         bind(r.completedAt), bind(r.notes)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Project> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let canvasId = try c.uuid(), status = try c.raw(ProjectStatus.wip), startedAt = try c.date()
-        let finishingAt = try c.optionalDate(), completedAt = try c.optionalDate(), notes = try c.optionalString()
-        let s = try Stamps(&c)
-        return StoredRecord(record: Project(
-            id: id, canvasId: canvasId, status: status, startedAt: startedAt, finishingAt: finishingAt, completedAt: completedAt,
-            notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
-    }
-}
-
-extension SectionModel: RecordRows {
-    static let columns = ["id", "user_id", "project_id", "name", "sort_order", "status", "notes"] + stampColumns
-    static func values(_ r: ProjectSection, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.name), SQLBind(r.sortOrder), SQLBind(r.status.rawValue),
-         bind(r.notes)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<ProjectSection> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let projectId = try c.uuid(), name = try c.string(), sortOrder = try c.int(), status = try c.raw(SectionStatus.notStarted)
-        let notes = try c.optionalString()
-        let s = try Stamps(&c)
-        return StoredRecord(record: ProjectSection(
-            id: id, projectId: projectId, name: name, sortOrder: sortOrder, status: status, notes: notes,
-            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
-    }
-}
-
-extension RequirementModel: RecordRows {
-    static let columns = ["id", "user_id", "project_id", "section_id", "thread_id", "brand", "number", "color_name",
-                          "quantity_needed", "notes"] + stampColumns
-    static func values(_ r: ProjectThread, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), bind(r.sectionId), bind(r.threadId), SQLBind(r.brand),
-         SQLBind(r.number), bind(r.colorName), SQLBind(r.quantityNeeded), bind(r.notes)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<ProjectThread> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let projectId = try c.uuid(), sectionId = try c.optionalUUID(), threadId = try c.optionalUUID(), brand = try c.string()
-        let number = try c.string(), colorName = try c.optionalString(), quantityNeeded = try c.int(), notes = try c.optionalString()
-        let s = try Stamps(&c)
-        return StoredRecord(record: ProjectThread(
-            id: id, projectId: projectId, sectionId: sectionId, threadId: threadId, brand: brand, number: number,
-            colorName: colorName, quantityNeeded: quantityNeeded, notes: notes,
-            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
-    }
-}
-
-extension JournalEntryModel: RecordRows {
-    static let columns = ["id", "user_id", "project_id", "notes"] + stampColumns
-    static func values(_ r: JournalEntry, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.projectId), SQLBind(r.notes)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<JournalEntry> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let projectId = try c.uuid(), notes = try c.string()
-        let s = try Stamps(&c)
-        return StoredRecord(record: JournalEntry(
-            id: id, projectId: projectId, notes: notes, createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt),
-            userId: userId, version: s.version)
-    }
-}
-
-extension JournalImageModel: RecordRows {
-    static let columns = ["id", "user_id", "entry_id", "image_key", "sort_order"] + stampColumns
-    static func values(_ r: JournalImage, userId: UUID, version: Int64) -> [any SQLExpression] {
-        [SQLUUID(r.id), SQLUUID(userId), SQLUUID(r.entryId), SQLBind(r.imageKey), SQLBind(r.sortOrder)] + stampValues(r, version: version)
-    }
-    static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<JournalImage> {
-        let id = try c.uuid(), userId = try c.uuid()
-        let entryId = try c.uuid(), imageKey = try c.string(), sortOrder = try c.int()
-        let s = try Stamps(&c)
-        return StoredRecord(record: JournalImage(
-            id: id, entryId: entryId, imageKey: imageKey, sortOrder: sortOrder,
-            createdAt: s.createdAt, updatedAt: s.updatedAt, deletedAt: s.deletedAt), userId: userId, version: s.version)
+extension ColumnCursor {
+    /// The next column as a described field's value.
+    mutating func value(_ type: FieldType, optional: Bool) throws -> FieldValue {
+        switch (type, optional) {
+        case (.text, false), (.choice, false): .text(try string())
+        case (.text, true), (.choice, true): try optionalString().map(FieldValue.text) ?? .null
+        case (.int, false): .int(try int())
+        case (.int, true): try optionalInt().map(FieldValue.int) ?? .null
+        case (.id, false): .id(try uuid())
+        case (.id, true): try optionalUUID().map(FieldValue.id) ?? .null
+        case (.instant, false): .instant(try date())
+        case (.instant, true): try optionalDate().map(FieldValue.instant) ?? .null
+        }
     }
 }
 

@@ -7,33 +7,8 @@ import StitchCore
 // record and then writing the record as JSON did the work twice (and on PostgreSQL decoded every
 // text cell into a `String` only to copy it out again); a page of thousands of records is read
 // here once, into one buffer, and the response copies each record's bytes as they are. Each
-// model lists its wire fields in `wire`, in the order its record's `writeWire` puts them, with
+// record's description (StitchCore) gives its wire fields in the order `writeWire` puts them, with
 // the column each is stored in; the bytes are exactly `SyncRecord.writeJSON`'s (tested).
-
-/// How a wire field's value is stored.
-enum WireKind {
-    case text, optionalText, int, optionalInt, id, optionalId, instant, optionalInstant
-    /// The record's own id and last change, which the change's envelope carries too (read once).
-    case recordId, recordUpdatedAt
-}
-
-/// One wire field of a record and the column that holds it.
-struct WireColumn {
-    let key: StaticString
-    let column: String
-    let kind: WireKind
-
-    init(_ key: StaticString, _ column: String, _ kind: WireKind) {
-        self.key = key
-        self.column = column
-        self.kind = kind
-    }
-
-    static let id = WireColumn("id", "id", .recordId)
-    static let createdAt = WireColumn("createdAt", "created_at", .instant)
-    static let updatedAt = WireColumn("updatedAt", "updated_at", .recordUpdatedAt)
-    // `deletedAt` is never in an upsert's data (a deleted record travels as a delete).
-}
 
 /// What a pull page reads ahead of each record's fields: its place and its envelope.
 let wireEnvelopeColumns = ["id", "version", "updated_at", "deleted_at"]
@@ -41,7 +16,14 @@ let wireEnvelopeColumns = ["id", "version", "updated_at", "deleted_at"]
 extension RecordRows {
     /// The columns `selectWire` reads: the envelope, then each stored wire field in key order.
     static var wireColumns: [String] {
-        wireEnvelopeColumns + wire.filter { $0.kind != .recordId && $0.kind != .recordUpdatedAt }.map(\.column)
+        let fields = Record.described.fields
+        return wireEnvelopeColumns + Record.described.wireOrder.compactMap { slot in
+            switch slot {
+            case .createdAt: "created_at"
+            case .field(let index): fields[index].column
+            case .id, .updatedAt, .deletedAt: nil
+            }
+        }
     }
 
     /// `SELECT` of `wireColumns` (what `WireChangeReader` reads).
@@ -54,19 +36,25 @@ extension RecordRows {
     /// A live row's stored wire fields (the columns after the envelope) written as its record's
     /// JSON object, the record's id and last change given (the envelope carries them).
     static func writeWireObject<C: ColumnCursor>(id: UUID, updatedAt: Date, from c: inout C, into out: inout [UInt8]) throws {
+        let description = Record.described
         try JSONObjectSink.object(&out) { o in
-            for field in wire {
-                switch field.kind {
-                case .recordId: o.put(field.key, id)
-                case .recordUpdatedAt: o.put(field.key, updatedAt)
-                case .text: try c.putText(field.key, optional: false, into: &o)
-                case .optionalText: try c.putText(field.key, optional: true, into: &o)
-                case .int: o.put(field.key, try c.int())
-                case .optionalInt: o.put(field.key, try c.optionalInt())
-                case .id: o.put(field.key, try c.uuid())
-                case .optionalId: o.put(field.key, try c.optionalUUID())
-                case .instant: o.put(field.key, try c.date())
-                case .optionalInstant: o.put(field.key, try c.optionalDate())
+            for slot in description.wireOrder {
+                switch slot {
+                case .id: o.put("id", id)
+                case .updatedAt: o.put("updatedAt", updatedAt)
+                case .createdAt: o.put("createdAt", try c.date())
+                case .deletedAt: break  // never in an upsert's data (a deleted record travels as a delete)
+                case .field(let index):
+                    let field = description.fields[index]
+                    switch (field.type, field.isOptional) {
+                    case (.text, let optional), (.choice, let optional): try c.putText(field.key, optional: optional, into: &o)
+                    case (.int, false): o.put(field.key, try c.int())
+                    case (.int, true): o.put(field.key, try c.optionalInt())
+                    case (.id, false): o.put(field.key, try c.uuid())
+                    case (.id, true): o.put(field.key, try c.optionalUUID())
+                    case (.instant, false): o.put(field.key, try c.date())
+                    case (.instant, true): o.put(field.key, try c.optionalDate())
+                    }
                 }
             }
         }
@@ -84,7 +72,7 @@ struct WireChangeWriter<M: RecordRows>: RowReader {
     private var last: SyncCursor?
 
     mutating func reserve(rows count: Int) {
-        out.reserveCapacity(2 + count * (M.wire.count * 32 + 128))
+        out.reserveCapacity(2 + count * (M.Record.described.fields.count * 32 + 128))
     }
 
     mutating func read<C: ColumnCursor>(_ c: inout C) throws {
@@ -124,7 +112,7 @@ struct WireChangeReader<M: RecordRows>: RowReader {
 
     mutating func reserve(rows count: Int) {
         rows.reserveCapacity(count)
-        bytes.reserveCapacity(count * M.wire.count * 32)
+        bytes.reserveCapacity(count * M.Record.described.fields.count * 32)
     }
 
     mutating func read<C: ColumnCursor>(_ c: inout C) throws {
@@ -146,59 +134,4 @@ struct WireChangeReader<M: RecordRows>: RowReader {
              SyncChange(type: type, id: row.id, updatedAt: row.updatedAt, deletedAt: row.deletedAt, wireData: row.data.map { bytes[$0] }))
         }
     }
-}
-
-extension ThreadModel {
-    static let wire: [WireColumn] = [
-        .init("barcode", "barcode", .optionalText), .init("brand", "brand", .text), .init("colorHex", "color_hex", .optionalText),
-        .init("colorName", "color_name", .optionalText), .createdAt, .init("fiberType", "fiber_type", .text), .id,
-        .init("notes", "notes", .optionalText), .init("number", "number", .text), .init("quantity", "quantity", .int), .updatedAt,
-        .init("weightOrLength", "weight_or_length", .optionalText),
-    ]
-}
-
-extension CanvasModel {
-    static let wire: [WireColumn] = [
-        .init("acquiredAt", "acquired_at", .optionalInstant), .createdAt, .init("designName", "design_name", .text),
-        .init("designer", "designer", .text), .id, .init("imageKey", "image_key", .optionalText),
-        .init("meshCount", "mesh_count", .optionalInt), .init("notes", "notes", .optionalText), .init("size", "size", .optionalText),
-        .updatedAt,
-    ]
-}
-
-extension ProjectModel {
-    static let wire: [WireColumn] = [
-        .init("canvasId", "canvas_id", .id), .init("completedAt", "completed_at", .optionalInstant), .createdAt,
-        .init("finishingAt", "finishing_at", .optionalInstant), .id, .init("notes", "notes", .optionalText),
-        .init("startedAt", "started_at", .instant), .init("status", "status", .text), .updatedAt,
-    ]
-}
-
-extension SectionModel {
-    static let wire: [WireColumn] = [
-        .createdAt, .id, .init("name", "name", .text), .init("notes", "notes", .optionalText), .init("projectId", "project_id", .id),
-        .init("sortOrder", "sort_order", .int), .init("status", "status", .text), .updatedAt,
-    ]
-}
-
-extension RequirementModel {
-    static let wire: [WireColumn] = [
-        .init("brand", "brand", .text), .init("colorName", "color_name", .optionalText), .createdAt, .id,
-        .init("notes", "notes", .optionalText), .init("number", "number", .text), .init("projectId", "project_id", .id),
-        .init("quantityNeeded", "quantity_needed", .int), .init("sectionId", "section_id", .optionalId),
-        .init("threadId", "thread_id", .optionalId), .updatedAt,
-    ]
-}
-
-extension JournalEntryModel {
-    static let wire: [WireColumn] = [
-        .createdAt, .id, .init("notes", "notes", .text), .init("projectId", "project_id", .id), .updatedAt,
-    ]
-}
-
-extension JournalImageModel {
-    static let wire: [WireColumn] = [
-        .createdAt, .init("entryId", "entry_id", .id), .id, .init("imageKey", "image_key", .text),
-        .init("sortOrder", "sort_order", .int), .updatedAt,
-    ]
 }

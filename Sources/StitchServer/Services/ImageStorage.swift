@@ -109,8 +109,8 @@ enum Images {
     /// Removes an image nobody's record points at any more (deleted records included, since a
     /// sync can bring them back).
     static func removeIfUnreferenced(_ key: String, app: Application, db: any Database) async throws {
-        let canvases = try await CanvasModel.query(on: db).filter(\.$imageKey == key).count()
-        let journal = try await JournalImageModel.query(on: db).filter(\.$imageKey == key).count()
+        let canvases = try await Records.countAll(CanvasModel.self, where: "image_key", equals: .text(key), on: db)
+        let journal = try await Records.countAll(JournalImageModel.self, where: "image_key", equals: .text(key), on: db)
         guard canvases == 0, journal == 0 else { return }
         try await ImageModel.query(on: db).filter(\._$id == key).delete()
         try await app.imageStorage.delete(key)

@@ -4,23 +4,19 @@ import SQLKit
 import StitchCore
 import Vapor
 
-/// A Fluent model that stores one kind of synced record for one user.
-protocol RecordModel: Model, RecordRows, Sendable where IDValue == UUID {
-    var userId: UUID { get set }
-    var version: Int64 { get set }
-    var deletedAt: Date? { get set }
+/// One kind of synced record as the server stores it (`StoredModel`).
+protocol RecordModel: RecordRows, AnyObject, Sendable {
     var record: Record { get }
+    var userId: UUID { get }
+    var version: Int64 { get set }
+    var id: UUID? { get }
     func apply(_ record: Record)
-    init()
+    init(_ stored: StoredRecord<Record>)
 }
 
-extension ThreadModel: RecordModel {}
-extension CanvasModel: RecordModel {}
-extension ProjectModel: RecordModel {}
-extension SectionModel: RecordModel {}
-extension RequirementModel: RecordModel {}
-extension JournalEntryModel: RecordModel {}
-extension JournalImageModel: RecordModel {}
+extension StoredModel: RecordRows, RecordModel {
+    typealias Record = R
+}
 
 /// The per-user change counter (see `UserModel.syncVersion`).
 enum SyncVersion {
@@ -48,11 +44,11 @@ enum Records {
     /// The user's live (not deleted) record, or nil. Another user's id looks exactly like a
     /// missing one.
     static func find<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, on db: any Database) async throws -> M? {
-        try await M.query(on: db)
-            .filter(\._$id == id)
-            .filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
-            .filter(.path([FieldKey("deleted_at")], schema: M.schema), .equal, .null)
-            .first()
+        let query = M.select(on: db)
+            .where("id", .equal, SQLUUID(id))
+            .where("user_id", .equal, SQLUUID(userId))
+            .where("deleted_at", .is, SQLLiteral.null)
+        return try await db.selectRecords(M.self, query).first.map(M.init)
     }
 
     static func require<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, on db: any Database) async throws -> M {
@@ -62,20 +58,14 @@ enum Records {
 
     /// Whether any user holds a row with this id (live or deleted): a client-chosen id must be new.
     static func idExists<M: RecordModel>(_ type: M.Type, _ id: UUID, on db: any Database) async throws -> Bool {
-        try await M.query(on: db).filter(\._$id == id).count() > 0
+        try await db.sql.select().column(SQLLiteral.numeric("1")).from(M.schema).where("id", .equal, SQLUUID(id)).limit(1).first() != nil
     }
 
     /// The user's live records of a kind, optionally narrowed by one column.
     static func all<M: RecordModel>(
         _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
     ) async throws -> [M] {
-        var query = M.query(on: db)
-            .filter(.path([FieldKey("user_id")], schema: M.schema), .equal, .bind(userId))
-            .filter(.path([FieldKey("deleted_at")], schema: M.schema), .equal, .null)
-        if let column, let value {
-            query = query.filter(.path([FieldKey(stringLiteral: column)], schema: M.schema), .equal, .bind(value))
-        }
-        return try await query.all()
+        try await stored(type, userId: userId, where: column, equals: value, on: db).map(M.init)
     }
 
     /// The user's live records of a kind as records, read straight from SQL rows (no model
@@ -83,29 +73,53 @@ enum Records {
     static func list<M: RecordModel>(
         _ type: M.Type, userId: UUID, where column: String? = nil, equals value: UUID? = nil, on db: any Database
     ) async throws -> [M.Record] {
+        try await stored(type, userId: userId, where: column, equals: value, on: db).map(\.record)
+    }
+
+    private static func stored<M: RecordModel>(
+        _ type: M.Type, userId: UUID, where column: String?, equals value: UUID?, on db: any Database
+    ) async throws -> [StoredRecord<M.Record>] {
         var query = M.select(on: db)
             .where("user_id", .equal, SQLUUID(userId))
             .where("deleted_at", .is, SQLLiteral.null)
         if let column, let value { query = query.where(SQLIdentifier(column), .equal, SQLUUID(value)) }
-        return try await db.selectRecords(M.self, query).map(\.record)
+        return try await db.selectRecords(M.self, query)
+    }
+
+    /// The live records of a kind (any owner's unless `userId` is given; deleted ones too when
+    /// `includingDeleted`) that the query narrowed by `narrow` selects.
+    static func matching<M: RecordModel>(
+        _ type: M.Type, userId: UUID? = nil, includingDeleted: Bool = false, on db: any Database,
+        _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder
+    ) async throws -> [M] {
+        var query = M.select(on: db)
+        if !includingDeleted { query = query.where("deleted_at", .is, SQLLiteral.null) }
+        if let userId { query = query.where("user_id", .equal, SQLUUID(userId)) }
+        return try await db.selectRecords(M.self, narrow(query)).map(M.init)
+    }
+
+    /// How many rows of a kind, live or deleted, have `value` in `column`.
+    static func countAll<M: RecordModel>(_ type: M.Type, where column: String, equals value: FieldValue, on db: any Database) async throws -> Int {
+        try await db.sql.select().column(SQLFunction("count", args: SQLLiteral.all), as: "n").from(M.schema)
+            .where(SQLIdentifier(column), .equal, bind(value)).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
     /// Inserts a new record for the user at the given version.
     @discardableResult
     static func create<M: RecordModel>(_ record: M.Record, as type: M.Type, userId: UUID, version: Int64, on db: any Database) async throws -> M {
-        let model = M()
-        model.apply(record)
-        model.userId = userId
-        model.version = version
-        try await model.create(on: db)
-        return model
+        try await db.sql.insert(into: M.schema).columns(M.columns).values(M.values(record, userId: userId, version: version)).run()
+        return M(StoredRecord(record: record, userId: userId, version: version))
     }
 
     /// Writes a changed record over its model at the given version.
     static func update<M: RecordModel>(_ model: M, to record: M.Record, version: Int64, on db: any Database) async throws {
+        var update = db.sql.update(M.schema)
+        for (column, value) in zip(M.columns, M.values(record, userId: model.userId, version: version)).dropFirst(2) {
+            update = update.set(SQLIdentifier(column), to: value)
+        }
+        try await update.where("id", .equal, SQLUUID(model.record.id)).where("user_id", .equal, SQLUUID(model.userId)).run()
         model.apply(record)
         model.version = version
-        try await model.update(on: db)
     }
 
     /// Soft-deletes every live record of a kind whose `column` is one of `ids`.

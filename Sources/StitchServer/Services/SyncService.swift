@@ -302,8 +302,9 @@ enum SyncService {
             if pushed.contains(where: { $0.id != project.id && $0.canvasId == project.canvasId && $0.deletedAt == nil }) {
                 return .init(message: "This canvas already has a project", fields: ["canvasId": "Already has a project"])
             }
-            let rows = try await ProjectModel.query(on: db).filter(\.$canvasId == project.canvasId).filter(\.$deletedAt == nil)
-                .filter(\._$id != project.id).all()
+            let rows = try await Records.matching(ProjectModel.self, on: db) {
+                $0.where("canvas_id", .equal, SQLUUID(project.canvasId)).where("id", .notEqual, SQLUUID(project.id))
+            }
             let stillLive = rows.filter { row in
                 guard let replaced = state.accepted[.project]?[row.id!] as? Project else { return true }
                 return replaced.deletedAt == nil && replaced.canvasId == project.canvasId
@@ -321,7 +322,10 @@ enum SyncService {
             if let sectionId = requirement.sectionId {
                 var sectionProject = (state.accepted[.projectSection]?[sectionId] as? ProjectSection)?.projectId
                 if sectionProject == nil {
-                    sectionProject = try await SectionModel.query(on: db).filter(\._$id == sectionId).filter(\.$userId == state.userId).first()?.projectId
+                    let sections = try await Records.matching(SectionModel.self, userId: state.userId, includingDeleted: true, on: db) {
+                        $0.where("id", .equal, SQLUUID(sectionId))
+                    }
+                    sectionProject = sections.first?.projectId
                 }
                 if sectionProject != requirement.projectId {
                     return .init(message: "No such section in this project", fields: ["sectionId": "No such section in this project"])

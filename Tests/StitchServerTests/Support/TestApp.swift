@@ -53,3 +53,26 @@ extension TestingHTTPResponse {
     var error: APIErrorBody? { try? decode(APIErrorBody.self) }
     var text: String { body.getString(at: body.readerIndex, length: body.readableBytes) ?? "" }
 }
+
+extension StoredModel {
+    /// Rows of this kind, any owner's, deleted ones too unless `liveOnly`.
+    static func count(on db: any Database, liveOnly: Bool = false) async throws -> Int {
+        try await all(on: db, liveOnly: liveOnly).count
+    }
+
+    /// The row with this id, any owner's, live or deleted.
+    static func find(_ id: UUID, on db: any Database) async throws -> StoredModel? {
+        try await all(on: db, liveOnly: false).first { $0.record.id == id }
+    }
+
+    /// The oldest row of this kind, any owner's.
+    static func first(on db: any Database) async throws -> StoredModel? {
+        try await all(on: db, liveOnly: false).min { $0.record.createdAt < $1.record.createdAt }
+    }
+
+    private static func all(on db: any Database, liveOnly: Bool) async throws -> [StoredModel] {
+        var query = select(on: db)
+        if liveOnly { query = query.where("deleted_at", .is, SQLLiteral.null) }
+        return try await db.selectRecords(StoredModel.self, query).map(StoredModel.init)
+    }
+}

@@ -39,15 +39,5 @@ extension Canvas: SyncRecord { public static let entityType = EntityType.canvas 
 extension Project: SyncRecord { public static let entityType = EntityType.project }
 extension ProjectSection: SyncRecord { public static let entityType = EntityType.projectSection }
 extension ProjectThread: SyncRecord { public static let entityType = EntityType.projectThread }
-extension JournalEntry: SyncRecord {
-    public static let entityType = EntityType.journalEntry
-    public var normalized: JournalEntry {
-        var copy = self
-        copy.notes = Rules.cleanNotes(notes) ?? ""
-        return copy
-    }
-}
-extension JournalImage: SyncRecord {
-    public static let entityType = EntityType.journalImage
-    public var normalized: JournalImage { self }
-}
+extension JournalEntry: SyncRecord { public static let entityType = EntityType.journalEntry }
+extension JournalImage: SyncRecord { public static let entityType = EntityType.journalImage }

@@ -1,0 +1,55 @@
+import Fluent
+import Foundation
+import SQLKit
+import StitchCore
+import Vapor
+
+/// The server's own operations that `stitch-bench` times beside its HTTP figures (its baseline
+/// and `--stages`), open to it alone through `@_spi(Bench)`: the benchmark's code lives in its
+/// target; these only forward to what the server does anyway.
+@_spi(Bench) public enum BenchAccess {
+    /// The sign-in every API route sits behind.
+    public static var requireUser: any Middleware { RequireUser() }
+
+    public static func createUser(_ id: UUID, email: String, on db: any Database) async throws {
+        try await UserModel(id: id, email: email, displayName: "Baseline", passwordHash: nil, now: Date()).create(on: db)
+    }
+
+    /// The threads table and its columns, in the order the server reads them.
+    public static var threadTable: String { ThreadModel.schema }
+    public static var threadColumns: [String] { ThreadModel.columns }
+
+    /// A push's batched multi-row upsert, in one write transaction.
+    public static func upsertThreads(_ records: [InventoryThread], userId: UUID, version: Int64, on db: any Database) async throws {
+        try await db.writeTransaction { db in
+            try await BatchWriter.upsert(records, as: ThreadModel.self, userId: userId, version: version, on: db)
+        }
+    }
+
+    /// A push's read of the current rows of the threads with these ids; answers how many.
+    public static func readThreads(ids: [UUID], on db: any Database) async throws -> Int {
+        try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where(SQLUUIDIn("id", ids))).count
+    }
+
+    /// The user's threads read into records, as list pages read them; answers how many.
+    public static func readThreads(userId: UUID, on db: any Database) async throws -> Int {
+        try await db.selectRecords(ThreadModel.self, ThreadModel.select(on: db).where("user_id", .equal, SQLUUID(userId))).count
+    }
+
+    /// One page of a pull, without HTTP.
+    public static func pull(userId: UUID, after cursor: SyncCursor, limit: Int, on db: any Database)
+        async throws -> (changes: [SyncChange], cursor: SyncCursor, hasMore: Bool) {
+        let page = try await SyncService.pull(userId: userId, after: cursor, limit: limit, skipVersion: nil, db: db)
+        return (page.changes, page.cursor, page.hasMore)
+    }
+
+    /// The statement every pull starts with.
+    public static func probe(userId: UUID, from version: Int64, on db: any Database) async throws {
+        _ = try await SyncService.probe(userId: userId, from: version, db: db)
+    }
+
+    /// A whole `POST /sync` answered in-process.
+    public static func sync(_ request: SyncRequest, userId: UUID, app: Application) async throws -> SyncResponse {
+        try await SyncService.sync(request, userId: userId, app: app, db: app.db)
+    }
+}
