@@ -533,7 +533,7 @@ struct SyncTests {
                         InventoryThread(brand: "DMC", number: "\(chunk)-\($0)", notes: String(repeating: "x", count: 400),
                                         createdAt: clock.now, updatedAt: clock.now)
                     }
-                    try await BenchBaseline.upsertThreads(threads, userId: user.id, version: 1, on: app.db)
+                    try await app.db.writeTransaction { db in try await BatchWriter.upsert(threads, as: ThreadModel.self, userId: user.id, version: 1, on: db) }
                 }
             }
             try await app.db.sql.raw("ANALYZE threads").run()
