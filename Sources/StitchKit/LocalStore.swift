@@ -188,6 +188,9 @@ public final class LocalStore: Sendable {
                 t.column("value", .text)
             }
         }
+        migrator.registerMigration("v2: catalog colour name") { db in
+            try db.alter(table: "threads") { t in t.add(column: "catalogColorName", .text) }
+        }
         return migrator
     }
 

@@ -63,7 +63,7 @@ struct Threads: AsyncParsableCommand {
                 if output.json { print(try Output.json(model.threads)); return }
                 if let empty = model.emptyState { print("\(empty.title) — \(empty.message) (stitch threads add)"); return }
                 print(Output.table(["ID", "BRAND", "NUMBER", "COLOUR", "FIBER", "QTY"], model.threads.map {
-                    [Output.short($0.id), $0.brand, $0.number, $0.colorName ?? "", $0.fiberType.rawValue, String($0.quantity)]
+                    [Output.short($0.id), $0.brand, $0.number, $0.displayColorName ?? "", $0.fiberType.rawValue, String($0.quantity)]
                 }))
             }
         }

@@ -33,6 +33,22 @@ struct ThreadValidationTests {
         #expect(try t.validated() == t)
     }
 
+    @Test("The catalog's colour name: trimmed, blank is none, at most 100 characters; shown beside the stitcher's own name")
+    func catalogColorName() throws {
+        #expect(thread { $0.catalogColorName = "  Black " }.normalized.catalogColorName == "Black")
+        #expect(thread { $0.catalogColorName = "   " }.normalized.catalogColorName == nil)
+        #expect(thread { $0.catalogColorName = String(repeating: "c", count: 101) }.validationErrors["catalogColorName"]
+                == "Catalog colour name must be at most 100 characters")
+        #expect(thread { $0.catalogColorName = "Black" }.displayColorName == "Black")
+        #expect(thread { $0.colorName = "Night sky"; $0.catalogColorName = "Black" }.displayColorName == "Night sky (Black)")
+        #expect(thread { $0.colorName = "black"; $0.catalogColorName = "Black" }.displayColorName == "black")
+        #expect(thread { $0.colorName = "Mine" }.displayColorName == "Mine")
+        // On the wire under its own key, and read back.
+        let wire = thread { $0.catalogColorName = "Black" }
+        #expect(String(decoding: try StitchJSON.makeEncoder().encode(wire), as: UTF8.self).contains(#""catalogColorName":"Black""#))
+        #expect(try StitchJSON.decode(InventoryThread.self, from: StitchJSON.makeEncoder().encode(wire)) == wire)
+    }
+
     @Test(arguments: ["", "   ", String(repeating: "b", count: 101)])
     func brandRejected(_ brand: String) {
         #expect(thread { $0.brand = brand }.validationErrors["brand"] != nil)

@@ -1,4 +1,5 @@
 import Foundation
+import StitchCore
 @testable import StitchServer
 import Testing
 import VaporTesting
@@ -33,6 +34,32 @@ struct OpenAPITests {
             #expect(registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
             #expect(documented.subtracting(registered).isEmpty, "documented but missing: \(documented.subtracting(registered).sorted())")
         }
+    }
+
+    @Test("Each record's schema has exactly its description's fields and the stamps, required where the field is; its create and update bodies take every field a client sets")
+    func recordSchemasMatchDescriptions() throws {
+        let doc = try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.data()) as? [String: Any])
+        let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        func properties(_ name: String) -> Set<String> { Set((schemas[name]?["properties"] as? [String: Any])?.keys ?? [:].keys) }
+        func check<R: DescribedRecord>(_ type: R.Type, _ name: String, extra: Set<String> = [], bodies: [String] = [], setByPath: Set<String> = []) {
+            let fields = R.described.fields
+            let wanted = Set(["id", "createdAt", "updatedAt", "deletedAt"] + fields.map(\.name)).union(extra)
+            #expect(properties(name) == wanted, "\(name): missing \(wanted.subtracting(properties(name)).sorted()), not described \(properties(name).subtracting(wanted).sorted())")
+            let required = Set(schemas[name]?["required"] as? [String] ?? [])
+            let wantedRequired = Set(["id", "createdAt", "updatedAt"] + fields.filter { !$0.isOptional }.map(\.name)).union(extra)
+            #expect(required == wantedRequired, "\(name) requires \(required.sorted()), its description \(wantedRequired.sorted())")
+            for body in bodies {
+                let settable = Set(["id"] + fields.map(\.name)).subtracting(setByPath)
+                #expect(properties(body) == settable, "\(body): missing \(settable.subtracting(properties(body)).sorted()), not described \(properties(body).subtracting(settable).sorted())")
+            }
+        }
+        check(InventoryThread.self, "Thread", bodies: ["ThreadInput", "ThreadCreate"])
+        check(Canvas.self, "Canvas", bodies: ["CanvasInput", "CanvasCreate"])
+        check(Project.self, "Project")
+        check(ProjectSection.self, "Section", bodies: ["SectionInput", "SectionCreate"], setByPath: ["projectId"])
+        check(ProjectThread.self, "Requirement", bodies: ["RequirementInput", "RequirementCreate"], setByPath: ["projectId"])
+        check(JournalEntry.self, "JournalEntry", extra: ["images"])
+        check(JournalImage.self, "JournalImage")
     }
 
     @Test("Every schema reference resolves")

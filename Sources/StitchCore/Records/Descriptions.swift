@@ -14,6 +14,7 @@ extension InventoryThread: DescribedRecord {
             .text("brand", "brand", \.brand, rule: .text(label: "Brand", max: Limits.brand)),
             .text("number", "number", \.number, rule: .text(label: "Number", max: Limits.number)),
             .text("colorName", "color_name", \.colorName, rule: .text(label: "Colour name", max: Limits.colorName)),
+            .text("catalogColorName", "catalog_color_name", \.catalogColorName, rule: .text(label: "Catalog colour name", max: Limits.colorName)),
             .text("colorHex", "color_hex", \.colorHex, rule: .hexColor(message: "Colour must be a hex value like #1A2B3C"), cleaning: .upper),
             .choice("fiberType", "fiber_type", \.fiberType, default: .wool),
             .int("quantity", "quantity", \.quantity, rule: .range(label: "Quantity", min: 0, max: Limits.maxQuantity,

@@ -23,6 +23,8 @@ public struct InventoryThread: Codable, Sendable, Hashable, Identifiable {
     public var brand: String
     public var number: String
     public var colorName: String?
+    /// The colour's name in its brand's catalog (DMC 310 is "Black"), filled in from the catalog.
+    public var catalogColorName: String?
     public var colorHex: String?
     public var fiberType: FiberType
     public var quantity: Int
@@ -34,14 +36,15 @@ public struct InventoryThread: Codable, Sendable, Hashable, Identifiable {
     public var deletedAt: Date?
 
     public init(
-        id: UUID = UUID(), brand: String, number: String, colorName: String? = nil, colorHex: String? = nil,
-        fiberType: FiberType = .wool, quantity: Int = 0, barcode: String? = nil, weightOrLength: String? = nil,
-        notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+        id: UUID = UUID(), brand: String, number: String, colorName: String? = nil, catalogColorName: String? = nil,
+        colorHex: String? = nil, fiberType: FiberType = .wool, quantity: Int = 0, barcode: String? = nil,
+        weightOrLength: String? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.id = id
         self.brand = brand
         self.number = number
         self.colorName = colorName
+        self.catalogColorName = catalogColorName
         self.colorHex = colorHex
         self.fiberType = fiberType
         self.quantity = quantity
@@ -51,6 +54,18 @@ public struct InventoryThread: Codable, Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+    }
+}
+
+extension InventoryThread {
+    /// The colour's name as a person reads it: their own name for it, with the catalog's beside
+    /// it where the two differ ("Night sky (Black)"), or the catalog's alone.
+    public var displayColorName: String? {
+        switch (colorName, catalogColorName) {
+        case let (own?, catalog?) where own.caseInsensitiveCompare(catalog) != .orderedSame: "\(own) (\(catalog))"
+        case let (own?, _): own
+        case let (nil, catalog): catalog
+        }
     }
 }
 

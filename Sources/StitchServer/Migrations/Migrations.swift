@@ -18,5 +18,6 @@ enum StitchMigrations {
         CreateWebSessions(),
         AddSyncCursorIndexes(),
         AddExpiryIndexes(),
+        AddThreadCatalogColorName(),
     ]
 }

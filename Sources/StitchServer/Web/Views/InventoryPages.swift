@@ -31,7 +31,7 @@ struct InventoryPage {
     func row(_ t: InventoryThread, _ context: PageContext) -> Node {
         let swatch: Node = t.colorHex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
             ?? el("span", ["class": "swatch", "role": "img", "aria-label": "No colour"], text("?"))
-        let subtitle = [t.colorName, t.fiberType.displayName].compactMap { $0 }.joined(separator: " · ")
+        let subtitle = [t.displayColorName, t.fiberType.displayName].compactMap { $0 }.joined(separator: " · ")
         return el("li", ["class": "row", "data-thread": t.id.wireText],
             swatch,
             el("div", ["class": "grow"],
