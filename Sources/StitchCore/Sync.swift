@@ -28,6 +28,9 @@ public struct SyncChange: Codable, Sendable, Hashable {
         }
         set { fields = newValue; directRecord = nil; wireData = nil }
     }
+    /// Whether the change carries a record's fields, without building them (`data` writes a
+    /// record made into a change out as a dictionary).
+    public var hasData: Bool { directRecord != nil || wireData != nil || fields != nil }
     public var updatedAt: Date
     public var deletedAt: Date?
 

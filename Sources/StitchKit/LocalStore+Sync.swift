@@ -79,7 +79,7 @@ extension LocalStore {
             for change in changes {
                 let isPending = !pending.isEmpty && pending.contains(change.key)
                 let applied: Bool
-                if !isPending, change.action == .upsert, change.data != nil {
+                if !isPending, change.action == .upsert, change.hasData {
                     // The common case, a record without local changes: the server's copy, as is,
                     // written with the rest of the page (several rows to a statement).
                     switch change.type {
@@ -121,7 +121,7 @@ extension LocalStore {
     /// copy is now the local one.
     static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, pending: Bool, upserts: inout Upserts, db: Database) throws -> Bool {
         var incoming: R
-        if change.action == .upsert, change.data != nil {
+        if change.action == .upsert, change.hasData {
             incoming = try change.record(as: R.self)
             if pending, let local = try R.fetchOne(db, key: ["id": change.id]),
                ConflictRule.resolve(incoming: incoming, current: local) == .current {

@@ -25,16 +25,67 @@ extension ProjectThread { public func encode(to container: inout PersistenceCont
 extension JournalEntry { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension JournalImage { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 
+// Rows are read by the records' descriptions too, one column per field named like its wire key,
+// selected in the description's order (the stamps, then the fields) so each row is read by
+// position: every fetch of a record goes through GRDB's query interface, which selects
+// `databaseSelection`. (Codable's row decoding, a keyed container per record, and then lookups by
+// column name, were a sixth of a first sync's time.)
+extension TableRecord where Self: DescribedRecord {
+    public static var databaseSelection: [any SQLSelectable] {
+        (["id", "createdAt", "updatedAt", "deletedAt"] + described.fields.map(\.name)).map { Column($0) }
+    }
+}
+
 // Dates come back exactly as the wire has them (whole milliseconds, `Date(millisecondsSince1970:)`):
 // GRDB's own parsing of the stored text lands a rounding step away for some fractions, so a
 // record read here and the same record read from JSON would otherwise differ.
-extension InventoryThread { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension Canvas { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension Project { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension ProjectSection { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension ProjectThread { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension JournalEntry { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
-extension JournalImage { public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { LocalDates.decoding } }
+extension FetchableRecord where Self: DescribedRecord {
+    public init(row: Row) throws {
+        let description = Self.described
+        guard row.count == description.fields.count + 4 else {
+            throw LocalRowError(table: description.table, column: "*", problem: "has \(row.count) columns, not the description's \(description.fields.count + 4)")
+        }
+        var position = 0
+        func value(_ column: String, _ type: FieldType, optional: Bool) throws -> FieldValue {
+            let stored: DatabaseValue = row[position]
+            position += 1
+            if stored.isNull {
+                guard optional else { throw LocalRowError(table: Self.described.table, column: column, problem: "is NULL") }
+                return .null
+            }
+            let read: FieldValue? = switch type {
+            case .text, .choice: String.fromDatabaseValue(stored).map(FieldValue.text)
+            case .int: Int.fromDatabaseValue(stored).map(FieldValue.int)
+            case .id: UUID.fromDatabaseValue(stored).map(FieldValue.id)
+            case .instant: Date.fromDatabaseValue(stored).map { .instant(Date(millisecondsSince1970: $0.millisecondsSince1970)) }
+            }
+            guard let read else { throw LocalRowError(table: Self.described.table, column: column, problem: "holds \(stored)") }
+            return read
+        }
+        guard case .id(let id) = try value("id", .id, optional: false), case .instant(let createdAt) = try value("createdAt", .instant, optional: false),
+              case .instant(let updatedAt) = try value("updatedAt", .instant, optional: false) else {
+            throw LocalRowError(table: description.table, column: "id", problem: "has no stamps")
+        }
+        var deletedAt: Date?
+        if case .instant(let date) = try value("deletedAt", .instant, optional: true) { deletedAt = date }
+        var record = description.blank(id: id, createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt)
+        for field in description.fields {
+            let read = try value(field.name, field.type, optional: field.isOptional)
+            guard field.set(&record, read) else {
+                throw LocalRowError(table: description.table, column: field.name, problem: "holds \(read), not one of its values")
+            }
+        }
+        self = record
+    }
+}
+
+/// A device-store row that can't be the record its table holds.
+struct LocalRowError: Error, CustomStringConvertible {
+    var table: String
+    var column: String
+    var problem: String
+    var description: String { "\(table).\(column) \(problem)" }
+}
 
 extension PersistenceContainer: WireSink {
     mutating func put<R: SyncRecord>(_ record: R) { record.writeWire(to: &self) }

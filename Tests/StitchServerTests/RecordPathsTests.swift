@@ -39,8 +39,8 @@ struct FilledRecords {
                 case .instant:
                     // Later fields later: a project's dates stay in order (started, finishing, completed).
                     value = .instant(Date(timeIntervalSince1970: 1_700_000_000 + Double(variant * 86_400 + index * 3_600)))
-                case .choice(let choices):
-                    let others = choices.filter { FieldValue.text($0) != field.defaultValue }
+                case .choice:
+                    let others = field.choices.filter { FieldValue.text($0) != field.defaultValue }
                     value = .text(others[variant % others.count])
                 }
                 try #require(value != field.defaultValue, "\(R.self).\(field.name): the test's value is the default")

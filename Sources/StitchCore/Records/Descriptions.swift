@@ -11,17 +11,17 @@ extension InventoryThread: DescribedRecord {
     public static let described = RecordDescription<InventoryThread>(
         table: "threads", blank: InventoryThread(brand: "", number: "", createdAt: epoch, updatedAt: epoch),
         fields: [
-            .text("brand", "brand", \.brand, rule: .text(label: "Brand", max: Limits.brand)),
-            .text("number", "number", \.number, rule: .text(label: "Number", max: Limits.number)),
-            .text("colorName", "color_name", \.colorName, rule: .text(label: "Colour name", max: Limits.colorName)),
-            .text("catalogColorName", "catalog_color_name", \.catalogColorName, rule: .text(label: "Catalog colour name", max: Limits.colorName)),
-            .text("colorHex", "color_hex", \.colorHex, rule: .hexColor(message: "Colour must be a hex value like #1A2B3C"), cleaning: .upper),
-            .choice("fiberType", "fiber_type", \.fiberType, default: .wool),
-            .int("quantity", "quantity", \.quantity, rule: .range(label: "Quantity", min: 0, max: Limits.maxQuantity,
+            .text("brand", "brand", { $0.brand }, { $0.brand = $1 }, rule: .text(label: "Brand", max: Limits.brand)),
+            .text("number", "number", { $0.number }, { $0.number = $1 }, rule: .text(label: "Number", max: Limits.number)),
+            .text("colorName", "color_name", { $0.colorName }, { $0.colorName = $1 }, rule: .text(label: "Colour name", max: Limits.colorName)),
+            .text("catalogColorName", "catalog_color_name", { $0.catalogColorName }, { $0.catalogColorName = $1 }, rule: .text(label: "Catalog colour name", max: Limits.colorName)),
+            .text("colorHex", "color_hex", { $0.colorHex }, { $0.colorHex = $1 }, rule: .hexColor(message: "Colour must be a hex value like #1A2B3C"), cleaning: .upper),
+            .choice("fiberType", "fiber_type", { $0.fiberType }, { $0.fiberType = $1 }, default: .wool),
+            .int("quantity", "quantity", { $0.quantity }, { $0.quantity = $1 }, rule: .range(label: "Quantity", min: 0, max: Limits.maxQuantity,
                                                                   belowMin: "Quantity can't be negative")),
-            .text("barcode", "barcode", \.barcode, rule: .text(label: "Barcode", max: Limits.barcode)),
-            .text("weightOrLength", "weight_or_length", \.weightOrLength, rule: .text(label: "Weight or length", max: Limits.weightOrLength)),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.threadNotes), cleaning: .notes),
+            .text("barcode", "barcode", { $0.barcode }, { $0.barcode = $1 }, rule: .text(label: "Barcode", max: Limits.barcode)),
+            .text("weightOrLength", "weight_or_length", { $0.weightOrLength }, { $0.weightOrLength = $1 }, rule: .text(label: "Weight or length", max: Limits.weightOrLength)),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.threadNotes), cleaning: .notes),
         ])
 }
 
@@ -29,14 +29,14 @@ extension Canvas: DescribedRecord {
     public static let described = RecordDescription<Canvas>(
         table: "canvases", blank: Canvas(designer: "", designName: "", createdAt: epoch, updatedAt: epoch),
         fields: [
-            .text("designer", "designer", \.designer, rule: .text(label: "Designer", max: Limits.designer)),
-            .text("designName", "design_name", \.designName, rule: .text(label: "Design name", max: Limits.designName)),
-            .instant("acquiredAt", "acquired_at", \.acquiredAt),
-            .text("imageKey", "image_key", \.imageKey, rule: .text(label: "Image key", max: Limits.imageKey)),
-            .text("size", "size", \.size, rule: .text(label: "Size", max: Limits.canvasSize)),
-            .int("meshCount", "mesh_count", \.meshCount, rule: .range(label: "Mesh count", min: 1, max: Limits.maxMeshCount,
+            .text("designer", "designer", { $0.designer }, { $0.designer = $1 }, rule: .text(label: "Designer", max: Limits.designer)),
+            .text("designName", "design_name", { $0.designName }, { $0.designName = $1 }, rule: .text(label: "Design name", max: Limits.designName)),
+            .instant("acquiredAt", "acquired_at", { $0.acquiredAt }, { $0.acquiredAt = $1 }),
+            .text("imageKey", "image_key", { $0.imageKey }, { $0.imageKey = $1 }, rule: .text(label: "Image key", max: Limits.imageKey)),
+            .text("size", "size", { $0.size }, { $0.size = $1 }, rule: .text(label: "Size", max: Limits.canvasSize)),
+            .int("meshCount", "mesh_count", { $0.meshCount }, { $0.meshCount = $1 }, rule: .range(label: "Mesh count", min: 1, max: Limits.maxMeshCount,
                                                                       belowMin: "Enter a positive number")),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
         ])
 }
 
@@ -44,12 +44,12 @@ extension Project: DescribedRecord {
     public static let described = RecordDescription<Project>(
         table: "projects", blank: Project(canvasId: UUID(), startedAt: epoch, createdAt: epoch, updatedAt: epoch),
         fields: [
-            .id("canvasId", "canvas_id", \.canvasId),
-            .choice("status", "status", \.status, default: .wip),
-            .instant("startedAt", "started_at", \.startedAt),
-            .instant("finishingAt", "finishing_at", \.finishingAt),
-            .instant("completedAt", "completed_at", \.completedAt),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
+            .id("canvasId", "canvas_id", { $0.canvasId }, { $0.canvasId = $1 }),
+            .choice("status", "status", { $0.status }, { $0.status = $1 }, default: .wip),
+            .instant("startedAt", "started_at", { $0.startedAt }, { $0.startedAt = $1 }),
+            .instant("finishingAt", "finishing_at", { $0.finishingAt }, { $0.finishingAt = $1 }),
+            .instant("completedAt", "completed_at", { $0.completedAt }, { $0.completedAt = $1 }),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
         ])
 
     public func validateAcrossFields(into v: inout Validator) {
@@ -63,11 +63,11 @@ extension ProjectSection: DescribedRecord {
     public static let described = RecordDescription<ProjectSection>(
         table: "project_sections", blank: ProjectSection(projectId: UUID(), name: "", createdAt: epoch, updatedAt: epoch),
         fields: [
-            .id("projectId", "project_id", \.projectId),
-            .text("name", "name", \.name, rule: .text(label: "Name", max: Limits.sectionName)),
-            .int("sortOrder", "sort_order", \.sortOrder, rule: .range(label: "Sort order", min: 0, max: .max, belowMin: "Sort order can't be negative")),
-            .choice("status", "status", \.status, default: .notStarted),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
+            .id("projectId", "project_id", { $0.projectId }, { $0.projectId = $1 }),
+            .text("name", "name", { $0.name }, { $0.name = $1 }, rule: .text(label: "Name", max: Limits.sectionName)),
+            .int("sortOrder", "sort_order", { $0.sortOrder }, { $0.sortOrder = $1 }, rule: .range(label: "Sort order", min: 0, max: .max, belowMin: "Sort order can't be negative")),
+            .choice("status", "status", { $0.status }, { $0.status = $1 }, default: .notStarted),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
         ])
 }
 
@@ -75,15 +75,15 @@ extension ProjectThread: DescribedRecord {
     public static let described = RecordDescription<ProjectThread>(
         table: "project_threads", blank: ProjectThread(projectId: UUID(), brand: "", number: "", createdAt: epoch, updatedAt: epoch),
         fields: [
-            .id("projectId", "project_id", \.projectId),
-            .id("sectionId", "section_id", \.sectionId),
-            .id("threadId", "thread_id", \.threadId),
-            .text("brand", "brand", \.brand, rule: .text(label: "Brand", max: Limits.brand)),
-            .text("number", "number", \.number, rule: .text(label: "Number", max: Limits.number)),
-            .text("colorName", "color_name", \.colorName, rule: .text(label: "Colour name", max: Limits.colorName)),
-            .int("quantityNeeded", "quantity_needed", \.quantityNeeded, default: 1,
+            .id("projectId", "project_id", { $0.projectId }, { $0.projectId = $1 }),
+            .id("sectionId", "section_id", { $0.sectionId }, { $0.sectionId = $1 }),
+            .id("threadId", "thread_id", { $0.threadId }, { $0.threadId = $1 }),
+            .text("brand", "brand", { $0.brand }, { $0.brand = $1 }, rule: .text(label: "Brand", max: Limits.brand)),
+            .text("number", "number", { $0.number }, { $0.number = $1 }, rule: .text(label: "Number", max: Limits.number)),
+            .text("colorName", "color_name", { $0.colorName }, { $0.colorName = $1 }, rule: .text(label: "Colour name", max: Limits.colorName)),
+            .int("quantityNeeded", "quantity_needed", { $0.quantityNeeded }, { $0.quantityNeeded = $1 }, default: 1,
                  rule: .range(label: "Quantity", min: 1, max: Limits.maxQuantity, belowMin: "Need at least 1")),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.threadNotes), cleaning: .notes),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.threadNotes), cleaning: .notes),
         ])
 }
 
@@ -91,8 +91,8 @@ extension JournalEntry: DescribedRecord {
     public static let described = RecordDescription<JournalEntry>(
         table: "journal_entries", blank: JournalEntry(projectId: UUID(), notes: "", createdAt: epoch, updatedAt: epoch),
         fields: [
-            .id("projectId", "project_id", \.projectId),
-            .text("notes", "notes", \.notes, rule: .text(label: "Notes", max: Limits.longNotes, required: false), cleaning: .notes),
+            .id("projectId", "project_id", { $0.projectId }, { $0.projectId = $1 }),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.longNotes, required: false), cleaning: .notes),
         ])
 }
 
@@ -100,8 +100,8 @@ extension JournalImage: DescribedRecord {
     public static let described = RecordDescription<JournalImage>(
         table: "journal_images", blank: JournalImage(entryId: UUID(), imageKey: "", sortOrder: 0, createdAt: epoch, updatedAt: epoch),
         fields: [
-            .id("entryId", "entry_id", \.entryId),
-            .text("imageKey", "image_key", \.imageKey, rule: .text(label: "Image", max: Limits.imageKey), cleaning: .none),
-            .int("sortOrder", "sort_order", \.sortOrder, rule: .range(label: "Sort order", min: 0, max: .max, belowMin: "Sort order can't be negative")),
+            .id("entryId", "entry_id", { $0.entryId }, { $0.entryId = $1 }),
+            .text("imageKey", "image_key", { $0.imageKey }, { $0.imageKey = $1 }, rule: .text(label: "Image", max: Limits.imageKey), cleaning: .none),
+            .int("sortOrder", "sort_order", { $0.sortOrder }, { $0.sortOrder = $1 }, rule: .range(label: "Sort order", min: 0, max: .max, belowMin: "Sort order can't be negative")),
         ])
 }

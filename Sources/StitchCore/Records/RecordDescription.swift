@@ -16,13 +16,14 @@ public enum FieldValue: Hashable, Sendable {
     case instant(Date)
 }
 
-/// How a field is stored and sent. `choice` is an enumeration sent and stored as its raw text.
+/// How a field is stored and sent. `choice` is an enumeration sent and stored as its raw text
+/// (its values are the field's `choices`).
 public enum FieldType: Hashable, Sendable {
     case text
     case int
     case id
     case instant
-    case choice([String])
+    case choice
 }
 
 /// What a field must hold, checked by `Validatable.validate` with the messages people see.
@@ -49,14 +50,17 @@ public enum TextCleaning: Sendable {
     case upper
 }
 
-/// One field of a record `R`.
-public struct RecordField<R>: @unchecked Sendable {
+/// One field of a record `R`. A class: the readers and writers walk the fields once per record,
+/// and copying one is then a single reference, not each of its values.
+public final class RecordField<R>: @unchecked Sendable {
     /// The wire key, which is also the property's name and the device store's column.
     public let key: StaticString
     /// The server's column.
     public let column: String
     public let type: FieldType
     public let isOptional: Bool
+    /// A `choice` field's values.
+    public let choices: [String]
     /// What a new record holds when nothing is given (and what a new non-null column's migration fills).
     public let defaultValue: FieldValue
     public let rule: FieldRule
@@ -65,116 +69,140 @@ public struct RecordField<R>: @unchecked Sendable {
     /// Sets the field; false when the value is not of the field's type (or not one of its choices).
     public let set: (inout R, FieldValue) -> Bool
 
-    public var name: String { key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) } }
+    public let name: String
+
+    init(key: StaticString, column: String, type: FieldType, choices: [String] = [], isOptional: Bool, defaultValue: FieldValue,
+         rule: FieldRule, cleaning: TextCleaning, get: @escaping (R) -> FieldValue, set: @escaping (inout R, FieldValue) -> Bool) {
+        self.key = key
+        self.column = column
+        self.type = type
+        self.choices = choices
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.rule = rule
+        self.cleaning = cleaning
+        self.get = get
+        self.set = set
+        name = key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    }
 }
 
+// Each field is read and written through closures written at its description's line
+// (`{ $0.brand }`, `{ $0.brand = $1 }`): direct property access once specialised. Key paths read
+// the same but are projected at run time (a metadata lookup per field per record), which cost a
+// fifth of a sync's speed.
 extension RecordField {
     public static func text(
-        _ key: StaticString, _ column: String, _ path: WritableKeyPath<R, String>, default value: String = "",
-        rule: FieldRule = .none, cleaning: TextCleaning = .trim
-    ) -> Self {
-        Self(key: key, column: column, type: .text, isOptional: false, defaultValue: .text(value), rule: rule, cleaning: cleaning,
-             get: { .text($0[keyPath: path]) },
-             set: { record, value in
-                 guard case .text(let text) = value else { return false }
-                 record[keyPath: path] = text
-                 return true
-             })
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> String, _ set: @escaping (inout R, String) -> Void,
+        default value: String = "", rule: FieldRule = .none, cleaning: TextCleaning = .trim
+    ) -> RecordField {
+        RecordField(key: key, column: column, type: .text, isOptional: false, defaultValue: .text(value), rule: rule, cleaning: cleaning,
+                    get: { .text(get($0)) },
+                    set: { record, value in
+                        guard case .text(let text) = value else { return false }
+                        set(&record, text)
+                        return true
+                    })
     }
 
     public static func text(
-        _ key: StaticString, _ column: String, _ path: WritableKeyPath<R, String?>, rule: FieldRule = .none,
-        cleaning: TextCleaning = .trim
-    ) -> Self {
-        optional(key, column, path, type: .text, rule: rule, cleaning: cleaning, wrap: FieldValue.text) {
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> String?, _ set: @escaping (inout R, String?) -> Void,
+        rule: FieldRule = .none, cleaning: TextCleaning = .trim
+    ) -> RecordField {
+        optional(key, column, get, set, type: .text, rule: rule, cleaning: cleaning, wrap: FieldValue.text) {
             if case .text(let text) = $0 { text } else { nil }
         }
     }
 
-    public static func int(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, Int>, default value: Int = 0, rule: FieldRule = .none) -> Self {
-        Self(key: key, column: column, type: .int, isOptional: false, defaultValue: .int(value), rule: rule, cleaning: .none,
-             get: { .int($0[keyPath: path]) },
-             set: { record, value in
-                 guard case .int(let number) = value else { return false }
-                 record[keyPath: path] = number
-                 return true
-             })
+    public static func int(
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> Int, _ set: @escaping (inout R, Int) -> Void,
+        default value: Int = 0, rule: FieldRule = .none
+    ) -> RecordField {
+        RecordField(key: key, column: column, type: .int, isOptional: false, defaultValue: .int(value), rule: rule, cleaning: .none,
+                    get: { .int(get($0)) },
+                    set: { record, value in
+                        guard case .int(let number) = value else { return false }
+                        set(&record, number)
+                        return true
+                    })
     }
 
-    public static func int(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, Int?>, rule: FieldRule = .none) -> Self {
-        optional(key, column, path, type: .int, rule: rule, cleaning: .none, wrap: FieldValue.int) {
+    public static func int(
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> Int?, _ set: @escaping (inout R, Int?) -> Void, rule: FieldRule = .none
+    ) -> RecordField {
+        optional(key, column, get, set, type: .int, rule: rule, cleaning: .none, wrap: FieldValue.int) {
             if case .int(let number) = $0 { number } else { nil }
         }
     }
 
     /// A reference to another record (never defaulted: a record is made with its parent).
-    public static func id(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, UUID>) -> Self {
-        Self(key: key, column: column, type: .id, isOptional: false, defaultValue: .null, rule: .none, cleaning: .none,
-             get: { .id($0[keyPath: path]) },
-             set: { record, value in
-                 guard case .id(let id) = value else { return false }
-                 record[keyPath: path] = id
-                 return true
-             })
+    public static func id(_ key: StaticString, _ column: String, _ get: @escaping (R) -> UUID, _ set: @escaping (inout R, UUID) -> Void) -> RecordField {
+        RecordField(key: key, column: column, type: .id, isOptional: false, defaultValue: .null, rule: .none, cleaning: .none,
+                    get: { .id(get($0)) },
+                    set: { record, value in
+                        guard case .id(let id) = value else { return false }
+                        set(&record, id)
+                        return true
+                    })
     }
 
-    public static func id(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, UUID?>) -> Self {
-        optional(key, column, path, type: .id, rule: .none, cleaning: .none, wrap: FieldValue.id) {
+    public static func id(_ key: StaticString, _ column: String, _ get: @escaping (R) -> UUID?, _ set: @escaping (inout R, UUID?) -> Void) -> RecordField {
+        optional(key, column, get, set, type: .id, rule: .none, cleaning: .none, wrap: FieldValue.id) {
             if case .id(let id) = $0 { id } else { nil }
         }
     }
 
-    public static func instant(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, Date>) -> Self {
-        Self(key: key, column: column, type: .instant, isOptional: false, defaultValue: .null, rule: .none, cleaning: .none,
-             get: { .instant($0[keyPath: path]) },
-             set: { record, value in
-                 guard case .instant(let date) = value else { return false }
-                 record[keyPath: path] = date
-                 return true
-             })
+    public static func instant(_ key: StaticString, _ column: String, _ get: @escaping (R) -> Date, _ set: @escaping (inout R, Date) -> Void) -> RecordField {
+        RecordField(key: key, column: column, type: .instant, isOptional: false, defaultValue: .null, rule: .none, cleaning: .none,
+                    get: { .instant(get($0)) },
+                    set: { record, value in
+                        guard case .instant(let date) = value else { return false }
+                        set(&record, date)
+                        return true
+                    })
     }
 
-    public static func instant(_ key: StaticString, _ column: String, _ path: WritableKeyPath<R, Date?>) -> Self {
-        optional(key, column, path, type: .instant, rule: .none, cleaning: .none, wrap: FieldValue.instant) {
+    public static func instant(_ key: StaticString, _ column: String, _ get: @escaping (R) -> Date?, _ set: @escaping (inout R, Date?) -> Void) -> RecordField {
+        optional(key, column, get, set, type: .instant, rule: .none, cleaning: .none, wrap: FieldValue.instant) {
             if case .instant(let date) = $0 { date } else { nil }
         }
     }
 
     public static func choice<E: RawRepresentable & CaseIterable>(
-        _ key: StaticString, _ column: String, _ path: WritableKeyPath<R, E>, default value: E
-    ) -> Self where E.RawValue == String {
-        Self(key: key, column: column, type: .choice(E.allCases.map(\.rawValue)), isOptional: false, defaultValue: .text(value.rawValue),
-             rule: .none, cleaning: .none,
-             get: { .text($0[keyPath: path].rawValue) },
-             set: { record, value in
-                 guard case .text(let raw) = value, let choice = E(rawValue: raw) else { return false }
-                 record[keyPath: path] = choice
-                 return true
-             })
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> E, _ set: @escaping (inout R, E) -> Void, default value: E
+    ) -> RecordField where E.RawValue == String {
+        RecordField(key: key, column: column, type: .choice, choices: E.allCases.map(\.rawValue), isOptional: false,
+                    defaultValue: .text(value.rawValue), rule: .none, cleaning: .none,
+                    get: { .text(get($0).rawValue) },
+                    set: { record, value in
+                        guard case .text(let raw) = value, let choice = E(rawValue: raw) else { return false }
+                        set(&record, choice)
+                        return true
+                    })
     }
 
     private static func optional<V>(
-        _ key: StaticString, _ column: String, _ path: WritableKeyPath<R, V?>, type: FieldType, rule: FieldRule,
-        cleaning: TextCleaning, wrap: @escaping (V) -> FieldValue, unwrap: @escaping (FieldValue) -> V?
-    ) -> Self {
-        Self(key: key, column: column, type: type, isOptional: true, defaultValue: .null, rule: rule, cleaning: cleaning,
-             get: { $0[keyPath: path].map(wrap) ?? .null },
-             set: { record, value in
-                 if value == .null {
-                     record[keyPath: path] = nil
-                     return true
-                 }
-                 guard let unwrapped = unwrap(value) else { return false }
-                 record[keyPath: path] = unwrapped
-                 return true
-             })
+        _ key: StaticString, _ column: String, _ get: @escaping (R) -> V?, _ set: @escaping (inout R, V?) -> Void, type: FieldType,
+        rule: FieldRule, cleaning: TextCleaning, wrap: @escaping (V) -> FieldValue, unwrap: @escaping (FieldValue) -> V?
+    ) -> RecordField {
+        RecordField(key: key, column: column, type: type, isOptional: true, defaultValue: .null, rule: rule, cleaning: cleaning,
+                    get: { get($0).map(wrap) ?? .null },
+                    set: { record, value in
+                        if case .null = value {
+                            set(&record, nil)
+                            return true
+                        }
+                        guard let unwrapped = unwrap(value) else { return false }
+                        set(&record, unwrapped)
+                        return true
+                    })
     }
 }
 
 /// A synced record's description: its table and its own fields. Every record also has the
 /// stamps `id`, `createdAt`, `updatedAt` and `deletedAt` (`SyncRecord`), stored in columns of the
 /// same names in snake case, and on the server `user_id` and `version`.
-public struct RecordDescription<R: SyncRecord>: Sendable {
+public final class RecordDescription<R: SyncRecord>: Sendable {
     /// The table on the server and on the device.
     public let table: String
     public let fields: [RecordField<R>]
@@ -234,7 +262,9 @@ extension DescribedRecord {
 
 extension DescribedRecord {
     /// Puts the record's JSON fields in key order, nil optionals left out as the synthesized
-    /// `encode(to:)` leaves them (a sink that stores columns sees them as NULL).
+    /// `encode(to:)` leaves them (a sink that stores columns sees them as NULL). Inlinable, so
+    /// the device store's and the server's sinks get it specialised for each record type.
+    @inlinable
     public func writeWire<S: WireSink>(to w: inout S) {
         let description = Self.described
         for slot in description.wireOrder {
@@ -251,6 +281,7 @@ extension DescribedRecord {
     }
 
     /// Reads every field the fast way; nil where only Codable can decide (then it decodes, or says why not).
+    @inlinable
     public init?<F: WireFieldSource>(wire f: F) {
         guard let id = f.id, let createdAt = f.createdAt, let updatedAt = f.updatedAt, let deletedAt = f.deletedAt else { return nil }
         let description = Self.described
@@ -313,7 +344,8 @@ extension RecordField {
 
 extension WireSink {
     /// A described field's value, nil as the field's own type's nil.
-    mutating func put(_ key: StaticString, _ type: FieldType, _ value: FieldValue) {
+    @inlinable
+    public mutating func put(_ key: StaticString, _ type: FieldType, _ value: FieldValue) {
         switch value {
         case .text(let text): put(key, text)
         case .int(let number): put(key, number)
@@ -332,7 +364,8 @@ extension WireSink {
 
 extension WireFieldSource {
     /// A field's value read as its type; nil where only Codable can decide.
-    func value(_ key: StaticString, _ type: FieldType, optional: Bool) -> FieldValue? {
+    @inlinable
+    public func value(_ key: StaticString, _ type: FieldType, optional: Bool) -> FieldValue? {
         switch (type, optional) {
         case (.text, false), (.choice, false): string(key).map(FieldValue.text)
         case (.text, true), (.choice, true): optionalString(key).map { $0.map(FieldValue.text) ?? .null }

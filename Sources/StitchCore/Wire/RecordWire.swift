@@ -33,14 +33,14 @@ public protocol WireFieldSource {
 extension WireFieldSource {
     /// The record's own stamps: the envelope's where there is one (its createdAt defaults to
     /// the envelope's updatedAt).
-    var id: UUID? { envelope?.id ?? uuid("id") }
-    var createdAt: Date? {
+    @inlinable public var id: UUID? { envelope?.id ?? uuid("id") }
+    @inlinable public var createdAt: Date? {
         guard let envelope else { return date("createdAt") }
         guard let given = optionalDate("createdAt") else { return nil }
         return given ?? envelope.updatedAt
     }
-    var updatedAt: Date? { envelope?.updatedAt ?? date("updatedAt") }
-    var deletedAt: Date?? { if let envelope { return .some(envelope.deletedAt) } else { return optionalDate("deletedAt") } }
+    @inlinable public var updatedAt: Date? { envelope?.updatedAt ?? date("updatedAt") }
+    @inlinable public var deletedAt: Date?? { if let envelope { return .some(envelope.deletedAt) } else { return optionalDate("deletedAt") } }
 }
 
 /// Wire fields parsed into a dictionary.

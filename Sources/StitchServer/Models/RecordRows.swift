@@ -88,8 +88,12 @@ extension RecordRows {
 
     /// A row's columns read back in `columns` order: the record, its owner and its version.
     static func stored<C: ColumnCursor>(_ c: inout C) throws -> StoredRecord<Record> {
+        try stored(&c, Record.described)
+    }
+
+    /// `stored` with the description fetched once for many rows.
+    static func stored<C: ColumnCursor>(_ c: inout C, _ description: RecordDescription<Record>) throws -> StoredRecord<Record> {
         let id = try c.uuid(), userId = try c.uuid()
-        let description = Record.described
         var record = description.blank(id: id, createdAt: .distantPast, updatedAt: .distantPast, deletedAt: nil)
         for field in description.fields {
             let value = try c.value(field.type, optional: field.isOptional)

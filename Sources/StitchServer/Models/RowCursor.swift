@@ -279,8 +279,9 @@ extension RowReader {
 /// Each row as a stored record (a query that selects `M.columns`, see `RecordRows.select`).
 struct RecordReader<M: RecordRows>: RowReader {
     var records: [StoredRecord<M.Record>] = []
+    private let description = M.Record.described
     mutating func reserve(rows count: Int) { records.reserveCapacity(count) }
-    mutating func read<C: ColumnCursor>(_ columns: inout C) throws { records.append(try M.stored(&columns)) }
+    mutating func read<C: ColumnCursor>(_ columns: inout C) throws { records.append(try M.stored(&columns, description)) }
 }
 
 extension Database {

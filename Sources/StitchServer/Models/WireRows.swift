@@ -32,30 +32,56 @@ extension RecordRows {
     }
 }
 
+/// One step of writing a row's wire object: a stamp the envelope gives, or a column read as its
+/// field's type. Made once per page from the description, so the row loop touches no generic
+/// metadata and no field's closures.
+enum WireStep {
+    case id, updatedAt, createdAt
+    case text(StaticString, optional: Bool)
+    case int(StaticString, optional: Bool)
+    case uuid(StaticString, optional: Bool)
+    case date(StaticString, optional: Bool)
+}
+
 extension RecordRows {
-    /// A live row's stored wire fields (the columns after the envelope) written as its record's
-    /// JSON object, the record's id and last change given (the envelope carries them).
-    static func writeWireObject<C: ColumnCursor>(id: UUID, updatedAt: Date, from c: inout C, into out: inout [UInt8]) throws {
-        let description = Record.described
-        try JSONObjectSink.object(&out) { o in
-            for slot in description.wireOrder {
-                switch slot {
-                case .id: o.put("id", id)
-                case .updatedAt: o.put("updatedAt", updatedAt)
-                case .createdAt: o.put("createdAt", try c.date())
-                case .deletedAt: break  // never in an upsert's data (a deleted record travels as a delete)
-                case .field(let index):
-                    let field = description.fields[index]
-                    switch (field.type, field.isOptional) {
-                    case (.text, let optional), (.choice, let optional): try c.putText(field.key, optional: optional, into: &o)
-                    case (.int, false): o.put(field.key, try c.int())
-                    case (.int, true): o.put(field.key, try c.optionalInt())
-                    case (.id, false): o.put(field.key, try c.uuid())
-                    case (.id, true): o.put(field.key, try c.optionalUUID())
-                    case (.instant, false): o.put(field.key, try c.date())
-                    case (.instant, true): o.put(field.key, try c.optionalDate())
-                    }
+    /// The steps of `writeWireObject`, in wire key order (`deletedAt` is never in an upsert's data:
+    /// a deleted record travels as a delete).
+    static var wirePlan: [WireStep] {
+        let fields = Record.described.fields
+        return Record.described.wireOrder.compactMap { slot in
+            switch slot {
+            case .id: .id
+            case .updatedAt: .updatedAt
+            case .createdAt: .createdAt
+            case .deletedAt: nil
+            case .field(let index):
+                switch fields[index].type {
+                case .text, .choice: .text(fields[index].key, optional: fields[index].isOptional)
+                case .int: .int(fields[index].key, optional: fields[index].isOptional)
+                case .id: .uuid(fields[index].key, optional: fields[index].isOptional)
+                case .instant: .date(fields[index].key, optional: fields[index].isOptional)
                 }
+            }
+        }
+    }
+}
+
+/// A live row's stored wire fields (the columns after the envelope) written as its record's JSON
+/// object by `plan`, the record's id and last change given (the envelope carries them).
+func writeWireObject<C: ColumnCursor>(_ plan: [WireStep], id: UUID, updatedAt: Date, from c: inout C, into out: inout [UInt8]) throws {
+    try JSONObjectSink.object(&out) { o in
+        for step in plan {
+            switch step {
+            case .id: o.put("id", id)
+            case .updatedAt: o.put("updatedAt", updatedAt)
+            case .createdAt: o.put("createdAt", try c.date())
+            case .text(let key, let optional): try c.putText(key, optional: optional, into: &o)
+            case .int(let key, false): o.put(key, try c.int())
+            case .int(let key, true): o.put(key, try c.optionalInt())
+            case .uuid(let key, false): o.put(key, try c.uuid())
+            case .uuid(let key, true): o.put(key, try c.optionalUUID())
+            case .date(let key, false): o.put(key, try c.date())
+            case .date(let key, true): o.put(key, try c.optionalDate())
             }
         }
     }
@@ -65,6 +91,7 @@ extension RecordRows {
 /// bytes `SyncChange.writeJSON` writes for it), as the elements of one JSON array: a page that
 /// needs nothing else of its changes (nothing pushed to compare them with) skips making them.
 struct WireChangeWriter<M: RecordRows>: RowReader {
+    private let plan = M.wirePlan
     private(set) var out: [UInt8] = [UInt8(ascii: "[")]
     private(set) var count = 0
     /// The rows came in (version, id) order, as the query asks (checked: the caller falls back if not).
@@ -85,7 +112,7 @@ struct WireChangeWriter<M: RecordRows>: RowReader {
         try SyncChange.writeJSON(action: deletedAt == nil ? .upsert : .delete, type: M.Record.entityType, id: id,
                                  updatedAt: updatedAt, deletedAt: deletedAt, into: &out) { o in
             guard deletedAt == nil else { return }
-            try o.put("data") { try M.writeWireObject(id: id, updatedAt: updatedAt, from: &c, into: &$0) }
+            try o.put("data") { try writeWireObject(plan, id: id, updatedAt: updatedAt, from: &c, into: &$0) }
         }
     }
 
@@ -107,6 +134,7 @@ struct WireChangeReader<M: RecordRows>: RowReader {
         var data: Range<Int>?
     }
 
+    private let plan = M.wirePlan
     private var bytes: [UInt8] = []
     private var rows: [Row] = []
 
@@ -120,7 +148,7 @@ struct WireChangeReader<M: RecordRows>: RowReader {
         var data: Range<Int>?
         if deletedAt == nil {
             let start = bytes.count
-            try M.writeWireObject(id: id, updatedAt: updatedAt, from: &c, into: &bytes)
+            try writeWireObject(plan, id: id, updatedAt: updatedAt, from: &c, into: &bytes)
             data = start..<bytes.count
         }
         rows.append(Row(id: id, version: version, updatedAt: updatedAt, deletedAt: deletedAt, data: data))

@@ -232,7 +232,7 @@ enum SyncService {
                     record.deletedAt = envelope.deletedAt ?? envelope.updatedAt
                     record.updatedAt = envelope.updatedAt
                     incoming = record
-                } else if envelope.data != nil, let record = try? envelope.record(as: M.Record.self) {
+                } else if envelope.hasData, let record = try? envelope.record(as: M.Record.self) {
                     incoming = record
                     incoming.deletedAt = envelope.deletedAt ?? envelope.updatedAt
                 } else {
