@@ -54,7 +54,7 @@ let package = Package(
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "JWT", package: "jwt"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts"), .copy("Resources/catalogs")]
         ),
         .executableTarget(
             name: "stitchuation",

@@ -6,6 +6,7 @@ func routes(_ app: Application) throws {
     try app.register(collection: HealthController())
     try app.register(collection: MetricsController(token: app.config.metricsToken))
     try app.register(collection: AuthController())
+    try app.register(collection: CatalogController())
     try app.register(collection: AccountController())
     let api = app.grouped(RequireUser())
     try api.register(collection: ThreadController())

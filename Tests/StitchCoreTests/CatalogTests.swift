@@ -1,0 +1,90 @@
+import Foundation
+import StitchCore
+import Testing
+
+@Suite("Thread catalogs: search as a person types, and colour distance")
+struct CatalogTests {
+    static let sample = """
+        number,name,hex
+        310,Black,000000
+        3100,Made Up Grey,777777
+        321,Red,C72B3B
+        B5200,Snow White,FFFFFF
+        White,White,FCFBF8
+        3865,Winter White,F9F7F1
+        797,Royal Blue,13477D
+        "796","Royal Blue Dark",11416D
+        3371,Black Brown,1E1108
+        """
+
+    static func catalog() throws -> ThreadCatalog {
+        ThreadCatalog(entries: try ThreadCatalog.entries(csv: sample, brand: "DMC", line: "Six-strand floss", fiberType: .cotton))
+    }
+
+    @Test("A number finds itself first, then numbers that start with it; a name finds its words; brand and words narrow together")
+    func search() throws {
+        let catalog = try Self.catalog()
+        #expect(catalog.search("310").map(\.number) == ["310", "3100"])
+        #expect(catalog.search("31").map(\.number) == ["310", "3100"])
+        #expect(catalog.search("black").map(\.label) == ["DMC 310 Black", "DMC 3371 Black Brown"])
+        #expect(catalog.search("BLACK").first?.hex == "#000000")
+        #expect(catalog.search("dmc 310").first?.number == "310")
+        #expect(catalog.search("royal blue").map(\.number) == ["797", "796"])
+        #expect(catalog.search("royal blue dark").map(\.number) == ["796"])
+        #expect(catalog.search("white").map(\.number) == ["White", "B5200", "3865"])
+        #expect(catalog.search("anchor 310").isEmpty)
+        #expect(catalog.search("").isEmpty && catalog.search("  ,, ").isEmpty)
+        #expect(catalog.search("310", limit: 1).count == 1)
+    }
+
+    @Test("A typo in a longer word still finds the colour; a short word must be typed right")
+    func fuzzy() throws {
+        let catalog = try Self.catalog()
+        #expect(catalog.search("blakc").map(\.number) == ["310", "3371"])     // swapped letters
+        #expect(catalog.search("roayl").map(\.number) == ["797", "796"])
+        #expect(catalog.search("wintre whit").first?.number == "3865")
+        #expect(catalog.search("rde").isEmpty)                          // three letters: no guessing
+    }
+
+    @Test("A catalog file with a wrong line is refused, naming the line")
+    func badFile() {
+        #expect(throws: ValidationError("catalog", "DMC Six-strand floss, line 3: “red” is not a colour like #1A2B3C")) {
+            try ThreadCatalog.entries(csv: "number,name,hex\n310,Black,000000\n321,Red,red\n", brand: "DMC", line: "Six-strand floss", fiberType: .cotton)
+        }
+        #expect(throws: ValidationError.self) {
+            try ThreadCatalog.entries(csv: "number,name,hex\n310,Black\n", brand: "DMC", line: "Six-strand floss", fiberType: .cotton)
+        }
+    }
+
+    @Test("CIEDE2000 matches Sharma, Wu and Dalal's published test pairs")
+    func ciede2000() throws {
+        let pairs: [(Lab, Lab, Double)] = [
+            (Lab(l: 50, a: 2.6772, b: -79.7751), Lab(l: 50, a: 0, b: -82.7485), 2.0425),
+            (Lab(l: 50, a: 0, b: 0), Lab(l: 50, a: -1, b: 2), 2.3669),
+            (Lab(l: 50, a: 2.5, b: 0), Lab(l: 73, a: 25, b: -18), 27.1492),
+            (Lab(l: 60.2574, a: -34.0099, b: 36.2677), Lab(l: 60.4626, a: -34.1751, b: 39.4387), 1.2644),
+            (Lab(l: 22.7233, a: 20.0904, b: -46.694), Lab(l: 23.0331, a: 14.973, b: -42.5619), 2.0373),
+            (Lab(l: 2.0776, a: 0.0795, b: -1.135), Lab(l: 0.9033, a: -0.0636, b: -0.5514), 0.9082),
+        ]
+        for (first, second, expected) in pairs {
+            #expect(abs(ColorDifference.ciede2000(first, second) - expected) < 0.0001, "\(first) vs \(second)")
+            #expect(abs(ColorDifference.ciede2000(second, first) - expected) < 0.0001)
+        }
+        let white = try #require(Lab(hex: "#FFFFFF"))
+        #expect(abs(white.l - 100) < 0.01 && abs(white.a) < 0.01 && abs(white.b) < 0.01)
+        #expect(Lab(hex: "white") == nil)
+    }
+
+    @Test("The nearest colours by CIEDE2000, within a brand, the colour itself left out")
+    func nearest() throws {
+        let catalog = try Self.catalog()
+        let black = try #require(catalog.entry(brand: "dmc", number: "310"))
+        let near = catalog.nearest(toHex: black.hex, brand: "DMC", limit: 3, excluding: black)
+        #expect(near.count == 3 && near.first?.entry.number == "3371")
+        #expect(near.map(\.deltaE) == near.map(\.deltaE).sorted() && near[0].deltaE < 10)
+        #expect(!near.contains { $0.entry == black })
+        #expect(catalog.nearest(toHex: "#FDFCF9").first?.entry.number == "White")
+        #expect(catalog.nearest(toHex: "#000000", brand: "Anchor").isEmpty)
+        #expect(catalog.nearest(toHex: "black").isEmpty)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import StitchCore
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+@Suite("Thread catalogs over the API: search as a person types, nearest colours")
+struct CatalogAPITests {
+    @Test("The shipped DMC catalog: 454 colours, each number once, every colour a swatch")
+    func shippedCatalog() throws {
+        let catalog = try Catalogs.shared()
+        let dmc = catalog.entries.filter { $0.brand == "DMC" }
+        #expect(dmc.count == 454)
+        #expect(Set(dmc.map(\.number)).count == dmc.count)
+        #expect(dmc.allSatisfy { Rules.isHexColor($0.hex) && !$0.name.isEmpty && !$0.name.contains("?") })
+        #expect(catalog.entry(brand: "dmc", number: "310")?.name == "Black")
+        #expect(catalog.entry(brand: "DMC", number: "ecru")?.number == "Ecru")
+    }
+
+    @Test("A keystroke's search of the whole catalog takes well under 10 ms")
+    func searchSpeed() throws {
+        let catalog = try Catalogs.shared()
+        var typed: [String] = []
+        for word in ["310", "black", "royal blue", "dusty rose", "blakc", "3865", "ecru", "wintr white"] {
+            for end in word.indices { typed.append(String(word[...end])) }
+        }
+        var times: [Double] = []
+        for query in typed {
+            let start = ContinuousClock.now
+            _ = catalog.search(query)
+            let d = ContinuousClock.now - start
+            times.append(Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000)
+        }
+        times.sort()
+        #expect(times[times.count / 2] < 10 && times[times.count * 9 / 10] < 10, "median \(times[times.count / 2]) ms, 90th \(times[times.count * 9 / 10]) ms")
+    }
+
+    @Test("GET /catalog/search: from \"310\" and from \"black\" to DMC 310 Black with its swatch; a typo still finds it; bad input is a 400")
+    func search() async throws {
+        try await withTestApp { app, _ in
+            func search(_ query: String) async throws -> [CatalogEntry] {
+                let res = try await app.send(.GET, "/catalog/search?" + query)
+                try #require(res.status == .ok, "\(query): \(res.status) \(res.body.string)")
+                return try StitchJSON.decode([CatalogEntry].self, from: Data(buffer: res.body))
+            }
+            let black = CatalogEntry(brand: "DMC", line: "Six-strand floss", number: "310", name: "Black", hex: "#000000", fiberType: .cotton)
+            #expect(try await search("q=310").first == black)
+            #expect(try await search("q=black").first == black)
+            #expect(try await search("q=dmc%20blakc").contains(black))
+            #expect(try await search("q=310&limit=1") == [black])
+            #expect(try await search("q=").isEmpty)
+            #expect(try await search("q=dusty%20rose").count == 10)
+            #expect(try await search("q=dusty%20rose&limit=50").allSatisfy { $0.name.lowercased().contains("dusty rose") })
+            for bad in ["q=310&limit=0", "q=310&limit=51", "q=310&limit=ten", "q=" + String(repeating: "a", count: 101)] {
+                let res = try await app.send(.GET, "/catalog/search?" + bad)
+                #expect(res.status == .badRequest, "\(bad): \(res.status)")
+                #expect(res.body.string.contains("\"error\""))
+            }
+        }
+    }
+
+    @Test("GET /catalog/nearest: a catalog colour's nearest others by CIEDE2000, or a hex colour's; unknown numbers 404, bad colours and brands 400")
+    func nearest() async throws {
+        try await withTestApp { app, _ in
+            let res = try await app.send(.GET, "/catalog/DMC/310/nearest?in=DMC&limit=5")
+            try #require(res.status == .ok, "\(res.body.string)")
+            let answer = try StitchJSON.decode(NearestColours.self, from: Data(buffer: res.body))
+            #expect(answer.from?.number == "310" && answer.hex == "#000000")
+            #expect(answer.nearest.count == 5 && !answer.nearest.contains { $0.entry.number == "310" })
+            #expect(answer.nearest.map(\.deltaE) == answer.nearest.map(\.deltaE).sorted())
+            #expect(answer.nearest.allSatisfy { $0.deltaE > 0 } && answer.nearest[0].deltaE < 10)
+
+            let byHex = try await app.send(.GET, "/catalog/nearest?hex=%23000001")
+            let hexAnswer = try StitchJSON.decode(NearestColours.self, from: Data(buffer: byHex.body))
+            #expect(hexAnswer.from == nil && hexAnswer.nearest.first?.entry.number == "310" && hexAnswer.nearest.count == 3)
+
+            #expect(try await app.send(.GET, "/catalog/DMC/99999/nearest").status == .notFound)
+            #expect(try await app.send(.GET, "/catalog/Anchor/403/nearest").status == .notFound)
+            #expect(try await app.send(.GET, "/catalog/DMC/ecru/nearest").status == .ok)
+            for bad in ["hex=red", "", "hex=%20%23000000", "hex=%23000000&in=Paternayan", "hex=%23000000&in=dmc", "hex=%23000000&limit=21", "hex=%23000000&limit=%2B3"] {
+                let res = try await app.send(.GET, "/catalog/nearest?" + bad)
+                #expect(res.status == .badRequest, "\(bad): \(res.status) \(res.body.string)")
+            }
+            #expect(try await app.send(.GET, "/catalog/nearest?hex=%23000000&in=Paternayan").body.string.contains("DMC"))
+        }
+    }
+}
+
+extension ByteBuffer {
+    fileprivate var string: String { String(buffer: self) }
+}
