@@ -141,6 +141,21 @@ public actor APIClient {
         try decode(try await send("POST", "/account/restore", raw: json, contentType: "application/json", authorized: true))
     }
 
+    /// The server's thread catalogs for what has been typed (`GET /catalog/search`).
+    public func catalogSearch(_ query: String, limit: Int = 10) async throws -> [CatalogEntry] {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=?#")
+        let q = query.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        return try await get("/catalog/search?limit=\(limit)&q=\(q)")
+    }
+
+    /// The catalog's entry for a brand's number, if the server's catalogs list it.
+    public func catalogEntry(brand: String, number: String) async throws -> CatalogEntry? {
+        try await catalogSearch("\(brand) \(number)", limit: 10).first {
+            $0.brand.caseInsensitiveCompare(brand) == .orderedSame && $0.number.caseInsensitiveCompare(number) == .orderedSame
+        }
+    }
+
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
         try decode(try await send("GET", path, body: Optional<String>.none, authorized: true))
     }

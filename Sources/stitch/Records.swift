@@ -75,19 +75,36 @@ struct Threads: AsyncParsableCommand {
         @Argument var number: String
         @Option var color: String?
         @Option(help: "#RRGGBB") var hex: String?
-        @Option var fiber: FiberType = .wool
+        @Option(help: "wool, cotton, …; the catalog's when it lists the thread, else wool") var fiber: FiberType?
         @Option var quantity: Int = 1
         @Option var notes: String?
+        @Flag(help: "Don't look the thread up in the server's catalog") var noCatalog = false
         @OptionGroup var output: JSONFlag
 
         func run() async throws {
             try await Stitch.run {
                 let ctx = try Context.open()
+                var note = ""
+                var entry: CatalogEntry?
+                if ProcessInfo.processInfo.environment["STITCH_OFFLINE"] != nil {
+                    note = " Not looked up in the catalog (offline)."
+                } else if !noCatalog {
+                    // Name, swatch and fibre from the brand's catalog, unless given here.
+                    do {
+                        entry = try await ctx.api.catalogEntry(brand: brand, number: number)
+                        if entry == nil { note = " Not in the catalog: name and colour as given." }
+                    } catch {
+                        note = " Not looked up in the catalog (\((error as? ClientError)?.description ?? String(describing: error)))."
+                    }
+                }
                 let now = ctx.store.clock()
-                let thread = try ctx.store.save(InventoryThread(brand: brand, number: number, colorName: color, colorHex: hex, fiberType: fiber,
-                                                                quantity: quantity, notes: notes, createdAt: now, updatedAt: now))
+                let thread = try ctx.store.save(InventoryThread(
+                    brand: entry?.brand ?? brand, number: entry?.number ?? number, colorName: color ?? entry?.name,
+                    catalogColorName: entry?.name, colorHex: hex ?? entry?.hex, fiberType: fiber ?? entry?.fiberType ?? .wool,
+                    quantity: quantity, notes: notes, createdAt: now, updatedAt: now))
                 let message = await ctx.syncSoon()
-                if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))). \(message)") }
+                let found = entry.map { " \($0.name), \($0.hex) from the catalog." } ?? note
+                if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))).\(found) \(message)") }
             }
         }
     }

@@ -339,8 +339,8 @@ struct EndToEndTests {
             }
             var r = try await stitch(homeA, "register", "--server", server, "--email", "cli@example.com", "--name", "Cli")
             #expect(r.code == 0, "\(r.err)")
-            r = try await stitch(homeA, "threads", "add", "DMC", "310", "--color", "Black", "--quantity", "2")
-            #expect(r.code == 0 && r.out.contains("synced"), "\(r.out) \(r.err)")
+            r = try await stitch(homeA, "threads", "add", "DMC", "310", "--quantity", "2")
+            #expect(r.code == 0 && r.out.contains("synced") && r.out.contains("Black, #000000 from the catalog"), "\(r.out) \(r.err)")
             r = try await stitch(homeA, "threads", "dec", "DMC", "310", "5")
             #expect(r.out.contains("0 in stock"), "\(r.out)")
             let dec = r
@@ -351,7 +351,7 @@ struct EndToEndTests {
 
             // Offline: the change is kept and said to be waiting.
             let offline = try await Self.run(binary, ["threads", "add", "Appleton", "992"], env: ["STITCH_HOME": homeA, "STITCH_OFFLINE": "1"])
-            #expect(offline.code == 0 && offline.out.contains("waiting to sync"), "\(offline.out)")
+            #expect(offline.code == 0 && offline.out.contains("waiting to sync") && offline.out.contains("Not looked up in the catalog (offline)"), "\(offline.out)")
             r = try await stitch(homeA, "status", "--json")
             #expect(r.out.contains("\"pending\" : 1"), "\(r.out) after dec: \(dec.out) \(dec.err)")
             r = try await stitch(homeA, "sync")
@@ -362,6 +362,8 @@ struct EndToEndTests {
             r = try await stitch(homeB, "threads", "list", "--json")
             let threads = try StitchJSON.makeDecoder().decode([InventoryThread].self, from: Data(r.out.utf8))
             #expect(threads.map { "\($0.brand) \($0.number) \($0.quantity)" } == ["Appleton 992 1", "DMC 310 0"])
+            // The name, catalog name, swatch and fibre came from the server's catalog.
+            #expect(threads.last.map { [$0.colorName, $0.catalogColorName, $0.colorHex, $0.fiberType.rawValue] } == ["Black", "Black", "#000000", "cotton"])
             r = try await stitch(homeB, "whoami")
             #expect(r.out.contains("Cli <cli@example.com>"))
             r = try await stitch(homeB, "projects", "show", "nothing-like-this")

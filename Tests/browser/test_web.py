@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import click, fill, follow, free_port, gone, snap, submit
+from conftest import SIZES, click, fill, follow, free_port, gone, snap, submit
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -365,3 +365,49 @@ def test_delete_account(server, browser, shots):
     sign_in(browser, server, "ann@example.com")
     browser.get(server + "/app/inventory?q=rouge")
     assert rows(browser) == ["Anchor 403"]
+
+
+def test_add_thread_from_catalog(server, browser, shots):
+    """Typing "310" or "black" offers DMC 310 Black with its swatch at every width; picking it fills
+    the form, and the thread is added with its swatch and the catalog's name."""
+    sign_up(browser, server, "Cat", "cat@example.com")
+    browser.get(server + "/app/inventory/new")
+    finder = browser.find_element(By.ID, "f-catalog")
+    assert finder.is_displayed()  # the page's script shows it
+
+    def offered(query):
+        finder.clear()
+        finder.send_keys(query)
+        WebDriverWait(browser, 5).until(lambda d: any(
+            "DMC 310 Black" in " ".join(p.get_attribute("textContent").split())
+            for p in d.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick")))
+        return browser.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick")
+
+    for label, (w, h) in SIZES.items():
+        browser.set_window_size(w, h)
+        picks = offered("310")
+        assert " ".join(picks[0].get_attribute("textContent").split()) == "DMC 310 Black"
+        swatch = picks[0].find_element(By.CSS_SELECTOR, ".swatch")
+        assert swatch.value_of_css_property("background-color") in ("rgba(0, 0, 0, 1)", "rgb(0, 0, 0)")
+        assert swatch.is_displayed() and picks[0].is_displayed()
+        browser.save_screenshot(os.path.join(shots, f"catalog-310-{label}.png"))
+        picks = offered("black")
+        assert "DMC 310 Black" in [" ".join(p.get_attribute("textContent").split()) for p in picks]
+    browser.set_window_size(*SIZES["phone"])
+
+    pick = next(p for p in offered("black") if " ".join(p.get_attribute("textContent").split()) == "DMC 310 Black")
+    click(browser, pick)
+    assert browser.find_element(By.NAME, "brand").get_attribute("value") == "DMC"
+    assert browser.find_element(By.NAME, "number").get_attribute("value") == "310"
+    assert browser.find_element(By.NAME, "colorName").get_attribute("value") == "Black"
+    assert browser.find_element(By.NAME, "colorHex").get_attribute("value") == "#000000"
+    assert browser.find_element(By.NAME, "fiberType").get_attribute("value") == "cotton"
+    assert browser.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick") == []
+    fill(browser, "quantity", "2")
+    click(browser, browser.find_element(By.NAME, "addAnother"))
+    submit(browser, "Add thread")
+    assert rows(browser) == ["DMC 310"]
+    row = browser.find_element(By.XPATH, "//li[.//a[normalize-space()='DMC 310']]")
+    assert row.find_element(By.CSS_SELECTOR, ".swatch").value_of_css_property("background-color") in ("rgba(0, 0, 0, 1)", "rgb(0, 0, 0)")
+    assert "Black" in row.get_attribute("textContent") and "Cotton" in row.get_attribute("textContent")
+    snap(browser, shots, "inventory-from-catalog")

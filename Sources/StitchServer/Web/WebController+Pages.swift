@@ -28,7 +28,7 @@ extension WebController {
 
     func threadBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
         var body: [String: Any] = [:]
-        for key in ["brand", "number", "colorName", "colorHex", "weightOrLength", "barcode", "notes"] { body[key] = form[key] ?? NSNull() }
+        for key in ["brand", "number", "colorName", "catalogColorName", "colorHex", "weightOrLength", "barcode", "notes"] { body[key] = form[key] ?? NSNull() }
         body["brand"] = form["brand"] ?? ""
         body["number"] = form["number"] ?? ""
         body["fiberType"] = form["fiberType"] ?? "wool"

@@ -45,6 +45,59 @@ enum WebScript {
           if (minus) minus.form.querySelector('button').disabled = data.quantity === 0;
         }).catch(function () { form.submit(); });
       });
+      // Find a thread in the catalog as you type: picking one fills brand, number, colour name
+      // (unless one is typed already) and swatch, and remembers the catalog's name.
+      var finder = document.querySelector('[data-catalog]');
+      if (finder && window.fetch) {
+        finder.hidden = false;
+        var input = finder.querySelector('input[type=search]');
+        var list = finder.querySelector('ul');
+        var form = finder.closest('form');
+        var asked = 0, timer = null;
+        var set = function (name, value) { var f = form.elements[name]; if (f) f.value = value; };
+        var show = function (entries) {
+          list.textContent = '';
+          entries.forEach(function (entry) {
+            var item = document.createElement('li');
+            item.className = 'row';
+            item.setAttribute('role', 'option');
+            var pick = document.createElement('button');
+            pick.type = 'button';
+            pick.className = 'catalog-pick';
+            var swatch = document.createElement('span');
+            swatch.className = 'swatch';
+            swatch.style.background = entry.hex;
+            swatch.setAttribute('role', 'img');
+            swatch.setAttribute('aria-label', 'Colour ' + entry.hex);
+            pick.appendChild(swatch);
+            pick.appendChild(document.createTextNode(entry.brand + ' ' + entry.number + ' ' + entry.name));
+            pick.addEventListener('click', function () {
+              set('brand', entry.brand); set('number', entry.number); set('colorHex', entry.hex);
+              set('catalogColorName', entry.name);
+              if (form.elements.colorName && !form.elements.colorName.value) set('colorName', entry.name);
+              if (form.elements.fiberType) set('fiberType', entry.fiberType);
+              // A search still on its way must not bring the list back.
+              clearTimeout(timer); asked++;
+              list.textContent = ''; input.value = '';
+              var quantity = form.elements.quantity; if (quantity) quantity.focus();
+            });
+            item.appendChild(pick);
+            list.appendChild(item);
+          });
+        };
+        input.addEventListener('input', function () {
+          clearTimeout(timer);
+          var query = input.value.trim();
+          if (!query) { show([]); return; }
+          timer = setTimeout(function () {
+            var mine = ++asked;
+            fetch('/catalog/search?limit=8&q=' + encodeURIComponent(query), { credentials: 'same-origin' })
+              .then(function (r) { return r.ok ? r.json() : []; })
+              .then(function (entries) { if (mine === asked) show(entries); })
+              .catch(function () {});
+          }, 120);
+        });
+      }
       // The photo viewer: double-tap (or double-click) zooms to 2× and back.
       var photo = document.getElementById('photo');
       if (photo) {

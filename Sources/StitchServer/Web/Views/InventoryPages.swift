@@ -73,6 +73,14 @@ struct ThreadFormPage {
             Layout.form(action, context: context,
                 el("fieldset", [:],
                    el("legend", [:], text("Thread")),
+                   // Shown by the page's script: type a number or a colour name, pick the catalog's
+                   // colour, and brand, number, name and swatch are filled in.
+                   el("div", ["class": "catalog-find", "data-catalog": "", "hidden": "hidden"],
+                      el("label", ["for": "f-catalog"], text("Find in the catalog"),
+                         void("input", ["type": "search", "id": "f-catalog", "placeholder": "310 or black", "autocomplete": "off",
+                                        "aria-controls": "catalog-results", "enterkeyhint": "search"])),
+                      el("ul", ["class": "list catalog-results", "id": "catalog-results", "role": "listbox", "aria-label": "Catalog colours"])),
+                   void("input", ["type": "hidden", "name": "catalogColorName", "value": values["catalogColorName"] ?? ""]),
                    Layout.field("Brand", name: "brand", value: values["brand"], error: errors["brand"], required: true,
                                 extra: ["list": "brands", "autocomplete": "off", "autofocus": values["brand"]?.isEmpty ?? true ? "autofocus" : nil]),
                    el("datalist", ["id": "brands"], children: brandSuggestions.map { void("option", ["value": $0]) }),
@@ -100,7 +108,8 @@ struct ThreadFormPage {
     }
 
     static func values(of t: InventoryThread) -> [String: String] {
-        ["brand": t.brand, "number": t.number, "colorName": t.colorName ?? "", "colorHex": t.colorHex ?? "", "fiberType": t.fiberType.rawValue,
+        ["brand": t.brand, "number": t.number, "colorName": t.colorName ?? "", "catalogColorName": t.catalogColorName ?? "",
+         "colorHex": t.colorHex ?? "", "fiberType": t.fiberType.rawValue,
          "quantity": String(t.quantity), "weightOrLength": t.weightOrLength ?? "", "barcode": t.barcode ?? "", "notes": t.notes ?? ""]
     }
 }
