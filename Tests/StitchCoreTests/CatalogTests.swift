@@ -88,3 +88,26 @@ struct CatalogTests {
         #expect(catalog.nearest(toHex: "black").isEmpty)
     }
 }
+
+@Suite("Matching an inventory to the catalog")
+struct CatalogMatchTests {
+    @Test("Threads the catalog lists get its name, and a swatch and colour name where they have none; the rest are named with the reason")
+    func match() throws {
+        let catalog = try CatalogTests.catalog()
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        let black = InventoryThread(brand: "dmc", number: "310", createdAt: t, updatedAt: t)
+        let mine = InventoryThread(brand: "DMC", number: "321", colorName: "My red", colorHex: "#FF0000", createdAt: t, updatedAt: t)
+        let done = InventoryThread(brand: "DMC", number: "797", colorName: "Royal Blue", catalogColorName: "Royal Blue", colorHex: "#13477D",
+                                   createdAt: t, updatedAt: t)
+        let missing = InventoryThread(brand: "DMC", number: "99999", createdAt: t, updatedAt: t)
+        let otherBrand = InventoryThread(brand: "Appleton", number: "992", createdAt: t, updatedAt: t)
+        let gone = InventoryThread(brand: "DMC", number: "White", createdAt: t, updatedAt: t, deletedAt: t)
+        let (changed, report) = catalog.match([black, mine, done, missing, otherBrand, gone])
+        #expect(changed.map(\.number) == ["310", "321"])
+        #expect(changed[0].colorName == "Black" && changed[0].catalogColorName == "Black" && changed[0].colorHex == "#000000")
+        #expect(changed[1].colorName == "My red" && changed[1].catalogColorName == "Red" && changed[1].colorHex == "#FF0000")
+        #expect(report.matched.map(\.number) == ["310", "321"] && report.unchanged == 1)
+        #expect(report.unmatched.map(\.reason) == ["DMC 99999 is not in the DMC catalog", "No catalog for Appleton (there are: DMC)"])
+        #expect(catalog.match(changed).changed.isEmpty)
+    }
+}

@@ -89,3 +89,40 @@ struct CatalogAPITests {
 extension ByteBuffer {
     fileprivate var string: String { String(buffer: self) }
 }
+
+@Suite("Matching an inventory to the catalog over the API and the web app")
+struct CatalogMatchAPITests {
+    @Test("POST /threads/match-catalog fills what the catalog knows in one sync version, reports what it couldn't match, changes nothing the second time")
+    func matchOverAPI() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let black = try await ann.thread("DMC", "310", quantity: 2)
+            let mine = try await ann.thread("DMC", "321", extra: ["colorHex": "#FF0000", "colorName": "My red"])
+            let appleton = try await ann.thread("Appleton", "992")
+            let before = try await ann.syncVersion()
+            let res = try await ann.send(.POST, "/threads/match-catalog")
+            try #require(res.status == .ok, "\(res.text)")
+            let report = try res.decode(CatalogMatchReport.self)
+            #expect(Set(report.matched.map(\.id)) == [black.id, mine.id] && report.unchanged == 0)
+            #expect(report.unmatched.map(\.id) == [appleton.id] && report.unmatched[0].reason.contains("No catalog for Appleton"))
+            #expect(try await ann.syncVersion() == before + 1)
+            let now310 = try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self)
+            #expect(now310.colorHex == "#000000" && now310.colorName == "Black" && now310.catalogColorName == "Black" && now310.quantity == 2)
+            #expect(now310.updatedAt > black.updatedAt)
+            let now321 = try await ann.get("/threads/\(mine.id.wireText)", as: InventoryThread.self)
+            #expect(now321.colorHex == "#FF0000" && now321.colorName == "My red" && now321.catalogColorName == "Red")
+            // A device pulls the changes.
+            let pull = try await ann.send(.POST, "/sync", json: SyncRequest(cursor: nil, clientId: UUID(), changes: []))
+            let pulled = try StitchJSON.decode(SyncResponse.self, from: Data(buffer: pull.body)).changes
+            #expect(try pulled.first { $0.id == black.id }?.record(as: InventoryThread.self).catalogColorName == "Black")
+            // Again: nothing to do.
+            let again = try await ann.send(.POST, "/threads/match-catalog").decode(CatalogMatchReport.self)
+            #expect(again.matched.isEmpty && again.unchanged == 2 && again.unmatched.count == 1)
+            // Another user's threads are not touched, and signing in is required.
+            let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let bobs = try await bob.send(.POST, "/threads/match-catalog").decode(CatalogMatchReport.self)
+            #expect(bobs.matched.isEmpty && bobs.unmatched.isEmpty && bobs.unchanged == 0)
+            #expect(try await app.send(.POST, "/threads/match-catalog").status == .unauthorized)
+        }
+    }
+}

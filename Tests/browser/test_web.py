@@ -411,3 +411,20 @@ def test_add_thread_from_catalog(server, browser, shots):
     assert row.find_element(By.CSS_SELECTOR, ".swatch").value_of_css_property("background-color") in ("rgba(0, 0, 0, 1)", "rgb(0, 0, 0)")
     assert "Black" in row.get_attribute("textContent") and "Cotton" in row.get_attribute("textContent")
     snap(browser, shots, "inventory-from-catalog")
+    # Threads typed by hand get their swatch from "Match my threads to the catalog"; what the
+    # catalog doesn't list is named.
+    for brand, number in [("DMC", "321"), ("Appleton", "992")]:
+        browser.get(server + "/app/inventory/new")
+        fill(browser, "brand", brand)
+        fill(browser, "number", number)
+        click(browser, browser.find_element(By.NAME, "addAnother"))
+        submit(browser, "Add thread")
+    red = browser.find_element(By.XPATH, "//li[.//a[normalize-space()='DMC 321']]")
+    assert red.find_element(By.CSS_SELECTOR, ".swatch").get_attribute("textContent") == "?"
+    submit(browser, "Match my threads to the catalog")
+    assert "Matched 1 thread to the catalog." in browser.page_source
+    assert "Not in the catalog: Appleton 992." in browser.page_source
+    red = browser.find_element(By.XPATH, "//li[.//a[normalize-space()='DMC 321']]")
+    assert red.find_element(By.CSS_SELECTOR, ".swatch").value_of_css_property("background-color") in ("rgba(199, 43, 59, 1)", "rgb(199, 43, 59)")
+    assert "Red" in red.get_attribute("textContent")
+    snap(browser, shots, "inventory-matched")

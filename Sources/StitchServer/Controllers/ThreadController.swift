@@ -10,6 +10,7 @@ struct ThreadController: RouteCollection {
         threads.get(use: list)
         threads.post(use: create)
         threads.get("brands", use: brands)
+        threads.post("match-catalog", use: matchCatalog)
         threads.get(":id", use: show)
         threads.put(":id", use: update)
         threads.delete(":id", use: delete)
@@ -78,5 +79,11 @@ struct ThreadController: RouteCollection {
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
         try await RecordWrites<ThreadModel>.delete(req, id: req.uuid("id"))
+    }
+
+    /// `POST /threads/match-catalog`: see `CatalogMatching`.
+    @Sendable
+    func matchCatalog(req: Request) async throws -> Response {
+        try jsonResponse(try await CatalogMatching.run(userId: try req.user.id, now: req.now, on: req.db))
     }
 }

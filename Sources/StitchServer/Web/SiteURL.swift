@@ -7,7 +7,7 @@ import Vapor
 enum SiteURL {
     case home
     case signIn, signUp, signOut, appleSignIn, appleCallback
-    case inventory, newThread, thread(String), deleteThread(String), stepThread(String)
+    case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case newEntry(String), photo(String, String)
@@ -28,6 +28,7 @@ enum SiteURL {
         case .appleCallback: ["app", "signin", "apple", "callback"]
         case .inventory: ["app", "inventory"]
         case .newThread: ["app", "inventory", "new"]
+        case .matchCatalog: ["app", "inventory", "match-catalog"]
         case .thread(let id): ["app", "inventory", id]
         case .deleteThread(let id): ["app", "inventory", id, "delete"]
         case .stepThread(let id): ["app", "inventory", id, "step"]

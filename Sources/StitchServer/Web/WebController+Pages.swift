@@ -20,6 +20,12 @@ extension WebController {
         return html(page.render(try await context(req)))
     }
 
+    /// "Match my threads to the catalog" (`CatalogMatching`), its outcome in the flash.
+    @Sendable func matchCatalog(req: Request) async throws -> Response {
+        let report = try await CatalogMatching.run(userId: try req.user.id, now: req.now, on: req.db)
+        return redirect(.inventory, flash: CatalogMatching.summary(report))
+    }
+
     static func brands(_ threads: [InventoryThread]) -> [String] {
         var counts: [String: (String, Int)] = [:]
         for t in threads { counts[t.brand.lowercased(), default: (t.brand, 0)].1 += 1 }

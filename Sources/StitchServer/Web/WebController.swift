@@ -92,6 +92,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.thread(":id").route, use: updateThread)
         app.post(SiteURL.deleteThread(":id").route, use: deleteThread)
         app.post(SiteURL.stepThread(":id").route, use: stepThread)
+        app.post(SiteURL.matchCatalog.route, use: matchCatalog)
 
         func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.stash.route, use: stash)

@@ -25,7 +25,10 @@ struct InventoryPage {
                                     action: el("a", ["class": "button primary", "href": SiteURL.newThread.path], text("+ Add thread")))
                 : threads.isEmpty
                     ? el("p", ["class": "muted"], text("No threads match."))
-                    : el("ul", ["class": "list", "id": "threads"], children: threads.map { row($0, context) }))
+                    : el("ul", ["class": "list", "id": "threads"], children: threads.map { row($0, context) }),
+            when(total > 0, Layout.form(.matchCatalog, context: context, attrs: "stack",
+                el("button", ["class": "secondary", "type": "submit"], text("Match my threads to the catalog")),
+                el("p", ["class": "muted"], text("Fills in the catalog's colour and name where a thread has none; yours are kept.")))))
     }
 
     func row(_ t: InventoryThread, _ context: PageContext) -> Node {
