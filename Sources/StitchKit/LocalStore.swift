@@ -42,12 +42,14 @@ extension TableRecord where Self: DescribedRecord {
 extension FetchableRecord where Self: DescribedRecord {
     public init(row: Row) throws {
         let description = Self.described
-        guard row.count == description.fields.count + 4 else {
-            throw LocalRowError(table: description.table, column: "*", problem: "has \(row.count) columns, not the description's \(description.fields.count + 4)")
-        }
+        // By position when the row is the query interface's selection (its first and last
+        // columns say so); by name for anything else, such as a raw `SELECT *`.
+        let positional = row.count == description.fields.count + 4 && row.columnNames.first == "id"
+            && row.columnNames.last == description.fields.last?.name
         var position = 0
         func value(_ column: String, _ type: FieldType, optional: Bool) throws -> FieldValue {
-            let stored: DatabaseValue = row[position]
+            guard positional || row.hasColumn(column) else { throw LocalRowError(table: description.table, column: column, problem: "is missing") }
+            let stored: DatabaseValue = positional ? row[position] : row[column]
             position += 1
             if stored.isNull {
                 guard optional else { throw LocalRowError(table: Self.described.table, column: column, problem: "is NULL") }

@@ -33,3 +33,23 @@ struct DeviceColumnsTests {
         try check(ProjectThread.self); try check(JournalEntry.self); try check(JournalImage.self)
     }
 }
+
+@Suite("Device store rows read through the description")
+struct DeviceRowReadingTests {
+    @Test("A record reads the same through the query interface (by position) and through a raw SELECT * (by name), whatever the table's column order")
+    func positionalAndByName() throws {
+        let store = try LocalStore(path: nil)
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        let saved = try store.save(InventoryThread(brand: "DMC", number: "310", colorName: "Night", catalogColorName: "Black", colorHex: "#000000",
+                                                   fiberType: .cotton, quantity: 3, barcode: "123", weightOrLength: "8m", notes: "n",
+                                                   createdAt: t, updatedAt: t))
+        let viaQuery = try #require(try store.find(InventoryThread.self, id: saved.id))
+        let viaRaw = try store.writer.read { db in try InventoryThread.fetchOne(db, sql: "SELECT * FROM threads") }
+        let reordered = try store.writer.read { db in
+            try InventoryThread.fetchOne(db, sql: "SELECT notes, catalogColorName, id, brand, number, colorName, colorHex, fiberType, quantity, barcode, weightOrLength, createdAt, updatedAt, deletedAt FROM threads")
+        }
+        #expect(viaQuery == saved && viaRaw == saved && reordered == saved)
+        let missing = try store.writer.read { db in try Row.fetchOne(db, sql: "SELECT id, brand FROM threads") }
+        #expect(throws: (any Error).self) { try InventoryThread(row: try #require(missing)) }
+    }
+}
