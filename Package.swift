@@ -43,10 +43,14 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
+        // Scan-to-add: ZBar decodes barcodes, libgd reads the photo they are in (Debian packages;
+        // scripts/test and scripts/run install them when missing).
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CGD", providers: [.apt(["libgd-dev"])]),
         .target(
             name: "StitchServer",
             dependencies: [
-                "StitchCore", "StitchDesign", "ServerCommon",
+                "StitchCore", "StitchDesign", "ServerCommon", "CZBar", "CGD",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),
@@ -132,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit", "TestDatabases",
+                "StitchServer", "StitchCore", "StitchKit", "TestDatabases", "CGD",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -118,14 +118,29 @@ public actor APIClient {
 
     /// Uploads a picture; answers the server's key.
     public func uploadImage(_ data: Data, filename: String = "image") async throws -> String {
+        let response: ImageUploadResponse = try decode(try await sendFile("/images", data, filename: filename))
+        return response.key
+    }
+
+    /// The barcode in a photo of a thread's label, looked up (`POST /threads/scan`): the owner's
+    /// thread with it, else the catalog colour that lists it, else unknown. The server reads the photo.
+    public func scanBarcode(photo: Data, filename: String = "photo") async throws -> BarcodeScan {
+        try decode(try await sendFile("/threads/scan", photo, filename: filename))
+    }
+
+    /// The same for digits typed from under the bars.
+    public func scanBarcode(code: String) async throws -> BarcodeScan {
+        try decode(try await send("POST", "/threads/scan", body: ["code": code], authorized: true))
+    }
+
+    /// POSTs one file as multipart/form-data in a field named `image`.
+    private func sendFile(_ path: String, _ data: Data, filename: String) async throws -> Data {
         let boundary = "stitch-\(UUID().wireText)"
         var body = Data()
         body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
         body.append(data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
-        let response: ImageUploadResponse = try decode(
-            try await send("POST", "/images", raw: body, contentType: "multipart/form-data; boundary=\(boundary)", authorized: true))
-        return response.key
+        return try await send("POST", path, raw: body, contentType: "multipart/form-data; boundary=\(boundary)", authorized: true)
     }
 
     /// A picture of the signed-in user's, with its content type.

@@ -43,7 +43,7 @@ func parseDate(_ text: String?) throws -> Date? {
 
 struct Threads: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Your thread inventory.", subcommands: [List.self, Add.self, Edit.self, Inc.self, Dec.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Your thread inventory.", subcommands: [List.self, Add.self, Scan.self, Edit.self, Inc.self, Dec.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List threads (brand, then number in natural order).")
@@ -78,6 +78,7 @@ struct Threads: AsyncParsableCommand {
         @Option(help: "wool, cotton, …; the catalog's when it lists the thread, else wool") var fiber: FiberType?
         @Option var quantity: Int = 1
         @Option var notes: String?
+        @Option(help: "The EAN-13 / UPC-A code on its label, so `stitch threads scan` finds it") var barcode: String?
         @Flag(help: "Don't look the thread up in the server's catalog") var noCatalog = false
         @OptionGroup var output: JSONFlag
 
@@ -101,10 +102,62 @@ struct Threads: AsyncParsableCommand {
                 let thread = try ctx.store.save(InventoryThread(
                     brand: entry?.brand ?? brand, number: entry?.number ?? number, colorName: color ?? entry?.name,
                     catalogColorName: entry?.name, colorHex: hex ?? entry?.hex, fiberType: fiber ?? entry?.fiberType ?? .wool,
-                    quantity: quantity, notes: notes, createdAt: now, updatedAt: now))
+                    quantity: quantity, barcode: barcode.map { Barcodes.normalized($0) ?? $0 }, notes: notes, createdAt: now, updatedAt: now))
                 let message = await ctx.syncSoon()
                 let found = entry.map { " \($0.name), \($0.hex) from the catalog." } ?? note
                 if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))).\(found) \(message)") }
+            }
+        }
+    }
+
+    struct Scan: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Look a thread up by its barcode: a photo of the label (read by the server) or the digits under the bars.",
+            discussion: "Your own thread with the code first (from this device's copy, offline too), else the server's catalog; an unknown code is printed with the command that adds it.")
+        @Argument(help: "A photo (JPEG, PNG, HEIC, WebP) or the digits under the bars") var imageOrCode: String
+        @OptionGroup var output: JSONFlag
+
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let scan: BarcodeScan
+                var isFile: ObjCBool = false
+                if FileManager.default.fileExists(atPath: imageOrCode, isDirectory: &isFile), !isFile.boolValue {
+                    guard ProcessInfo.processInfo.environment["STITCH_OFFLINE"] == nil else {
+                        throw CLIError("Reading a photo needs the server (offline): type the digits under the bars instead", code: .offline)
+                    }
+                    let photo = try Data(contentsOf: URL(fileURLWithPath: imageOrCode))
+                    scan = try await ctx.api.scanBarcode(photo: photo, filename: (imageOrCode as NSString).lastPathComponent)
+                } else {
+                    if let problem = Barcodes.problem(imageOrCode) {
+                        throw CLIError("\(imageOrCode) is neither a file nor a barcode: \(problem)", code: .invalid)
+                    }
+                    let code = Barcodes.normalized(imageOrCode)!
+                    let mine = try ctx.store.all(InventoryThread.self).filter { $0.barcode.flatMap(Barcodes.normalized) == code }
+                    if !mine.isEmpty {
+                        scan = BarcodeScan(code: code, source: "typed", outcome: .owned, threads: InventoryThread.sortedInInventoryOrder(mine),
+                                           catalogEntry: nil, codes: [code], message: "\(code) is your \(mine.map { "\($0.brand) \($0.number)" }.joined(separator: ", "))")
+                    } else if ProcessInfo.processInfo.environment["STITCH_OFFLINE"] != nil {
+                        scan = BarcodeScan(code: code, source: "typed", outcome: .unknown, threads: [], catalogEntry: nil, codes: [code],
+                                           message: "\(code) isn't in your inventory; the catalog was not looked up (offline)")
+                    } else {
+                        scan = try await ctx.api.scanBarcode(code: code)
+                    }
+                }
+                if output.json { print(try Output.json(scan)); return }
+                print(scan.message + ".")
+                switch scan.outcome {
+                case .owned:
+                    print(Output.table(["ID", "BRAND", "NUMBER", "COLOUR", "QTY"], scan.threads.map {
+                        [Output.short($0.id), $0.brand, $0.number, $0.displayColorName ?? "", String($0.quantity)]
+                    }))
+                case .catalog:
+                    let entry = scan.catalogEntry!
+                    let quoted = { (word: String) in word.contains(" ") ? "\"\(word)\"" : word }
+                    print("Add it: stitch threads add \(quoted(entry.brand)) \(quoted(entry.number)) --barcode \(scan.code)")
+                case .unknown:
+                    print("Add it: stitch threads add BRAND NUMBER --barcode \(scan.code)")
+                }
             }
         }
     }

@@ -29,7 +29,7 @@ struct Stitch: AsyncParsableCommand {
             switch error {
             case .offline: throw ExitCode(ExitCode32.offline.rawValue)
             case .signedOut: throw ExitCode(ExitCode32.signedOut.rawValue)
-            case .server(let status, _) where status == 400: throw ExitCode(ExitCode32.invalid.rawValue)
+            case .server(let status, _) where [400, 413, 415, 422].contains(status): throw ExitCode(ExitCode32.invalid.rawValue)
             default: throw ExitCode(ExitCode32.failure.rawValue)
             }
         }

@@ -366,6 +366,26 @@ struct EndToEndTests {
             #expect(threads.last.map { [$0.colorName, $0.catalogColorName, $0.colorHex, $0.fiberType.rawValue] } == ["Black", "Black", "#000000", "cotton"])
             r = try await stitch(homeB, "whoami")
             #expect(r.out.contains("Cli <cli@example.com>"))
+
+            // Scan-to-add from the terminal: a photo (read by the server), unknown at first; added
+            // with its barcode, then found by photo and by typed code, offline too.
+            let code = BarcodeImages.ean13("501234567890")
+            let photo = homeB + "/label.jpg"
+            try BarcodeImages.photo(code, degrees: 9, format: .jpeg).write(to: URL(fileURLWithPath: photo))
+            r = try await stitch(homeB, "threads", "scan", photo)
+            #expect(r.code == 0 && r.out.contains("isn't in your inventory") && r.out.contains("stitch threads add BRAND NUMBER --barcode \(code)"), "\(r.out) \(r.err)")
+            r = try await stitch(homeB, "threads", "add", "Appleton", "991", "--barcode", code)
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch(homeB, "threads", "scan", photo, "--json")
+            let scanned = try StitchJSON.makeDecoder().decode(BarcodeScan.self, from: Data(r.out.utf8))
+            #expect(scanned.outcome == .owned && scanned.threads.map(\.number) == ["991"], "\(r.out) \(r.err)")
+            let typed = try await Self.run(binary, ["threads", "scan", code], env: ["STITCH_HOME": homeB, "STITCH_OFFLINE": "1"])
+            #expect(typed.code == 0 && typed.out.contains("is your Appleton 991"), "\(typed.out) \(typed.err)")
+            try Data("not a photo".utf8).write(to: URL(fileURLWithPath: homeB + "/notes.txt"))
+            r = try await stitch(homeB, "threads", "scan", homeB + "/notes.txt")
+            #expect(r.code == 3 && r.err.contains("JPEG, PNG"), "\(r.err)")
+            r = try await stitch(homeB, "threads", "scan", "12345")
+            #expect(r.code == 3 && r.err.contains("neither a file nor a barcode"), "\(r.err)")
             r = try await stitch(homeB, "projects", "show", "nothing-like-this")
             #expect(r.code == 6)
             r = try await stitch(homeB, "logout")

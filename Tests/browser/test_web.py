@@ -428,3 +428,76 @@ def test_add_thread_from_catalog(server, browser, shots):
     assert red.find_element(By.CSS_SELECTOR, ".swatch").value_of_css_property("background-color") in ("rgba(199, 43, 59, 1)", "rgb(199, 43, 59)")
     assert "Red" in red.get_attribute("textContent")
     snap(browser, shots, "inventory-matched")
+
+
+def test_scan_barcode(server, browser, shots):
+    """A photo of a barcode opens the owned thread; an unknown one opens the add form with the
+    barcode filled in, and once added the next scan finds it; a photo with no barcode says so."""
+    import barcodes
+    folder = tempfile.mkdtemp(prefix="stitch-scan-")
+
+    def write(name, data):
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    owned, unknown = barcodes.ean13("501234567890"), barcodes.ean13("400638133393")
+    owned_photo = write("owned.png", barcodes.photo(owned, degrees=12))
+    unknown_photo = write("unknown.png", barcodes.photo(unknown, degrees=90, ink=80, paper=170))
+    blank_photo = write("blank.png", barcodes.no_barcode())
+
+    sign_up(browser, server, "Scan", "scan@example.com")
+    browser.get(server + "/app/inventory/new")
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", "310")
+    fill(browser, "barcode", owned)
+    click(browser, browser.find_element(By.NAME, "addAnother"))
+    submit(browser, "Add thread")
+    follow(browser, browser.find_element(By.XPATH, "//a[normalize-space()='Scan']"))
+    camera = browser.find_element(By.NAME, "image")
+    assert camera.get_attribute("accept") == "image/*" and camera.get_attribute("capture") == "environment"
+    snap(browser, shots, "scan")
+
+    def take(path):
+        """The camera's photo: choosing it sends the form (the page's script)."""
+        page = browser.find_element(By.TAG_NAME, "html")
+        browser.find_element(By.NAME, "image").send_keys(path)
+        WebDriverWait(browser, 15).until(gone(page))
+        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+    for label, (w, h) in SIZES.items():
+        browser.set_window_size(w, h)
+        browser.get(server + "/app/inventory/scan")
+        take(owned_photo)
+        assert browser.find_element(By.TAG_NAME, "h1").text == "Edit thread"
+        assert browser.find_element(By.NAME, "number").get_attribute("value") == "310"
+        assert f"Scanned: {owned} is your DMC 310." in browser.find_element(By.CSS_SELECTOR, ".flash").text
+        browser.save_screenshot(os.path.join(shots, f"scan-owned-{label}.png"))
+    browser.set_window_size(*SIZES["phone"])
+
+    browser.get(server + "/app/inventory/scan")
+    take(unknown_photo)
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Add thread"
+    assert browser.find_element(By.NAME, "barcode").get_attribute("value") == unknown
+    assert "isn't in your inventory or the catalog yet" in browser.find_element(By.ID, "scan-note").text
+    snap(browser, shots, "scan-unknown")
+    fill(browser, "brand", "Appleton")
+    fill(browser, "number", "992")
+    submit(browser, "Add thread")
+    assert "Appleton 992" in rows(browser)
+    # Next time the same label finds it — typed this time.
+    browser.get(server + "/app/inventory/scan")
+    fill(browser, "code", unknown)
+    submit(browser, "Look up")
+    assert browser.find_element(By.NAME, "number").get_attribute("value") == "992"
+    assert f"{unknown} is your Appleton 992" in browser.page_source
+
+    browser.get(server + "/app/inventory/scan")
+    take(blank_photo)
+    assert "No barcode found in the picture" in browser.page_source
+    snap(browser, shots, "scan-no-barcode")
+    fill(browser, "code", "1234")
+    submit(browser, "Look up")
+    assert "this has 4" in browser.page_source
+    shutil.rmtree(folder, ignore_errors=True)

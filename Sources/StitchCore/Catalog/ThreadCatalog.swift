@@ -13,14 +13,28 @@ public struct CatalogEntry: Codable, Sendable, Hashable {
     /// The colour as `#RRGGBB` (upper case), for a swatch.
     public var hex: String
     public var fiberType: FiberType
+    /// The retail barcodes printed on the colour's label (normalised, `Barcodes.normalized`), where
+    /// the catalog's source lists them; often none.
+    public var barcodes: [String]
 
-    public init(brand: String, line: String, number: String, name: String, hex: String, fiberType: FiberType) {
+    public init(brand: String, line: String, number: String, name: String, hex: String, fiberType: FiberType, barcodes: [String] = []) {
         self.brand = brand
         self.line = line
         self.number = number
         self.name = name
         self.hex = hex
         self.fiberType = fiberType
+        self.barcodes = barcodes
+    }
+
+    private enum CodingKeys: String, CodingKey { case brand, line, number, name, hex, fiberType, barcodes }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(brand: try c.decode(String.self, forKey: .brand), line: try c.decode(String.self, forKey: .line),
+                  number: try c.decode(String.self, forKey: .number), name: try c.decode(String.self, forKey: .name),
+                  hex: try c.decode(String.self, forKey: .hex), fiberType: try c.decode(FiberType.self, forKey: .fiberType),
+                  barcodes: try c.decodeIfPresent([String].self, forKey: .barcodes) ?? [])
     }
 
     /// How a person reads it: "DMC 310 Black".
@@ -44,6 +58,7 @@ public struct ThreadCatalog: Sendable {
     public let entries: [CatalogEntry]
     private let indexed: [Indexed]
     private let byKey: [String: Int]
+    private let byBarcode: [String: Int]
 
     private struct Indexed: Sendable {
         let brand: String
@@ -61,6 +76,16 @@ public struct ThreadCatalog: Sendable {
         var keys: [String: Int] = [:]
         for (index, entry) in entries.enumerated() { keys[Self.key(entry.brand, entry.number)] = keys[Self.key(entry.brand, entry.number)] ?? index }
         byKey = keys
+        var barcodes: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            for code in entry.barcodes { barcodes[code] = barcodes[code] ?? index }
+        }
+        byBarcode = barcodes
+    }
+
+    /// The colour whose label carries a barcode (any form `Barcodes.normalized` accepts).
+    public func entry(barcode: String) -> CatalogEntry? {
+        Barcodes.normalized(barcode).flatMap { byBarcode[$0] }.map { entries[$0] }
     }
 
     /// The brands, in the order their catalogs were given.
@@ -170,8 +195,17 @@ extension ThreadCatalog {
         for row in CSV.parse(text, delimiter: .comma).dropFirst() {
             let cells = row.fields
             if cells.allSatisfy({ $0.trimmedWhitespace.isEmpty }) || cells.first?.hasPrefix("#") == true { continue }
-            guard cells.count == 3, !cells[0].trimmedWhitespace.isEmpty, !cells[1].trimmedWhitespace.isEmpty else {
-                throw ValidationError("catalog", "\(brand) \(line), line \(row.line): expected number,name,hex")
+            guard cells.count == 3 || cells.count == 4, !cells[0].trimmedWhitespace.isEmpty, !cells[1].trimmedWhitespace.isEmpty else {
+                throw ValidationError("catalog", "\(brand) \(line), line \(row.line): expected number,name,hex[,barcodes]")
+            }
+            var barcodes: [String] = []
+            if cells.count == 4 {
+                for code in cells[3].split(whereSeparator: \.isWhitespace) {
+                    guard let normalized = Barcodes.normalized(String(code)) else {
+                        throw ValidationError("catalog", "\(brand) \(line), line \(row.line): “\(code)” is not an EAN-13, UPC-A or EAN-8 barcode")
+                    }
+                    barcodes.append(normalized)
+                }
             }
             var hex = cells[2].trimmedWhitespace.uppercased()
             if !hex.hasPrefix("#") { hex = "#" + hex }
@@ -179,7 +213,7 @@ extension ThreadCatalog {
                 throw ValidationError("catalog", "\(brand) \(line), line \(row.line): “\(cells[2])” is not a colour like #1A2B3C")
             }
             result.append(CatalogEntry(brand: brand, line: line, number: cells[0].trimmedWhitespace, name: cells[1].trimmedWhitespace,
-                                       hex: hex, fiberType: fiberType))
+                                       hex: hex, fiberType: fiberType, barcodes: barcodes))
         }
         return result
     }

@@ -100,3 +100,14 @@ enum Catalogs {
         return .success(ThreadCatalog(entries: entries))
     }()
 }
+
+extension Application {
+    private struct CatalogKey: StorageKey { typealias Value = ThreadCatalog }
+
+    /// The catalog this server answers from: the shipped one, unless a test gave its own.
+    var threadCatalog: ThreadCatalog {
+        get throws { try storage[CatalogKey.self] ?? Catalogs.shared() }
+    }
+
+    func useCatalog(_ catalog: ThreadCatalog) { storage[CatalogKey.self] = catalog }
+}

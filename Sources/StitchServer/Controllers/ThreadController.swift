@@ -11,6 +11,7 @@ struct ThreadController: RouteCollection {
         threads.post(use: create)
         threads.get("brands", use: brands)
         threads.post("match-catalog", use: matchCatalog)
+        threads.on(.POST, "scan", body: .collect(maxSize: "12mb"), use: scan)
         threads.get(":id", use: show)
         threads.put(":id", use: update)
         threads.delete(":id", use: delete)
@@ -85,5 +86,12 @@ struct ThreadController: RouteCollection {
     @Sendable
     func matchCatalog(req: Request) async throws -> Response {
         try jsonResponse(try await CatalogMatching.run(userId: try req.user.id, now: req.now, on: req.db))
+    }
+
+    /// `POST /threads/scan`: see `BarcodeScanning`.
+    @Sendable
+    func scan(req: Request) async throws -> Response {
+        let input = try BarcodeScanning.input(of: req)
+        return try jsonResponse(try await BarcodeScanning.scan(input, userId: try req.user.id, app: req.application, db: req.db))
     }
 }

@@ -7,7 +7,7 @@ import Vapor
 enum SiteURL {
     case home
     case signIn, signUp, signOut, appleSignIn, appleCallback
-    case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog
+    case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case newEntry(String), photo(String, String)
@@ -29,6 +29,7 @@ enum SiteURL {
         case .inventory: ["app", "inventory"]
         case .newThread: ["app", "inventory", "new"]
         case .matchCatalog: ["app", "inventory", "match-catalog"]
+        case .scan: ["app", "inventory", "scan"]
         case .thread(let id): ["app", "inventory", id]
         case .deleteThread(let id): ["app", "inventory", id, "delete"]
         case .stepThread(let id): ["app", "inventory", id, "step"]

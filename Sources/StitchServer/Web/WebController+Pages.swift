@@ -45,12 +45,60 @@ extension WebController {
         return body
     }
 
+    /// The fields a link may fill in (the batch form keeps the brand; a scan brings its barcode
+    /// and, when the catalog lists it, the colour).
+    static let prefillable = ["brand", "number", "colorName", "catalogColorName", "colorHex", "fiberType", "barcode"]
+
     @Sendable func newThreadPage(req: Request) async throws -> Response {
         let all = try await Records.list(ThreadModel.self, userId: req.user.id, on: req.db)
-        let brand = req.queryText("brand") ?? ""
-        let page = ThreadFormPage(thread: nil, values: ["brand": brand, "quantity": "1"], brandSuggestions: Self.brands(all),
-                                  addAnother: req.queryText("another") != "off", saved: req.queryText("saved"))
+        var values = ["quantity": "1"]
+        for key in Self.prefillable { values[key] = req.queryText(key) ?? "" }
+        let page = ThreadFormPage(thread: nil, values: values, brandSuggestions: Self.brands(all),
+                                  addAnother: req.queryText("another") != "off", saved: req.queryText("saved"), note: req.queryText("note"))
         return html(page.render(try await context(req)))
+    }
+
+    // MARK: Scan
+
+    @Sendable func scanPage(req: Request) async throws -> Response {
+        html(ScanPage().render(try await context(req)))
+    }
+
+    /// A photo or typed code (`BarcodeScanning`): one owned thread → its page; several → listed
+    /// here; a catalog colour or an unknown code → the add form, filled in, barcode included.
+    @Sendable func scan(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let input: BarcodeScanning.Input
+        if let photo = form.files.first(where: { $0.name == "image" })?.data {
+            input = .photo(photo)
+        } else if let code = form["code"] {
+            input = .code(code)
+        } else {
+            return html(ScanPage(errors: ["image": "Take a photo of the barcode, or type its digits"]).render(try await context(req)), status: .badRequest)
+        }
+        let result: BarcodeScan
+        do {
+            result = try await BarcodeScanning.scan(input, userId: try req.user.id, app: req.application, db: req.db)
+        } catch let error as APIError where error.status.code < 500 {
+            // A typed code's problem sits by its field; a photo's is the page's one message.
+            let errors = error.fields?["code"].map { ["code": $0] } ?? ["form": error.reason]
+            return html(ScanPage(errors: errors, code: form["code"] ?? "").render(try await context(req)), status: error.status)
+        }
+        switch result.outcome {
+        case .owned where result.threads.count == 1:
+            return redirect(.thread(result.threads[0].id.wireText), flash: "Scanned: \(result.message).")
+        case .owned:
+            return html(ScanPage(result: result).render(try await context(req)))
+        case .catalog, .unknown:
+            var query: [String: String?] = ["barcode": result.code, "another": "off", "note": result.message + "."]
+            if let entry = result.catalogEntry {
+                query.merge(["brand": entry.brand, "number": entry.number, "colorName": entry.name, "catalogColorName": entry.name,
+                             "colorHex": entry.hex, "fiberType": entry.fiberType.rawValue]) { _, new in new }
+            }
+            let response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.newThread.path(query: query))
+            return response
+        }
     }
 
     @Sendable func createThread(req: Request) async throws -> Response {

@@ -95,6 +95,8 @@ struct WebController: RouteCollection {
         app.post(SiteURL.matchCatalog.route, use: matchCatalog)
 
         func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
+        app.get(SiteURL.scan.route, use: scanPage)
+        uploads("12mb").on(.POST, SiteURL.scan.route, body: .collect(maxSize: "12mb"), use: scan)
         app.get(SiteURL.stash.route, use: stash)
         app.get(SiteURL.newCanvas.route, use: newCanvasPage)
         uploads("12mb").on(.POST, SiteURL.newCanvas.route, body: .collect(maxSize: "12mb"), use: createCanvas)
@@ -159,7 +161,7 @@ struct WebController: RouteCollection {
     /// Field errors from a failed write, for showing beside the form.
     func fieldErrors(_ error: any Error) -> [String: String]? {
         switch error {
-        case let e as APIError where e.status == .badRequest || e.status == .conflict || e.status == .payloadTooLarge || e.status == .unsupportedMediaType:
+        case let e as APIError where [.badRequest, .conflict, .payloadTooLarge, .unsupportedMediaType, .unprocessableEntity].contains(e.status):
             return e.fields ?? ["form": e.reason]
         case let e as ValidationError: return e.fields
         case let e as DecodingError:

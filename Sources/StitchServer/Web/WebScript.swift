@@ -98,6 +98,25 @@ enum WebScript {
           }, 120);
         });
       }
+      // Scan-to-add: a photo is sent as soon as it is taken. Where the browser can read barcodes
+      // itself (BarcodeDetector) only the digits go; otherwise the photo does and the server reads it.
+      var scanPhoto = document.querySelector('[data-scan-photo]');
+      if (scanPhoto) {
+        scanPhoto.addEventListener('change', function () {
+          var form = scanPhoto.form, file = scanPhoto.files[0];
+          if (!file) return;
+          var send = function () { form.submit(); };
+          if (!('BarcodeDetector' in window) || !window.createImageBitmap) { send(); return; }
+          BarcodeDetector.getSupportedFormats().then(function (formats) {
+            var wanted = ['ean_13', 'upc_a', 'ean_8'].filter(function (f) { return formats.indexOf(f) >= 0; });
+            if (!wanted.length) return [];
+            return createImageBitmap(file).then(function (bitmap) { return new BarcodeDetector({ formats: wanted }).detect(bitmap); });
+          }).then(function (found) {
+            if (found.length) { form.elements.code.value = found[0].rawValue; scanPhoto.value = ''; }
+            send();
+          }).catch(send);
+        });
+      }
       // The photo viewer: double-tap (or double-click) zooms to 2× and back.
       var photo = document.getElementById('photo');
       if (photo) {

@@ -19,6 +19,7 @@ struct InventoryPage {
                   Layout.select("Brand", name: "brand", options: [("", "All brands")] + brands.map { ($0, $0) }, selected: brand ?? ""),
                   Layout.select("Fiber", name: "fiberType", options: [("", "All fibers")] + FiberType.allCases.map { ($0.rawValue, $0.displayName) }, selected: fiber?.rawValue ?? ""),
                   el("button", ["class": "secondary", "type": "submit"], text("Filter"))),
+               el("a", ["class": "button secondary", "href": SiteURL.scan.path], text("Scan")),
                el("a", ["class": "button primary", "href": SiteURL.newThread.path, "aria-label": "Add thread"], text("+ Add thread"))),
             total == 0
                 ? Layout.emptyState(icon: "inventory", title: "No threads yet", message: "Tap + to add your first thread",
@@ -65,6 +66,8 @@ struct ThreadFormPage {
     var brandSuggestions: [String]
     var addAnother = true
     var saved: String?
+    /// What brought the person here, e.g. a scanned code nobody knows yet.
+    var note: String?
 
     func render(_ context: PageContext) -> Node {
         let editing = thread != nil
@@ -72,6 +75,7 @@ struct ThreadFormPage {
         return Layout.page(editing ? "Edit thread" : "Add thread", section: .inventory, context: context,
             el("h1", [:], text(editing ? "Edit thread" : "Add thread")),
             saved.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing,
+            note.map { el("p", ["class": "flash", "role": "status", "id": "scan-note"], text($0)) } ?? nothing,
             Layout.errorSummary(errors),
             Layout.form(action, context: context,
                 el("fieldset", [:],
@@ -114,5 +118,39 @@ struct ThreadFormPage {
         ["brand": t.brand, "number": t.number, "colorName": t.colorName ?? "", "catalogColorName": t.catalogColorName ?? "",
          "colorHex": t.colorHex ?? "", "fiberType": t.fiberType.rawValue,
          "quantity": String(t.quantity), "weightOrLength": t.weightOrLength ?? "", "barcode": t.barcode ?? "", "notes": t.notes ?? ""]
+    }
+}
+
+/// Scan-to-add: a photo of a thread's barcode (the phone's camera), or its digits typed.
+/// Where the browser has a BarcodeDetector the page's script reads the photo itself and sends
+/// only the digits; otherwise the photo goes to the server (ZBar).
+struct ScanPage {
+    var errors: [String: String] = [:]
+    var code = ""
+    /// Several owned threads carry the scanned code.
+    var result: BarcodeScan?
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Scan a thread", section: .inventory, context: context,
+            el("h1", [:], text("Scan a thread")),
+            result.map { scan in
+                el("section", ["class": "stack", "id": "scan-result"],
+                   el("p", ["class": "flash", "role": "status"], text(scan.message)),
+                   el("ul", ["class": "list"], children: scan.threads.map { t in
+                       el("li", ["class": "row"],
+                          el("a", ["class": "title", "href": SiteURL.thread(t.id.wireText).path], text("\(t.brand) \(t.number)")),
+                          el("span", ["class": "muted"], text("\(t.quantity) in stock")))
+                   }))
+            } ?? nothing,
+            Layout.errorSummary(errors),
+            Layout.form(.scan, context: context, multipart: true, attrs: "stack scan-form",
+                el("label", ["for": "f-image", "class": "button primary camera"], text("Take a photo of the barcode"),
+                   void("input", ["type": "file", "id": "f-image", "name": "image", "accept": "image/*", "capture": "environment",
+                                  "data-scan-photo": "", "class": "visually-hidden"])),
+                errors["image"].map { el("p", ["class": "error", "id": "image-error"], text($0)) } ?? nothing,
+                Layout.field("Or type the digits under the bars", name: "code", value: code, error: errors["code"],
+                             extra: ["inputmode": "numeric", "autocomplete": "off", "placeholder": "5012345678900", "enterkeyhint": "search"]),
+                el("button", ["class": "secondary", "type": "submit"], text("Look up"))),
+            el("p", ["class": "muted"], text("A thread you have opens its page; one the catalog lists, or nobody knows yet, opens the add form with its barcode filled in, so the next scan finds it.")))
     }
 }
