@@ -201,6 +201,11 @@ public struct ImageUploadResponse: Codable, Sendable, Hashable {
 /// Which picture formats are accepted, told by their first bytes rather than a declared type.
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, heic, webp
+    /// Only as a pattern's file: never a canvas's or a journal's picture (`isPicture`).
+    case pdf
+
+    /// A photo or picture (a canvas's, a journal's); a PDF is not.
+    public var isPicture: Bool { self != .pdf }
 
     public var contentType: String {
         switch self {
@@ -208,6 +213,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .png: "image/png"
         case .heic: "image/heic"
         case .webp: "image/webp"
+        case .pdf: "application/pdf"
         }
     }
 
@@ -217,12 +223,14 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .png: "png"
         case .heic: "heic"
         case .webp: "webp"
+        case .pdf: "pdf"
         }
     }
 
     public static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(16))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if head.starts(with: Array("%PDF-".utf8)) { return .pdf }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) { return .webp }
         if head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) {
@@ -230,5 +238,41 @@ public enum ImageFormat: String, Sendable, CaseIterable {
             if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) { return .heic }
         }
         return nil
+    }
+}
+
+/// How far a pattern's pages are: a PDF's are drawn in the background after the upload, a
+/// picture's at once.
+public struct PatternPages: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        case rendering, ready, failed
+    }
+
+    public var status: Status
+    public var pageCount: Int
+    /// Pages ready to show (1…rendered).
+    public var rendered: Int
+    /// Why rendering failed.
+    public var message: String?
+
+    public init(status: Status, pageCount: Int, rendered: Int, message: String? = nil) {
+        self.status = status
+        self.pageCount = pageCount
+        self.rendered = rendered
+        self.message = message
+    }
+}
+
+/// A pattern with its file's kind and its pages' progress (`GET /patterns/{id}`).
+public struct PatternDetail: Codable, Sendable, Equatable {
+    public var pattern: Pattern
+    /// application/pdf, image/jpeg…
+    public var contentType: String
+    public var pages: PatternPages
+
+    public init(pattern: Pattern, contentType: String, pages: PatternPages) {
+        self.pattern = pattern
+        self.contentType = contentType
+        self.pages = pages
     }
 }

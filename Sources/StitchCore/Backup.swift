@@ -32,11 +32,13 @@ public struct AccountBackup: Codable, Sendable, Equatable {
     public var requirements: [ProjectThread]
     public var journalEntries: [JournalEntry]
     public var journalImages: [JournalImage]
+    /// Projects' patterns; their files travel in `pictures` like pictures do.
+    public var patterns: [Pattern]
     public var pictures: [Picture]
 
     public init(format: String = AccountBackup.currentFormat, exportedAt: Date?, threads: [InventoryThread] = [], canvases: [Canvas] = [],
                 projects: [Project] = [], sections: [ProjectSection] = [], requirements: [ProjectThread] = [],
-                journalEntries: [JournalEntry] = [], journalImages: [JournalImage] = [], pictures: [Picture] = []) {
+                journalEntries: [JournalEntry] = [], journalImages: [JournalImage] = [], patterns: [Pattern] = [], pictures: [Picture] = []) {
         self.format = format
         self.exportedAt = exportedAt
         self.threads = threads
@@ -46,6 +48,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         self.requirements = requirements
         self.journalEntries = journalEntries
         self.journalImages = journalImages
+        self.patterns = patterns
         self.pictures = pictures
     }
 
@@ -61,6 +64,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         requirements = try c.decodeIfPresent([ProjectThread].self, forKey: .requirements) ?? []
         journalEntries = try c.decodeIfPresent([JournalEntry].self, forKey: .journalEntries) ?? []
         journalImages = try c.decodeIfPresent([JournalImage].self, forKey: .journalImages) ?? []
+        patterns = try c.decodeIfPresent([Pattern].self, forKey: .patterns) ?? []
         pictures = try c.decodeIfPresent([Picture].self, forKey: .pictures) ?? []
     }
 
@@ -77,6 +81,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         copy.requirements = byAge(requirements)
         copy.journalEntries = byAge(journalEntries)
         copy.journalImages = journalImages.sorted { ($0.entryId.text, $0.sortOrder, $0.id.text) < ($1.entryId.text, $1.sortOrder, $1.id.text) }
+        copy.patterns = byAge(patterns)
         copy.pictures = pictures.sorted { $0.key < $1.key }
         return copy
     }
@@ -93,17 +98,19 @@ public struct AccountBackup: Codable, Sendable, Equatable {
             for record in requirements { out.append(try SyncChange(record: record)) }
             for record in journalEntries { out.append(try SyncChange(record: record)) }
             for record in journalImages { out.append(try SyncChange(record: record)) }
+            for record in patterns { out.append(try SyncChange(record: record)) }
             return out
         }
     }
 
     public var recordCount: Int {
-        threads.count + canvases.count + projects.count + sections.count + requirements.count + journalEntries.count + journalImages.count
+        threads.count + canvases.count + projects.count + sections.count + requirements.count + journalEntries.count + journalImages.count + patterns.count
     }
 
     /// Every picture key a record of the file shows.
     public var imageKeys: Set<String> {
-        Set(canvases.compactMap { $0.deletedAt == nil ? $0.imageKey : nil } + journalImages.compactMap { $0.deletedAt == nil ? $0.imageKey : nil })
+        Set(canvases.compactMap { $0.deletedAt == nil ? $0.imageKey : nil } + journalImages.compactMap { $0.deletedAt == nil ? $0.imageKey : nil }
+            + patterns.compactMap { $0.deletedAt == nil ? $0.fileKey : nil })
     }
 
     /// The same file with picture keys swapped (`keys[old] = new`), as after uploading them.
@@ -111,6 +118,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         var copy = self
         for i in copy.canvases.indices { if let old = copy.canvases[i].imageKey, let new = keys[old] { copy.canvases[i].imageKey = new } }
         for i in copy.journalImages.indices { if let new = keys[copy.journalImages[i].imageKey] { copy.journalImages[i].imageKey = new } }
+        for i in copy.patterns.indices { if let new = keys[copy.patterns[i].fileKey] { copy.patterns[i].fileKey = new } }
         return copy
     }
 
@@ -131,6 +139,7 @@ public struct BackupDocument: Sendable, Equatable {
     public static let lists: [(type: EntityType, key: String)] = [
         (.thread, "threads"), (.canvas, "canvases"), (.project, "projects"), (.projectSection, "sections"),
         (.projectThread, "requirements"), (.journalEntry, "journalEntries"), (.journalImage, "journalImages"),
+        (.pattern, "patterns"),
     ]
 
     public var format: String
@@ -183,11 +192,11 @@ public struct BackupDocument: Sendable, Equatable {
 
     /// Every record's picture key swapped (`keys[old] = new`), as after uploading the pictures.
     public mutating func replaceImageKeys(_ keys: [String: String]) {
-        for type in [EntityType.canvas, .journalImage] {
+        for (type, field) in [(EntityType.canvas, "imageKey"), (.journalImage, "imageKey"), (.pattern, "fileKey")] {
             records[type] = records[type]?.map { fields in
-                guard case .string(let old)? = fields["imageKey"], let new = keys[old] else { return fields }
+                guard case .string(let old)? = fields[field], let new = keys[old] else { return fields }
                 var copy = fields
-                copy["imageKey"] = .string(new)
+                copy[field] = .string(new)
                 return copy
             }
         }
@@ -294,6 +303,7 @@ extension EntityType {
         case .projectThread: "thread requirements"
         case .journalEntry: "journal entries"
         case .journalImage: "journal pictures"
+        case .pattern: "patterns"
         }
     }
 }

@@ -306,7 +306,7 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
         guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "v1", let version = Int64(parts[1]), version >= 0,
-              let rank = Int(parts[2]), (-1...6).contains(rank)
+              let rank = Int(parts[2]), (-1...EntityType.lastRank).contains(rank)
         else { return nil }
         self.version = version
         self.rank = rank

@@ -120,6 +120,20 @@ public enum Stylesheet {
         .viewer img { max-width: 100%; max-height: 75vh; transition: transform var(--spring-gentle); touch-action: pinch-zoom; cursor: zoom-in; }
         .viewer img.zoomed { transform: scale(2); cursor: zoom-out; }
         .pager { display: flex; justify-content: space-between; align-items: center; margin: var(--space-md) 0; }
+        .pattern-stage { position: relative; overflow: hidden; touch-action: none; user-select: none; -webkit-user-select: none;
+                         background: var(--color-cream); border-radius: var(--radius-card); box-shadow: var(--shadow-subtle); cursor: grab; }
+        .pattern-stage img { display: block; width: 100%; height: auto; transform-origin: 0 0; will-change: transform; -webkit-user-drag: none; }
+        .pattern-stage p { padding: var(--space-xxl) var(--space-lg); text-align: center; margin: 0; }
+        .zoom-controls { display: flex; align-items: center; justify-content: center; gap: var(--space-sm); margin: 0 0 var(--space-md); }
+        .zoom-controls output { min-width: 4em; text-align: center; font: var(--font-data); }
+        .pattern-thumbs { list-style: none; display: flex; gap: var(--space-sm); overflow-x: auto; padding: var(--space-sm) 0; margin: var(--space-md) 0 0; }
+        .pattern-thumbs a { display: block; border-radius: var(--radius-subtle); }
+        .pattern-thumbs a[aria-current="page"] { outline: 3px solid var(--color-terracotta); outline-offset: 2px; }
+        .pattern-thumbs img, .pattern-thumbs .thumb-wait { display: flex; align-items: center; justify-content: center; width: 64px; height: 83px;
+                         object-fit: contain; background: var(--color-cream); border-radius: var(--radius-subtle); color: var(--color-walnut); }
+        .pattern-thumb { flex: none; width: 48px; height: 62px; object-fit: cover; border-radius: var(--radius-subtle); background: var(--color-parchment); }
+        .pattern-progress { margin: 0 0 var(--space-md); }
+        .pattern-progress progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }
         dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
         dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
         table { width: 100%; border-collapse: collapse; }

@@ -27,7 +27,8 @@ extension AccountBackup {
             exportedAt: store.clock(),
             threads: try store.all(InventoryThread.self), canvases: try store.all(Canvas.self), projects: try store.all(Project.self),
             sections: try store.all(ProjectSection.self), requirements: try store.all(ProjectThread.self),
-            journalEntries: try store.all(JournalEntry.self), journalImages: try store.all(JournalImage.self)).inCanonicalOrder()
+            journalEntries: try store.all(JournalEntry.self), journalImages: try store.all(JournalImage.self),
+            patterns: try store.all(Pattern.self)).inCanonicalOrder()
     }
 }
 

@@ -40,6 +40,7 @@ extension LocalStore {
         case .projectThread: return try load(ProjectThread.self)
         case .journalEntry: return try load(JournalEntry.self)
         case .journalImage: return try load(JournalImage.self)
+        case .pattern: return try load(Pattern.self)
         }
     }
 
@@ -90,6 +91,7 @@ extension LocalStore {
                     case .projectThread: try upserts.add(try change.record(as: ProjectThread.self), db: db)
                     case .journalEntry: try upserts.add(try change.record(as: JournalEntry.self), db: db)
                     case .journalImage: try upserts.add(try change.record(as: JournalImage.self), db: db)
+                    case .pattern: try upserts.add(try change.record(as: Pattern.self), db: db)
                     }
                     applied = true
                 } else {
@@ -103,6 +105,7 @@ extension LocalStore {
                     case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
                     case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
                     case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
+                    case .pattern: applied = try Self.apply(change, as: Pattern.self, pending: isPending, upserts: &upserts, db: db)
                     }
                 }
                 if applied {

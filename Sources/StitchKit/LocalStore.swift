@@ -13,6 +13,7 @@ extension ProjectSection: FetchableRecord, PersistableRecord { public static let
 extension ProjectThread: FetchableRecord, PersistableRecord { public static let databaseTableName = "project_threads" }
 extension JournalEntry: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_entries" }
 extension JournalImage: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_images" }
+extension Pattern: FetchableRecord, PersistableRecord { public static let databaseTableName = "patterns" }
 
 // Rows are written from the records' wire fields (one column per field, named like it) rather
 // than through Codable, which cost a keyed container per record: the same values GRDB's Codable
@@ -24,6 +25,7 @@ extension ProjectSection { public func encode(to container: inout PersistenceCon
 extension ProjectThread { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension JournalEntry { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension JournalImage { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension Pattern { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 
 // Rows are read by the records' descriptions too, one column per field named like its wire key,
 // selected in the description's order (the stamps, then the fields) so each row is read by
@@ -109,6 +111,7 @@ extension ProjectSection: LocalRecord {}
 extension ProjectThread: LocalRecord {}
 extension JournalEntry: LocalRecord {}
 extension JournalImage: LocalRecord {}
+extension Pattern: LocalRecord {}
 
 /// A record's sync bookkeeping, kept beside it: whether it has a local change the server has not
 /// acknowledged, and when it last matched the server (the local-only `syncedAt`).
@@ -244,6 +247,18 @@ public final class LocalStore: Sendable {
         migrator.registerMigration("v2: catalog colour name") { db in
             try db.alter(table: "threads") { t in t.add(column: "catalogColorName", .text) }
         }
+        migrator.registerMigration("v3: patterns") { db in
+            try db.create(table: "patterns") { t in
+                t.primaryKey("id", .blob)
+                t.column("projectId", .blob).notNull().indexed()
+                t.column("title", .text).notNull()
+                t.column("fileKey", .text).notNull()
+                t.column("lastPage", .integer).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("deletedAt", .datetime)
+            }
+        }
         return migrator
     }
 
@@ -304,7 +319,7 @@ public final class LocalStore: Sendable {
     /// Keeps a picture until it can be uploaded; the returned key stands in for the server's
     /// until then.
     public func stageImage(_ data: Data) throws -> String {
-        guard ImageFormat.detect(data) != nil else { throw ValidationError("image", "Not a JPEG, PNG, HEIC or WebP picture") }
+        guard ImageFormat.detect(data)?.isPicture == true else { throw ValidationError("image", "Not a JPEG, PNG, HEIC or WebP picture") }
         let key = "local-" + UUID().text.lowercased()
         try writer.write { db in try PendingImage(localKey: key, data: data, createdAt: clock()).insert(db) }
         return key
@@ -314,7 +329,7 @@ public final class LocalStore: Sendable {
     /// and the settings (after the account itself is deleted).
     public func eraseAll() throws {
         try writer.write { db in
-            for table in ["journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
+            for table in ["patterns", "journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
                           "pending_images", "sync_state", "settings"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }

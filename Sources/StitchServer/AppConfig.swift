@@ -73,6 +73,8 @@ public struct AppConfig: Sendable {
     /// changes; 0 turns the cache off. `LIST_CACHE_MB`.
     public var listCacheBytes: Int = 32 * 1024 * 1024
     public var maxImageBytes: Int = 10 * 1024 * 1024
+    /// A pattern's file (a PDF chart book, or a picture).
+    public var maxPatternBytes: Int = 50 * 1024 * 1024
     /// `METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
     public var metricsToken: String?
 

@@ -63,6 +63,10 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
 
     app.appleKeys = AppleKeyCache()
+    // Drawing PDF patterns' pages in the background; stopped (to resume later) at shutdown.
+    let renderer = PatternRenderer()
+    app.patternRenderer = renderer
+    app.lifecycle.use(renderer)
     app.imageStorage = try FileImageStorage(
         directory: (config.dataDirectory as NSString).appendingPathComponent("images"), threadPool: app.threadPool)
     if case .sqliteFile = config.database {

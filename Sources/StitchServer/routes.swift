@@ -15,6 +15,7 @@ func routes(_ app: Application) throws {
     try app.register(collection: WebController())
     try api.register(collection: ProjectController())
     try api.register(collection: JournalController())
+    try api.register(collection: PatternController())
     try api.register(collection: ShoppingController())
     try api.register(collection: SyncController())
 }

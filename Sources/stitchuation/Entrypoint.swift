@@ -22,6 +22,8 @@ enum Entrypoint {
                 }
                 // Expired sign-in records deleted at start and every hour (see Housekeeping).
                 app.lifecycle.use(HousekeepingSchedule())
+                // PDF patterns whose pages a stopped server had not finished drawing.
+                app.lifecycle.use(PatternRenderResume())
             }
             try await app.execute()
         } catch {

@@ -29,6 +29,7 @@ struct WireReaderTests {
             case .projectThread: record(ProjectThread.self)
             case .journalEntry: record(JournalEntry.self)
             case .journalImage: record(JournalImage.self)
+            case .pattern: record(Pattern.self)
             }
         }
     }

@@ -32,6 +32,9 @@ struct FilledAccount {
                                            files: [Fixtures.file(Fixtures.png, filename: "a.png", type: "image/png"),
                                                    Fixtures.file(Fixtures.jpeg + Data("a different picture".utf8))])
         try #require(images.status == .created || images.status == .ok, "\(images.text)")
+        let pattern = try await user.upload("/projects/\(project.project.id.wireText)/patterns",
+                                            files: [Fixtures.file(TestPDF.make(pages: 2), name: "file", filename: "Nutcracker chart.pdf", type: "application/pdf")])
+        try #require(pattern.status == .created, "\(pattern.text)")
         return FilledAccount(user: user, canvas: canvas, project: project, entry: entry)
     }
 }
@@ -41,7 +44,7 @@ func rowsOf(_ userId: UUID, email: String, app: Application) async throws -> [St
     var out: [String: Int] = [:]
     for table in [ThreadModel.schema, CanvasModel.schema, ProjectModel.schema, SectionModel.schema, RequirementModel.schema,
                   JournalEntryModel.schema, JournalImageModel.schema, ImageModel.schema, IdentityModel.schema, RefreshTokenModel.schema,
-                  WebSessionModel.schema] {
+                  WebSessionModel.schema, PatternModel.schema, PatternRenderModel.schema] {
         let rows = try await app.db.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(table)
             .where("user_id", .equal, SQLUUID(userId)).all()
         let n = try rows[0].decode(column: "n", as: Int.self)
@@ -145,9 +148,9 @@ struct AccountLifecycleTests {
             let annFiles = try Set(await ImageModel.query(on: app.db).filter(\.$userId == ann.user.id).all().compactMap(\.id))
             let bobFiles = try Set(await ImageModel.query(on: app.db).filter(\.$userId == bob.user.id).all().compactMap(\.id))
             let files = try imageFiles(app)
-            #expect(annFiles.count == 3 && bobFiles.count == 3 && annFiles.isSubset(of: files))
+            #expect(annFiles.count == 4 && bobFiles.count == 4 && annFiles.isSubset(of: files))
             let before = try await rowsOf(ann.user.id, email: "ann@example.com", app: app)
-            #expect(before.keys.count == 13, "\(before)")
+            #expect(before.keys.count == 15, "\(before)")
             let bobBefore = try await rowsOf(bob.user.id, email: "bob@example.com", app: app)
 
             // Without the password, or with a wrong one: refused, nothing touched.

@@ -549,6 +549,7 @@ struct ServerSnapshot {
             case .projectThread: snapshot.live[key] = try fp(ProjectThread.self)
             case .journalEntry: snapshot.live[key] = try fp(JournalEntry.self)
             case .journalImage: snapshot.live[key] = try fp(JournalImage.self)
+            case .pattern: snapshot.live[key] = try fp(Pattern.self)
             }
         }
         return snapshot

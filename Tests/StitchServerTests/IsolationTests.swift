@@ -15,6 +15,7 @@ struct OwnedData {
     var entry: JournalEntry
     var image: JournalImage
     var imageKey: String
+    var pattern: Pattern
 
     static func make(for user: TestUser) async throws -> OwnedData {
         let thread = try await user.thread("DMC", "310", quantity: 2)
@@ -27,12 +28,15 @@ struct OwnedData {
         let entry = try await user.create("/projects/\(project.id)/entries", ["notes": "Day one"], as: JournalEntryDetail.self).entry
         let withImage = try await user.upload("/projects/\(project.id)/entries/\(entry.id)/images", files: [Fixtures.file(Fixtures.jpeg)])
             .decode(JournalEntryDetail.self)
+        let pattern = try await user.upload("/projects/\(project.id)/patterns", files: [Fixtures.file(Fixtures.png, name: "file", filename: "chart.png", type: "image/png")])
+            .decode(PatternDetail.self).pattern
         return OwnedData(thread: thread, canvas: canvas, project: project, section: section, requirement: requirement,
-                         entry: entry, image: withImage.images[0], imageKey: canvas.imageKey!)
+                         entry: entry, image: withImage.images[0], imageKey: canvas.imageKey!, pattern: pattern)
     }
 
     var allIds: [String] {
-        [thread.id, canvas.id, project.id, section.id, requirement.id, entry.id, image.id].map(\.uuidString) + [imageKey, image.imageKey]
+        [thread.id, canvas.id, project.id, section.id, requirement.id, entry.id, image.id, pattern.id].map(\.uuidString)
+            + [imageKey, image.imageKey, pattern.fileKey]
     }
 
     /// The value for a path parameter, chosen by its name and the collection before it.
@@ -46,6 +50,8 @@ struct OwnedData {
         case ("entryId", _): entry.id.uuidString
         case ("imageId", _): image.id.uuidString
         case ("key", "images"): imageKey
+        case ("patternId", _): pattern.id.uuidString
+        case ("page", _): "1"
         default: nil
         }
     }
@@ -55,7 +61,8 @@ struct OwnedData {
 func snapshot(_ user: TestUser, _ data: OwnedData) async throws -> String {
     var parts: [String] = []
     for path in ["/threads", "/canvases", "/projects", "/projects/\(data.project.id)/sections",
-                 "/projects/\(data.project.id)/threads", "/projects/\(data.project.id)/entries", "/shopping-list", "/auth/me"] {
+                 "/projects/\(data.project.id)/threads", "/projects/\(data.project.id)/entries", "/projects/\(data.project.id)/patterns",
+                 "/shopping-list", "/auth/me"] {
         parts.append(try await user.send(.GET, path).text)
     }
     return parts.joined(separator: "\n")
@@ -95,7 +102,7 @@ struct IsolationTests {
                     }
                 }
                 let response: TestingHTTPResponse
-                if path.hasSuffix("/image") || path.hasSuffix("/images") && hasParameter {
+                if path.hasSuffix("/image") || (path.hasSuffix("/images") || path.hasSuffix("/patterns")) && hasParameter && route.method == .POST {
                     response = try await bob.upload(path, files: [Fixtures.file(Fixtures.png)])
                 } else {
                     response = try await bob.sendObject(route.method, path, [

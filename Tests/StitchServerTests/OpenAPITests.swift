@@ -60,6 +60,7 @@ struct OpenAPITests {
         check(ProjectThread.self, "Requirement", bodies: ["RequirementInput", "RequirementCreate"], setByPath: ["projectId"])
         check(JournalEntry.self, "JournalEntry", extra: ["images"])
         check(JournalImage.self, "JournalImage")
+        check(Pattern.self, "Pattern")
     }
 
     @Test("Every schema reference resolves")

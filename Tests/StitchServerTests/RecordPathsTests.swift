@@ -27,7 +27,7 @@ struct FilledRecords {
             for (index, field) in R.described.fields.enumerated() {
                 let value: FieldValue
                 switch field.type {
-                case .text where field.name == "imageKey":
+                case .text where field.name == "imageKey" || field.name == "fileKey":
                     value = .text(pictures[pictureIndex])
                     pictureIndex += 1
                 case .text:
@@ -64,6 +64,7 @@ struct FilledRecords {
         case .projectThread: try body(ProjectThread.self)
         case .journalEntry: try body(JournalEntry.self)
         case .journalImage: try body(JournalImage.self)
+        case .pattern: try body(Pattern.self)
         }
     }
 
@@ -96,10 +97,11 @@ struct RecordPathsTests {
             let phone = try Device(server: server, clock: clock)
             _ = try await phone.api.login(email: "fields@example.com", password: "correct horse")
             var pictures: [String] = []
-            // Four different pictures (a restore keeps one copy of the same bytes).
-            for i in 0..<4 { pictures.append(try await phone.api.uploadImage(Fixtures.png + Data("\(i)".utf8), filename: "p.png")) }
+            // Six different pictures (a restore keeps one copy of the same bytes): a canvas's, a
+            // journal's and a pattern's file for each set.
+            for i in 0..<6 { pictures.append(try await phone.api.uploadImage(Fixtures.png + Data("\(i)".utf8), filename: "p.png")) }
             let ids = Dictionary(uniqueKeysWithValues: EntityType.allCases.map { ($0, UUID()) })
-            let first = try FilledRecords(variant: 1, ids: ids, pictures: Array(pictures[0..<2]), stamp: clock.now)
+            let first = try FilledRecords(variant: 1, ids: ids, pictures: Array(pictures[0..<3]), stamp: clock.now)
 
             // API write: every record pushed as it is.
             let push = try await user.send(.POST, "/sync", json: SyncRequest(cursor: nil, clientId: UUID(), changes: try first.changes))
@@ -131,7 +133,7 @@ struct RecordPathsTests {
             }
 
             // Every field changed on the device and pushed.
-            let second = try FilledRecords(variant: 2, ids: ids, pictures: Array(pictures[2..<4]), stamp: clock.now)
+            let second = try FilledRecords(variant: 2, ids: ids, pictures: Array(pictures[3..<6]), stamp: clock.now)
             clock.advance(by: 60)
             var saved = FilledRecords.Saved()
             for type in EntityType.allCases {

@@ -172,6 +172,7 @@ struct SyncSimulationTests {
         case .projectThread: return fp(ProjectThread.self)
         case .journalEntry: return fp(JournalEntry.self)
         case .journalImage: return fp(JournalImage.self)
+        case .pattern: return fp(Pattern.self)
         }
     }
 

@@ -501,3 +501,93 @@ def test_scan_barcode(server, browser, shots):
     submit(browser, "Look up")
     assert "this has 4" in browser.page_source
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_pattern_viewer(server, browser, shots):
+    """A PDF pattern uploaded to a project, paged with thumbnails, zoomed and panned by touch at
+    phone width and by buttons; it opens again where it was left; an encrypted PDF is refused."""
+    import patterns
+    folder = tempfile.mkdtemp(prefix="stitch-pattern-")
+    chart, locked = os.path.join(folder, "Nutcracker chart.pdf"), os.path.join(folder, "locked.pdf")
+    with open(chart, "wb") as f:
+        f.write(patterns.pdf(12))
+    with open(locked, "wb") as f:
+        f.write(patterns.pdf(2, encrypted=True))
+
+    sign_up(browser, server, "Pat", "pat@example.com")
+    browser.get(server + "/app/stash/new")
+    fill(browser, "designer", "Melissa Shirley")
+    fill(browser, "designName", "Nutcracker")
+    submit(browser, "Add canvas")
+    browser.get(server + "/app/projects/start")
+    submit(browser, "Start")
+    project_url = browser.current_url
+    assert "Add the pattern you stitch from" in browser.page_source
+
+    browser.find_element(By.NAME, "file").send_keys(locked)
+    submit(browser, "Add pattern")
+    assert "password-protected" in browser.page_source
+
+    browser.find_element(By.NAME, "file").send_keys(chart)
+    submit(browser, "Add pattern")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Nutcracker chart"
+    # The pages are drawn in the background: the progress goes and the page and thumbnails come.
+    WebDriverWait(browser, 60).until(lambda d: d.find_element(By.ID, "pattern-progress").get_attribute("hidden") is not None)
+    page = WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "pattern-page"))
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].naturalWidth", page) > 0)
+    assert browser.find_element(By.ID, "pattern-counter").text == "Page 1 of 12"
+    thumbs = browser.find_elements(By.CSS_SELECTOR, "#pattern-thumbs img")
+    WebDriverWait(browser, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pattern-thumbs img")) == 12)
+    snap(browser, shots, "pattern-viewer")
+
+    stage = browser.find_element(By.ID, "pattern-stage")
+    scale = lambda: float(stage.get_attribute("data-scale") or "1")
+    # Buttons at every width.
+    for label, (w, h) in SIZES.items():
+        browser.set_window_size(w, h)
+        click(browser, browser.find_element(By.CSS_SELECTOR, "[data-zoom=fit]"))
+        click(browser, browser.find_element(By.CSS_SELECTOR, "[data-zoom=in]"))
+        assert abs(scale() - 1.5) < 0.01, label
+        assert browser.find_element(By.ID, "pattern-zoom").text == "150%"
+        assert page.rect["width"] <= browser.execute_script("return document.documentElement.clientWidth")
+    browser.set_window_size(*SIZES["phone"])
+    click(browser, browser.find_element(By.CSS_SELECTOR, "[data-zoom=fit]"))
+    assert abs(scale() - 1) < 0.01
+
+    # Touch at 390 px: two fingers spread apart zoom in, one finger drags the page.
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", stage)
+    r = browser.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", stage)
+    cx, cy = r[0] + r[2] / 2, r[1] + r[3] / 2
+
+    def touch(kind, points):
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {
+            "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+    touch("touchStart", [(cx - 30, cy), (cx + 30, cy)])
+    for step in range(1, 11):
+        touch("touchMove", [(cx - 30 - 6 * step, cy), (cx + 30 + 6 * step, cy)])
+    touch("touchEnd", [])
+    pinched = scale()
+    assert pinched > 2, f"pinch zoomed to {pinched}"
+    before = page.get_attribute("style")
+    touch("touchStart", [(cx, cy)])
+    for step in range(1, 8):
+        touch("touchMove", [(cx + 10 * step, cy + 8 * step)])
+    touch("touchEnd", [])
+    assert page.get_attribute("style") != before and abs(scale() - pinched) < 0.01
+    browser.save_screenshot(os.path.join(shots, "pattern-zoomed-phone.png"))
+
+    # Next page; the server remembers it, so opening the pattern again lands there.
+    nav = browser.find_element(By.TAG_NAME, "html")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "#pattern-viewer a[rel=next]"))
+    WebDriverWait(browser, 10).until(gone(nav))
+    assert browser.find_element(By.ID, "pattern-counter").text == "Page 2 of 12"
+    viewer = browser.find_element(By.ID, "pattern-viewer")
+    WebDriverWait(browser, 10).until(lambda d: viewer.get_attribute("data-saved") == "2")
+    pattern_url = browser.current_url.split("?")[0]
+    browser.get(project_url)
+    assert "Page 2 of 12" in browser.find_element(By.ID, "pattern-list").get_attribute("textContent")
+    browser.get(pattern_url)
+    assert browser.find_element(By.ID, "pattern-counter").text == "Page 2 of 12"
+    assert browser.find_element(By.CSS_SELECTOR, "#pattern-thumbs a[aria-current=page]").get_attribute("aria-label") == "Page 2"
+    shutil.rmtree(folder, ignore_errors=True)

@@ -96,6 +96,18 @@ extension JournalEntry: DescribedRecord {
         ])
 }
 
+extension Pattern: DescribedRecord {
+    public static let described = RecordDescription<Pattern>(
+        table: "patterns", blank: Pattern(projectId: UUID(), title: "", fileKey: "", createdAt: epoch, updatedAt: epoch),
+        fields: [
+            .id("projectId", "project_id", { $0.projectId }, { $0.projectId = $1 }),
+            .text("title", "title", { $0.title }, { $0.title = $1 }, rule: .text(label: "Title", max: Limits.designName)),
+            .text("fileKey", "file_key", { $0.fileKey }, { $0.fileKey = $1 }, rule: .text(label: "File", max: Limits.imageKey), cleaning: .none),
+            .int("lastPage", "last_page", { $0.lastPage }, { $0.lastPage = $1 }, default: 1,
+                 rule: .range(label: "Last page", min: 1, max: Limits.maxPatternPages, belowMin: "Pages are counted from 1")),
+        ])
+}
+
 extension JournalImage: DescribedRecord {
     public static let described = RecordDescription<JournalImage>(
         table: "journal_images", blank: JournalImage(entryId: UUID(), imageKey: "", sortOrder: 0, createdAt: epoch, updatedAt: epoch),

@@ -193,6 +193,35 @@ public struct JournalImage: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+/// A pattern a project is stitched from: a PDF chart or a picture, uploaded once (its file is
+/// kept like a picture, under `fileKey`) and read page by page; `lastPage` is where its reader
+/// left off, so another device opens there.
+public struct Pattern: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var projectId: UUID
+    public var title: String
+    public var fileKey: String
+    /// 1-based.
+    public var lastPage: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), projectId: UUID, title: String, fileKey: String, lastPage: Int = 1, createdAt: Date, updatedAt: Date,
+        deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.projectId = projectId
+        self.title = title
+        self.fileKey = fileKey
+        self.lastPage = lastPage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
 public struct ProjectSection: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
     public var projectId: UUID

@@ -2,7 +2,7 @@ import Foundation
 
 /// The kinds of record that sync. The raw values are the wire names.
 public enum EntityType: String, Codable, Sendable, CaseIterable, Hashable {
-    case thread, canvas, project, projectSection, projectThread, journalEntry, journalImage
+    case thread, canvas, project, projectSection, projectThread, journalEntry, journalImage, pattern
 
     /// Parents before children: applying a batch in this order satisfies every reference.
     public var dependencyRank: Int {
@@ -14,8 +14,12 @@ public enum EntityType: String, Codable, Sendable, CaseIterable, Hashable {
         case .projectThread: 4
         case .journalEntry: 5
         case .journalImage: 6
+        case .pattern: 7
         }
     }
+
+    /// The greatest rank: a cursor there is past every kind of its version.
+    public static let lastRank = allCases.map(\.dependencyRank).max()!
 }
 
 /// A record that syncs: an id the client may choose, the three timestamps, and its own rules.
@@ -41,3 +45,4 @@ extension ProjectSection: SyncRecord { public static let entityType = EntityType
 extension ProjectThread: SyncRecord { public static let entityType = EntityType.projectThread }
 extension JournalEntry: SyncRecord { public static let entityType = EntityType.journalEntry }
 extension JournalImage: SyncRecord { public static let entityType = EntityType.journalImage }
+extension Pattern: SyncRecord { public static let entityType = EntityType.pattern }

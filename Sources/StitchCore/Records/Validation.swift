@@ -103,6 +103,8 @@ public enum Limits {
     public static let maxQuantity = 1_000_000
     public static let maxMeshCount = 100
     public static let imageKey = 200
+    /// A pattern's pages: a chart book is a few hundred at most.
+    public static let maxPatternPages = 5000
 }
 
 public enum Rules {

@@ -35,6 +35,7 @@ extension ProjectSection: JSONDirect {}
 extension ProjectThread: JSONDirect {}
 extension JournalEntry: JSONDirect {}
 extension JournalImage: JSONDirect {}
+extension Pattern: JSONDirect {}
 
 extension Array: JSONDirect where Element: JSONDirect {
     public func writeJSON(into out: inout [UInt8]) throws {

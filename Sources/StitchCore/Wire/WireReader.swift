@@ -343,6 +343,7 @@ struct WireReader {
         case .projectThread: record = fromSource(ProjectThread.self)
         case .journalEntry: record = fromSource(JournalEntry.self)
         case .journalImage: record = fromSource(JournalImage.self)
+        case .pattern: record = fromSource(Pattern.self)
         }
         guard let record else { return nil }
         change.directRecord = record

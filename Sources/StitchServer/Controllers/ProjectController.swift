@@ -92,7 +92,7 @@ struct ProjectController: RouteCollection {
         return project
     }
 
-    /// Deleting a project deletes its journal, sections and requirements with it.
+    /// Deleting a project deletes its journal, sections, requirements and patterns with it.
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
         try await RecordWrites<ProjectModel>.delete(req, id: req.uuid("id"), cascade: { project, userId, version, now, db in
@@ -107,6 +107,7 @@ struct ProjectController: RouteCollection {
         try await Records.softDelete(JournalEntryModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
         try await Records.softDelete(RequirementModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
         try await Records.softDelete(SectionModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
+        try await Records.softDelete(PatternModel.self, where: "project_id", in: projectIds, userId: userId, at: now, version: version, on: db)
     }
 
     @Sendable

@@ -19,5 +19,6 @@ enum StitchMigrations {
         AddSyncCursorIndexes(),
         AddExpiryIndexes(),
         AddThreadCatalogColorName(),
+        CreatePatterns(),
     ]
 }

@@ -33,6 +33,7 @@ typealias SectionModel = StoredModel<ProjectSection>
 typealias RequirementModel = StoredModel<ProjectThread>
 typealias JournalEntryModel = StoredModel<JournalEntry>
 typealias JournalImageModel = StoredModel<JournalImage>
+typealias PatternModel = StoredModel<Pattern>
 
 /// An uploaded file's metadata; the bytes live in image storage under the same key.
 final class ImageModel: Model, @unchecked Sendable {

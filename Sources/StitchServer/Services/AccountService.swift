@@ -19,7 +19,8 @@ enum AccountService {
             sections: try await Records.list(SectionModel.self, userId: userId, on: db),
             requirements: try await Records.list(RequirementModel.self, userId: userId, on: db),
             journalEntries: try await Records.list(JournalEntryModel.self, userId: userId, on: db),
-            journalImages: try await Records.list(JournalImageModel.self, userId: userId, on: db)).inCanonicalOrder()
+            journalImages: try await Records.list(JournalImageModel.self, userId: userId, on: db),
+            patterns: try await Records.list(PatternModel.self, userId: userId, on: db)).inCanonicalOrder()
         guard pictures else { return backup }
         for key in backup.imageKeys.sorted() {
             guard let image = try await Images.owned(key, userId: userId, on: db), let data = try await app.imageStorage.get(key) else {
@@ -75,7 +76,9 @@ enum AccountService {
             }
             let format: ImageFormat
             do {
-                format = try Images.check(bytes, maxBytes: app.config.maxImageBytes)
+                // A pattern's PDF travels with the pictures.
+                let isPDF = ImageFormat.detect(bytes) == .pdf
+                format = try Images.check(bytes, maxBytes: isPDF ? app.config.maxPatternBytes : app.config.maxImageBytes, pdf: isPDF)
             } catch let error as APIError {
                 summary.issues.append(.init(type: nil, id: nil, message: "Picture \(picture.key): \(error.reason); not restored"))
                 continue
@@ -225,7 +228,7 @@ enum AccountService {
         let keys = try await ImageModel.query(on: db).filter(\.$userId == userId).all().compactMap(\.id)
         try await db.writeTransaction { db in
             let email = try await UserModel.find(userId, on: db)?.email
-            for table in [JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
+            for table in [PatternRenderModel.schema, PatternModel.schema, JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
                           ProjectModel.schema, CanvasModel.schema, ThreadModel.schema, ImageModel.schema, WebSessionModel.schema,
                           RefreshTokenModel.schema, IdentityModel.schema] {
                 try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(userId)).run()
@@ -233,7 +236,10 @@ enum AccountService {
             if let email { try await LoginThrottleModel.query(on: db).filter(\.$email == email).delete() }
             try await db.sql.delete(from: UserModel.schema).where("id", .equal, SQLUUID(userId)).run()
         }
-        for key in keys { try await app.imageStorage.delete(key) }
+        for key in keys {
+            try await app.imageStorage.delete(key)
+            try await PageFiles.remove(key, app: app)
+        }
         app.responseCache.forget(userId: userId)
     }
 }

@@ -41,7 +41,7 @@ enum BarcodeReader {
     }
 
     /// libgd prints a damaged file's complaint to standard error; the caller's 422 says it instead.
-    private static let quietLibgd: Void = gdSetErrorMethod { _, _, _ in }
+    static let quietLibgd: Void = gdSetErrorMethod { _, _, _ in }
 
     private static func load(_ data: Data, format: ImageFormat) -> gdImagePtr? {
         guard data.count < Int(Int32.max) else { return nil }
@@ -54,6 +54,7 @@ enum BarcodeReader {
             case .png: return gdImageCreateFromPngPtr(size, base)
             case .webp: return gdImageCreateFromWebpPtr(size, base)
             case .heic: return gdImageCreateFromHeifPtr(size, base)
+            case .pdf: return nil
             }
         }
     }

@@ -67,15 +67,17 @@ enum ImageUploadError: Error {
 enum Images {
     /// Checks an upload by its bytes and stores it for the user.
     /// An upload's format, told by its bytes; empty, too large or anything else is refused.
-    static func check(_ data: Data, maxBytes: Int) throws -> ImageFormat {
-        guard !data.isEmpty else { throw APIError(.badRequest, "The image is empty", fields: ["image": "Choose a picture"]) }
+    /// Pictures only, unless `pdf` (a pattern's file, `Patterns`).
+    static func check(_ data: Data, maxBytes: Int, pdf: Bool = false, field: String = "image") throws -> ImageFormat {
+        let what = pdf ? "file" : "image"
+        guard !data.isEmpty else { throw APIError(.badRequest, "The \(what) is empty", fields: [field: pdf ? "Choose a PDF or a picture" : "Choose a picture"]) }
         guard data.count <= maxBytes else {
-            throw APIError(.payloadTooLarge, "Images can be at most \(maxBytes / 1024 / 1024) MB",
-                           fields: ["image": "The picture is too large"])
+            throw APIError(.payloadTooLarge, "\(pdf ? "Patterns" : "Images") can be at most \(maxBytes / 1024 / 1024) MB",
+                           fields: [field: "The \(pdf ? "file" : "picture") is too large"])
         }
-        guard let format = ImageFormat.detect(data) else {
-            throw APIError(.unsupportedMediaType, "Only JPEG, PNG, HEIC and WebP pictures can be uploaded",
-                           fields: ["image": "Not a JPEG, PNG, HEIC or WebP picture"])
+        guard let format = ImageFormat.detect(data), format.isPicture || pdf else {
+            throw APIError(.unsupportedMediaType, pdf ? "Only PDF, JPEG, PNG, HEIC and WebP files can be uploaded" : "Only JPEG, PNG, HEIC and WebP pictures can be uploaded",
+                           fields: [field: pdf ? "Not a PDF, JPEG, PNG, HEIC or WebP file" : "Not a JPEG, PNG, HEIC or WebP picture"])
         }
         return format
     }
@@ -111,9 +113,11 @@ enum Images {
     static func removeIfUnreferenced(_ key: String, app: Application, db: any Database) async throws {
         let canvases = try await Records.countAll(CanvasModel.self, where: "image_key", equals: .text(key), on: db)
         let journal = try await Records.countAll(JournalImageModel.self, where: "image_key", equals: .text(key), on: db)
-        guard canvases == 0, journal == 0 else { return }
+        let patterns = try await Records.countAll(PatternModel.self, where: "file_key", equals: .text(key), on: db)
+        guard canvases == 0, journal == 0, patterns == 0 else { return }
         try await ImageModel.query(on: db).filter(\._$id == key).delete()
         try await app.imageStorage.delete(key)
+        try await PageFiles.remove(key, app: app)
     }
 
     /// Image parts of a multipart body: fields named `image`, `images`, `image[]` or `images[]`.

@@ -16,6 +16,7 @@ struct RestorePlan {
         .projectThread: [("projectId", .project), ("sectionId", .projectSection), ("threadId", .thread)],
         .journalEntry: [("projectId", .project)],
         .journalImage: [("entryId", .journalEntry)],
+        .pattern: [("projectId", .project)],
     ]
 
     static func id(_ fields: [String: JSONValue]) -> UUID? {
@@ -58,6 +59,17 @@ struct RestorePlan {
             images.append(fields)
         }
         records[.journalImage] = images
+        var patterns: [[String: JSONValue]] = []
+        for fields in records[.pattern] ?? [] {
+            if case .string(let key)? = fields["fileKey"], Self.isLive(fields), !(try await available(key)) {
+                missing.insert(key)
+                summary.issues.append(.init(type: .pattern, id: Self.id(fields), message: "its file is not in the backup; not restored"))
+                summary.records[EntityType.pattern.rawValue, default: .init()].refused += 1
+                continue
+            }
+            patterns.append(fields)
+        }
+        records[.pattern] = patterns
         summary.pictures.missing = missing.count
     }
 

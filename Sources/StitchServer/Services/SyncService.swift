@@ -88,6 +88,7 @@ enum SyncService {
             case .projectThread: try await process(RequirementModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             case .journalEntry: try await process(JournalEntryModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             case .journalImage: try await process(JournalImageModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .pattern: try await process(PatternModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             }
         }
         outcome.results = changes.indices.compactMap { resultsByIndex[$0] }
@@ -122,16 +123,18 @@ enum SyncService {
         var requirements: [ProjectThread] = []
         var entries: [JournalEntry] = []
         var images: [JournalImage] = []
+        var patterns: [Pattern] = []
 
         var counts: [String: Int] {
             [ThreadModel.schema: threads.count, CanvasModel.schema: canvases.count, ProjectModel.schema: projects.count,
              SectionModel.schema: sections.count, RequirementModel.schema: requirements.count,
-             JournalEntryModel.schema: entries.count, JournalImageModel.schema: images.count]
+             JournalEntryModel.schema: entries.count, JournalImageModel.schema: images.count,
+             PatternModel.schema: patterns.count]
         }
 
         var isEmpty: Bool {
             threads.isEmpty && canvases.isEmpty && projects.isEmpty && sections.isEmpty && requirements.isEmpty
-                && entries.isEmpty && images.isEmpty
+                && entries.isEmpty && images.isEmpty && patterns.isEmpty
         }
 
         mutating func add(_ record: any SyncRecord) {
@@ -143,6 +146,7 @@ enum SyncService {
             case let r as ProjectThread: requirements.append(r)
             case let r as JournalEntry: entries.append(r)
             case let r as JournalImage: images.append(r)
+            case let r as Pattern: patterns.append(r)
             default: break
             }
         }
@@ -162,6 +166,7 @@ enum SyncService {
             try await write(requirements, RequirementModel.self)
             try await write(entries, JournalEntryModel.self)
             try await write(images, JournalImageModel.self)
+            try await write(patterns, PatternModel.self)
         }
     }
 
@@ -338,6 +343,11 @@ enum SyncService {
             if try await Images.owned(image.imageKey, userId: state.userId, on: db) == nil {
                 return .init(message: "Upload the picture first", fields: ["imageKey": "No such image"])
             }
+        case let pattern as Pattern:
+            if !(try await owns(.project, pattern.projectId)) { return .init(message: "No such project", fields: ["projectId": "No such project"]) }
+            if try await Images.owned(pattern.fileKey, userId: state.userId, on: db) == nil {
+                return .init(message: "Upload the pattern's file first", fields: ["fileKey": "No such file"])
+            }
         case let canvas as Canvas:
             if let key = canvas.imageKey, try await Images.owned(key, userId: state.userId, on: db) == nil {
                 return .init(message: "Upload the picture first", fields: ["imageKey": "No such image"])
@@ -357,6 +367,7 @@ enum SyncService {
         case .projectThread: RequirementModel.schema
         case .journalEntry: JournalEntryModel.schema
         case .journalImage: JournalImageModel.schema
+        case .pattern: PatternModel.schema
         }
     }
 
@@ -418,13 +429,14 @@ enum SyncService {
         try await read(RequirementModel.self)
         try await read(JournalEntryModel.self)
         try await read(JournalImageModel.self)
+        try await read(PatternModel.self)
         // Each table's rows come in order; only rows from several tables need sorting together.
         if tablesRead > 1 { rows.sort { $0.0 < $1.0 } }
         let hasMore = rows.count > wanted
         let page = first + rows.prefix(wanted)
         var next = page.last?.0 ?? from
         if !hasMore {
-            let end = SyncCursor(version: highWater, rank: 6, id: lastId)
+            let end = SyncCursor(version: highWater, rank: EntityType.lastRank, id: lastId)
             if next < end { next = end }
         }
         return Page(changes: page.map(\.1), cursor: next, hasMore: hasMore)
@@ -443,6 +455,7 @@ enum SyncService {
         case .projectThread: try await body(RequirementModel.self)
         case .journalEntry: try await body(JournalEntryModel.self)
         case .journalImage: try await body(JournalImageModel.self)
+        case .pattern: try await body(PatternModel.self)
         }
     }
 
@@ -589,7 +602,7 @@ enum SyncService {
             return .planned(PagePlan(type: type, after: cursor, through: ends[0], highWater: probed.highWater, cursor: ends[0], hasMore: true))
         }
         // The rest of the table: the page ends where a whole pull does (as `pull`'s does).
-        let end = SyncCursor(version: probed.highWater, rank: 6, id: lastId)
+        let end = SyncCursor(version: probed.highWater, rank: EntityType.lastRank, id: lastId)
         return .planned(PagePlan(type: type, after: cursor, through: nil, highWater: probed.highWater, cursor: max(cursor, end), hasMore: false))
     }
 

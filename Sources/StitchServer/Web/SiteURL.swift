@@ -11,6 +11,8 @@ enum SiteURL {
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case newEntry(String), photo(String, String)
+    case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
+    case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String)
     case newSection(String), newRequirement(String), deleteRequirement(String, String)
     case shopping, buy
     case settings, exportJSON, exportCSV(String)
@@ -45,6 +47,13 @@ enum SiteURL {
         case .deleteProject(let id): ["app", "projects", id, "delete"]
         case .newEntry(let id): ["app", "projects", id, "entries"]
         case .photo(let project, let image): ["app", "projects", project, "photos", image]
+        case .patterns(let project): ["app", "projects", project, "patterns"]
+        case .pattern(let project, let id): ["app", "projects", project, "patterns", id]
+        case .patternPage(let project, let id, let n): ["app", "projects", project, "patterns", id, "pages", n == 0 ? ":page" : String(n)]
+        case .patternThumb(let project, let id, let n): ["app", "projects", project, "patterns", id, "thumbs", n == 0 ? ":page" : String(n)]
+        case .patternStatus(let project, let id): ["app", "projects", project, "patterns", id, "status"]
+        case .patternLastPage(let project, let id): ["app", "projects", project, "patterns", id, "page"]
+        case .deletePattern(let project, let id): ["app", "projects", project, "patterns", id, "delete"]
         case .newSection(let id): ["app", "projects", id, "sections"]
         case .newRequirement(let id): ["app", "projects", id, "needs"]
         case .deleteRequirement(let project, let req): ["app", "projects", project, "needs", req, "delete"]

@@ -312,11 +312,15 @@ extension WebController {
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        var patterns: [PatternDetail] = []
+        for pattern in try await PatternController.patterns(of: id, userId: userId, db: req.db) {
+            patterns.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
+        }
         let page = ProjectDetailPage(
             detail: ProjectDetail(project: project, canvas: canvas),
             readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
             sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
-            inventory: inventory, errors: errors)
+            inventory: inventory, patterns: patterns, errors: errors)
         return html(page.render(try await context(req)), status: status)
     }
 

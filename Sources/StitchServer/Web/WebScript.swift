@@ -117,6 +117,150 @@ enum WebScript {
           }).catch(send);
         });
       }
+      // The pattern viewer: zoom with the buttons, a pinch, a double-tap or ctrl+wheel, pan by
+      // dragging; the page shown is remembered on the server (another device opens there); while
+      // a PDF's pages are drawn, the progress and the pages fill in as they are ready.
+      var viewer = document.getElementById('pattern-viewer');
+      if (viewer) {
+        var stage = document.getElementById('pattern-stage'), zoomLabel = document.getElementById('pattern-zoom');
+        var view = { scale: 1, x: 0, y: 0 }, maxScale = 6;
+        var page = function () { return document.getElementById('pattern-page'); };
+        var apply = function () {
+          var img = page();
+          if (!img) return;
+          var w = stage.clientWidth, h = img.offsetHeight;
+          view.scale = Math.min(maxScale, Math.max(1, view.scale));
+          view.x = Math.min(0, Math.max(w * (1 - view.scale), view.x));
+          view.y = Math.min(0, Math.max(h * (1 - view.scale), view.y));
+          img.style.transform = 'translate(' + view.x + 'px,' + view.y + 'px) scale(' + view.scale + ')';
+          zoomLabel.textContent = Math.round(view.scale * 100) + '%';
+          stage.dataset.scale = view.scale.toFixed(3);
+        };
+        // Zoom to `scale` keeping the point (cx, cy) of the stage where it is.
+        var zoomAt = function (scale, cx, cy) {
+          scale = Math.min(maxScale, Math.max(1, scale));
+          var px = (cx - view.x) / view.scale, py = (cy - view.y) / view.scale;
+          view.scale = scale; view.x = cx - px * scale; view.y = cy - py * scale;
+          apply();
+        };
+        var centre = function () { return [stage.clientWidth / 2, (page() ? page().offsetHeight : stage.clientHeight) / 2]; };
+        viewer.querySelectorAll('[data-zoom]').forEach(function (button) {
+          button.addEventListener('click', function () {
+            var c = centre(), kind = button.getAttribute('data-zoom');
+            if (kind === 'fit') { view = { scale: 1, x: 0, y: 0 }; apply(); }
+            else zoomAt(kind === 'in' ? view.scale * 1.5 : view.scale / 1.5, c[0], c[1]);
+          });
+        });
+        var pointers = {}, start = null, lastTap = 0, moved = false;
+        var local = function (p) { var r = stage.getBoundingClientRect(); return [p.x - r.left, p.y - r.top]; };
+        var begin = function () {
+          var ids = Object.keys(pointers);
+          if (ids.length >= 2) {
+            var a = pointers[ids[0]], b = pointers[ids[1]];
+            start = { dist: Math.hypot(a.x - b.x, a.y - b.y) || 1, mid: local({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }), scale: view.scale, x: view.x, y: view.y };
+          } else if (ids.length === 1) {
+            var p = pointers[ids[0]];
+            start = { px: p.x, py: p.y, x: view.x, y: view.y };
+          } else start = null;
+        };
+        stage.addEventListener('pointerdown', function (e) {
+          if (!page()) return;
+          stage.setPointerCapture(e.pointerId);
+          pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+          moved = false;
+          begin();
+        });
+        stage.addEventListener('pointermove', function (e) {
+          if (!pointers[e.pointerId] || !start) return;
+          pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+          var ids = Object.keys(pointers);
+          if (ids.length >= 2 && start.dist) {
+            var a = pointers[ids[0]], b = pointers[ids[1]];
+            var mid = local({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
+            var scale = Math.min(maxScale, Math.max(1, start.scale * Math.hypot(a.x - b.x, a.y - b.y) / start.dist));
+            var px = (start.mid[0] - start.x) / start.scale, py = (start.mid[1] - start.y) / start.scale;
+            view.scale = scale; view.x = mid[0] - px * scale; view.y = mid[1] - py * scale;
+            moved = true;
+            apply();
+          } else if (ids.length === 1 && start.px !== undefined) {
+            var dx = e.clientX - start.px, dy = e.clientY - start.py;
+            if (Math.abs(dx) + Math.abs(dy) > 4) moved = true;
+            view.x = start.x + dx; view.y = start.y + dy;
+            apply();
+          }
+        });
+        var end = function (e) {
+          if (!pointers[e.pointerId]) return;
+          var single = Object.keys(pointers).length === 1;
+          delete pointers[e.pointerId];
+          if (single && !moved) {
+            var now = Date.now(), c = local({ x: e.clientX, y: e.clientY });
+            if (now - lastTap < 350) { zoomAt(view.scale > 1.01 ? 1 : 2.5, c[0], c[1]); lastTap = 0; } else lastTap = now;
+          }
+          begin();
+        };
+        stage.addEventListener('pointerup', end);
+        stage.addEventListener('pointercancel', end);
+        stage.addEventListener('wheel', function (e) {
+          if (!e.ctrlKey || !page()) return;
+          e.preventDefault();
+          var c = local({ x: e.clientX, y: e.clientY });
+          zoomAt(view.scale * (e.deltaY < 0 ? 1.1 : 1 / 1.1), c[0], c[1]);
+        }, { passive: false });
+        document.addEventListener('keydown', function (e) {
+          if (e.target.closest && e.target.closest('input, textarea, select')) return;
+          var link = e.key === 'ArrowLeft' ? viewer.querySelector('a[rel=prev]') : e.key === 'ArrowRight' ? viewer.querySelector('a[rel=next]') : null;
+          if (link) { link.click(); return; }
+          if (e.key === '+' || e.key === '=') { var c = centre(); zoomAt(view.scale * 1.5, c[0], c[1]); }
+          if (e.key === '-') { var d = centre(); zoomAt(view.scale / 1.5, d[0], d[1]); }
+        });
+        window.addEventListener('resize', apply);
+        var current = viewer.querySelector('.pattern-thumbs [aria-current=page]');
+        if (current && current.scrollIntoView) current.scrollIntoView({ block: 'nearest', inline: 'center' });
+        // Where the reader is, for the next device.
+        var remember = document.querySelector('form[action$="/page"]');
+        if (remember) {
+          fetch(remember.action, { method: 'POST', body: new FormData(remember), headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+            .then(function (r) { if (r.ok) viewer.dataset.saved = viewer.dataset.page; })
+            .catch(function () {});
+        }
+        // Progress while the pages are drawn.
+        var progress = document.getElementById('pattern-progress');
+        if (progress && !progress.hidden) {
+          var shown = Number(viewer.dataset.page), thumbBase = viewer.dataset.thumbBase;
+          var poll = function () {
+            fetch(progress.dataset.statusUrl, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+              .then(function (r) { return r.json(); })
+              .then(function (pages) {
+                document.getElementById('pattern-progress-bar').value = pages.rendered;
+                document.getElementById('pattern-progress-text').textContent = pages.status === 'failed'
+                  ? 'The pages could not be drawn: ' + (pages.message || '')
+                  : 'Drawing pages: ' + pages.rendered + ' of ' + pages.pageCount + ' ready';
+                viewer.dataset.rendered = pages.rendered;
+                document.querySelectorAll('.thumb-wait[data-thumb]').forEach(function (wait) {
+                  var n = Number(wait.dataset.thumb);
+                  if (n > pages.rendered) return;
+                  var img = document.createElement('img');
+                  img.src = thumbBase + n; img.alt = ''; img.loading = 'lazy';
+                  wait.replaceWith(img);
+                });
+                var waiting = document.getElementById('pattern-page-wait');
+                if (waiting && shown <= pages.rendered) {
+                  var img = document.createElement('img');
+                  img.id = 'pattern-page'; img.src = viewer.dataset.pageUrl; img.alt = 'Page ' + shown; img.draggable = false;
+                  img.addEventListener('load', apply);
+                  waiting.replaceWith(img);
+                }
+                if (pages.status === 'rendering') setTimeout(poll, 1000);
+                else if (pages.status === 'ready') progress.hidden = true;
+              })
+              .catch(function () { setTimeout(poll, 3000); });
+          };
+          setTimeout(poll, 500);
+        }
+        if (page()) page().addEventListener('load', apply);
+        apply();
+      }
       // The photo viewer: double-tap (or double-click) zooms to 2× and back.
       var photo = document.getElementById('photo');
       if (photo) {

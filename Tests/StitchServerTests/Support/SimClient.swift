@@ -125,6 +125,7 @@ final class SimClient {
             case .projectThread: fingerprint = fp(ProjectThread.self)
             case .journalEntry: fingerprint = fp(JournalEntry.self)
             case .journalImage: fingerprint = fp(JournalImage.self)
+            case .pattern: fingerprint = fp(Pattern.self)
             }
         }
         return .init(updatedAt: change.updatedAt, deleted: change.deletedAt != nil, fingerprint: fingerprint)

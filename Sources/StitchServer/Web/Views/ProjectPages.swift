@@ -55,6 +55,7 @@ struct ProjectDetailPage {
     var sections: [ProjectSection]
     var journal: [JournalEntryDetail]
     var inventory: [InventoryThread]
+    var patterns: [PatternDetail] = []
     var errors: [String: String] = [:]
 
     var projectId: String { detail.project.id.wireText }
@@ -73,6 +74,7 @@ struct ProjectDetailPage {
                 el("button", ["class": "secondary", "type": "submit"], text("Change status"))),
             Layout.errorSummary(errors),
             threadsSection(context),
+            patternsSection(context),
             journalSection(context),
             Layout.form(.deleteProject(projectId), context: context,
                 el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete this project and its journal?"], text("Delete project"))))
@@ -124,6 +126,31 @@ struct ProjectDetailPage {
               Layout.form(.newSection(projectId), context: context,
                   Layout.field("Section name", name: "name", error: errors["name"], extra: ["placeholder": "Background, Border, Center motif"]),
                   el("button", ["class": "secondary", "type": "submit"], text("Add section")))))
+    }
+
+    /// The patterns stitched from: each with its first page's thumbnail and where its reader is.
+    func patternsSection(_ context: PageContext) -> Node {
+        el("section", ["class": "card", "id": "patterns"],
+           el("h2", [:], text("Patterns")),
+           patterns.isEmpty
+               ? el("p", ["class": "muted"], text("Add the pattern you stitch from — a PDF chart or a photo of it — and read it here page by page."))
+               : el("ul", ["class": "list", "id": "pattern-list"], children: patterns.map { p in
+                   let id = p.pattern.id.wireText
+                   return el("li", ["class": "row"],
+                      p.pages.rendered > 0
+                          ? void("img", ["class": "pattern-thumb", "src": SiteURL.patternThumb(projectId, id, 1).path, "alt": "", "loading": "lazy"])
+                          : el("span", ["class": "pattern-thumb"]),
+                      el("div", ["class": "grow"],
+                         el("a", ["class": "title", "href": SiteURL.pattern(projectId, id).path], text(p.pattern.title)),
+                         el("div", ["class": "muted"], text(PatternViewerPage.progressText(p.pages, lastPage: p.pattern.lastPage)))))
+               }),
+           el("details", ["open": patterns.isEmpty ? "open" : nil],
+              el("summary", [:], text("Add a pattern")),
+              Layout.form(.patterns(projectId), context: context, multipart: true,
+                  Layout.field("PDF or picture", name: "file", type: "file", error: errors["file"],
+                               extra: ["accept": "application/pdf,image/jpeg,image/png,image/heic,image/webp", "required": "required"]),
+                  Layout.field("Title", name: "title", error: errors["title"], extra: ["placeholder": "The file's name if empty"]),
+                  el("button", ["class": "primary", "type": "submit"], text("Add pattern")))))
     }
 
     func journalSection(_ context: PageContext) -> Node {
@@ -192,5 +219,66 @@ struct ShoppingPage {
                                    void("input", ["type": "number", "name": "quantity", "id": "q-\(item.brand)-\(item.number)", "value": String(item.toBuy), "min": "1", "inputmode": "numeric", "style": "width:5em"]),
                                    el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))))
                 }))
+    }
+}
+
+/// A pattern, a page at a time: thumbnails of every page, the page with zoom and pan by touch or
+/// buttons (app.js), previous/next, and progress while a PDF's pages are still being drawn. The
+/// page shown is saved as the pattern's `lastPage`, so any device opens there next.
+struct PatternViewerPage {
+    var projectId: String
+    var projectTitle: String
+    var detail: PatternDetail
+    var page: Int
+
+    static func progressText(_ pages: PatternPages, lastPage: Int) -> String {
+        switch pages.status {
+        case .rendering: "Drawing pages: \(pages.rendered) of \(pages.pageCount) ready"
+        case .failed: "The pages could not be drawn: \(pages.message ?? "unknown reason")"
+        case .ready: pages.pageCount == 1 ? "1 page" : "Page \(min(lastPage, pages.pageCount)) of \(pages.pageCount)"
+        }
+    }
+
+    func render(_ context: PageContext) -> Node {
+        let id = detail.pattern.id.wireText
+        let pages = detail.pages
+        let count = max(pages.pageCount, 1)
+        return Layout.page(detail.pattern.title, section: .projects, context: context,
+            el("div", ["class": "toolbar"], el("h1", [:], text(detail.pattern.title))),
+            el("p", [:], el("a", ["href": SiteURL.project(projectId).path + "#patterns"], text("Back to \(projectTitle)"))),
+            pages.status == .failed ? el("p", ["class": "flash", "role": "alert"], text(Self.progressText(pages, lastPage: page))) : nothing,
+            el("div", ["class": "pattern-progress", "id": "pattern-progress", "hidden": pages.status == .rendering ? nil : "hidden",
+                       "data-status-url": SiteURL.patternStatus(projectId, id).path],
+               el("label", ["for": "pattern-progress-bar", "id": "pattern-progress-text", "aria-live": "polite"], text(Self.progressText(pages, lastPage: page))),
+               el("progress", ["id": "pattern-progress-bar", "max": String(count), "value": String(pages.rendered)])),
+            el("div", ["class": "pattern-viewer", "id": "pattern-viewer", "data-page": String(page), "data-count": String(count),
+                       "data-rendered": String(pages.rendered),
+                       "data-page-url": SiteURL.patternPage(projectId, id, page).path, "data-thumb-base": SiteURL.pattern(projectId, id).path + "/thumbs/"],
+               el("div", ["class": "pager"],
+                  page > 1 ? el("a", ["class": "button secondary", "href": SiteURL.pattern(projectId, id).path(query: ["page": String(page - 1)]), "rel": "prev"], text("‹ Previous")) : el("span", [:]),
+                  el("span", ["class": "counter", "id": "pattern-counter", "aria-live": "polite"], text("Page \(page) of \(count)")),
+                  page < count ? el("a", ["class": "button secondary", "href": SiteURL.pattern(projectId, id).path(query: ["page": String(page + 1)]), "rel": "next"], text("Next ›")) : el("span", [:])),
+               el("div", ["class": "zoom-controls", "role": "group", "aria-label": "Zoom"],
+                  el("button", ["class": "round", "type": "button", "data-zoom": "out", "aria-label": "Zoom out"], text("−")),
+                  el("output", ["id": "pattern-zoom", "aria-live": "polite"], text("100%")),
+                  el("button", ["class": "round", "type": "button", "data-zoom": "in", "aria-label": "Zoom in"], text("+")),
+                  el("button", ["class": "secondary", "type": "button", "data-zoom": "fit"], text("Fit"))),
+               el("div", ["class": "pattern-stage", "id": "pattern-stage"],
+                  page <= pages.rendered
+                      ? void("img", ["id": "pattern-page", "src": SiteURL.patternPage(projectId, id, page).path, "alt": "Page \(page) of \(detail.pattern.title)", "draggable": "false"])
+                      : el("p", ["class": "muted", "id": "pattern-page-wait"], text("Page \(page) is still being drawn…"))),
+               el("ol", ["class": "pattern-thumbs", "id": "pattern-thumbs", "aria-label": "Pages"], children: (1...count).map { n in
+                   el("li", [:],
+                      el("a", ["href": SiteURL.pattern(projectId, id).path(query: ["page": String(n)]), "aria-current": n == page ? "page" : nil,
+                               "aria-label": "Page \(n)"],
+                         n <= pages.rendered
+                             ? void("img", ["src": SiteURL.patternThumb(projectId, id, n).path, "alt": "", "loading": "lazy"])
+                             : el("span", ["class": "thumb-wait", "data-thumb": String(n)], text(String(n)))))
+               })),
+            Layout.form(.patternLastPage(projectId, id), context: context, attrs: "visually-hidden",
+                void("input", ["type": "hidden", "name": "page", "value": String(page)]),
+                el("button", ["type": "submit", "tabindex": "-1"], text("Remember this page"))),
+            Layout.form(.deletePattern(projectId, id), context: context, attrs: "stack confirm",
+                el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete the pattern \(detail.pattern.title)?"], text("Delete pattern"))))
     }
 }

@@ -1,0 +1,123 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+/// A project's patterns: PDF charts or pictures, uploaded once, read page by page. Owner-only
+/// like every record; the file itself is served by `GET /images/{fileKey}` (devices keep it).
+struct PatternController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let perProject = routes.grouped("projects", ":id", "patterns")
+        perProject.get(use: list)
+        perProject.on(.POST, body: .collect(maxSize: "60mb"), use: upload)
+        let patterns = routes.grouped("patterns", ":patternId")
+        patterns.get(use: show)
+        patterns.put(use: update)
+        patterns.delete(use: delete)
+        patterns.get("pages", ":page", use: page)
+        patterns.get("thumbnails", ":page", use: thumbnail)
+    }
+
+    @Sendable
+    func list(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db).record
+        var details: [PatternDetail] = []
+        for pattern in try await Self.patterns(of: project.id, userId: userId, db: req.db) {
+            details.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
+        }
+        return try respond(details)
+    }
+
+    /// multipart/form-data: `file` (a PDF, JPEG, PNG, HEIC or WebP) and optionally `title`.
+    /// Answers at once; a PDF's pages are drawn in the background (`pages` shows how far).
+    @Sendable
+    func upload(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let projectId = try req.uuid("id")
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
+        guard req.headers.contentType?.type == "multipart" else {
+            throw APIError(.unsupportedMediaType, "Send the pattern as multipart/form-data in a field named file")
+        }
+        let form = try FormData.parse(req)
+        guard let file = form.files.first(where: { ["file", "pattern", "image"].contains($0.name) }) else {
+            throw APIError.validation(["file": "Choose a PDF or a picture of the pattern"])
+        }
+        let detail = try await Self.add(file.data, filename: form.filenames[file.name], title: form["title"], projectId: projectId,
+                                        userId: userId, req: req)
+        return try respond(detail, status: .created)
+    }
+
+    /// Stores the file and creates its pattern record (one sync version); a failure keeps nothing.
+    static func add(_ data: Data, filename: String?, title given: String?, projectId: UUID, userId: UUID, req: Request) async throws -> PatternDetail {
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
+        let title = given ?? filename.map { ($0 as NSString).deletingPathExtension }.flatMap(Rules.clean) ?? "Pattern"
+        // The record's own rules, before anything is stored.
+        _ = try Pattern(projectId: projectId, title: title, fileKey: "k", createdAt: Date(), updatedAt: Date()).normalized.validated()
+        let stored = try await Patterns.store(data, userId: userId, app: req.application, db: req.db)
+        do {
+            let pattern = try await RecordWrites<PatternModel>.create(
+                req, body: ["projectId": projectId.text, "title": title, "fileKey": stored.key, "lastPage": 1])
+            return PatternDetail(pattern: pattern, contentType: stored.format.contentType, pages: stored.pages)
+        } catch {
+            try? await Images.removeIfUnreferenced(stored.key, app: req.application, db: req.db)
+            throw error
+        }
+    }
+
+    @Sendable
+    func show(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let pattern = try await Records.require(PatternModel.self, req.uuid("patternId"), userId: userId, on: req.db).record
+        return try respond(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
+    }
+
+    /// `title` and `lastPage` (where its reader left off: another device opens there).
+    @Sendable
+    func update(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("patternId")
+        let app = req.application
+        let pattern = try await RecordWrites<PatternModel>.update(req, id: id, immutable: ["projectId", "fileKey"], check: { pattern, db in
+            let (_, pages) = try await Patterns.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
+            if pages.pageCount > 0, pattern.lastPage > pages.pageCount {
+                throw APIError.validation(["lastPage": "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")"])
+            }
+        })
+        return try respond(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
+    }
+
+    @Sendable
+    func delete(req: Request) async throws -> HTTPStatus {
+        let userId = try req.user.id
+        let id = try req.uuid("patternId")
+        let pattern = try await Records.require(PatternModel.self, id, userId: userId, on: req.db).record
+        let status = try await RecordWrites<PatternModel>.delete(req, id: id)
+        try await Images.removeIfUnreferenced(pattern.fileKey, app: req.application, db: req.db)
+        return status
+    }
+
+    @Sendable
+    func page(req: Request) async throws -> Response {
+        try await pageImage(req, thumbnail: false)
+    }
+
+    @Sendable
+    func thumbnail(req: Request) async throws -> Response {
+        try await pageImage(req, thumbnail: true)
+    }
+
+    private func pageImage(_ req: Request, thumbnail: Bool) async throws -> Response {
+        let userId = try req.user.id
+        let pattern = try await Records.require(PatternModel.self, req.uuid("patternId"), userId: userId, on: req.db).record
+        guard let text = req.parameters.get("page"), text.utf8.allSatisfy({ (48...57).contains($0) }), text.count <= 6, let number = Int(text) else {
+            throw APIError.notFound
+        }
+        return try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: userId, app: req.application, db: req.db)
+    }
+
+    static func patterns(of projectId: UUID, userId: UUID, db: any Database) async throws -> [Pattern] {
+        try await Records.list(PatternModel.self, userId: userId, where: "project_id", equals: projectId, on: db)
+            .sorted { ($0.createdAt, $0.id.text) < ($1.createdAt, $1.id.text) }
+    }
+}

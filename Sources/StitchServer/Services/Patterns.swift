@@ -1,0 +1,410 @@
+import CGD
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import StitchCore
+import Vapor
+
+/// How far a pattern file's pages have been drawn: one row per file (`images.key`), so every
+/// instance's viewers see the same progress and a restarted server finishes what it began.
+final class PatternRenderModel: Model, @unchecked Sendable {
+    static let schema = "pattern_renders"
+
+    @ID(custom: "key", generatedBy: .user) var id: String?
+    @Field(key: "user_id") var userId: UUID
+    @Field(key: "status") var status: String
+    @Field(key: "page_count") var pageCount: Int
+    @Field(key: "rendered") var rendered: Int
+    @OptionalField(key: "message") var message: String?
+    @Field(key: "updated_at") var updatedAt: Date
+
+    init() {}
+
+    init(key: String, userId: UUID, status: PatternPages.Status, pageCount: Int, rendered: Int, now: Date) {
+        self.id = key
+        self.userId = userId
+        self.status = status.rawValue
+        self.pageCount = pageCount
+        self.rendered = rendered
+        self.updatedAt = now
+    }
+
+    var pages: PatternPages {
+        PatternPages(status: PatternPages.Status(rawValue: status) ?? .failed, pageCount: pageCount, rendered: rendered, message: message)
+    }
+}
+
+/// A command run to its end with a time limit (poppler's tools).
+enum Subprocess {
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+        var timedOut: Bool
+    }
+
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") + ["/usr/bin"] {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Blocking: call it on a thread pool.
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // Output goes to files, not pipes: nothing can fill up and stall the tool.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-run-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
+        FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: scratch.path + ".out")
+            try? FileManager.default.removeItem(atPath: scratch.path + ".err")
+        }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + ".out"))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + ".err"))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+        var timedOut = false
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            process.terminate()
+            finished.wait()
+        }
+        try? out.close()
+        try? err.close()
+        let read = { (suffix: String) in String(decoding: FileManager.default.contents(atPath: scratch.path + suffix) ?? Data(), as: UTF8.self) }
+        return Result(status: process.terminationStatus, output: read(".out"), errors: read(".err"), timedOut: timedOut)
+    }
+}
+
+/// poppler-utils: `pdfinfo` tells a PDF's pages (or why it can't be opened), `pdftoppm` draws them.
+enum Poppler {
+    static let missing = APIError(.serviceUnavailable, "PDF patterns need poppler-utils on the server (apt-get install poppler-utils); pictures can be uploaded meanwhile")
+
+    /// The number of pages, or a 422 saying what is wrong with the file.
+    static func pageCount(ofPDFAt path: String, maxPages: Int) throws -> Int {
+        guard let pdfinfo = Subprocess.find("pdfinfo") else { throw missing }
+        let result = try Subprocess.run(pdfinfo, [path], timeout: 30)
+        if result.timedOut {
+            throw APIError(.unprocessableEntity, "This PDF took too long to open; it may be damaged", fields: ["file": "Can't be opened"])
+        }
+        guard result.status == 0 else {
+            if result.errors.contains("Incorrect password") {
+                throw APIError(.unprocessableEntity, "This PDF is password-protected (encrypted), so its pages can't be shown. Open it with its password, save or print a copy without one, and upload that.",
+                               fields: ["file": "Password-protected PDF"])
+            }
+            let detail = result.errors.split(separator: "\n").first.map { " (\($0))" } ?? ""
+            throw APIError(.unprocessableEntity, "This PDF can't be read: it is damaged or not a whole PDF\(detail).", fields: ["file": "Malformed PDF"])
+        }
+        let line = result.output.split(separator: "\n").first { $0.hasPrefix("Pages:") }
+        guard let count = line.flatMap({ Int($0.dropFirst("Pages:".count).trimmingCharacters(in: .whitespaces)) }), count > 0 else {
+            throw APIError(.unprocessableEntity, "This PDF has no pages.", fields: ["file": "No pages"])
+        }
+        guard count <= maxPages else {
+            throw APIError(.unprocessableEntity, "This PDF has \(count) pages; a pattern can have at most \(maxPages).", fields: ["file": "Too many pages"])
+        }
+        return count
+    }
+
+    /// Draws pages `first...last` of the PDF twice, for reading (longest side `size` px) and as
+    /// thumbnails, into `directory` as page-0001.png / thumb-0001.png.
+    static func render(pdfAt path: String, pages: ClosedRange<Int>, into directory: String) throws {
+        guard let pdftoppm = Subprocess.find("pdftoppm") else { throw missing }
+        for (prefix, size) in [("page", PageFiles.pageSize), ("thumb", PageFiles.thumbnailSize)] {
+            let root = "\(directory)/draw-\(prefix)"
+            let result = try Subprocess.run(pdftoppm, ["-png", "-scale-to", String(size), "-f", String(pages.lowerBound), "-l", String(pages.upperBound), path, root],
+                                            timeout: 120)
+            guard result.status == 0, !result.timedOut else {
+                throw RenderFailure(message: result.timedOut ? "Drawing pages \(pages) took too long" : "Pages \(pages) could not be drawn: \(result.errors.split(separator: "\n").first ?? "")")
+            }
+            // pdftoppm names them draw-page-7.png, -07 or -007 (as many digits as the PDF's page count has).
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix("draw-\(prefix)-") && name.hasSuffix(".png") {
+                guard let number = Int(name.dropFirst("draw-\(prefix)-".count).dropLast(4)) else { continue }
+                let target = "\(directory)/\(PageFiles.fileName(prefix, number))"
+                try? FileManager.default.removeItem(atPath: target)
+                try FileManager.default.moveItem(atPath: "\(directory)/\(name)", toPath: target)
+            }
+        }
+    }
+
+    struct RenderFailure: Error { var message: String }
+}
+
+/// Where a pattern file's drawn pages live: `<data dir>/pattern-pages/<file key>/`.
+enum PageFiles {
+    /// Longest side of a page drawn for reading (zoom goes to 3×), and of a thumbnail.
+    static let pageSize = 1600
+    static let thumbnailSize = 240
+
+    static func root(_ app: Application) -> String {
+        (app.config.dataDirectory as NSString).appendingPathComponent("pattern-pages")
+    }
+
+    static func directory(_ key: String, app: Application) throws -> String {
+        guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
+        return (root(app) as NSString).appendingPathComponent(key)
+    }
+
+    static func fileName(_ prefix: String, _ number: Int) -> String {
+        "\(prefix)-\(String(repeating: "0", count: max(0, 4 - String(number).count)))\(number).png"
+    }
+
+    /// A drawn page or thumbnail (PNG, or JPEG for a picture's), nil when not there (yet).
+    static func read(_ key: String, page: Int, thumbnail: Bool, app: Application) async throws -> Data? {
+        let dir = try directory(key, app: app)
+        let prefix = thumbnail ? "thumb" : "page"
+        return try await app.threadPool.runIfActive {
+            FileManager.default.contents(atPath: "\(dir)/\(fileName(prefix, page))")
+        }
+    }
+
+    static func remove(_ key: String, app: Application) async throws {
+        let dir = try directory(key, app: app)
+        try await app.threadPool.runIfActive { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    /// A picture as a one-page pattern: itself, re-encoded by libgd (a HEIC becomes a PNG every
+    /// browser shows; a huge photo is scaled to `pageSize`), and its thumbnail.
+    static func drawPicture(_ data: Data, format: ImageFormat, into directory: String) throws {
+        _ = BarcodeReader.quietLibgd
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var bytes = data
+        let image: gdImagePtr? = bytes.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
+            let size = Int32(raw.count)
+            switch format {
+            case .jpeg: return gdImageCreateFromJpegPtrEx(size, base, 1)
+            case .png: return gdImageCreateFromPngPtr(size, base)
+            case .webp: return gdImageCreateFromWebpPtr(size, base)
+            case .heic: return gdImageCreateFromHeifPtr(size, base)
+            case .pdf: return nil
+            }
+        }
+        guard let image else {
+            throw APIError(.unprocessableEntity, "The picture can't be read: it starts like a \(format.rawValue.uppercased()) but isn't a whole one", fields: ["file": "Damaged picture"])
+        }
+        defer { gdImageDestroy(image) }
+        for (prefix, size) in [("page", pageSize), ("thumb", thumbnailSize)] {
+            let (w, h) = (Int(image.pointee.sx), Int(image.pointee.sy))
+            let scale = min(1, Double(size) / Double(max(w, h)))
+            var drawn = image
+            var scaled: gdImagePtr?
+            if scale < 1, let small = gdImageScale(image, UInt32(max(1, Double(w) * scale)), UInt32(max(1, Double(h) * scale))) {
+                scaled = small
+                drawn = small
+            }
+            defer { if let scaled { gdImageDestroy(scaled) } }
+            var length: Int32 = 0
+            guard let png = gdImagePngPtr(drawn, &length) else { throw Poppler.RenderFailure(message: "The picture could not be drawn") }
+            defer { gdFree(png) }
+            try Data(bytes: png, count: Int(length)).write(to: URL(fileURLWithPath: "\(directory)/\(fileName(prefix, 1))"), options: .atomic)
+        }
+    }
+}
+
+/// Draws PDF patterns' pages in the background, a few at a time, recording progress after each
+/// batch; one job per file in this process. Started at upload, resumed at boot for files a
+/// stopped server left half done, and asked for again by a viewer that finds a file without pages.
+final class PatternRenderer: LifecycleHandler, Sendable {
+    static let batch = 8
+    private let jobs = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
+
+    /// Starts every file a stopped server left half drawn (`serve` calls it at boot, after migrating).
+    func resumeUnfinished(_ app: Application) async throws {
+        let unfinished = try await PatternRenderModel.query(on: app.db).filter(\.$status == PatternPages.Status.rendering.rawValue).all()
+        for row in unfinished { if let key = row.id { start(key, app: app) } }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        let running = jobs.withLockedValue { jobs in defer { jobs = [:] }; return Array(jobs.values) }
+        for job in running { job.cancel() }
+        for job in running { await job.value }
+    }
+
+    /// Starts drawing the file's pages unless that is already under way here.
+    func start(_ key: String, app: Application) {
+        jobs.withLockedValue { jobs in
+            guard jobs[key] == nil else { return }
+            jobs[key] = Task { [jobs = self.jobs] in
+                await Self.render(key, app: app)
+                _ = jobs.withLockedValue { $0.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Waits for the file's job in this process, if any (tests).
+    func wait(_ key: String) async {
+        await jobs.withLockedValue { $0[key] }?.value
+    }
+
+    private static func render(_ key: String, app: Application) async {
+        let db = app.db, logger = app.logger
+        do {
+            guard let row = try await PatternRenderModel.find(key, on: db), row.status == PatternPages.Status.rendering.rawValue else { return }
+            guard let data = try await app.imageStorage.get(key) else {
+                row.status = PatternPages.Status.failed.rawValue
+                row.message = "The pattern's file is missing"
+                try await row.save(on: db)
+                return
+            }
+            let dir = try PageFiles.directory(key, app: app)
+            let source = "\(dir)/source.pdf"
+            try await app.threadPool.runIfActive {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                try data.write(to: URL(fileURLWithPath: source), options: .atomic)
+            }
+            defer { try? FileManager.default.removeItem(atPath: source) }
+            var first = row.rendered + 1
+            while first <= row.pageCount {
+                if Task.isCancelled { return }  // resumed from here at the next boot
+                let range = first...min(row.pageCount, first + batch - 1), last = range.upperBound
+                do {
+                    try await app.threadPool.runIfActive { try Poppler.render(pdfAt: source, pages: range, into: dir) }
+                } catch let failure as Poppler.RenderFailure {
+                    row.status = PatternPages.Status.failed.rawValue
+                    row.message = failure.message
+                    row.updatedAt = app.clock.now()
+                    try await row.save(on: db)
+                    logger.warning("Pattern \(key): \(failure.message)")
+                    return
+                }
+                row.rendered = last
+                if last == row.pageCount { row.status = PatternPages.Status.ready.rawValue }
+                row.updatedAt = app.clock.now()
+                try await row.save(on: db)
+                first = last + 1
+            }
+        } catch {
+            if !Task.isCancelled { logger.warning("Pattern \(key): drawing pages stopped: \(error)") }
+        }
+    }
+}
+
+/// `serve`'s: at boot, finish drawing what a stopped server left half done.
+public struct PatternRenderResume: LifecycleHandler {
+    public init() {}
+
+    public func didBootAsync(_ application: Application) async throws {
+        do {
+            try await application.patternRenderer.resumeUnfinished(application)
+        } catch {
+            application.logger.warning("Unfinished pattern pages were not resumed: \(error)")
+        }
+    }
+}
+
+extension Application {
+    private struct PatternRendererKey: StorageKey { typealias Value = PatternRenderer }
+
+    var patternRenderer: PatternRenderer {
+        get { storage[PatternRendererKey.self]! }
+        set { storage[PatternRendererKey.self] = newValue }
+    }
+}
+
+/// A project's patterns: upload, progress, pages.
+enum Patterns {
+    /// Checks and stores an uploaded pattern file for the user and records how its pages will be
+    /// drawn: a PDF's page count (a damaged or password-protected one is a 422, and nothing is
+    /// kept), a picture drawn at once. Answers the file's key, kind and pages.
+    static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> (key: String, format: ImageFormat, pages: PatternPages) {
+        let format = try Images.check(data, maxBytes: app.config.maxPatternBytes, pdf: true, field: "file")
+        let key = ImageKeys.make(for: format)
+        let dir = try PageFiles.directory(key, app: app)
+        let pages: PatternPages
+        do {
+            if format == .pdf {
+                let count = try await app.threadPool.runIfActive {
+                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                    let probe = "\(dir)/source.pdf"
+                    try data.write(to: URL(fileURLWithPath: probe))
+                    defer { try? FileManager.default.removeItem(atPath: probe) }
+                    return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
+                }
+                pages = PatternPages(status: .rendering, pageCount: count, rendered: 0)
+            } else {
+                try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+                pages = PatternPages(status: .ready, pageCount: 1, rendered: 1)
+            }
+            _ = try await Images.store(data, format: format, key: key, userId: userId, app: app, db: db)
+            try await PatternRenderModel(key: key, userId: userId, status: pages.status, pageCount: pages.pageCount, rendered: pages.rendered,
+                                         now: app.clock.now()).create(on: db)
+        } catch {
+            try? await PageFiles.remove(key, app: app)
+            throw error
+        }
+        if format == .pdf { app.patternRenderer.start(key, app: app) }
+        return (key, format, pages)
+    }
+
+    /// The file's pages as far as they are, starting (or restarting here) the drawing of a file
+    /// that arrived another way (a restore, a device's sync) or whose job stopped.
+    static func pages(of key: String, userId: UUID, app: Application, db: any Database) async throws -> (contentType: String, pages: PatternPages) {
+        guard let image = try await Images.owned(key, userId: userId, on: db) else {
+            return ("application/octet-stream", PatternPages(status: .failed, pageCount: 0, rendered: 0, message: "The pattern's file is missing"))
+        }
+        if let row = try await PatternRenderModel.find(key, on: db) {
+            if row.status == PatternPages.Status.rendering.rawValue { app.patternRenderer.start(key, app: app) }
+            return (image.contentType, row.pages)
+        }
+        // First sight of a file stored without its pages: count them (or draw the picture) now.
+        guard let data = try await app.imageStorage.get(key) else {
+            return (image.contentType, PatternPages(status: .failed, pageCount: 0, rendered: 0, message: "The pattern's file is missing"))
+        }
+        let dir = try PageFiles.directory(key, app: app)
+        var pages: PatternPages
+        do {
+            let format = ImageFormat.detect(data) ?? .pdf
+            if format == .pdf {
+                let count = try await app.threadPool.runIfActive {
+                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                    let probe = "\(dir)/source.pdf"
+                    try data.write(to: URL(fileURLWithPath: probe))
+                    defer { try? FileManager.default.removeItem(atPath: probe) }
+                    return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
+                }
+                pages = PatternPages(status: .rendering, pageCount: count, rendered: 0)
+            } else {
+                try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+                pages = PatternPages(status: .ready, pageCount: 1, rendered: 1)
+            }
+        } catch let error as APIError {
+            pages = PatternPages(status: .failed, pageCount: 0, rendered: 0, message: error.reason)
+        }
+        let row = PatternRenderModel(key: key, userId: userId, status: pages.status, pageCount: pages.pageCount, rendered: pages.rendered, now: app.clock.now())
+        row.message = pages.message
+        try? await row.create(on: db)  // another request may have got there first: either row says the same
+        if pages.status == .rendering { app.patternRenderer.start(key, app: app) }
+        return (image.contentType, pages)
+    }
+
+    static func detail(_ pattern: Pattern, userId: UUID, app: Application, db: any Database) async throws -> PatternDetail {
+        let (type, pages) = try await pages(of: pattern.fileKey, userId: userId, app: app, db: db)
+        return PatternDetail(pattern: pattern, contentType: type, pages: pages)
+    }
+
+    /// A page (or its thumbnail) to send: 404 outside the pattern, 409 while it is still being drawn.
+    static func page(_ pattern: Pattern, number: Int, thumbnail: Bool, userId: UUID, app: Application, db: any Database) async throws -> Response {
+        let (_, pages) = try await Self.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
+        guard number >= 1, number <= pages.pageCount else {
+            throw APIError(.notFound, "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")")
+        }
+        guard number <= pages.rendered, let data = try await PageFiles.read(pattern.fileKey, page: number, thumbnail: thumbnail, app: app) else {
+            if pages.status == .failed { throw APIError(.unprocessableEntity, pages.message ?? "The pages could not be drawn") }
+            throw APIError(.conflict, "Page \(number) is still being drawn (\(pages.rendered) of \(pages.pageCount) ready)", headers: ["Retry-After": "1"])
+        }
+        return Response(status: .ok, headers: ["Content-Type": ImageFormat.detect(data)?.contentType ?? "image/png",
+                                               "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"],
+                        body: .init(data: data))
+    }
+}

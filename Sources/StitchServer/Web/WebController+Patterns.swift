@@ -1,0 +1,91 @@
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+extension WebController {
+    // MARK: Patterns
+
+    /// A project's pattern and the project, both the user's, or a 404.
+    private func ownedPattern(_ req: Request) async throws -> (project: Project, pattern: Pattern) {
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record,
+              let pattern = try await Records.find(PatternModel.self, try req.uuid("patternId"), userId: userId, on: req.db)?.record,
+              pattern.projectId == project.id
+        else { throw Abort(.notFound) }
+        return (project, pattern)
+    }
+
+    @Sendable func uploadPattern(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        guard let file = form.files.first(where: { $0.name == "file" }) else {
+            return try await projectPage(req, id: id, errors: ["file": "Choose a PDF or a picture of the pattern"], status: .badRequest)
+        }
+        do {
+            let detail = try await PatternController.add(file.data, filename: form.filenames["file"], title: form["title"], projectId: id,
+                                                         userId: userId, req: req)
+            return redirect(.pattern(id.wireText, detail.pattern.id.wireText))
+        } catch let error as APIError where error.status.code < 500 {
+            return try await projectPage(req, id: id, errors: ["file": error.reason], status: error.status)
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    /// The viewer, at `?page=` or where the pattern's reader left off.
+    @Sendable func patternViewer(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (project, pattern) = try await ownedPattern(req)
+        let detail = try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db)
+        let count = max(detail.pages.pageCount, 1)
+        let asked = req.queryText("page").flatMap { Int($0) }
+        let page = min(max(asked ?? pattern.lastPage, 1), count)
+        let title = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.designName ?? "Untitled project"
+        return html(PatternViewerPage(projectId: project.id.wireText, projectTitle: title, detail: detail, page: page).render(try await context(req)))
+    }
+
+    @Sendable func patternPageImage(req: Request) async throws -> Response {
+        try await patternImage(req, thumbnail: false)
+    }
+
+    @Sendable func patternThumbImage(req: Request) async throws -> Response {
+        try await patternImage(req, thumbnail: true)
+    }
+
+    private func patternImage(_ req: Request, thumbnail: Bool) async throws -> Response {
+        let (_, pattern) = try await ownedPattern(req)
+        guard let number = req.parameters.get("page").flatMap({ Int($0) }) else { throw Abort(.notFound) }
+        return try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: try req.user.id, app: req.application, db: req.db)
+    }
+
+    /// The pages' progress, for the viewer's script while a PDF is being drawn.
+    @Sendable func patternStatus(req: Request) async throws -> Response {
+        let (_, pattern) = try await ownedPattern(req)
+        return try jsonResponse(try await Patterns.detail(pattern, userId: try req.user.id, app: req.application, db: req.db).pages)
+    }
+
+    /// Remembers the page shown (the viewer's script posts it as the page changes).
+    @Sendable func savePatternPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (project, pattern) = try await ownedPattern(req)
+        guard let page = try FormData.parse(req)["page"].flatMap({ Int($0) }) else { throw Abort(.badRequest) }
+        let (_, pages) = try await Patterns.pages(of: pattern.fileKey, userId: userId, app: req.application, db: req.db)
+        let clamped = min(max(page, 1), max(pages.pageCount, 1))
+        if clamped != pattern.lastPage {
+            _ = try await RecordWrites<PatternModel>.update(req, id: pattern.id, body: ["lastPage": clamped], immutable: ["projectId", "fileKey"])
+        }
+        if req.headers.accept.mediaTypes.contains(.json) { return try jsonResponse(["lastPage": clamped]) }
+        return req.redirect(to: SiteURL.pattern(project.id.wireText, pattern.id.wireText).path(query: ["page": String(clamped)]))
+    }
+
+    @Sendable func deletePattern(req: Request) async throws -> Response {
+        let (project, pattern) = try await ownedPattern(req)
+        _ = try await RecordWrites<PatternModel>.delete(req, id: pattern.id)
+        try await Images.removeIfUnreferenced(pattern.fileKey, app: req.application, db: req.db)
+        return redirect(.project(project.id.wireText), flash: "Pattern deleted.")
+    }
+}

@@ -1,0 +1,32 @@
+"""PDFs for the pattern viewer's tests, written object by object with a correct cross-reference
+table: letter-size pages titled "Page N" over a chart grid; optionally encrypted with a user
+password (so nothing opens it without one)."""
+
+
+def pdf(pages, encrypted=False):
+    objs = {1: "<< /Type /Catalog /Pages 2 0 R >>"}
+    font = 3 + 2 * pages
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(pages))
+    objs[2] = f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>"
+    for i in range(pages):
+        grid = " ".join(f"{72 + x * 18} 100 m {72 + x * 18} 600 l S" for x in range(27))
+        content = f"BT /F1 48 Tf 72 700 Td (Page {i + 1}) Tj ET 0.5 w {grid}"
+        objs[3 + 2 * i] = (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+                           f"/Resources << /Font << /F1 {font} 0 R >> >> >>")
+        objs[4 + 2 * i] = f"<< /Length {len(content)} >>\nstream\n{content}\nendstream"
+    objs[font] = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+    extra = ""
+    if encrypted:
+        objs[font + 1] = "<< /Filter /Standard /V 1 /R 2 /O <" + "ab" * 32 + "> /U <" + "cd" * 32 + "> /P -4 >>"
+        extra = f" /Encrypt {font + 1} 0 R /ID [<{'01' * 16}> <{'01' * 16}>]"
+    out = b"%PDF-1.4\n"
+    offsets = {}
+    for k in sorted(objs):
+        offsets[k] = len(out)
+        out += f"{k} 0 obj\n{objs[k]}\nendobj\n".encode()
+    size = max(objs) + 1
+    xref = len(out)
+    out += f"xref\n0 {size}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offsets[k]:010d} 00000 n \n".encode() for k in range(1, size))
+    out += f"trailer\n<< /Size {size} /Root 1 0 R{extra} >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
