@@ -3,6 +3,31 @@ import CZBar
 import Foundation
 import StitchCore
 
+/// Pictures read with libgd (scan-to-add's photos, patterns drawn from pictures).
+enum Pictures {
+    /// libgd prints a damaged file's complaint to standard error; the caller's 422 says it instead.
+    private static let quietLibgd: Void = gdSetErrorMethod { _, _, _ in }
+
+    /// A picture's pixels (libgd), nil when the bytes aren't a whole picture of `format`; the
+    /// caller destroys the image.
+    static func decode(_ data: Data, format: ImageFormat) -> gdImagePtr? {
+        _ = quietLibgd
+        guard data.count < Int(Int32.max) else { return nil }
+        var bytes = data
+        return bytes.withUnsafeMutableBytes { raw -> gdImagePtr? in
+            guard let base = raw.baseAddress else { return nil }
+            let size = Int32(raw.count)
+            switch format {
+            case .jpeg: return gdImageCreateFromJpegPtrEx(size, base, 1)
+            case .png: return gdImageCreateFromPngPtr(size, base)
+            case .webp: return gdImageCreateFromWebpPtr(size, base)
+            case .heic: return gdImageCreateFromHeifPtr(size, base)
+            case .pdf: return nil
+            }
+        }
+    }
+}
+
 /// Reads the retail barcodes (EAN-13, UPC-A, EAN-8) in a photo: libgd turns the JPEG, PNG, WebP
 /// or HEIC bytes into pixels, ZBar finds the codes in their grey levels. Blocking C work: call it
 /// on a thread pool.
@@ -25,8 +50,7 @@ enum BarcodeReader {
     static let scanSize: Int32 = 1600
 
     static func read(_ data: Data, format: ImageFormat) throws -> [Found] {
-        _ = quietLibgd
-        guard let image = load(data, format: format) else { throw Failure.unreadable(format) }
+        guard let image = Pictures.decode(data, format: format) else { throw Failure.unreadable(format) }
         defer { gdImageDestroy(image) }
         let width = gdImageSX(image), height = gdImageSY(image)
         if max(width, height) > scanSize {
@@ -38,25 +62,6 @@ enum BarcodeReader {
             }
         }
         return scan(image)
-    }
-
-    /// libgd prints a damaged file's complaint to standard error; the caller's 422 says it instead.
-    static let quietLibgd: Void = gdSetErrorMethod { _, _, _ in }
-
-    private static func load(_ data: Data, format: ImageFormat) -> gdImagePtr? {
-        guard data.count < Int(Int32.max) else { return nil }
-        var bytes = data
-        return bytes.withUnsafeMutableBytes { raw -> gdImagePtr? in
-            guard let base = raw.baseAddress else { return nil }
-            let size = Int32(raw.count)
-            switch format {
-            case .jpeg: return gdImageCreateFromJpegPtrEx(size, base, 1)
-            case .png: return gdImageCreateFromPngPtr(size, base)
-            case .webp: return gdImageCreateFromWebpPtr(size, base)
-            case .heic: return gdImageCreateFromHeifPtr(size, base)
-            case .pdf: return nil
-            }
-        }
     }
 
     private static func gdImageSX(_ image: gdImagePtr) -> Int32 { image.pointee.sx }

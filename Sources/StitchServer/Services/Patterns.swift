@@ -176,21 +176,8 @@ enum PageFiles {
     /// A picture as a one-page pattern: itself, re-encoded by libgd (a HEIC becomes a PNG every
     /// browser shows; a huge photo is scaled to `pageSize`), and its thumbnail.
     static func drawPicture(_ data: Data, format: ImageFormat, into directory: String) throws {
-        _ = BarcodeReader.quietLibgd
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var bytes = data
-        let image: gdImagePtr? = bytes.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return nil }
-            let size = Int32(raw.count)
-            switch format {
-            case .jpeg: return gdImageCreateFromJpegPtrEx(size, base, 1)
-            case .png: return gdImageCreateFromPngPtr(size, base)
-            case .webp: return gdImageCreateFromWebpPtr(size, base)
-            case .heic: return gdImageCreateFromHeifPtr(size, base)
-            case .pdf: return nil
-            }
-        }
-        guard let image else {
+        guard let image = Pictures.decode(data, format: format) else {
             throw APIError(.unprocessableEntity, "The picture can't be read: it starts like a \(format.rawValue.uppercased()) but isn't a whole one", fields: ["file": "Damaged picture"])
         }
         defer { gdImageDestroy(image) }
@@ -320,22 +307,9 @@ enum Patterns {
     static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> (key: String, format: ImageFormat, pages: PatternPages) {
         let format = try Images.check(data, maxBytes: app.config.maxPatternBytes, pdf: true, field: "file")
         let key = ImageKeys.make(for: format)
-        let dir = try PageFiles.directory(key, app: app)
         let pages: PatternPages
         do {
-            if format == .pdf {
-                let count = try await app.threadPool.runIfActive {
-                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-                    let probe = "\(dir)/source.pdf"
-                    try data.write(to: URL(fileURLWithPath: probe))
-                    defer { try? FileManager.default.removeItem(atPath: probe) }
-                    return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
-                }
-                pages = PatternPages(status: .rendering, pageCount: count, rendered: 0)
-            } else {
-                try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
-                pages = PatternPages(status: .ready, pageCount: 1, rendered: 1)
-            }
+            pages = try await prepare(data, format: format, key: key, app: app)
             _ = try await Images.store(data, format: format, key: key, userId: userId, app: app, db: db)
             try await PatternRenderModel(key: key, userId: userId, status: pages.status, pageCount: pages.pageCount, rendered: pages.rendered,
                                          now: app.clock.now()).create(on: db)
@@ -361,23 +335,9 @@ enum Patterns {
         guard let data = try await app.imageStorage.get(key) else {
             return (image.contentType, PatternPages(status: .failed, pageCount: 0, rendered: 0, message: "The pattern's file is missing"))
         }
-        let dir = try PageFiles.directory(key, app: app)
         var pages: PatternPages
         do {
-            let format = ImageFormat.detect(data) ?? .pdf
-            if format == .pdf {
-                let count = try await app.threadPool.runIfActive {
-                    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-                    let probe = "\(dir)/source.pdf"
-                    try data.write(to: URL(fileURLWithPath: probe))
-                    defer { try? FileManager.default.removeItem(atPath: probe) }
-                    return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
-                }
-                pages = PatternPages(status: .rendering, pageCount: count, rendered: 0)
-            } else {
-                try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
-                pages = PatternPages(status: .ready, pageCount: 1, rendered: 1)
-            }
+            pages = try await prepare(data, format: ImageFormat.detect(data) ?? .pdf, key: key, app: app)
         } catch let error as APIError {
             pages = PatternPages(status: .failed, pageCount: 0, rendered: 0, message: error.reason)
         }
@@ -386,6 +346,23 @@ enum Patterns {
         try? await row.create(on: db)  // another request may have got there first: either row says the same
         if pages.status == .rendering { app.patternRenderer.start(key, app: app) }
         return (image.contentType, pages)
+    }
+
+    /// A PDF's pages counted (a 422 if it can't be opened), or a picture drawn as its one page.
+    private static func prepare(_ data: Data, format: ImageFormat, key: String, app: Application) async throws -> PatternPages {
+        let dir = try PageFiles.directory(key, app: app)
+        guard format == .pdf else {
+            try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+            return PatternPages(status: .ready, pageCount: 1, rendered: 1)
+        }
+        let count = try await app.threadPool.runIfActive {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let probe = "\(dir)/source.pdf"
+            try data.write(to: URL(fileURLWithPath: probe))
+            defer { try? FileManager.default.removeItem(atPath: probe) }
+            return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
+        }
+        return PatternPages(status: .rendering, pageCount: count, rendered: 0)
     }
 
     static func detail(_ pattern: Pattern, userId: UUID, app: Application, db: any Database) async throws -> PatternDetail {
