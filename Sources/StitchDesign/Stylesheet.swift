@@ -74,6 +74,7 @@ public enum Stylesheet {
         \((1...12).map { ".list > li:nth-child(\($0)) { animation-delay: calc(var(--stagger-delay) * \($0 - 1)); }" }.joined(separator: "\n"))
         .swatch { width: 40px; height: 40px; border-radius: 50%; border: 1px solid var(--color-slate); flex: none; display: grid; place-items: center;
                   background: var(--color-parchment); color: var(--color-walnut); font-weight: 700; }
+        .swatch.small { width: 14px; height: 14px; display: inline-block; vertical-align: -2px; }
         .catalog-results { margin: var(--space-xs) 0 var(--space-md); }
         .catalog-results .row { padding: 0; min-height: 0; }
         .catalog-pick { display: flex; align-items: center; justify-content: flex-start; gap: var(--space-md); width: 100%; min-height: 56px; padding: var(--space-sm) var(--space-md);

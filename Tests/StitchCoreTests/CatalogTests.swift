@@ -87,6 +87,27 @@ struct CatalogTests {
         #expect(catalog.nearest(toHex: "#000000", brand: "Anchor").isEmpty)
         #expect(catalog.nearest(toHex: "black").isEmpty)
     }
+
+    @Test("Alternatives: with one brand, its nearest other colours; with more, each other brand's nearest, closest first; a thread outside the catalog by its own colour")
+    func alternatives() throws {
+        let dmc = try Self.catalog()
+        let alone = try #require(dmc.alternatives(brand: "DMC", number: "310", hex: nil))
+        #expect(!alone.otherBrands && alone.entry?.number == "310" && alone.nearest.first?.entry.number == "3371" && alone.nearest.count == 3)
+        // A second brand (made-up colours for the test) and a third.
+        let other = try ThreadCatalog.entries(csv: "number,name,hex\n403,Black,050505\n9046,Red,C32838\n", brand: "Anchor", line: "Floss", fiberType: .cotton)
+        let wool = try ThreadCatalog.entries(csv: "number,name,hex\n993,Black,101010\n", brand: "Appleton", line: "Crewel", fiberType: .wool)
+        let three = ThreadCatalog(entries: try ThreadCatalog.entries(csv: Self.sample, brand: "DMC", line: "Six-strand floss", fiberType: .cotton) + other + wool)
+        let black = try #require(three.alternatives(brand: "dmc", number: "310", hex: nil))
+        #expect(black.otherBrands && black.nearest.map(\.entry.label) == ["Anchor 403 Black", "Appleton 993 Black"])
+        #expect(black.nearest[0].deltaE < black.nearest[1].deltaE)
+        // A thread the catalog doesn't list, by its own swatch; and one with no colour at all.
+        let mine = try #require(three.alternatives(brand: "Silk Mori", number: "1234", hex: "#C52A3A"))
+        #expect(mine.entry == nil && mine.otherBrands && mine.nearest.map(\.entry.label) == ["DMC 321 Red", "Anchor 9046 Red", "Appleton 993 Black"])
+        // Against one other brand, its nearest few.
+        let two = ThreadCatalog(entries: try ThreadCatalog.entries(csv: Self.sample, brand: "DMC", line: "Six-strand floss", fiberType: .cotton) + other)
+        #expect(two.alternatives(brand: "Anchor", number: "403", hex: nil)?.nearest.map(\.entry.number) == ["310", "3371", "796"])
+        #expect(three.alternatives(brand: "Silk Mori", number: "1234", hex: nil) == nil)
+    }
 }
 
 @Suite("Matching an inventory to the catalog")

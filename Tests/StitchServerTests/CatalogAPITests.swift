@@ -125,4 +125,30 @@ struct CatalogMatchAPITests {
             #expect(try await app.send(.POST, "/threads/match-catalog").status == .unauthorized)
         }
     }
+
+    @Test("The web app shows what could stand in for a thread — on its page and on the shopping list — nearest first, by CIEDE2000")
+    func alternativesInWeb() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let black = try await ann.thread("DMC", "310")
+            let silk = try await ann.thread("Silk Mori", "1234", extra: ["colorHex": "#C52A3A"])
+            let plain = try await ann.thread("Appleton", "992")
+            let canvas = try await ann.canvas()
+            let project = try await ann.project(canvas: canvas)
+            _ = try await ann.create("/projects/\(project.project.id.wireText)/threads", ["brand": "DMC", "number": "321", "quantityNeeded": 2], as: ProjectThread.self)
+            let browser = WebClient(app: app)
+            try await browser.signIn("ann@example.com")
+            let page = try await browser.request(.GET, "/app/inventory/\(black.id.wireText)").text
+            // Only DMC ships today: its own nearest others, DMC 3371 Black Brown first.
+            #expect(page.contains("Nearest other colours") && page.contains("DMC 310 Black in the DMC six-strand floss catalog"))
+            let first = try #require(page.range(of: "DMC 3371 Black Brown"))
+            #expect(page[first.upperBound...].contains("ΔE"))
+            let mine = try await browser.request(.GET, "/app/inventory/\(silk.id.wireText)").text
+            #expect(mine.contains("Nearest in other brands") && mine.contains("DMC 321 Red"))
+            #expect(!(try await browser.request(.GET, "/app/inventory/\(plain.id.wireText)").text).contains("id=\"alternatives\""))
+            let shopping = try await browser.request(.GET, "/app/shopping").text
+            #expect(shopping.contains("Nearest: DMC 498 Red Dark") || shopping.contains("Nearest: DMC"), "\(shopping)")
+        }
+    }
 }
+

@@ -53,6 +53,15 @@ public struct CatalogNeighbour: Codable, Sendable, Hashable {
     }
 }
 
+/// Colours that could stand in for a thread (`ThreadCatalog.alternatives`).
+public struct CatalogAlternatives: Codable, Sendable, Hashable {
+    /// The thread's own catalog entry, when the catalog lists it.
+    public var entry: CatalogEntry?
+    /// Whether `nearest` are other brands' (else the same brand's other colours).
+    public var otherBrands: Bool
+    public var nearest: [CatalogNeighbour]
+}
+
 /// Every catalog the app ships, searchable by brand, number or colour name as a person types.
 public struct ThreadCatalog: Sendable {
     public let entries: [CatalogEntry]
@@ -132,6 +141,23 @@ public struct ThreadCatalog: Sendable {
         }
         found.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         return found.prefix(limit).map { CatalogNeighbour(entry: entries[$0.1], deltaE: ($0.0 * 100).rounded() / 100) }
+    }
+
+    /// What could stand in for a thread (a brand's number, or any thread with a colour): the
+    /// nearest colour of each other brand the catalogs have, closest first ("nearest Anchor to DMC
+    /// 310"); where they have only the thread's own brand, that brand's nearest other colours.
+    /// Nil when neither the catalog nor the thread gives a colour.
+    public func alternatives(brand: String, number: String, hex: String?, limit: Int = 3) -> CatalogAlternatives? {
+        let listed = entry(brand: brand, number: number)
+        guard let colour = listed?.hex ?? hex, Lab(hex: colour) != nil else { return nil }
+        let others = brands.filter { Self.fold($0) != Self.fold(brand) }
+        if others.isEmpty {
+            return CatalogAlternatives(entry: listed, otherBrands: false, nearest: nearest(toHex: colour, limit: limit, excluding: listed))
+        }
+        // One other brand: its nearest few; several: each one's nearest.
+        let nearest = others.count == 1 ? self.nearest(toHex: colour, brand: others[0], limit: limit)
+            : others.compactMap { self.nearest(toHex: colour, brand: $0, limit: 1).first }.sorted { $0.deltaE < $1.deltaE }
+        return CatalogAlternatives(entry: listed, otherBrands: true, nearest: Array(nearest.prefix(limit)))
     }
 
     // MARK: Matching

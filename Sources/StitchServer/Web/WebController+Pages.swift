@@ -128,7 +128,9 @@ extension WebController {
         let userId = try req.user.id
         guard let thread = try await Records.find(ThreadModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
-        return html(ThreadFormPage(thread: thread, values: ThreadFormPage.values(of: thread), brandSuggestions: Self.brands(all)).render(try await context(req)))
+        let alternatives = try req.application.threadCatalog.alternatives(brand: thread.brand, number: thread.number, hex: thread.colorHex)
+        return html(ThreadFormPage(thread: thread, values: ThreadFormPage.values(of: thread), brandSuggestions: Self.brands(all),
+                                   alternatives: alternatives).render(try await context(req)))
     }
 
     @Sendable func updateThread(req: Request) async throws -> Response {
@@ -443,7 +445,13 @@ extension WebController {
     // MARK: Shopping
 
     @Sendable func shopping(req: Request) async throws -> Response {
-        html(ShoppingPage(items: try await ShoppingController.compute(userId: req.user.id, db: req.db).items).render(try await context(req)))
+        let items = try await ShoppingController.compute(userId: req.user.id, db: req.db).items
+        let catalog = try req.application.threadCatalog
+        var alternatives: [String: CatalogAlternatives] = [:]
+        for item in items {
+            alternatives["\(item.brand) \(item.number)"] = catalog.alternatives(brand: item.brand, number: item.number, hex: nil, limit: 1)
+        }
+        return html(ShoppingPage(items: items, alternatives: alternatives).render(try await context(req)))
     }
 
     @Sendable func buy(req: Request) async throws -> Response {

@@ -68,6 +68,8 @@ struct ThreadFormPage {
     var saved: String?
     /// What brought the person here, e.g. a scanned code nobody knows yet.
     var note: String?
+    /// Editing: the colours that could stand in for this one.
+    var alternatives: CatalogAlternatives?
 
     func render(_ context: PageContext) -> Node {
         let editing = thread != nil
@@ -108,10 +110,37 @@ struct ThreadFormPage {
                     void("input", ["type": "checkbox", "id": "f-addAnother", "name": "addAnother", "value": "on", "checked": addAnother ? "checked" : nil]),
                     text("Add another (keeps the brand)"))),
                 el("button", ["class": "primary", "type": "submit"], text(editing ? "Save" : "Add thread"))),
+            alternatives.map(Self.alternativesSection) ?? nothing,
             thread.map { t in
                 Layout.form(.deleteThread(t.id.wireText), context: context, attrs: "stack confirm",
                             el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete \(t.brand) \(t.number)?"], text("Delete thread")))
             } ?? nothing)
+    }
+
+    /// "Nearest in other brands" (by CIEDE2000), or the same brand's nearest where the catalogs
+    /// have no other.
+    static func alternativesSection(_ alternatives: CatalogAlternatives) -> Node {
+        el("section", ["class": "card", "id": "alternatives"],
+           el("h2", [:], text(alternatives.otherBrands ? "Nearest in other brands" : "Nearest other colours")),
+           alternatives.entry.map { el("p", ["class": "muted"], text("\($0.label) in the \($0.brand) \($0.line.lowercased()) catalog.")) } ?? nothing,
+           el("ul", ["class": "list"], children: alternatives.nearest.map { n in
+               el("li", ["class": "row"],
+                  el("span", ["class": "swatch", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
+                  el("div", ["class": "grow"], el("span", ["class": "title"], text(n.entry.label)),
+                     el("div", ["class": "muted"], text("ΔE \(Self.deltaE(n.deltaE)) · \(Self.closeness(n.deltaE))"))))
+           }))
+    }
+
+    static func deltaE(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// How the difference looks on thread.
+    static func closeness(_ deltaE: Double) -> String {
+        switch deltaE {
+        case ..<2: "looks the same"
+        case ..<5: "close"
+        case ..<10: "noticeably different"
+        default: "another colour"
+        }
     }
 
     static func values(of t: InventoryThread) -> [String: String] {

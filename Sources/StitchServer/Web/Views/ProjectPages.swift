@@ -200,6 +200,8 @@ struct PhotoViewerPage {
 
 struct ShoppingPage {
     var items: [ShoppingItem]
+    /// Per "brand number": the catalog colour closest to it (another brand's when there is one).
+    var alternatives: [String: CatalogAlternatives] = [:]
 
     func render(_ context: PageContext) -> Node {
         Layout.page("Shopping list", section: .shopping, context: context,
@@ -210,7 +212,12 @@ struct ShoppingPage {
                     el("li", ["class": "row", "data-item": "\(item.brand) \(item.number)"],
                        el("div", ["class": "grow"],
                           el("strong", [:], text("\(item.brand) "), el("span", ["class": "data"], text(item.number))),
-                          el("div", ["class": "muted"], text([item.colorName, "buy \(item.toBuy)", "for " + item.projects.map(\.title).joined(separator: ", ")].compactMap { $0 }.joined(separator: " · ")))),
+                          el("div", ["class": "muted"], text([item.colorName, "buy \(item.toBuy)", "for " + item.projects.map(\.title).joined(separator: ", ")].compactMap { $0 }.joined(separator: " · "))),
+                          alternatives["\(item.brand) \(item.number)"]?.nearest.first.map { n in
+                              el("div", ["class": "footnote alternative"],
+                                 el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
+                                 text(" Nearest: \(n.entry.label), ΔE \(ThreadFormPage.deltaE(n.deltaE)) (\(ThreadFormPage.closeness(n.deltaE)))"))
+                          } ?? nothing),
                        Layout.form(.buy, context: context, attrs: "stepper",
                                    void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
                                    void("input", ["type": "hidden", "name": "number", "value": item.number]),
