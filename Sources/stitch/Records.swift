@@ -100,11 +100,11 @@ struct Threads: AsyncParsableCommand {
                 }
                 let now = ctx.store.clock()
                 let thread = try ctx.store.save(InventoryThread(
-                    brand: entry?.brand ?? brand, number: entry?.number ?? number, colorName: color ?? entry?.name,
-                    catalogColorName: entry?.name, colorHex: hex ?? entry?.hex, fiberType: fiber ?? entry?.fiberType ?? .wool,
+                    brand: entry?.brand ?? brand, number: entry?.number ?? number, colorName: color ?? entry?.colorName,
+                    catalogColorName: entry?.colorName, colorHex: hex ?? entry?.hex, fiberType: fiber ?? entry?.fiberType ?? .wool,
                     quantity: quantity, barcode: barcode.map { Barcodes.normalized($0) ?? $0 }, notes: notes, createdAt: now, updatedAt: now))
                 let message = await ctx.syncSoon()
-                let found = entry.map { " \($0.name), \($0.hex) from the catalog." } ?? note
+                let found = entry.map { " \([$0.colorName, $0.hex].compactMap { $0 }.joined(separator: ", ")) from the catalog." } ?? note
                 if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))).\(found) \(message)") }
             }
         }

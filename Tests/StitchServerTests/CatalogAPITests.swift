@@ -6,7 +6,7 @@ import VaporTesting
 
 @Suite("Thread catalogs over the API: search as a person types, nearest colours")
 struct CatalogAPITests {
-    @Test("The shipped DMC catalog: 454 colours, each number once, every colour a swatch")
+    @Test("The shipped catalogs: DMC floss 454 colours with names, Anchor stranded cotton 443 by number; each number once, every colour a swatch")
     func shippedCatalog() throws {
         let catalog = try Catalogs.shared()
         let dmc = catalog.entries.filter { $0.brand == "DMC" }
@@ -15,6 +15,11 @@ struct CatalogAPITests {
         #expect(dmc.allSatisfy { Rules.isHexColor($0.hex) && !$0.name.isEmpty && !$0.name.contains("?") })
         #expect(catalog.entry(brand: "dmc", number: "310")?.name == "Black")
         #expect(catalog.entry(brand: "DMC", number: "ecru")?.number == "Ecru")
+        let anchor = catalog.entries.filter { $0.brand == "Anchor" }
+        #expect(anchor.count == 443 && Set(anchor.map(\.number)).count == 443)
+        #expect(anchor.allSatisfy { Rules.isHexColor($0.hex) && $0.name.isEmpty && $0.line == "Stranded cotton" })
+        #expect(catalog.entry(brand: "anchor", number: "403")?.label == "Anchor 403")
+        #expect(catalog.brands == ["DMC", "Anchor"])
     }
 
     @Test("A keystroke's search of the whole catalog takes well under 10 ms")
@@ -75,7 +80,14 @@ struct CatalogAPITests {
             #expect(hexAnswer.from == nil && hexAnswer.nearest.first?.entry.number == "310" && hexAnswer.nearest.count == 3)
 
             #expect(try await app.send(.GET, "/catalog/DMC/99999/nearest").status == .notFound)
-            #expect(try await app.send(.GET, "/catalog/Anchor/403/nearest").status == .notFound)
+            #expect(try await app.send(.GET, "/catalog/Anchor/99999/nearest").status == .notFound)
+            #expect(try await app.send(.GET, "/catalog/Appleton/992/nearest").status == .notFound)
+            // The example: the nearest Anchor to DMC 310 Black is Anchor 403 (black),
+            // and the other way round; a red to a red.
+            let toAnchor = try StitchJSON.decode(NearestColours.self, from: Data(buffer: try await app.send(.GET, "/catalog/DMC/310/nearest?in=Anchor").body))
+            #expect(toAnchor.nearest.first?.entry.label == "Anchor 403" && toAnchor.nearest.allSatisfy { $0.entry.brand == "Anchor" }, "\(toAnchor.nearest)")
+            let toDMC = try StitchJSON.decode(NearestColours.self, from: Data(buffer: try await app.send(.GET, "/catalog/Anchor/403/nearest?in=DMC").body))
+            #expect(["310", "3371"].contains(toDMC.nearest.first?.entry.number ?? ""), "\(toDMC.nearest)")
             #expect(try await app.send(.GET, "/catalog/DMC/ecru/nearest").status == .ok)
             for bad in ["hex=red", "", "hex=%20%23000000", "hex=%23000000&in=Paternayan", "hex=%23000000&in=dmc", "hex=%23000000&limit=21", "hex=%23000000&limit=%2B3"] {
                 let res = try await app.send(.GET, "/catalog/nearest?" + bad)
@@ -99,11 +111,12 @@ struct CatalogMatchAPITests {
             let black = try await ann.thread("DMC", "310", quantity: 2)
             let mine = try await ann.thread("DMC", "321", extra: ["colorHex": "#FF0000", "colorName": "My red"])
             let appleton = try await ann.thread("Appleton", "992")
+            let anchor = try await ann.thread("Anchor", "403")  // Anchor's card names no colours: a swatch only
             let before = try await ann.syncVersion()
             let res = try await ann.send(.POST, "/threads/match-catalog")
             try #require(res.status == .ok, "\(res.text)")
             let report = try res.decode(CatalogMatchReport.self)
-            #expect(Set(report.matched.map(\.id)) == [black.id, mine.id] && report.unchanged == 0)
+            #expect(Set(report.matched.map(\.id)) == [black.id, mine.id, anchor.id] && report.unchanged == 0)
             #expect(report.unmatched.map(\.id) == [appleton.id] && report.unmatched[0].reason.contains("No catalog for Appleton"))
             #expect(try await ann.syncVersion() == before + 1)
             let now310 = try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self)
@@ -111,13 +124,15 @@ struct CatalogMatchAPITests {
             #expect(now310.updatedAt > black.updatedAt)
             let now321 = try await ann.get("/threads/\(mine.id.wireText)", as: InventoryThread.self)
             #expect(now321.colorHex == "#FF0000" && now321.colorName == "My red" && now321.catalogColorName == "Red")
+            let now403 = try await ann.get("/threads/\(anchor.id.wireText)", as: InventoryThread.self)
+            #expect(now403.colorHex == "#121312" && now403.colorName == nil && now403.catalogColorName == nil)
             // A device pulls the changes.
             let pull = try await ann.send(.POST, "/sync", json: SyncRequest(cursor: nil, clientId: UUID(), changes: []))
             let pulled = try StitchJSON.decode(SyncResponse.self, from: Data(buffer: pull.body)).changes
             #expect(try pulled.first { $0.id == black.id }?.record(as: InventoryThread.self).catalogColorName == "Black")
             // Again: nothing to do.
             let again = try await ann.send(.POST, "/threads/match-catalog").decode(CatalogMatchReport.self)
-            #expect(again.matched.isEmpty && again.unchanged == 2 && again.unmatched.count == 1)
+            #expect(again.matched.isEmpty && again.unchanged == 3 && again.unmatched.count == 1)
             // Another user's threads are not touched, and signing in is required.
             let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             let bobs = try await bob.send(.POST, "/threads/match-catalog").decode(CatalogMatchReport.self)
@@ -139,15 +154,15 @@ struct CatalogMatchAPITests {
             let browser = WebClient(app: app)
             try await browser.signIn("ann@example.com")
             let page = try await browser.request(.GET, "/app/inventory/\(black.id.wireText)").text
-            // Only DMC ships today: its own nearest others, DMC 3371 Black Brown first.
-            #expect(page.contains("Nearest other colours") && page.contains("DMC 310 Black in the DMC six-strand floss catalog"))
-            let first = try #require(page.range(of: "DMC 3371 Black Brown"))
+            // DMC and Anchor ship: a DMC thread's nearest Anchor colours (nearest few: one other brand).
+            #expect(page.contains("Nearest in other brands") && page.contains("DMC 310 Black in the DMC six-strand floss catalog"))
+            let first = try #require(page.range(of: "Anchor 403"))
             #expect(page[first.upperBound...].contains("ΔE"))
             let mine = try await browser.request(.GET, "/app/inventory/\(silk.id.wireText)").text
-            #expect(mine.contains("Nearest in other brands") && mine.contains("DMC 321 Red"))
+            #expect(mine.contains("Nearest in other brands") && mine.contains("DMC 321 Red") && mine.contains("Anchor "))
             #expect(!(try await browser.request(.GET, "/app/inventory/\(plain.id.wireText)").text).contains("id=\"alternatives\""))
             let shopping = try await browser.request(.GET, "/app/shopping").text
-            #expect(shopping.contains("Nearest: DMC 498 Red Dark") || shopping.contains("Nearest: DMC"), "\(shopping)")
+            #expect(shopping.contains("Nearest: Anchor "), "\(shopping)")
         }
     }
 }

@@ -48,9 +48,9 @@ extension ThreadCatalog {
                 continue
             }
             var updated = thread
-            updated.catalogColorName = entry.name
+            updated.catalogColorName = entry.colorName
             if updated.colorHex == nil { updated.colorHex = entry.hex }
-            if updated.colorName == nil { updated.colorName = entry.name }
+            if updated.colorName == nil { updated.colorName = entry.colorName }
             if updated == thread {
                 report.unchanged += 1
             } else {

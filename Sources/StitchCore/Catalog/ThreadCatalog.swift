@@ -37,8 +37,11 @@ public struct CatalogEntry: Codable, Sendable, Hashable {
                   barcodes: try c.decodeIfPresent([String].self, forKey: .barcodes) ?? [])
     }
 
-    /// How a person reads it: "DMC 310 Black".
-    public var label: String { "\(brand) \(number) \(name)" }
+    /// The name, nil where the card gives none.
+    public var colorName: String? { name.isEmpty ? nil : name }
+
+    /// How a person reads it: "DMC 310 Black", "Anchor 403" (Anchor's card names no colours).
+    public var label: String { name.isEmpty ? "\(brand) \(number)" : "\(brand) \(number) \(name)" }
 }
 
 /// A catalog colour and how far it is from the colour asked about (CIEDE2000).
@@ -221,7 +224,8 @@ extension ThreadCatalog {
         for row in CSV.parse(text, delimiter: .comma).dropFirst() {
             let cells = row.fields
             if cells.allSatisfy({ $0.trimmedWhitespace.isEmpty }) || cells.first?.hasPrefix("#") == true { continue }
-            guard cells.count == 3 || cells.count == 4, !cells[0].trimmedWhitespace.isEmpty, !cells[1].trimmedWhitespace.isEmpty else {
+            // The name may be empty: some brands' cards (Anchor's) give numbers only.
+            guard cells.count == 3 || cells.count == 4, !cells[0].trimmedWhitespace.isEmpty else {
                 throw ValidationError("catalog", "\(brand) \(line), line \(row.line): expected number,name,hex[,barcodes]")
             }
             var barcodes: [String] = []

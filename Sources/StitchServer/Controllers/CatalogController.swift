@@ -75,6 +75,7 @@ enum Catalogs {
     /// Each file of Resources/catalogs: its brand, line and fibre.
     static let files: [(file: String, brand: String, line: String, fiber: FiberType)] = [
         ("dmc-floss", "DMC", "Six-strand floss", .cotton),
+        ("anchor-floss", "Anchor", "Stranded cotton", .cotton),
     ]
 
     static func shared() throws -> ThreadCatalog {

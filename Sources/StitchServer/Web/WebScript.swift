@@ -70,7 +70,7 @@ enum WebScript {
             swatch.setAttribute('role', 'img');
             swatch.setAttribute('aria-label', 'Colour ' + entry.hex);
             pick.appendChild(swatch);
-            pick.appendChild(document.createTextNode(entry.brand + ' ' + entry.number + ' ' + entry.name));
+            pick.appendChild(document.createTextNode([entry.brand, entry.number, entry.name].filter(Boolean).join(' ')));
             pick.addEventListener('click', function () {
               set('brand', entry.brand); set('number', entry.number); set('colorHex', entry.hex);
               set('catalogColorName', entry.name);
