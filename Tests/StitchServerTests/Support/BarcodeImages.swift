@@ -38,7 +38,6 @@ enum BarcodeImages {
         let w = width ?? side, h = height ?? side
         let radians = degrees * .pi / 180
         let (cosA, sinA) = (cos(radians), sin(radians))
-        var random = SeededNoise(seed: UInt64(code) ?? 1)
         return encode(width: w, height: h, format: format) { x, y in
             // Back from the page to the unturned barcode, centred at the origin.
             let dx = Double(x) - Double(w) / 2, dy = Double(y) - Double(h) / 2
@@ -48,7 +47,7 @@ enum BarcodeImages {
                 let index = Int(u) / module - 10
                 if index >= 0, index < bars.count, bars[index] { grey = ink }
             }
-            if noise > 0 { grey += random.next(in: -noise...noise) }
+            if noise > 0 { grey += grain(x, y, amplitude: noise) }
             return max(0, min(255, grey))
         }
     }
@@ -78,18 +77,10 @@ enum BarcodeImages {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so every run draws the same noise.
-struct SeededNoise {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
+/// Sensor-like grain: the same for a pixel on every run, in -amplitude...amplitude.
+func grain(_ x: Int, _ y: Int, amplitude: Int) -> Int {
+    var h = UInt32(truncatingIfNeeded: x &* 73_856_093) ^ UInt32(truncatingIfNeeded: y &* 19_349_663)
+    h = (h ^ (h >> 13)) &* 0x5bd1_e995
+    h ^= h >> 15
+    return Int(h % UInt32(2 * amplitude + 1)) - amplitude
 }
