@@ -20,6 +20,9 @@ struct CatalogAPITests {
         #expect(anchor.allSatisfy { Rules.isHexColor($0.hex) && $0.name.isEmpty && $0.line == "Stranded cotton" })
         #expect(catalog.entry(brand: "anchor", number: "403")?.label == "Anchor 403")
         #expect(catalog.brands == ["DMC", "Anchor"])
+        // DMC's pearl cotton shares the floss numbers and colours: sizes as variants of each entry.
+        #expect(dmc.allSatisfy { $0.variants == ["Pearl cotton #3", "Pearl cotton #5", "Pearl cotton #8", "Pearl cotton #12"] })
+        #expect(anchor.allSatisfy { $0.variants.isEmpty })
     }
 
     @Test("A keystroke's search of the whole catalog takes well under 10 ms")
@@ -48,7 +51,8 @@ struct CatalogAPITests {
                 try #require(res.status == .ok, "\(query): \(res.status) \(res.body.string)")
                 return try StitchJSON.decode([CatalogEntry].self, from: Data(buffer: res.body))
             }
-            let black = CatalogEntry(brand: "DMC", line: "Six-strand floss", number: "310", name: "Black", hex: "#000000", fiberType: .cotton)
+            let black = CatalogEntry(brand: "DMC", line: "Six-strand floss", number: "310", name: "Black", hex: "#000000", fiberType: .cotton,
+                                     variants: ["Pearl cotton #3", "Pearl cotton #5", "Pearl cotton #8", "Pearl cotton #12"])
             #expect(try await search("q=310").first == black)
             #expect(try await search("q=black").first == black)
             #expect(try await search("q=dmc%20blakc").contains(black))

@@ -403,6 +403,12 @@ def test_add_thread_from_catalog(server, browser, shots):
     assert browser.find_element(By.NAME, "colorHex").get_attribute("value") == "#000000"
     assert browser.find_element(By.NAME, "fiberType").get_attribute("value") == "cotton"
     assert browser.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick") == []
+    # DMC makes its floss colours in pearl cotton too, under the same numbers: the line goes
+    # into "Weight or length".
+    line = browser.find_element(By.ID, "f-line")
+    assert line.is_displayed()
+    Select(line).select_by_visible_text("Pearl cotton #5")
+    assert browser.find_element(By.NAME, "weightOrLength").get_attribute("value") == "Pearl cotton #5"
     fill(browser, "quantity", "2")
     click(browser, browser.find_element(By.NAME, "addAnother"))
     submit(browser, "Add thread")
@@ -428,6 +434,15 @@ def test_add_thread_from_catalog(server, browser, shots):
     assert red.find_element(By.CSS_SELECTOR, ".swatch").value_of_css_property("background-color") in ("rgba(199, 43, 59, 1)", "rgb(199, 43, 59)")
     assert "Red" in red.get_attribute("textContent")
     snap(browser, shots, "inventory-matched")
+    # What could stand in for it: the nearest Anchor colours, Anchor 403 first.
+    follow(browser, browser.find_element(By.XPATH, "//a[normalize-space()='DMC 310']"))
+    alternatives = browser.find_element(By.ID, "alternatives")
+    assert "Nearest in other brands" in alternatives.get_attribute("textContent")
+    titles = [" ".join(t.get_attribute("textContent").split()) for t in alternatives.find_elements(By.CSS_SELECTOR, ".title")]
+    assert titles[0] == "Anchor 403", titles
+    browser.execute_script("arguments[0].scrollIntoView()", alternatives)
+    time.sleep(0.3)
+    browser.save_screenshot(os.path.join(shots, "thread-alternatives-phone.png"))
 
 
 def test_scan_barcode(server, browser, shots):

@@ -16,8 +16,13 @@ public struct CatalogEntry: Codable, Sendable, Hashable {
     /// The retail barcodes printed on the colour's label (normalised, `Barcodes.normalized`), where
     /// the catalog's source lists them; often none.
     public var barcodes: [String]
+    /// The brand's other lines that use the same numbers for the same colours: DMC's pearl cotton
+    /// sizes for its floss numbers. (Each size is made in part of the range; the catalog doesn't
+    /// say which.)
+    public var variants: [String]
 
-    public init(brand: String, line: String, number: String, name: String, hex: String, fiberType: FiberType, barcodes: [String] = []) {
+    public init(brand: String, line: String, number: String, name: String, hex: String, fiberType: FiberType, barcodes: [String] = [],
+                variants: [String] = []) {
         self.brand = brand
         self.line = line
         self.number = number
@@ -25,16 +30,18 @@ public struct CatalogEntry: Codable, Sendable, Hashable {
         self.hex = hex
         self.fiberType = fiberType
         self.barcodes = barcodes
+        self.variants = variants
     }
 
-    private enum CodingKeys: String, CodingKey { case brand, line, number, name, hex, fiberType, barcodes }
+    private enum CodingKeys: String, CodingKey { case brand, line, number, name, hex, fiberType, barcodes, variants }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(brand: try c.decode(String.self, forKey: .brand), line: try c.decode(String.self, forKey: .line),
                   number: try c.decode(String.self, forKey: .number), name: try c.decode(String.self, forKey: .name),
                   hex: try c.decode(String.self, forKey: .hex), fiberType: try c.decode(FiberType.self, forKey: .fiberType),
-                  barcodes: try c.decodeIfPresent([String].self, forKey: .barcodes) ?? [])
+                  barcodes: try c.decodeIfPresent([String].self, forKey: .barcodes) ?? [],
+                  variants: try c.decodeIfPresent([String].self, forKey: .variants) ?? [])
     }
 
     /// The name, nil where the card gives none.
@@ -219,7 +226,8 @@ public struct ThreadCatalog: Sendable {
 extension ThreadCatalog {
     /// Reads one catalog file: a header line, then `number,name,hex` rows (RFC 4180 quoting; `#`
     /// starts a comment line). Says which line is wrong rather than skipping it.
-    public static func entries(csv text: String, brand: String, line: String, fiberType: FiberType) throws(ValidationError) -> [CatalogEntry] {
+    public static func entries(csv text: String, brand: String, line: String, fiberType: FiberType,
+                               variants: [String] = []) throws(ValidationError) -> [CatalogEntry] {
         var result: [CatalogEntry] = []
         for row in CSV.parse(text, delimiter: .comma).dropFirst() {
             let cells = row.fields
@@ -243,7 +251,7 @@ extension ThreadCatalog {
                 throw ValidationError("catalog", "\(brand) \(line), line \(row.line): “\(cells[2])” is not a colour like #1A2B3C")
             }
             result.append(CatalogEntry(brand: brand, line: line, number: cells[0].trimmedWhitespace, name: cells[1].trimmedWhitespace,
-                                       hex: hex, fiberType: fiberType, barcodes: barcodes))
+                                       hex: hex, fiberType: fiberType, barcodes: barcodes, variants: variants))
         }
         return result
     }

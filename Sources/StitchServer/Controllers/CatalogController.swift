@@ -19,7 +19,7 @@ struct CatalogController: RouteCollection {
         let query = req.queryText("q") ?? ""
         guard query.unicodeScalars.count <= 100 else { throw APIError.validation(["q": "At most 100 characters"]) }
         let limit = try Self.limit(req, default: 10, max: 50)
-        return try jsonResponse(try Catalogs.shared().search(query, limit: limit))
+        return try jsonResponse(try req.application.threadCatalog.search(query, limit: limit))
     }
 
     /// `GET /catalog/nearest?hex=%23112233&in=DMC`: the catalog's colours closest to a colour,
@@ -36,14 +36,14 @@ struct CatalogController: RouteCollection {
     @Sendable
     func nearestToEntry(req: Request) async throws -> Response {
         let brand = req.parameters.get("brand") ?? "", number = req.parameters.get("number") ?? ""
-        guard let entry = try Catalogs.shared().entries.first(where: { $0.brand == brand && $0.number.caseInsensitiveCompare(number) == .orderedSame }) else {
+        guard let entry = try req.application.threadCatalog.entry(brand: brand, number: number) else {
             throw APIError(.notFound, "\(brand) \(number) is not in the catalog")
         }
         return try await nearest(req, hex: entry.hex, from: entry)
     }
 
     private func nearest(_ req: Request, hex: String, from source: CatalogEntry?) async throws -> Response {
-        let catalog = try Catalogs.shared()
+        let catalog = try req.application.threadCatalog
         let limit = try Self.limit(req, default: 3, max: 20)
         let within = req.queryText("in")
         if let within, !catalog.brands.contains(within) {
@@ -72,10 +72,11 @@ struct NearestColours: Content {
 
 /// The catalogs, read from the bundle once.
 enum Catalogs {
-    /// Each file of Resources/catalogs: its brand, line and fibre.
-    static let files: [(file: String, brand: String, line: String, fiber: FiberType)] = [
-        ("dmc-floss", "DMC", "Six-strand floss", .cotton),
-        ("anchor-floss", "Anchor", "Stranded cotton", .cotton),
+    /// Each file of Resources/catalogs: its brand, line and fibre, and the brand's other lines
+    /// numbered the same (DMC pearl cotton shares the floss numbers and colours).
+    static let files: [(file: String, brand: String, line: String, fiber: FiberType, variants: [String])] = [
+        ("dmc-floss", "DMC", "Six-strand floss", .cotton, ["Pearl cotton #3", "Pearl cotton #5", "Pearl cotton #8", "Pearl cotton #12"]),
+        ("anchor-floss", "Anchor", "Stranded cotton", .cotton, []),
     ]
 
     static func shared() throws -> ThreadCatalog {
@@ -93,7 +94,7 @@ enum Catalogs {
                 return .failure(ValidationError("catalog", "\(file.file).csv is missing from the build"))
             }
             do throws(ValidationError) {
-                entries += try ThreadCatalog.entries(csv: text, brand: file.brand, line: file.line, fiberType: file.fiber)
+                entries += try ThreadCatalog.entries(csv: text, brand: file.brand, line: file.line, fiberType: file.fiber, variants: file.variants)
             } catch {
                 return .failure(error)
             }

@@ -76,6 +76,17 @@ enum WebScript {
               set('catalogColorName', entry.name);
               if (form.elements.colorName && !form.elements.colorName.value) set('colorName', entry.name);
               if (form.elements.fiberType) set('fiberType', entry.fiberType);
+              var line = document.getElementById('catalog-line'), lines = document.getElementById('f-line');
+              if (line && lines) {
+                lines.textContent = '';
+                [entry.line].concat(entry.variants || []).forEach(function (name, i) {
+                  var option = document.createElement('option');
+                  option.value = i === 0 ? '' : name; option.textContent = name;
+                  lines.appendChild(option);
+                });
+                line.hidden = !(entry.variants && entry.variants.length);
+                lines.onchange = function () { set('weightOrLength', lines.value); };
+              }
               // A search still on its way must not bring the list back.
               clearTimeout(timer); asked++;
               list.textContent = ''; input.value = '';

@@ -88,7 +88,11 @@ struct ThreadFormPage {
                       el("label", ["for": "f-catalog"], text("Find in the catalog"),
                          void("input", ["type": "search", "id": "f-catalog", "placeholder": "310 or black", "autocomplete": "off",
                                         "aria-controls": "catalog-results", "enterkeyhint": "search"])),
-                      el("ul", ["class": "list catalog-results", "id": "catalog-results", "role": "listbox", "aria-label": "Catalog colours"])),
+                      el("ul", ["class": "list catalog-results", "id": "catalog-results", "role": "listbox", "aria-label": "Catalog colours"]),
+                      // The picked colour's line, where the brand makes it in several (DMC floss
+                      // or pearl cotton sizes): the choice goes into "Weight or length".
+                      el("label", ["for": "f-line", "id": "catalog-line", "hidden": "hidden"], text("Line"),
+                         el("select", ["id": "f-line"]))),
                    void("input", ["type": "hidden", "name": "catalogColorName", "value": values["catalogColorName"] ?? ""]),
                    Layout.field("Brand", name: "brand", value: values["brand"], error: errors["brand"], required: true,
                                 extra: ["list": "brands", "autocomplete": "off", "autofocus": values["brand"]?.isEmpty ?? true ? "autofocus" : nil]),
