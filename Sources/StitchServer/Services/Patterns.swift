@@ -120,19 +120,24 @@ enum Poppler {
     /// thumbnails, into `directory` as page-0001.png / thumb-0001.png.
     static func render(pdfAt path: String, pages: ClosedRange<Int>, into directory: String) throws {
         guard let pdftoppm = Subprocess.find("pdftoppm") else { throw missing }
+        // Names of this call's own (another instance may be drawing the same file meanwhile);
+        // each page then replaces its file whole.
+        let mine = UUID().uuidString.lowercased()
         for (prefix, size) in [("page", PageFiles.pageSize), ("thumb", PageFiles.thumbnailSize)] {
-            let root = "\(directory)/draw-\(prefix)"
+            let root = "\(directory)/draw-\(mine)-\(prefix)"
             let result = try Subprocess.run(pdftoppm, ["-png", "-scale-to", String(size), "-f", String(pages.lowerBound), "-l", String(pages.upperBound), path, root],
                                             timeout: 120)
             guard result.status == 0, !result.timedOut else {
                 throw RenderFailure(message: result.timedOut ? "Drawing pages \(pages) took too long" : "Pages \(pages) could not be drawn: \(result.errors.split(separator: "\n").first ?? "")")
             }
-            // pdftoppm names them draw-page-7.png, -07 or -007 (as many digits as the PDF's page count has).
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix("draw-\(prefix)-") && name.hasSuffix(".png") {
-                guard let number = Int(name.dropFirst("draw-\(prefix)-".count).dropLast(4)) else { continue }
+            // pdftoppm names them …-page-7.png, -07 or -007 (as many digits as the PDF's page count has).
+            let drawn = "draw-\(mine)-\(prefix)-"
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(drawn) && name.hasSuffix(".png") {
+                guard let number = Int(name.dropFirst(drawn.count).dropLast(4)) else { continue }
                 let target = "\(directory)/\(PageFiles.fileName(prefix, number))"
-                try? FileManager.default.removeItem(atPath: target)
-                try FileManager.default.moveItem(atPath: "\(directory)/\(name)", toPath: target)
+                guard rename("\(directory)/\(name)", target) == 0 else {
+                    throw RenderFailure(message: "Page \(number) could not be saved (error \(errno))")
+                }
             }
         }
     }
@@ -245,7 +250,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
                 return
             }
             let dir = try PageFiles.directory(key, app: app)
-            let source = "\(dir)/source.pdf"
+            let source = "\(dir)/source-\(UUID().uuidString.lowercased()).pdf"
             try await app.threadPool.runIfActive {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 try data.write(to: URL(fileURLWithPath: source), options: .atomic)
@@ -265,10 +270,12 @@ final class PatternRenderer: LifecycleHandler, Sendable {
                     logger.warning("Pattern \(key): \(failure.message)")
                     return
                 }
-                row.rendered = last
-                if last == row.pageCount { row.status = PatternPages.Status.ready.rawValue }
-                row.updatedAt = app.clock.now()
-                try await row.save(on: db)
+                // Progress only goes forward, whoever else is drawing the same file.
+                try await PatternRenderModel.query(on: db).filter(\._$id == key).filter(\.$rendered < last)
+                    .set(\.$rendered, to: last)
+                    .set(\.$status, to: (last == row.pageCount ? PatternPages.Status.ready : .rendering).rawValue)
+                    .set(\.$updatedAt, to: app.clock.now())
+                    .update()
                 first = last + 1
             }
         } catch {
@@ -357,7 +364,7 @@ enum Patterns {
         }
         let count = try await app.threadPool.runIfActive {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let probe = "\(dir)/source.pdf"
+            let probe = "\(dir)/probe-\(UUID().uuidString.lowercased()).pdf"
             try data.write(to: URL(fileURLWithPath: probe))
             defer { try? FileManager.default.removeItem(atPath: probe) }
             return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
