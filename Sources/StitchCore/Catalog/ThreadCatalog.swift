@@ -61,6 +61,17 @@ public struct CatalogNeighbour: Codable, Sendable, Hashable {
         self.entry = entry
         self.deltaE = deltaE
     }
+
+    /// "ΔE 3.5 · close": the difference and how it looks on thread.
+    public var difference: String {
+        let looks = switch deltaE {
+        case ..<2: "looks the same"
+        case ..<5: "close"
+        case ..<10: "noticeably different"
+        default: "another colour"
+        }
+        return "ΔE \(String(format: "%.1f", deltaE)) · \(looks)"
+    }
 }
 
 /// Colours that could stand in for a thread (`ThreadCatalog.alternatives`).

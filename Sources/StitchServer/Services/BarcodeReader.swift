@@ -26,6 +26,15 @@ enum Pictures {
             }
         }
     }
+
+    /// A copy at most `size` pixels on its longest side (the caller destroys it), or nil when the
+    /// picture is that small already.
+    static func shrunk(_ image: gdImagePtr, toFit size: Int) -> gdImagePtr? {
+        let (width, height) = (Int(image.pointee.sx), Int(image.pointee.sy))
+        guard max(width, height) > size else { return nil }
+        let scale = Double(size) / Double(max(width, height))
+        return gdImageScale(image, UInt32(max(1, Double(width) * scale)), UInt32(max(1, Double(height) * scale)))
+    }
 }
 
 /// Reads the retail barcodes (EAN-13, UPC-A, EAN-8) in a photo: libgd turns the JPEG, PNG, WebP
@@ -47,25 +56,18 @@ enum BarcodeReader {
     /// Photos are scanned at most this wide or tall: a phone's 12-megapixel photo is scaled
     /// down first (a barcode filling a tenth of the frame keeps 2–3 pixels per bar), and scanned
     /// at full size only if nothing was found.
-    static let scanSize: Int32 = 1600
+    static let scanSize = 1600
 
     static func read(_ data: Data, format: ImageFormat) throws -> [Found] {
         guard let image = Pictures.decode(data, format: format) else { throw Failure.unreadable(format) }
         defer { gdImageDestroy(image) }
-        let width = gdImageSX(image), height = gdImageSY(image)
-        if max(width, height) > scanSize {
-            let scale = Double(scanSize) / Double(max(width, height))
-            if let small = gdImageScale(image, UInt32(max(1, Double(width) * scale)), UInt32(max(1, Double(height) * scale))) {
-                defer { gdImageDestroy(small) }
-                let found = scan(small)
-                if !found.isEmpty { return found }
-            }
+        if let small = Pictures.shrunk(image, toFit: scanSize) {
+            defer { gdImageDestroy(small) }
+            let found = scan(small)
+            if !found.isEmpty { return found }
         }
         return scan(image)
     }
-
-    private static func gdImageSX(_ image: gdImagePtr) -> Int32 { image.pointee.sx }
-    private static func gdImageSY(_ image: gdImagePtr) -> Int32 { image.pointee.sy }
 
     /// The image's grey levels (transparent parts count as white paper), then ZBar over them.
     private static func scan(_ image: gdImagePtr) -> [Found] {

@@ -187,15 +187,9 @@ enum PageFiles {
         }
         defer { gdImageDestroy(image) }
         for (prefix, size) in [("page", pageSize), ("thumb", thumbnailSize)] {
-            let (w, h) = (Int(image.pointee.sx), Int(image.pointee.sy))
-            let scale = min(1, Double(size) / Double(max(w, h)))
-            var drawn = image
-            var scaled: gdImagePtr?
-            if scale < 1, let small = gdImageScale(image, UInt32(max(1, Double(w) * scale)), UInt32(max(1, Double(h) * scale))) {
-                scaled = small
-                drawn = small
-            }
+            let scaled = Pictures.shrunk(image, toFit: size)
             defer { if let scaled { gdImageDestroy(scaled) } }
+            let drawn = scaled ?? image
             var length: Int32 = 0
             guard let png = gdImagePngPtr(drawn, &length) else { throw Poppler.RenderFailure(message: "The picture could not be drawn") }
             defer { gdFree(png) }

@@ -131,20 +131,8 @@ struct ThreadFormPage {
                el("li", ["class": "row"],
                   el("span", ["class": "swatch", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
                   el("div", ["class": "grow"], el("span", ["class": "title"], text(n.entry.label)),
-                     el("div", ["class": "muted"], text("ΔE \(Self.deltaE(n.deltaE)) · \(Self.closeness(n.deltaE))"))))
+                     el("div", ["class": "muted"], text(n.difference))))
            }))
-    }
-
-    static func deltaE(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    /// How the difference looks on thread.
-    static func closeness(_ deltaE: Double) -> String {
-        switch deltaE {
-        case ..<2: "looks the same"
-        case ..<5: "close"
-        case ..<10: "noticeably different"
-        default: "another colour"
-        }
     }
 
     static func values(of t: InventoryThread) -> [String: String] {

@@ -216,7 +216,7 @@ struct ShoppingPage {
                           alternatives["\(item.brand) \(item.number)"]?.nearest.first.map { n in
                               el("div", ["class": "footnote alternative"],
                                  el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
-                                 text(" Nearest: \(n.entry.label), ΔE \(ThreadFormPage.deltaE(n.deltaE)) (\(ThreadFormPage.closeness(n.deltaE)))"))
+                                 text(" Nearest: \(n.entry.label), \(n.difference)"))
                           } ?? nothing),
                        Layout.form(.buy, context: context, attrs: "stepper",
                                    void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
