@@ -5,10 +5,10 @@ import NIOCore
 import SQLKit
 import StitchCore
 import StitchKit
-import StitchServer
+@_spi(Bench) import StitchServer
 import Vapor
 
-/// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list]
+/// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list,catalog]
 /// [--database sqlite|postgres] [--repeat N] [--stages]`: how close Stitchuation is to the fastest this machine allows.
 /// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
 /// an empty database it may wipe) on PostgreSQL, each database in a process of its own (so each
@@ -16,6 +16,7 @@ import Vapor
 /// and records of its own), e.g. to profile one of them; `--database` runs one
 /// database. Every figure and its baseline are the medians of `--repeat` runs (3; 1 with `--quick`). `--stages` also times the pull's parts
 /// (query, row reading, JSON writing, parsing, decoding) in-process on the same 10,000 rows.
+/// `catalog` times the catalog search one keystroke at a time (no database; measured once).
 @main
 struct Bench {
     struct Figure: Codable {
@@ -48,7 +49,7 @@ struct Bench {
             args.firstIndex(of: name).flatMap { args.indices.contains($0 + 1) ? args[$0 + 1] : nil }
         }
         let jsonPath = option("--json")
-        let only = Set((option("--only") ?? "push,pull,client,list").split(separator: ",").map(String.init))
+        let only = Set((option("--only") ?? "push,pull,client,list,catalog").split(separator: ",").map(String.init))
         let databases = option("--database").map { [$0] } ?? ["sqlite", "postgres"]
         let repeats = max(1, Int(option("--repeat") ?? "") ?? (quick ? 1 : 3))
         var figures: [Figure] = []
@@ -56,6 +57,11 @@ struct Bench {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-bench-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        if only.contains("catalog"), ProcessInfo.processInfo.environment[childMarker] == nil {
+            figures += try catalogSearch(repeats: repeats)
+        }
+        if only == ["catalog"] { databasesDone(figures, jsonPath: jsonPath); return }
 
         let postgresURL = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let wanted = databases.filter { $0 != "postgres" || postgresURL != nil }
@@ -70,12 +76,58 @@ struct Bench {
         } else {
             throw ConfigError("nothing to measure: --database is sqlite or postgres (which needs BENCH_DATABASE_URL)")
         }
-        if let jsonPath {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        databasesDone(figures, jsonPath: jsonPath)
+    }
+
+    static func databasesDone(_ figures: [Figure], jsonPath: String?) {
+        guard let jsonPath else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
             try encoder.encode(["figures": figures]).write(to: URL(fileURLWithPath: jsonPath))
             if ProcessInfo.processInfo.environment[childMarker] == nil { print("wrote \(jsonPath)") }
+        } catch {
+            print("could not write \(jsonPath): \(error)")
         }
+    }
+
+    /// The catalog search, one keystroke at a time as a person types eight queries (typos
+    /// included), against the plainest search there is in the same run: a case-folded substring
+    /// scan of every entry's brand, number and name. Median and 90th percentile per keystroke, each
+    /// the median of `repeats` passes; the target is well under 10 ms a keystroke.
+    static func catalogSearch(repeats: Int) throws -> [Figure] {
+        let catalog = try BenchAccess.catalog()
+        var typed: [String] = []
+        for word in ["310", "black", "royal blue", "dusty rose", "blakc", "3865", "ecru", "wintr white"] {
+            for end in word.indices { typed.append(String(word[...end])) }
+        }
+        let folded = catalog.entries.map { "\($0.brand) \($0.number) \($0.name)".lowercased() }
+        func perKeystroke(_ search: (String) -> Int) -> (p50: Double, p90: Double) {
+            var p50s: [Double] = [], p90s: [Double] = []
+            for _ in 0..<max(3, repeats) {
+                var times: [Double] = []
+                for query in typed {
+                    let start = ContinuousClock.now
+                    precondition(search(query) >= 0)
+                    times.append(BenchBaseline.seconds(ContinuousClock.now - start) * 1000)
+                }
+                times.sort()
+                p50s.append(times[times.count / 2])
+                p90s.append(times[times.count * 9 / 10])
+            }
+            return (median(p50s), median(p90s))
+        }
+        let baseline = perKeystroke { query in
+            let q = query.lowercased()
+            return folded.reduce(0) { $0 + ($1.contains(q) ? 1 : 0) }
+        }
+        let search = perKeystroke { catalog.search($0).count }
+        return [
+            report(Figure(name: "catalog search per keystroke p50", database: "-", value: search.p50, unit: "ms",
+                          baseline: baseline.p50, ratio: search.p50 / max(baseline.p50, 1e-9), target: "< 10 ms")),
+            report(Figure(name: "catalog search per keystroke p90", database: "-", value: search.p90, unit: "ms",
+                          baseline: baseline.p90, ratio: search.p90 / max(baseline.p90, 1e-9), target: "< 10 ms")),
+        ]
     }
 
     /// Set in a child process's environment (it then leaves the "wrote FILE" line to its parent).
@@ -103,8 +155,9 @@ struct Bench {
 
     static func report(_ f: Figure) -> Figure {
         let ratio = f.ratio.map { String(format: "  ratio %.2f", $0) } ?? ""
-        let baseline = f.baseline.map { String(format: "  baseline %.0f", $0) } ?? ""
-        print(String(format: "%-34@ %-9@ %12.1f %-10@", f.name as NSString, f.database as NSString, f.value, f.unit as NSString)
+        // Small figures (a catalog keystroke's milliseconds) keep three decimals.
+        let baseline = f.baseline.map { String(format: $0 < 10 ? "  baseline %.3f" : "  baseline %.0f", $0) } ?? ""
+        print(String(format: f.value < 10 ? "%-34@ %-9@ %12.3f %-10@" : "%-34@ %-9@ %12.1f %-10@", f.name as NSString, f.database as NSString, f.value, f.unit as NSString)
               + baseline + ratio + (f.target.map { "  (target \($0))" } ?? ""))
         return f
     }

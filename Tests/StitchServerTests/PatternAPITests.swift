@@ -130,11 +130,9 @@ struct PatternAPITests {
     func longPDF() async throws {
         try await withTestApp { app, _ in
             let (ann, project) = try await setUp(app)
-            let started = Date()
             let res = try await upload(ann, project.project.id, TestPDF.make(pages: 200))
-            let took = Date().timeIntervalSince(started)
             try #require(res.status == .created, "\(res.text)")
-            #expect(took < 30, "the upload held the request \(took) s")
+            // The upload answers before the pages are drawn (it says "rendering", with pages still to come).
             let created = try res.decode(PatternDetail.self)
             #expect(created.pages.pageCount == 200 && created.pages.status == .rendering && created.pages.rendered < 200)
             let id = created.pattern.id.wireText

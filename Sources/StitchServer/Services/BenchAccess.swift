@@ -8,6 +8,9 @@ import Vapor
 /// and `--stages`), open to it alone through `@_spi(Bench)`: the benchmark's code lives in its
 /// target; these only forward to what the server does anyway.
 @_spi(Bench) public enum BenchAccess {
+    /// The thread catalogs the server searches as a person types.
+    public static func catalog() throws -> ThreadCatalog { try Catalogs.shared() }
+
     /// The sign-in every API route sits behind.
     public static var requireUser: any Middleware { RequireUser() }
 
