@@ -89,7 +89,7 @@ public enum Stylesheet {
         .badge.completed { background: var(--color-sage); }
         .badge.mesh { background: var(--color-parchment); font: var(--font-data); font-size: 15px; }
         .readiness { display: inline-block; width: 14px; height: 14px; border-radius: 50%; border: 1px solid var(--color-espresso); vertical-align: middle; }
-        .readiness.green { background: var(--color-sage); } .readiness.yellow { background: #E3C567; } .readiness.red { background: var(--color-terracotta); }
+        .readiness.green { background: var(--color-sage); } .readiness.yellow { background: #E3C567; } .readiness.red { background: var(--color-terracotta); } .readiness.unplanned { background: transparent; border: 2px dashed var(--color-slate); }
         .stepper { display: flex; align-items: center; gap: var(--space-xs); }
         .stepper form { margin: 0; }
         .stepper output { min-width: 2.5ch; text-align: center; font: var(--font-data); display: inline-block; }

@@ -276,9 +276,11 @@ struct ShoppingListCommand: AsyncParsableCommand {
             }
             if output.json { print(try Output.json(ShoppingListResponse(items: model.items))); return }
             if model.items.isEmpty { print("Nothing to buy: you have every thread your projects need."); return }
-            print(Output.table(["BRAND", "NUMBER", "COLOUR", "HAVE", "BUY", "FOR"], model.items.map {
-                [$0.brand, $0.number, $0.colorName ?? "", String($0.have), String($0.toBuy), $0.projects.map(\.title).joined(separator: ", ")]
+            print(Output.table(["BRAND", "NUMBER", "COLOUR", "NEED", "HAVE", "BUY", "FOR"], model.items.map {
+                [$0.brand, $0.number, $0.colorName ?? "", String($0.needed), String($0.have), String($0.toBuy),
+                 $0.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")]
             }))
+            print("Projects at finishing are left out: they are stitched already.")
         }
     }
 }

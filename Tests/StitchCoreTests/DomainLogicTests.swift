@@ -64,24 +64,31 @@ struct DomainLogicTests {
         let background = ProjectSection(projectId: project, name: "Background", sortOrder: 0, createdAt: t0, updatedAt: t0)
         let border = ProjectSection(projectId: project, name: "Border", sortOrder: 1, createdAt: t0, updatedAt: t0)
         let black = thread { $0.quantity = 3 }
-        let white = thread { $0.number = "B5200"; $0.quantity = 1 }
+        let white = thread { $0.number = "B5200"; $0.quantity = 4 }
         let reqs = [
             requirement { $0.projectId = project; $0.sectionId = border.id; $0.threadId = black.id; $0.quantityNeeded = 2 },
             requirement { $0.projectId = project; $0.sectionId = background.id; $0.threadId = black.id; $0.quantityNeeded = 5 },
             requirement { $0.projectId = project; $0.sectionId = background.id; $0.threadId = white.id; $0.number = "B5200"; $0.quantityNeeded = 2 },
+            requirement { $0.projectId = project; $0.sectionId = border.id; $0.threadId = white.id; $0.number = "B5200"; $0.quantityNeeded = 2 },
             requirement { $0.projectId = project; $0.brand = "Appleton"; $0.number = "992"; $0.quantityNeeded = 4 },
         ]
         let r = Readiness.project(project, sections: [border, background], requirements: reqs, inventory: InventoryIndex([black, white]))
         #expect(r.sections.map(\.name) == ["Background", "Border"])
-        #expect(r.sections.map(\.color) == [.red, .green])
+        // Black: 7 wanted, 3 owned; Background comes first and takes all 3, so the Border has none.
+        // White: 4 wanted, 4 owned: both covered.
+        #expect(r.sections.map(\.color) == [.yellow, .yellow])
         #expect(r.color == .yellow)
-        let bg = r.sections[0].requirements
-        let blackInBackground = try #require(bg.first { $0.requirementId == reqs[1].id })
-        #expect(blackInBackground.have == 3 && blackInBackground.needed == 5 && blackInBackground.toBuy == 2)
-        #expect(blackInBackground.summary == "You have 3, need 5 — buy 2 more")
+        let blackInBackground = try #require(r.requirements.first { $0.requirementId == reqs[1].id })
+        #expect(blackInBackground.have == 3 && blackInBackground.needed == 5 && blackInBackground.toBuy == 2 && blackInBackground.neededInAll == 7)
+        #expect(blackInBackground.summary == "Shared with Border: 7 needed in all, you have 3 — buy 4 more")
+        let blackInBorder = try #require(r.requirements.first { $0.requirementId == reqs[0].id })
+        #expect(blackInBorder.toBuy == 2 && blackInBorder.sharedWith == ["Background"])
+        let whiteInBorder = try #require(r.requirements.first { $0.requirementId == reqs[3].id })
+        #expect(whiteInBorder.isCovered && whiteInBorder.summary == "Shared with Background: 4 needed in all, you have 4")
         #expect(r.unsectioned.count == 1 && r.unsectioned[0].toBuy == 4 && r.unsectioned[0].summary == "Need 4 — need to buy")
-        #expect(r.summary == "You can start the Border, need threads for Background.")
-        #expect(Readiness.project(project, sections: [], requirements: [], inventory: InventoryIndex([])).color == .green)
+        #expect(r.summary == "Need threads for Background, Border.")
+        let empty = Readiness.project(project, sections: [], requirements: [], inventory: InventoryIndex([]))
+        #expect(empty.color == .unplanned && empty.summary == "Nothing planned yet: add the threads this project needs.")
     }
 
     @Test("An unlinked requirement counts inventory with the same brand and number; deleted threads count for nothing")
@@ -94,23 +101,30 @@ struct DomainLogicTests {
         #expect(Readiness.requirement(req, inventory: InventoryIndex([deleted])).toBuy == 3)
     }
 
-    @Test("The shopping list sums shortfalls per brand+number across active projects")
+    @Test("The shopping list: one line per thread, what the projects being stitched need together less what is owned")
     func shoppingList() {
-        func project(_ status: ProjectStatus) -> Project { Project(canvasId: UUID(), status: status, startedAt: t0, createdAt: t0, updatedAt: t0) }
-        let a = project(.wip), b = project(.atFinishing), done = project(.completed)
+        func project(_ status: ProjectStatus, started: TimeInterval) -> Project {
+            Project(canvasId: UUID(), status: status, startedAt: t0.addingTimeInterval(started), createdAt: t0, updatedAt: t0)
+        }
+        let a = project(.wip, started: 0), b = project(.wip, started: 60), finishing = project(.atFinishing, started: -60), done = project(.completed, started: 0)
         let black = thread { $0.quantity = 1 }
         let reqs = [
-            requirement { $0.projectId = a.id; $0.threadId = black.id; $0.quantityNeeded = 3 },      // buy 2
-            requirement { $0.projectId = b.id; $0.brand = "dmc "; $0.number = "310"; $0.quantityNeeded = 2 },  // buy 1
-            requirement { $0.projectId = done.id; $0.quantityNeeded = 50 },                          // completed: ignored
+            requirement { $0.projectId = a.id; $0.threadId = black.id; $0.quantityNeeded = 3 },
+            requirement { $0.projectId = b.id; $0.brand = "dmc "; $0.number = "310"; $0.quantityNeeded = 2 },
+            requirement { $0.projectId = finishing.id; $0.quantityNeeded = 7 },                      // stitched already: left out
+            requirement { $0.projectId = done.id; $0.quantityNeeded = 50 },                          // completed: left out
             requirement { $0.projectId = b.id; $0.brand = "Appleton"; $0.number = "992"; $0.quantityNeeded = 2; $0.colorName = "Green" },
             requirement { $0.projectId = a.id; $0.brand = "Appleton"; $0.number = "1"; $0.quantityNeeded = 1; $0.deletedAt = t0 },
         ]
         let list = ShoppingList.compute(
-            projects: [(a, "Nutcracker"), (b, "Santa"), (done, "Done")], requirements: reqs, inventory: InventoryIndex([black]))
-        #expect(list.map { "\($0.brand) \($0.number) \($0.toBuy)" } == ["Appleton 992 2", "DMC 310 3"])
-        #expect(list[1].projects.map(\.title) == ["Nutcracker", "Santa"])
+            projects: [(b, "Santa"), (a, "Nutcracker"), (finishing, "Stocking"), (done, "Done")], requirements: reqs, inventory: InventoryIndex([black]))
+        // 1 in stock, 3 + 2 needed: buy 4, not 2 + 1.
+        #expect(list.map { "\($0.brand) \($0.number) need \($0.needed) have \($0.have) buy \($0.toBuy)" }
+                == ["Appleton 992 need 2 have 0 buy 2", "DMC 310 need 5 have 1 buy 4"])
+        // The older project takes the skein in stock.
+        #expect(list[1].projects.map { "\($0.title) \($0.toBuy)" } == ["Nutcracker 2", "Santa 2"])
         #expect(list[0].colorName == "Green")
+        #expect(ShoppingListResponse(items: list).totalToBuy == 6)
     }
 }
 

@@ -145,22 +145,28 @@ struct ProjectAPITests {
             let need5 = try await ann.create("/projects/\(p.id)/threads", ["threadId": black.id.uuidString, "quantityNeeded": 5, "sectionId": background.id.uuidString], as: ProjectThread.self)
             try await ann.create("/projects/\(p.id)/threads", ["brand": "Appleton", "number": "992", "quantityNeeded": 1, "sectionId": background.id.uuidString], as: ProjectThread.self)
 
+            // Black: 5 for the Background and 2 for the Border with 3 owned. The Background comes
+            // first and takes all 3: both sections are short, and each says the thread is shared.
             var r = try await ann.get("/projects/\(p.id)/readiness", as: ProjectReadiness.self)
-            #expect(r.sections.map(\.color) == [.red, .green])
-            #expect(r.color == .yellow)
+            #expect(r.sections.map(\.color) == [.red, .red])
+            #expect(r.color == .red)
             let req = try #require(r.requirements.first { $0.requirementId == need5.id })
-            #expect(req.have == 3 && req.needed == 5 && req.toBuy == 2)
+            #expect(req.have == 3 && req.needed == 5 && req.toBuy == 2 && req.neededInAll == 7 && req.sharedWith == ["Border"])
+            #expect(req.summary == "Shared with Border: 7 needed in all, you have 3 — buy 4 more")
 
             _ = try await ann.sendObject(.PUT, "/threads/\(black.id)", ["quantity": 5])
             r = try await ann.get("/projects/\(p.id)/readiness", as: ProjectReadiness.self)
-            #expect(r.sections.map(\.color) == [.yellow, .green])
+            #expect(r.sections.map(\.color) == [.yellow, .red])
             _ = try await ann.thread("Appleton", "992", quantity: 1)
             r = try await ann.get("/projects/\(p.id)/readiness", as: ProjectReadiness.self)
-            #expect(r.color == .green)
+            #expect(r.sections.map(\.color) == [.green, .red] && r.color == .yellow)
+            _ = try await ann.sendObject(.PUT, "/threads/\(black.id)", ["quantity": 7])
+            r = try await ann.get("/projects/\(p.id)/readiness", as: ProjectReadiness.self)
+            #expect(r.sections.map(\.color) == [.green, .green] && r.color == .green)
         }
     }
 
-    @Test("Shopping list: shortfalls of active projects summed per brand+number; buying adds to inventory")
+    @Test("Shopping list: what the projects being stitched need together less what is owned, per brand+number; buying adds to inventory")
     func shoppingList() async throws {
         try await withTestApp { app, _ in
             let ann = try await TestUser.make(app)
@@ -174,14 +180,17 @@ struct ProjectAPITests {
             try await ann.create("/projects/\(b.id)/threads", ["brand": "Appleton", "number": "992", "quantityNeeded": 4], as: ProjectThread.self)
             try await ann.create("/projects/\(done.id)/threads", ["brand": "Appleton", "number": "1", "quantityNeeded": 9], as: ProjectThread.self)
 
+            // DMC 310: 3 + 2 needed, 1 owned — buy 4, not 2 + 1.
             var list = try await ann.get("/shopping-list", as: ShoppingListResponse.self)
-            #expect(list.items.map { "\($0.brand) \($0.number) \($0.toBuy)" } == ["Appleton 992 4", "DMC 310 3"])
+            #expect(list.items.map { "\($0.brand) \($0.number) \($0.toBuy)" } == ["Appleton 992 4", "DMC 310 4"])
+            #expect(list.items[1].needed == 5 && list.items[1].have == 1)
             #expect(Set(list.items[1].projects.map(\.title)) == ["Nutcracker", "Santa"])
-            #expect(list.totalToBuy == 7)
+            #expect(list.items[1].projects.reduce(0) { $0 + $1.toBuy } == 4)
+            #expect(list.totalToBuy == 8)
 
-            let bought = try await ann.send(.POST, "/shopping-list/purchase", json: PurchaseRequest(brand: "dmc", number: "310", quantity: 3))
+            let bought = try await ann.send(.POST, "/shopping-list/purchase", json: PurchaseRequest(brand: "dmc", number: "310", quantity: 4))
             #expect(bought.status == .ok)
-            #expect(try bought.decode(InventoryThread.self).quantity == 4)
+            #expect(try bought.decode(InventoryThread.self).quantity == 5)
             let fresh = try await ann.send(.POST, "/shopping-list/purchase", json: PurchaseRequest(brand: "Appleton", number: "992", quantity: 4))
             #expect(fresh.status == .created)
             list = try await ann.get("/shopping-list", as: ShoppingListResponse.self)

@@ -200,19 +200,30 @@ struct PhotoViewerPage {
 
 struct ShoppingPage {
     var items: [ShoppingItem]
+    static let scope = "For the projects you are stitching. A thread several projects need is counted once: what they need together, less what you have. Projects at finishing are left out: they are stitched already."
+
+    /// "Black · need 5 in all, have 1 · buy 4 · Nutcracker 2, Santa 2"
+    static func line(_ item: ShoppingItem) -> String {
+        let forWhom = item.projects.count == 1
+            ? "for " + item.projects[0].title
+            : item.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")
+        return [item.colorName, "need \(item.needed) in all, have \(item.have)", "buy \(item.toBuy)", forWhom]
+            .compactMap { $0 }.joined(separator: " · ")
+    }
     /// Per "brand number": the catalog colour closest to it (another brand's when there is one).
     var alternatives: [String: CatalogAlternatives] = [:]
 
     func render(_ context: PageContext) -> Node {
         Layout.page("Shopping list", section: .shopping, context: context,
             el("h1", [:], text("Shopping list")),
+            el("p", ["class": "muted", "id": "shopping-scope"], text(Self.scope)),
             items.isEmpty
                 ? Layout.emptyState(icon: "shopping", title: "Nothing to buy", message: "Every thread your projects need is in your inventory.")
                 : el("ul", ["class": "list", "id": "shopping"], children: items.map { item in
                     el("li", ["class": "row", "data-item": "\(item.brand) \(item.number)"],
                        el("div", ["class": "grow"],
                           el("strong", [:], text("\(item.brand) "), el("span", ["class": "data"], text(item.number))),
-                          el("div", ["class": "muted"], text([item.colorName, "buy \(item.toBuy)", "for " + item.projects.map(\.title).joined(separator: ", ")].compactMap { $0 }.joined(separator: " · "))),
+                          el("div", ["class": "muted"], text(Self.line(item))),
                           alternatives["\(item.brand) \(item.number)"]?.nearest.first.map { n in
                               el("div", ["class": "footnote alternative"],
                                  el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
