@@ -92,25 +92,19 @@ struct AccountTests {
         }
     }
 
-    @Test("An unknown email takes about as long to refuse as a wrong password")
-    func comparableTiming() async throws {
+    @Test("An unknown email costs what a wrong password costs: one bcrypt check each, against hashes of the same cost")
+    func comparableCost() async throws {
         try await withTestApp(adjust: { $0.bcryptCost = 10 }) { app, _ in
             try await register(app)
-            // The fastest of several tries is the least disturbed by other tests running in parallel.
-            func fastest(_ email: String) async throws -> Double {
-                var times: [Double] = []
-                for _ in 0..<5 {
-                    let start = ContinuousClock.now
-                    _ = try await login(app, email: email, password: "wrong password")
-                    let d = ContinuousClock.now - start
-                    times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
-                }
-                return times.min()!
+            func checks(_ email: String) async throws -> Int {
+                let before = app.passwordChecks.count.withLockedValue { $0 }
+                #expect(try await login(app, email: email, password: "wrong password").status == .unauthorized)
+                return app.passwordChecks.count.withLockedValue { $0 } - before
             }
-            let wrong = try await fastest("ann@example.com")
-            let unknown = try await fastest("nobody@example.com")
-            #expect(unknown > wrong * 0.33, "unknown \(unknown)s vs wrong \(wrong)s")
-            #expect(unknown < wrong * 3, "unknown \(unknown)s vs wrong \(wrong)s")
+            #expect(try await checks("ann@example.com") == 1)
+            #expect(try await checks("nobody@example.com") == 1)
+            let stored = try #require(try await UserModel.query(on: app.db).filter(\.$email == "ann@example.com").first()?.passwordHash)
+            #expect(app.dummyPasswordHash.prefix(7) == stored.prefix(7) && stored.hasPrefix("$2b$10$"), "\(app.dummyPasswordHash.prefix(7)) vs \(stored.prefix(7))")
         }
     }
 }
@@ -227,6 +221,23 @@ struct ThrottleTests {
             for _ in 0..<4 { #expect(try await login(app, password: "wrong password").status == .unauthorized) }
             for _ in 0..<5 { _ = try await login(app, email: "ghost@example.com", password: "whatever1") }
             #expect(try await login(app, email: "ghost@example.com", password: "whatever1").status == .tooManyRequests)
+        }
+    }
+
+    @Test("30 wrong passwords sent at once: 5 are checked and refused with 401, the rest 429, none 500; the account is then locked")
+    func parallelAttempts() async throws {
+        try await withTestApp { app, _ in
+            try await register(app)
+            let before = app.passwordChecks.count.withLockedValue { $0 }
+            let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+                for _ in 0..<30 { group.addTask { try await login(app, password: "wrong password").status.code } }
+                return try await group.reduce(into: [UInt]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 5, "\(statuses.sorted())")
+            #expect(statuses.filter { $0 == 429 }.count == 25, "\(statuses.sorted())")
+            #expect(app.passwordChecks.count.withLockedValue { $0 } - before == 5, "only the first five attempts run bcrypt")
+            #expect(try await login(app).status == .tooManyRequests)
+            #expect(try await LoginThrottleModel.query(on: app.db).filter(\.$email == "ann@example.com").count() == 1)
         }
     }
 

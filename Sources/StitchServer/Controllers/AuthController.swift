@@ -61,36 +61,27 @@ struct AuthController: RouteCollection {
 
     /// Email and password, with per-account throttling kept in the database. Unknown addresses
     /// take as long as wrong passwords and get the same answer. Shared by the API and the web app.
+    ///
+    /// Every attempt is counted before bcrypt runs, in one atomic statement (`LoginThrottle.count`),
+    /// so attempts sent at once each see their own count: the first `loginMaxFailures` of a window
+    /// are checked, the rest are refused with a 429 without checking. A right password clears the count.
     static func checkPassword(email rawEmail: String, password: String, req: Request) async throws -> UserModel {
         let email = Rules.normalizedEmail(rawEmail)
         let now = req.now
         let config = req.config
         let failure = APIError(.unauthorized, "Invalid email or password")
 
-        let throttle = try await LoginThrottleModel.query(on: req.db).filter(\.$email == email).first()
-        if let lockedUntil = throttle?.lockedUntil, lockedUntil > now {
-            throw tooManyAttempts(retryAfter: lockedUntil.timeIntervalSince(now))
+        let attempt = try await LoginThrottle.count(email: email, now: now, window: config.loginFailureWindow, on: req.db)
+        if attempt.number > config.loginMaxFailures {
+            throw tooManyAttempts(retryAfter: attempt.windowStart.addingTimeInterval(config.loginFailureWindow).timeIntervalSince(now))
         }
 
         let user = try await UserModel.query(on: req.db).filter(\.$email == email).first()
         // An unknown address is checked against a dummy hash so it costs as much as a wrong password.
         let ok = try await req.application.passwords.verify(
             password, hash: user?.passwordHash ?? req.application.dummyPasswordHash)
-        guard ok, let user, user.passwordHash != nil else {
-            let record = throttle ?? LoginThrottleModel(email: email, now: now)
-            if now.timeIntervalSince(record.windowStart) >= config.loginFailureWindow {
-                record.failures = 0
-                record.windowStart = now
-                record.lockedUntil = nil
-            }
-            record.failures += 1
-            if record.failures >= config.loginMaxFailures {
-                record.lockedUntil = record.windowStart.addingTimeInterval(config.loginFailureWindow)
-            }
-            try await record.save(on: req.db)
-            throw failure
-        }
-        if let throttle { try await throttle.delete(on: req.db) }
+        guard ok, let user, user.passwordHash != nil else { throw failure }
+        try await LoginThrottleModel.query(on: req.db).filter(\.$email == email).delete()
         return user
     }
 

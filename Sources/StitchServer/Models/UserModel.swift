@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import SQLKit
 import StitchCore
 
 final class UserModel: Model, @unchecked Sendable {
@@ -83,7 +84,9 @@ final class RefreshTokenModel: Model, @unchecked Sendable {
     }
 }
 
-/// Failed sign-in attempts per account, kept in the database so every instance sees them.
+/// Sign-in attempts per account in the current window, kept in the database so every instance
+/// sees them. `locked_until` is no longer written: an account is locked while its window holds
+/// more attempts than `loginMaxFailures` (older rows that have it are pruned as before).
 final class LoginThrottleModel: Model, @unchecked Sendable {
     static let schema = "login_throttles"
 
@@ -100,5 +103,27 @@ final class LoginThrottleModel: Model, @unchecked Sendable {
         self.email = email
         self.failures = 0
         self.windowStart = now
+    }
+}
+
+/// The count of sign-in attempts, taken atomically.
+enum LoginThrottle {
+    /// Counts one more attempt for `email` and answers its number in the window and the window's
+    /// start: one `INSERT … ON CONFLICT (email) DO UPDATE … RETURNING` (SQLite and PostgreSQL), so
+    /// parallel attempts never overwrite each other's counts nor collide on the first insert. A
+    /// window older than `window` starts again at 1.
+    static func count(email: String, now: Date, window: TimeInterval, on db: any Database) async throws -> (number: Int, windowStart: Date) {
+        let expired = now.addingTimeInterval(-window)
+        let row = try await db.sql.raw("""
+            INSERT INTO \(ident: LoginThrottleModel.schema) (id, email, failures, window_start) \
+            VALUES (\(bind: UUID()), \(bind: email), 1, \(bind: now)) \
+            ON CONFLICT (email) DO UPDATE SET \
+            failures = CASE WHEN login_throttles.window_start <= \(bind: expired) THEN 1 ELSE login_throttles.failures + 1 END, \
+            window_start = CASE WHEN login_throttles.window_start <= \(bind: expired) THEN \(bind: now) ELSE login_throttles.window_start END, \
+            locked_until = NULL \
+            RETURNING failures, window_start
+            """).first()
+        guard let row else { throw APIError(.internalServerError, "The sign-in attempt could not be counted") }
+        return (try row.decode(column: "failures", as: Int.self), try row.decode(column: "window_start", as: Date.self))
     }
 }

@@ -1,11 +1,15 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import Vapor
 
 /// bcrypt, run on the thread pool so hashing never stalls an event loop.
 struct PasswordService: Sendable {
     let cost: Int
     let threadPool: NIOThreadPool
+    /// How many bcrypt checks this application has run: what makes an unknown address cost as
+    /// much as a wrong password is that both run exactly one, at the same cost.
+    let checks: PasswordChecks
 
     func hash(_ password: String) async throws -> String {
         let cost = self.cost
@@ -13,7 +17,8 @@ struct PasswordService: Sendable {
     }
 
     func verify(_ password: String, hash: String) async throws -> Bool {
-        try await threadPool.runIfActive { (try? Bcrypt.verify(Self.bcryptInput(password), created: hash)) ?? false }
+        checks.count.withLockedValue { $0 += 1 }
+        return try await threadPool.runIfActive { (try? Bcrypt.verify(Self.bcryptInput(password), created: hash)) ?? false }
     }
 
     /// What bcrypt is given. bcrypt ignores everything past 72 bytes, so a longer password is
@@ -26,10 +31,22 @@ struct PasswordService: Sendable {
     }
 }
 
+final class PasswordChecks: Sendable {
+    let count = NIOLockedValueBox(0)
+}
+
 extension Application {
     private struct DummyHashKey: StorageKey { typealias Value = String }
+    private struct ChecksKey: StorageKey { typealias Value = PasswordChecks }
 
-    var passwords: PasswordService { PasswordService(cost: config.bcryptCost, threadPool: threadPool) }
+    var passwords: PasswordService { PasswordService(cost: config.bcryptCost, threadPool: threadPool, checks: passwordChecks) }
+
+    var passwordChecks: PasswordChecks {
+        if let checks = storage[ChecksKey.self] { return checks }
+        let checks = PasswordChecks()
+        storage[ChecksKey.self] = checks
+        return checks
+    }
 
     /// A hash of nothing in particular at the configured cost: checked against when the email is
     /// unknown, so an unknown address takes as long to refuse as a wrong password.
