@@ -44,13 +44,17 @@ public struct SeleneConfig: Sendable {
         public var connectTimeout: TimeInterval
         /// How many times an answer that isn't valid JSON for its schema is asked for again.
         public var structuredRetries: Int
-        /// Most tokens one answer may generate (`max_tokens`, Ollama's `num_predict`); nil: the server's.
+        /// Most tokens one answer may generate (`max_tokens`, Ollama's `num_predict`); nil: the
+        /// server's. 1,024 unless set: a small model that loops stops there, not at its context's end.
         public var maxTokens: Int?
+        /// Sent with every chat, answer and briefing that names none (analyses set their own):
+        /// low, so answers keep to the notes, above 0 so a small model doesn't loop.
+        public var chatTemperature: Double
 
         public init(provider: LLMProviderKind = .ollama, baseURL: String = "http://127.0.0.1:11434", apiKey: String? = nil,
                     chatModel: String = "llama3.2", embeddingModel: String = "nomic-embed-text", embedding: Endpoint? = nil,
                     numCtx: Int = 8192, keepAlive: String = "5m", requestTimeout: TimeInterval = 120, connectTimeout: TimeInterval = 5,
-                    structuredRetries: Int = 2, maxTokens: Int? = nil) {
+                    structuredRetries: Int = 2, maxTokens: Int? = 1024, chatTemperature: Double = 0.2) {
             self.provider = provider
             self.baseURL = baseURL
             self.apiKey = apiKey
@@ -63,6 +67,7 @@ public struct SeleneConfig: Sendable {
             self.connectTimeout = connectTimeout
             self.structuredRetries = structuredRetries
             self.maxTokens = maxTokens
+            self.chatTemperature = chatTemperature
         }
     }
 
@@ -372,6 +377,10 @@ public struct SeleneConfig: Sendable {
         if let raw = value("SELENE_MAX_TOKENS") {
             guard let n = Int(raw), (1...1_000_000).contains(n) else { throw SeleneConfigError("SELENE_MAX_TOKENS must be a whole number of tokens from 1") }
             llm.maxTokens = n
+        }
+        if let raw = value("SELENE_CHAT_TEMPERATURE") {
+            guard let t = Double(raw), (0...2).contains(t) else { throw SeleneConfigError("SELENE_CHAT_TEMPERATURE must be a number from 0 to 2") }
+            llm.chatTemperature = t
         }
         return llm
     }

@@ -346,6 +346,8 @@ struct Chat: AsyncParsableCommand {
         var sessionId: UUID
         var answer: String?
         var citations: [Int64]
+        /// Those of `citations` Selene matched to the answer itself; the model didn't cite them.
+        var seleneCitations: [Int64]
         var unavailable: String?
         var notes: [Int64]
     }
@@ -376,10 +378,11 @@ struct Chat: AsyncParsableCommand {
                 await chat.ask(text)
                 if quiet {
                     try printJSON(Answer(sessionId: chat.session.id, answer: chat.lastAnswer?.text, citations: chat.lastAnswer?.citedNoteIds ?? [],
+                                         seleneCitations: chat.lastAnswer?.seleneCitedNoteIds ?? [],
                                          unavailable: chat.unavailableMessage, notes: chat.foundNotes.map(\.id)))
                 } else if let answer = chat.lastAnswer {
                     say("")
-                    for c in answer.citations { say("  [\(c.number)] \(c.title) (note \(c.noteId))") }
+                    for c in answer.citations { say("  [\(c.number)] \(c.title) (note \(c.noteId))\(c.bySelene ? " — matched by Selene" : "")") }
                 } else if let unavailable = chat.unavailableMessage {
                     say("\n\(unavailable)")
                     chat.foundNotes.forEach { say("  " + noteLine($0)) }

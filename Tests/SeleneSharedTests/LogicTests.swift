@@ -123,17 +123,22 @@ struct ContextAndCitationTests {
         #expect(TokenBudget.truncate("one two three four five six seven", toTokens: 3) == "one two…")
     }
 
-    @Test("A chat prompt: mode and citation rule, the summary, the history, then context and question")
-    func prompts() {
+    @Test("A chat prompt: mode and summary, the history, then context, citation rule and question")
+    func prompts() throws {
         let context = ContextBuilder().build(notes: [note(7, "Planted tomatoes", title: "Garden")])
         let history = [ChatMessage(role: .user, content: "hi", createdAt: now), ChatMessage(role: .assistant, content: "hello", createdAt: now)]
         let thread = NoteThread(id: 3, name: "Garden", summary: "Vegetables.", status: .active, momentum: 1, lastActivityAt: now, createdAt: now, noteCount: 4)
         let messages = PromptBuilder.chat(question: "When?", context: context, summary: "We talked about soil.", history: history, mode: .deepDive, thread: thread)
-        #expect(messages.map(\.role) == [.system, .system, .user, .assistant, .user])
-        #expect(messages[0].content.contains("square brackets") && messages[0].content.contains("Go deep") && messages[0].content.contains("\"Garden\""))
-        #expect(messages[1].content == "Earlier in this conversation: We talked about soil.")
-        #expect(messages[4].content.hasSuffix("Question: When?") && messages[4].content.contains("[1] Garden — "))
-        for mode in QueryAnalysis.Mode.allCases { #expect(PromptBuilder.system(for: mode).contains("square brackets")) }
+        #expect(messages.map(\.role) == [.system, .user, .assistant, .user])
+        #expect(messages[0].content.contains("Go deep") && messages[0].content.contains("\"Garden\""))
+        // The summary is a paragraph of its own in the one system message.
+        #expect(messages[0].content.hasSuffix("\n\nEarlier in this conversation: We talked about soil."))
+        // The citation rule sits between the notes and the question, in the last turn.
+        let last = messages[3].content
+        #expect(last.hasSuffix("Question: When?") && last.contains("[1] Garden — "))
+        let rule = try #require(last.range(of: "square brackets"))
+        #expect(last.range(of: "[1] Garden — ")!.lowerBound < rule.lowerBound && rule.upperBound < last.range(of: "Question: When?")!.lowerBound)
+        #expect(!PromptBuilder.chat(question: "Hi", context: .empty, summary: nil, history: [], mode: .chat).last!.content.contains("square brackets"))
         #expect(PromptBuilder.memoryExtraction(history, known: []).contains(PromptMarkers.memoryExtraction))
         #expect(PromptBuilder.compression(previousSummary: "x", messages: history).contains("Summary so far: x"))
         #expect(PromptBuilder.parseTasks("Sure:\n- Buy compost\n* Water daily\n1. Buy compost\n- ok\nnot a task", existing: []) == ["Buy compost", "Water daily"])

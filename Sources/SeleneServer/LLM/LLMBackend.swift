@@ -114,9 +114,13 @@ public protocol LLMBackend: Sendable {
     func generate(_ prompt: String, system: String?, model: String, temperature: Double?) async throws -> String
     /// The answer to one prompt as it is written.
     func generateStream(_ prompt: String, system: String?, model: String, temperature: Double?) async throws -> AsyncThrowingStream<String, any Error>
+    /// How many tokens the server gives one request, when it says (nil: it takes what Selene sends).
+    func contextWindow() async -> Int?
 }
 
 extension LLMBackend {
+    public func contextWindow() async -> Int? { nil }
+
     public func generate(_ prompt: String, system: String?, model: String, temperature: Double?) async throws -> String {
         try await chat(LLMMessage.prompt(prompt, system: system), model: model, temperature: temperature, schema: nil).text
     }

@@ -17,6 +17,8 @@ public final class LLMClient: Sendable {
     public let embedBackend: any LLMBackend
     /// What the last embedding request learned about the embedding server (nil: fine or unknown).
     private let embeddingProblem = NIOLockedValueBox<String?>(nil)
+    /// What the chat server said one request may hold (nil inside: it says nothing; unset: not asked yet).
+    private let serverContext = NIOLockedValueBox<Int??>(nil)
 
     public init(settings: SeleneConfig.LLM, chat: any LLMBackend, embed: (any LLMBackend)? = nil) {
         self.settings = settings
@@ -39,6 +41,19 @@ public final class LLMClient: Sendable {
 
     public static func makeHTTPClient(settings: SeleneConfig.LLM, eventLoopGroup: any EventLoopGroup) -> HTTPClient {
         LLMTransport.makeHTTPClient(settings: settings, eventLoopGroup: eventLoopGroup)
+    }
+
+    /// The tokens a prompt and its answer may take: `SELENE_NUM_CTX`, or less when the chat
+    /// server gives one request less (llama-server with several slots). Asked once, when the
+    /// server first answers.
+    public func contextTokens() async -> Int {
+        if let known = serverContext.withLockedValue({ $0 }) { return min(settings.numCtx, known ?? .max) }
+        let window = await chatBackend.contextWindow()
+        // Remembered once the server has answered (a server that is down says nothing yet).
+        var answered = window != nil
+        if !answered { answered = (try? await chatBackend.models()) != nil }
+        if answered { serverContext.withLockedValue { $0 = .some(window) } }
+        return min(settings.numCtx, window ?? .max)
     }
 
     // MARK: Health
@@ -113,25 +128,78 @@ public final class LLMClient: Sendable {
         }
     }
 
+    // Every text a model writes passes `TemplateTokens` here, whichever backend answered: its
+    // template tokens never go further, and how many were taken out is counted
+    // (`selene_llm_template_tokens_removed_total`, by operation). Without a temperature of its
+    // own, a request is sent with `settings.chatTemperature`.
+
+    static func countRemoved(_ removed: Int, operation: String) {
+        guard removed > 0 else { return }
+        Counter(label: "selene_llm_template_tokens_removed_total", dimensions: [("operation", operation)]).increment(by: Int64(removed))
+    }
+
+    static func cleaned(_ text: String, operation: String) -> String {
+        let (clean, removed) = TemplateTokens.clean(text)
+        countRemoved(removed, operation: operation)
+        return clean
+    }
+
+    /// A streamed answer, cleaned as it arrives.
+    static func cleaned(_ stream: AsyncThrowingStream<String, any Error>, operation: String) -> AsyncThrowingStream<String, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var filter = TemplateTokens.StreamFilter()
+                do {
+                    for try await piece in stream {
+                        let out = filter.feed(piece)
+                        if !out.isEmpty { continuation.yield(out) }
+                        if filter.ended { break }
+                    }
+                    let rest = filter.finish()
+                    if !rest.isEmpty { continuation.yield(rest) }
+                    countRemoved(filter.removed, operation: operation)
+                    continuation.finish()
+                } catch {
+                    countRemoved(filter.removed, operation: operation)
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     public func generate(_ prompt: String, system: String? = nil, model: String? = nil, temperature: Double? = nil) async throws -> String {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await timed("generate", on: chatBackend) { try await chatBackend.generate(prompt, system: system, model: name, temperature: temperature) }
+        let text = try await timed("generate", on: chatBackend) {
+            try await chatBackend.generate(prompt, system: system, model: name, temperature: temperature ?? settings.chatTemperature)
+        }
+        return Self.cleaned(text, operation: "generate")
     }
 
     public func generateStream(_ prompt: String, system: String? = nil, model: String? = nil,
                                temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await timed("stream_open", on: chatBackend) { try await chatBackend.generateStream(prompt, system: system, model: name, temperature: temperature) }
+        let stream = try await timed("stream_open", on: chatBackend) {
+            try await chatBackend.generateStream(prompt, system: system, model: name, temperature: temperature ?? settings.chatTemperature)
+        }
+        return Self.cleaned(stream, operation: "generate_stream")
     }
 
     public func chat(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> LLMAnswer {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await timed("chat", on: chatBackend) { try await chatBackend.chat(messages, model: name, temperature: temperature, schema: nil) }
+        var answer = try await timed("chat", on: chatBackend) {
+            try await chatBackend.chat(messages, model: name, temperature: temperature ?? settings.chatTemperature, schema: nil)
+        }
+        answer.text = Self.cleaned(answer.text, operation: "chat")
+        return answer
     }
 
     public func chatStream(_ messages: [LLMMessage], model: String? = nil, temperature: Double? = nil) async throws -> AsyncThrowingStream<String, any Error> {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
-        return try await timed("stream_open", on: chatBackend) { try await chatBackend.chatStream(messages, model: name, temperature: temperature) }
+        let stream = try await timed("stream_open", on: chatBackend) {
+            try await chatBackend.chatStream(messages, model: name, temperature: temperature ?? settings.chatTemperature)
+        }
+        return Self.cleaned(stream, operation: "chat_stream")
     }
 
     /// A structured answer: asked under its JSON schema, parsed and validated. An answer that is
@@ -159,7 +227,7 @@ public final class LLMClient: Sendable {
                 continue
             }
             do {
-                return (try T.parse(answer.text), attempt, answer.generatedTokens)
+                return (try T.parse(Self.cleaned(answer.text, operation: "structured")), attempt, answer.generatedTokens)
             } catch let invalid as InvalidAnswer {
                 lastProblem = invalid.description
             }

@@ -99,14 +99,16 @@ public struct OllamaClient: LLMBackend {
     // MARK: Transport
 
     private func options(_ temperature: Double?) -> Options {
-        Options(numCtx: settings.numCtx, temperature: temperature, numPredict: settings.maxTokens)
+        Options(numCtx: settings.numCtx, temperature: temperature, numPredict: settings.maxTokens, stop: TemplateTokens.stopSequences)
     }
 
     struct Options: Encodable {
         var numCtx: Int
         var temperature: Double?
         var numPredict: Int?
-        enum CodingKeys: String, CodingKey { case numCtx = "num_ctx", temperature, numPredict = "num_predict" }
+        /// Turn markers: the answer ends where the model starts another turn.
+        var stop: [String]?
+        enum CodingKeys: String, CodingKey { case numCtx = "num_ctx", temperature, numPredict = "num_predict", stop }
     }
 
     struct GenerateBody: Encodable {

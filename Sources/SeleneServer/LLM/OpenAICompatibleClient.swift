@@ -36,6 +36,20 @@ public struct OpenAICompatibleClient: LLMBackend {
 
     public func has(_ model: String, in names: [String]) -> Bool { OpenAIWire.lists(model, in: names) }
 
+    /// llama-server splits its context (`-c`) over its slots (`--parallel`) and says what one
+    /// request gets at `GET /props` (`default_generation_settings.n_ctx`, beside the `/v1` API).
+    /// Other servers don't have it: nil.
+    public func contextWindow() async -> Int? {
+        struct Props: Decodable { struct Settings: Decodable { var n_ctx: Int? }; var default_generation_settings: Settings? }
+        var root = baseURL
+        if root.hasSuffix("/v1") { root.removeLast(3) }
+        let probe = LLMTransport(http: transport.http, baseURL: root, apiKey: transport.apiKey, requestTimeout: transport.requestTimeout, server: .openai)
+        guard let (status, data) = try? await probe.send(.GET, "/props", body: Optional<String>.none, timeout: min(settings.requestTimeout, 10)),
+              status == .ok, let props = try? JSONDecoder().decode(Props.self, from: data),
+              let n = props.default_generation_settings?.n_ctx, n > 0 else { return nil }
+        return n
+    }
+
     public func embed(_ inputs: [String], model: String) async throws -> [[Float]] {
         struct Body: Encodable { var model: String; var input: [String]; var encoding_format = "float" }
         struct Answer: Decodable { struct Item: Decodable { var index: Int?; var embedding: [Float] }; var data: [Item] }

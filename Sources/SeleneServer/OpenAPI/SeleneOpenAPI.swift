@@ -346,7 +346,8 @@ enum SeleneOpenAPI {
             "NewTask": object(["title": text(max: SeleneLimits.maxTitle)], required: ["title"]),
             "TaskUpdate": object(["status": enumSchema(TaskStatus.self)], required: ["status"]),
             "ChatMessage": object(["id": uuid, "role": enumSchema(MessageRole.self), "content": messageText, "createdAt": dateTime,
-                                   "citedNoteIds": array(int64), "incomplete": bool], required: ["id", "role", "content", "createdAt"]),
+                                   "citedNoteIds": array(int64), "seleneCitedNoteIds": array(int64), "incomplete": bool],
+                                  required: ["id", "role", "content", "createdAt"]),
             "ChatSession": object([
                 "id": uuid, "title": text(max: SeleneLimits.maxTitle), "messages": array(ref("ChatMessage"), max: SeleneLimits.maxSessionMessages),
                 "isPinned": bool, "compressionState": enumSchema(CompressionState.self), "compressedAt": dateTime,

@@ -51,7 +51,7 @@ struct BriefingService {
         var author = BriefingAuthor.extractive
         if let llm = services.llm {
             do {
-                let answer = try await llm.generate(BriefingContextBuilder.prompt(context, budget: llm.settings.numCtx / 2),
+                let answer = try await llm.generate(BriefingContextBuilder.prompt(context, budget: await llm.contextTokens() / 2),
                                                     system: BriefingContextBuilder.system, temperature: 0.4)
                 let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !trimmed.isEmpty { text = trimmed; author = .llm }

@@ -141,9 +141,10 @@ public struct ProcessingQueue: Sendable {
                 return .deferred(LLMError.notConfigured.description, transient: true)
             }
             guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
-            let numCtx = llm.settings.numCtx
+            let numCtx = await llm.contextTokens()
             let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
                                                     prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx))
+                .withoutInstructionWords(note: [note.title ?? "", note.content].joined(separator: "\n"))
             var vector: [Float]?
             var chunks: [[Float]] = []
             do {

@@ -61,7 +61,7 @@ public struct ThreadService: Sendable {
         do {
             guard let llm = services.llm else { throw LLMError.notConfigured }
             naming = try await llm.structured(ThreadNaming.self, system: ProcessingPrompts.threadSystem,
-                                              prompt: ProcessingPrompts.threadNaming(notes: members, numCtx: llm.settings.numCtx))
+                                              prompt: ProcessingPrompts.threadNaming(notes: members, numCtx: await llm.contextTokens()))
         } catch let error as LLMError where !error.isTransient {
             logger.notice("Naming a new thread from its notes (the LLM's answer was unusable: \(error))")
             naming = Self.extractiveNaming(members)

@@ -72,6 +72,7 @@ enum Assets {
     .message .who { display: block; font-size: .75rem; opacity: .75; margin-bottom: 2px; }
     .answer { white-space: pre-wrap; }
     .cite { display: inline-block; min-width: 28px; text-align: center; font-weight: 700; text-decoration: none; }
+    .cite.by-selene { font-weight: 400; font-style: italic; text-decoration: underline dotted; }
     .progress { color: var(--muted); font-style: italic; min-height: 1.5em; }
     .progress:not(:empty)::before { content: "◐ "; font-style: normal; color: var(--moon); }
     .ask { position: sticky; bottom: 64px; background: var(--paper); padding-top: 8px; }

@@ -178,7 +178,12 @@ enum Layout {
         el("div", ["class": "answer"], children: segments.map { segment in
             switch segment {
             case .text(let t): text(t)
-            case .citation(let c): el("a", ["class": "cite", "href": SiteURL.note(String(c.noteId)).path, "title": c.title], text("[\(c.number)]"))
+            case .citation(let c) where c.bySelene:
+                // Matched by Selene after the answer, not cited by the model: shown apart and said so.
+                el("a", ["class": "cite by-selene", "href": SiteURL.note(String(c.noteId)).path, "data-cited-by": "selene",
+                         "title": "\(c.title) — matched by Selene, not cited by the model"], text("[\(c.number)]"))
+            case .citation(let c): el("a", ["class": "cite", "href": SiteURL.note(String(c.noteId)).path, "data-cited-by": "model", "title": c.title],
+                                      text("[\(c.number)]"))
             }
         })
     }

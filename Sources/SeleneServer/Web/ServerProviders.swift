@@ -147,6 +147,8 @@ struct ServerLLMProvider: LLMProvider {
 
     func isAvailable() async -> Bool { (try? await client().health().available) ?? false }
 
+    func contextWindow() async -> Int? { try? await client().contextTokens() }
+
     func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
         do { return try await client().chatStream(messages, model: model) } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }

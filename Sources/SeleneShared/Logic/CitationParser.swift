@@ -6,6 +6,9 @@ public struct Citation: Sendable, Hashable {
     public var number: Int
     public var noteId: Int64
     public var title: String
+    /// Selene matched the sentence to this note after the answer (`CitationAttribution`); the
+    /// model did not cite it.
+    public var bySelene: Bool = false
 }
 
 /// An answer with its citations resolved: the text (its markers renumbered 1, 2, … in order of
@@ -23,13 +26,16 @@ public struct ParsedAnswer: Sendable, Hashable {
 
     /// The note ids in number order, as stored on the message (`citedNoteIds`).
     public var citedNoteIds: [Int64] { citations.map(\.noteId) }
+    /// Those of `citedNoteIds` that Selene added, not the model.
+    public var seleneCitedNoteIds: [Int64] { citations.filter(\.bySelene).map(\.noteId) }
 }
 
 public enum CitationParser {
     /// `[1]`, `[1, 3]`, `[1][2]`, `[Note 2]`, `[#4]`; not `[x]` checkboxes or `[text](links)`.
     static let marker = try! NSRegularExpression(pattern: #"\[(?:notes?\s*)?#?(\d{1,3}(?:\s*,\s*#?\d{1,3})*)\](?!\()"#, options: [.caseInsensitive])
 
-    public static func parse(_ answer: String, context: [Int: Note]) -> ParsedAnswer {
+    /// - Parameter bySelene: context numbers whose citations Selene added (`CitationAttribution`).
+    public static func parse(_ answer: String, context: [Int: Note], bySelene: Set<Int> = []) -> ParsedAnswer {
         var segments: [ParsedAnswer.Segment] = []
         var citations: [Citation] = []
         var numberOf: [Int: Int] = [:]
@@ -46,7 +52,7 @@ public enum CitationParser {
                 if let existing = numberOf[n] { shown = existing } else {
                     shown = citations.count + 1
                     numberOf[n] = shown
-                    citations.append(Citation(number: shown, noteId: note.id, title: note.displayTitle))
+                    citations.append(Citation(number: shown, noteId: note.id, title: note.displayTitle, bySelene: bySelene.contains(n)))
                 }
                 let citation = citations[shown - 1]
                 if !valid.contains(citation) { valid.append(citation) }
@@ -69,12 +75,14 @@ public enum CitationParser {
     /// Segments of a stored answer (its markers already numbered 1…n for `citedNoteIds`).
     public static func segments(of message: ChatMessage, titles: [Int64: String] = [:]) -> [ParsedAnswer.Segment] {
         let ids = message.citedNoteIds ?? []
+        let selenes = Set(message.seleneCitedNoteIds ?? [])
         var context: [Int: Note] = [:]
         for (index, id) in ids.enumerated() {
             context[index + 1] = Note(id: id, title: titles[id] ?? "Note \(id)", content: "", createdAt: Date(timeIntervalSince1970: 0),
                                       source: .web, contentHash: "")
         }
-        return parse(message.content, context: context).segments
+        return parse(message.content, context: context,
+                     bySelene: Set(ids.enumerated().filter { selenes.contains($0.element) }.map { $0.offset + 1 })).segments
     }
 
     private static func merge(_ segments: [ParsedAnswer.Segment]) -> [ParsedAnswer.Segment] {

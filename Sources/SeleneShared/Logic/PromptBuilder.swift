@@ -4,10 +4,11 @@ import Foundation
 /// partner), the thread workspace, task suggestions, memory extraction, compression; the
 /// briefing's is `BriefingContextBuilder`'s.
 public enum PromptBuilder {
+    /// Said right after the notes, in the last turn: a small model follows what is next to the
+    /// question far better than a rule at the top of the system prompt.
     static let citationRule = """
-        Cite the notes you use by their number in square brackets, like [2] or [1][3], right after \
-        what they support. Only cite numbers from the notes listed; if the notes don't answer the \
-        question, say so instead of guessing.
+        Answer from these notes only. After each sentence, put the number of the note it comes from \
+        in square brackets, like [2]. If the notes don't answer the question, say so instead of guessing.
         """
 
     public static func system(for mode: QueryAnalysis.Mode, thread: NoteThread? = nil) -> String {
@@ -19,26 +20,31 @@ public enum PromptBuilder {
         case .synthesis: style = "Connect ideas across the notes: name the patterns, tensions and links between threads, with the notes behind each."
         case .thinkingPartner: style = "Be a thinking partner: reflect back what the notes show, then ask one or two good questions. Don't decide for them."
         }
-        var text = base + style + "\n\n" + citationRule
+        var text = base + style
         if let thread {
             text += "\n\nThis conversation is about the thread \"\(thread.name)\": \(thread.summary) Stay within it."
         }
         return text
     }
 
-    /// A chat turn: system prompt, the conversation so far (its summary, then recent messages),
-    /// and the question with the context.
+    /// A chat turn: one system message (who Selene is, the mode, the thread, and the summary of
+    /// the conversation so far as a paragraph of its own — some chat templates take only one
+    /// system message), the recent messages, then the last turn: the notes, the citation rule
+    /// beside them, and the question.
     public static func chat(question: String, context: ChatContext, summary: String?, history: [ChatMessage],
                             mode: QueryAnalysis.Mode, thread: NoteThread? = nil) -> [LLMMessage] {
-        var messages = [LLMMessage(role: .system, content: system(for: mode, thread: thread))]
-        if let summary, !summary.isEmpty {
-            messages.append(LLMMessage(role: .system, content: "Earlier in this conversation: \(summary)"))
-        }
+        var system = system(for: mode, thread: thread)
+        if let summary, !summary.isEmpty { system += "\n\nEarlier in this conversation: \(summary)" }
+        var messages = [LLMMessage(role: .system, content: system)]
         for message in history where message.role != .system {
             messages.append(LLMMessage(role: message.role, content: message.content))
         }
         var body = ""
-        if !context.text.isEmpty { body += context.text + "\n\n" }
+        if !context.notes.isEmpty {
+            body += context.text + "\n\n" + citationRule + "\n\n"
+        } else if !context.text.isEmpty {
+            body += context.text + "\n\n"
+        }
         body += "Question: \(question)"
         messages.append(LLMMessage(role: .user, content: body))
         return messages

@@ -43,9 +43,9 @@ extension StructuredAnswer {
 extension NoteAnalysis: StructuredAnswer {
     public static var jsonSchema: JSONValue {
         Schema.object([
-            "concepts": Schema.array(Schema.object(["name": Schema.string(maxLength: 80), "confidence": Schema.number(0, 1)]), maxItems: 10),
+            "concepts": Schema.array(Schema.object(["name": Schema.string(maxLength: 80), "confidence": Schema.number(0, 1)]), maxItems: maxConcepts),
             "primaryTheme": Schema.string(maxLength: 80),
-            "secondaryThemes": Schema.array(Schema.string(maxLength: 80), maxItems: 5),
+            "secondaryThemes": Schema.array(Schema.string(maxLength: 80), maxItems: maxSecondaryThemes),
             "sentiment": Schema.enum(Sentiment.allowedValues),
             "sentimentScore": Schema.number(-1, 1),
             "emotionalTone": Schema.string(maxLength: 40),
@@ -55,6 +55,60 @@ extension NoteAnalysis: StructuredAnswer {
         ])
     }
 
+    /// The prompt's bounds ("up to 5 concepts", "up to 3 secondary themes"), the schema's too.
+    public static let maxConcepts = 5
+    public static let maxSecondaryThemes = 3
+
+    /// The words of the analysis prompt's own instructions. A concept or theme made of nothing
+    /// else was copied from the prompt ("up to 5 concepts", "someday"), not found in the note.
+    static let instructionWords: Set<String> = {
+        // Words of the prompt that are also everyday subjects of a note stay allowed.
+        let subjects: Set<String> = ["personal", "private", "brain", "app", "energy", "writer"]
+        var words = Set(TextTokens.searchTerms(ProcessingPrompts.analysisSystem, limit: 1000).filter { !subjects.contains($0) }.map(TextTokens.stem))
+        for word in ["concept", "concepts", "theme", "themes", "json", "schema", "up", "to", "note", "notes", "none", "n/a", "na", "unknown"] {
+            words.insert(TextTokens.stem(word))
+        }
+        return words
+    }()
+
+    static func copiesInstructions(_ phrase: String) -> Bool {
+        let words = TextTokens.words(phrase).filter { !TextTokens.stopWords.contains($0) }
+        return words.allSatisfy { $0.allSatisfy(\.isNumber) || instructionWords.contains(TextTokens.stem($0)) }
+    }
+
+    /// Phrases trimmed, without empty, over-long or repeated (in any case) ones, at most `limit`.
+    static func distinct(_ phrases: [String], limit: Int, excluding taken: Set<String> = []) -> [String] {
+        var seen = taken
+        return phrases.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty && $0.count <= 80 && seen.insert($0.lowercased()).inserted }
+            .prefix(limit).map { $0 }
+    }
+
+    /// The analysis without what the model copied from the prompt's instructions rather than
+    /// found in the note ("up to 5 concepts", "someday" as a concept): a phrase made only of the
+    /// instructions' words, unless the note itself has them all. A copied primary theme gives way
+    /// to the first secondary theme or concept left. Nothing else changes: the note isn't failed for it.
+    public func withoutInstructionWords(note: String) -> NoteAnalysis {
+        let noteStems = Set(TextTokens.words(note).map(TextTokens.stem))
+        func copied(_ phrase: String) -> Bool {
+            Self.copiesInstructions(phrase) && !TextTokens.words(phrase).filter { !TextTokens.stopWords.contains($0) && !$0.allSatisfy(\.isNumber) }
+                .allSatisfy { noteStems.contains(TextTokens.stem($0)) }
+        }
+        var out = self
+        out.concepts = Array(concepts.filter { !copied($0.name) }.prefix(Self.maxConcepts))
+        out.secondaryThemes = secondaryThemes.filter { !copied($0) }
+        if copied(primaryTheme), let replacement = out.secondaryThemes.first ?? out.concepts.first?.name {
+            out.primaryTheme = replacement
+            out.secondaryThemes.removeAll { $0.lowercased() == replacement.lowercased() }
+        }
+        out.secondaryThemes = Array(out.secondaryThemes.prefix(Self.maxSecondaryThemes))
+        return out
+    }
+
+    /// What a person would keep of an analysis. A small model repeats a concept ten times or
+    /// writes more than it was asked for; the repeats and the extra are dropped and the rest
+    /// kept, rather than failing the note. Only what can't be repaired — no primary theme, a
+    /// number that isn't one — is invalid (and asked for again).
     public func validated() throws -> NoteAnalysis {
         var out = self
         out.primaryTheme = primaryTheme.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -64,14 +118,16 @@ extension NoteAnalysis: StructuredAnswer {
         // of the analysis is still worth keeping. Only a number that isn't one is invalid.
         guard sentimentScore.isFinite else { throw InvalidAnswer("sentimentScore must be a number between -1 and 1") }
         out.sentimentScore = min(max(sentimentScore, -1), 1)
-        guard concepts.count <= 20 else { throw InvalidAnswer("too many concepts") }
         for concept in concepts {
             guard concept.confidence.isFinite else { throw InvalidAnswer("a concept's confidence must be a number between 0 and 1") }
         }
-        out.concepts = concepts.map { Concept(name: $0.name.trimmingCharacters(in: .whitespacesAndNewlines), confidence: min(max($0.confidence, 0), 1)) }
-            .filter { !$0.name.isEmpty && $0.name.count <= 80 }
-        out.secondaryThemes = secondaryThemes.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty && $0.count <= 80 }.prefix(5).map { $0 }
+        // Up to twice the bound here: what is copied from the prompt goes next (`withoutInstructionWords`), then the bound.
+        let names = Self.distinct(concepts.map(\.name), limit: Self.maxConcepts * 2)
+        out.concepts = names.compactMap { name in
+            concepts.first { $0.name.trimmingCharacters(in: .whitespacesAndNewlines) == name }
+                .map { Concept(name: name, confidence: min(max($0.confidence, 0), 1)) }
+        }
+        out.secondaryThemes = Self.distinct(secondaryThemes, limit: Self.maxSecondaryThemes * 2, excluding: [out.primaryTheme.lowercased()])
         out.emotionalTone = String(emotionalTone.trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
         return out
     }

@@ -63,9 +63,12 @@ public protocol LLMProvider: Sendable {
     func isAvailable() async -> Bool
     /// A chat answer as it is written.
     func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error>
+    /// How many tokens one request to the model may hold, when known (nil: unknown).
+    func contextWindow() async -> Int?
 }
 
 extension LLMProvider {
+    public func contextWindow() async -> Int? { nil }
     public func generate(_ prompt: String, system: String? = nil) async throws -> String { try await generate(prompt, system: system, model: nil) }
     public func embed(_ text: String) async throws -> [Float] { try await embed(text, model: nil) }
     public func chat(_ messages: [LLMMessage]) async throws -> AsyncThrowingStream<String, any Error> { try await chat(messages, model: nil) }

@@ -7,7 +7,11 @@ import Foundation
 public struct ChatEngine: Sendable {
     public let data: any DataProvider
     public let llm: any LLMProvider
+    /// The most tokens of notes and memories a prompt carries; less when the model's window is
+    /// small (half of it: the rest is the instructions, the conversation and the answer).
     public var contextBudget = 3000
+    /// The most notes a prompt shows: the few that matter (a small model cites better from few).
+    public var contextNotes = 5
     public var compression: CompressionService
     public var memory: MemoryService
     public var now: @Sendable () -> Date
@@ -57,7 +61,9 @@ public struct ChatEngine: Sendable {
         let analysis = QueryAnalyzer.analyze(question, now: now())
         let found = try await SearchService(data: data).find(question, analysis: analysis, scope: scope)
         let memories = (try? await memory.recall(for: question, now: now())) ?? []
-        let context = ContextBuilder(budget: contextBudget).build(notes: found.notes, memories: memories, extra: Self.extra(found))
+        let window = await llm.contextWindow()
+        let budget = window.map { min(contextBudget, max(500, $0 / 2)) } ?? contextBudget
+        let context = ContextBuilder(budget: budget).build(notes: Array(found.notes.prefix(contextNotes)), memories: memories, extra: Self.extra(found))
         let history = compression.promptHistory(session)
         let messages = PromptBuilder.chat(question: question, context: context, summary: history.summary,
                                           history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)
@@ -94,8 +100,11 @@ public struct ChatEngine: Sendable {
             if !text.allSatisfy(\.isWhitespace), let kept = try? await keep(text) { session = kept }
             return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
         }
-        let parsed = CitationParser.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
-        let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds)
+        // Citations checked against the notes shown, and added where the model left them out.
+        let attributed = CitationAttribution.attribute(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
+        let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
+        let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds,
+                                seleneCitedNoteIds: parsed.seleneCitedNoteIds.isEmpty ? nil : parsed.seleneCitedNoteIds)
         session = base
         session.messages.append(reply)
         session.updatedAt = reply.createdAt

@@ -26,6 +26,8 @@ public enum OpenAIWire {
         public var temperature: Double?
         public var max_tokens: Int?
         public var response_format: JSONValue?
+        /// Turn markers: the answer ends where the model starts another turn.
+        public var stop: [String] = TemplateTokens.stopSequences
 
         public init(model: String, messages: [LLMMessage], stream: Bool, temperature: Double? = nil, maxTokens: Int? = nil,
                     responseFormat: ResponseFormat? = nil) {

@@ -199,16 +199,21 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     public var createdAt: Date
     /// The notes the answer cites, in the order of their numbers in the text.
     public var citedNoteIds: [Int64]?
+    /// Those of `citedNoteIds` that Selene matched to the answer's sentences itself: the model
+    /// didn't cite them (`CitationAttribution`).
+    public var seleneCitedNoteIds: [Int64]?
     /// Set on an answer that was cut off (the model broke off, or the server stopped while it
     /// was written): what had arrived is kept, marked, and never taken for a whole answer.
     public var incomplete: Bool?
 
-    public init(id: UUID = UUID(), role: MessageRole, content: String, createdAt: Date, citedNoteIds: [Int64]? = nil, incomplete: Bool? = nil) {
+    public init(id: UUID = UUID(), role: MessageRole, content: String, createdAt: Date, citedNoteIds: [Int64]? = nil,
+                seleneCitedNoteIds: [Int64]? = nil, incomplete: Bool? = nil) {
         self.id = id
         self.role = role
         self.content = content
         self.createdAt = createdAt
         self.citedNoteIds = citedNoteIds
+        self.seleneCitedNoteIds = seleneCitedNoteIds
         self.incomplete = incomplete
     }
 

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Citations that don't depend on the model remembering them. A small model often answers
+/// right and cites nothing, or cites a number at random. After the answer, each sentence is held
+/// against the notes it was shown: a citation whose note shares nothing with its sentence is
+/// taken out, and a sentence left without one gets the shown note that supports it best, if any
+/// note supports it well enough. Such citations are Selene's, not the model's, and are marked so.
+/// A wrong citation is worse than none, so the bar is high: enough of the sentence's own content
+/// words (by stem, numbers included) must be in the note, and clearly more than in any other.
+public enum CitationAttribution {
+    public struct Settings: Sendable, Hashable {
+        /// The least share of a sentence's content words a note must have to be cited for it.
+        public var minShare: Double
+        /// The least number of them.
+        public var minShared: Int
+        /// How much more of the sentence the best note must hold than the next best.
+        public var minLead: Double
+
+        public init(minShare: Double = 0.34, minShared: Int = 2, minLead: Double = 0.15) {
+            self.minShare = minShare
+            self.minShared = minShared
+            self.minLead = minLead
+        }
+
+        public static let `default` = Settings()
+    }
+
+    public struct Result: Sendable, Hashable {
+        /// The answer with Selene's markers added and unsupported ones taken out.
+        public var text: String
+        /// Context numbers that only Selene cites.
+        public var added: Set<Int>
+        /// Context numbers the model cited where its sentence shares nothing with the note.
+        public var removed: Set<Int>
+    }
+
+    /// How much of `sentence` a note holds: the share of its content words found in the note, and how many.
+    static func support(_ sentenceTerms: [String], note: Note) -> (share: Double, shared: Int) {
+        guard !sentenceTerms.isEmpty else { return (0, 0) }
+        let shared = TextTokens.matched(sentenceTerms, in: (note.title ?? "") + " " + note.content)
+        return (Double(shared) / Double(sentenceTerms.count), shared)
+    }
+
+    /// The content words of a sentence that could tie it to a note: not the question's framing
+    /// words ("say", "said") and not citation markers.
+    static func terms(_ sentence: String) -> [String] {
+        let unmarked = CitationParser.marker.stringByReplacingMatches(
+            in: sentence, range: NSRange(sentence.startIndex..., in: sentence), withTemplate: " ")
+        return TextTokens.searchTerms(unmarked).filter { !framing.contains($0) }
+    }
+
+    static let framing: Set<String> = ["said", "say", "says", "according", "mentioned", "mention", "wrote", "write", "based", "seems",
+                                       "yes", "sure", "okay", "ok", "hi", "hello", "question", "answer", "selene"]
+
+    /// Sentences of an answer with the range each covers, line breaks kept.
+    static func sentences(_ text: String) -> [Range<String.Index>] {
+        var out: [Range<String.Index>] = []
+        var start = text.startIndex
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            let next = text.index(after: i)
+            var ends = c == "\n"
+            if ".!?".contains(c) {
+                // A full stop inside a number ("1.5") or before a citation marker doesn't end it.
+                let following = next < text.endIndex ? text[next] : " "
+                ends = following == " " || following == "\n"
+            }
+            if ends {
+                // Markers right after the end belong to this sentence: "… chimney. [1]".
+                var end = next
+                while end < text.endIndex, text[end] == " " || text[end] == "[" {
+                    if text[end] == "[", let close = text[end...].firstIndex(of: "]"),
+                       CitationParser.marker.firstMatch(in: text, range: NSRange(end...close, in: text)) != nil {
+                        end = text.index(after: close)
+                    } else if text[end] == " " {
+                        end = text.index(after: end)
+                    } else { break }
+                }
+                out.append(start..<end)
+                start = end
+                i = end
+                continue
+            }
+            i = next
+        }
+        if start < text.endIndex { out.append(start..<text.endIndex) }
+        return out
+    }
+
+    public static func attribute(_ answer: String, context: [Int: Note], settings: Settings = .default) -> Result {
+        guard !context.isEmpty else { return Result(text: answer, added: [], removed: []) }
+        var out = ""
+        var modelCited = Set<Int>()
+        var seleneCited = Set<Int>()
+        var removed = Set<Int>()
+        for range in sentences(answer) {
+            let sentence = String(answer[range])
+            let terms = terms(sentence)
+            let marks = CitationParser.marker.matches(in: sentence, range: NSRange(sentence.startIndex..., in: sentence))
+            var kept = sentence
+            var keptAny = false
+            // Model's markers: those whose note shares nothing with the sentence go.
+            for match in marks.reversed() {
+                guard let r = Range(match.range, in: sentence), let inner = Range(match.range(at: 1), in: sentence) else { continue }
+                let numbers = sentence[inner].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+                let supported = numbers.filter { n in
+                    guard let note = context[n] else { return false }
+                    return terms.isEmpty || support(terms, note: note).shared > 0
+                }
+                for n in numbers where context[n] != nil && !supported.contains(n) { removed.insert(n) }
+                if supported.isEmpty {
+                    guard let kr = Range(NSRange(r, in: sentence), in: kept) else { continue }
+                    var lower = kr.lowerBound
+                    if lower > kept.startIndex, kept[kept.index(before: lower)] == " " { lower = kept.index(before: lower) }
+                    kept.removeSubrange(lower..<kr.upperBound)
+                } else {
+                    keptAny = true
+                    modelCited.formUnion(supported)
+                    if supported.count != numbers.count, let kr = Range(NSRange(r, in: sentence), in: kept) {
+                        kept.replaceSubrange(kr, with: supported.map { "[\($0)]" }.joined())
+                    }
+                }
+            }
+            if !keptAny, terms.count >= settings.minShared, let best = bestNote(terms, context: context, settings: settings) {
+                seleneCited.insert(best)
+                kept = insertMarker(best, into: kept)
+            }
+            out += kept
+        }
+        return Result(text: out, added: seleneCited.subtracting(modelCited), removed: removed.subtracting(modelCited))
+    }
+
+    /// The shown note that supports `terms` best, if it clears the bar and leads the next one.
+    static func bestNote(_ terms: [String], context: [Int: Note], settings: Settings) -> Int? {
+        let scored = context.map { (number: $0.key, support: support(terms, note: $0.value)) }
+            .sorted { ($0.support.share, -$0.number) > ($1.support.share, -$1.number) }
+        guard let best = scored.first, best.support.share >= settings.minShare, best.support.shared >= settings.minShared else { return nil }
+        let runnerUp = scored.dropFirst().first?.support.share ?? 0
+        return best.support.share - runnerUp >= settings.minLead ? best.number : nil
+    }
+
+    /// "… the chimney." → "… the chimney [2]." (before the sentence's closing punctuation and
+    /// trailing space, after any marker already there).
+    static func insertMarker(_ number: Int, into sentence: String) -> String {
+        var end = sentence.endIndex
+        while end > sentence.startIndex, sentence[sentence.index(before: end)].isWhitespace { end = sentence.index(before: end) }
+        var body = end
+        while body > sentence.startIndex, ".!?".contains(sentence[sentence.index(before: body)]) { body = sentence.index(before: body) }
+        return String(sentence[..<body]) + " [\(number)]" + String(sentence[body...])
+    }
+}

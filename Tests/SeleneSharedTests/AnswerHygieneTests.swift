@@ -1,0 +1,89 @@
+import Foundation
+@testable import SeleneShared
+import Testing
+
+@Suite("What a model writes, made fit to show: template tokens, citations, analyses")
+struct AnswerHygieneTests {
+    @Test("Template tokens are removed; a turn marker after some answer ends it; one before it goes with its role word")
+    func templateTokens() {
+        #expect(TemplateTokens.clean("Anna turns 40 on 12 May.<|im_end|>\n<|im_start|>user\nthanks") == ("Anna turns 40 on 12 May.", 1))
+        #expect(TemplateTokens.clean("<|im_start|>assistant\nThe quote was 1,450.") == ("The quote was 1,450.", 1))
+        #expect(TemplateTokens.clean("e\n\nThe roof <start_of_image> needs flashing.<end_of_turn>\n<start_of_turn>model more") == ("e\n\nThe roof  needs flashing.", 2))
+        #expect(TemplateTokens.clean("Buy <pad><pad>compost</s> and more") == ("Buy compost", 3))
+        #expect(TemplateTokens.clean("Plain text with <b>tags</b> and a < b > c.") == ("Plain text with <b>tags</b> and a < b > c.", 0))
+        #expect(TemplateTokens.clean("[1] is fine, [INST] is not") == ("[1] is fine, ", 1))
+    }
+
+    @Test("A streamed answer is cleaned piece by piece, a token split over pieces included; nothing after a turn change")
+    func streamFilter() {
+        func run(_ pieces: [String]) -> (String, Int) {
+            var filter = TemplateTokens.StreamFilter()
+            var out = pieces.map { filter.feed($0) }.joined()
+            out += filter.finish()
+            return (out, filter.removed)
+        }
+        #expect(run(["Anna turns ", "40 on 12 May.", "<|im", "_end|>", "\n<|im_start|>user hi"]) == ("Anna turns 40 on 12 May.", 1))
+        #expect(run(["<|im_start|>", "assistant\n", "Hello", " there"]) == ("Hello there", 1))
+        #expect(run(["Tomatoes <", "3 basil"]) == ("Tomatoes <3 basil", 0))
+        #expect(run(["See [", "1] and <start_of_", "image> the", " rest"]) == ("See [1] and  the rest", 1))
+        let words = "The second quote for the chimney flashing was 1,450 and can start in two weeks."
+        #expect(run(words.map(String.init)) == (words, 0))
+    }
+
+    let shown: [Int: Note] = [
+        1: note(11, "The roofer came by: the flashing around the chimney is rusted through and needs replacing before winter. Quote was 1,800.", title: "Roof"),
+        2: note(22, "Anna turns 40 on the 12th of May. She mentioned wanting a pottery class, maybe book one for two.", title: "Anna's birthday"),
+        3: note(33, "Second quote for the chimney flashing: 1,450, can start in two weeks. Leaning towards this one.", title: "Roof again"),
+    ]
+
+    @Test("An answer that cites nothing gets Selene's citation of the note that holds it, marked as Selene's")
+    func attributesUncitedSentences() {
+        let result = CitationAttribution.attribute("Anna turns 40 on the 12th of May. She wants a pottery class.", context: shown)
+        #expect(result.text == "Anna turns 40 on the 12th of May [2]. She wants a pottery class [2].")
+        #expect(result.added == [2] && result.removed.isEmpty)
+        let parsed = CitationParser.parse(result.text, context: shown, bySelene: result.added)
+        #expect(parsed.citedNoteIds == [22] && parsed.seleneCitedNoteIds == [22])
+        #expect(parsed.citations.allSatisfy { $0.bySelene })
+    }
+
+    @Test("A model's citation that supports its sentence stays the model's; one that shares nothing with it is replaced")
+    func checksModelCitations() {
+        let kept = CitationAttribution.attribute("The second quote was 1,450 [3].", context: shown)
+        #expect(kept.text == "The second quote was 1,450 [3]." && kept.added.isEmpty && kept.removed.isEmpty)
+        let wrong = CitationAttribution.attribute("Anna turns 40 on the 12th of May [1].", context: shown)
+        #expect(wrong.text == "Anna turns 40 on the 12th of May [2]." && wrong.added == [2] && wrong.removed == [1])
+    }
+
+    @Test("No citation where no note clearly holds the sentence: small talk, an invented fact, a sentence two notes hold alike")
+    func noCitationWithoutSupport() {
+        for answer in ["Hello! I hope you are well.", "The book is Fantom by Suzanne Collins.", "I don't know."] {
+            let result = CitationAttribution.attribute(answer, context: shown)
+            #expect(result.text == answer && result.added.isEmpty, "\(answer) → \(result.text)")
+        }
+        // Both roof notes speak of the chimney flashing and a quote: neither leads, so neither is cited.
+        #expect(CitationAttribution.attribute("There is a quote for the chimney flashing.", context: shown).added.isEmpty)
+        #expect(CitationAttribution.attribute("Anything.", context: [:]).text == "Anything.")
+    }
+
+    @Test("An analysis keeps distinct concepts and themes, none copied from the prompt, within the prompt's bounds")
+    func analysisRepaired() throws {
+        let concepts = ["someday", "Sourdough", "sourdough", "up to 5 concepts", "starter", "Hydration", "cold proof", "flour", "loaf"]
+            .map { Concept(name: $0, confidence: 0.8) }
+        let raw = NoteAnalysis(concepts: concepts, primaryTheme: "Baking", secondaryThemes: ["baking", "primary theme", "Bread", "Fermentation", "Kitchen"],
+                               sentiment: .positive, sentimentScore: 0.4, emotionalTone: "content", energyLevel: .medium, noteType: .log, actionability: .someday)
+        let note = "Fed the starter, 75% hydration, longer cold proof. Flour: rye. Bread for the weekend."
+        let fixed = try raw.validated().withoutInstructionWords(note: note)
+        #expect(fixed.concepts.map(\.name) == ["Sourdough", "starter", "Hydration", "cold proof", "flour"])
+        #expect(fixed.secondaryThemes == ["Bread", "Fermentation", "Kitchen"])
+        // A copied primary theme gives way to the first secondary theme left.
+        var copied = raw
+        copied.primaryTheme = "Primary theme"
+        let promoted = try copied.validated().withoutInstructionWords(note: note)
+        #expect(promoted.primaryTheme == "baking" && promoted.secondaryThemes == ["Bread", "Fermentation", "Kitchen"])
+        // A word of the instructions that the note itself has is the note's own.
+        let own = try copied.validated().withoutInstructionWords(note: "The primary theme of the essay is grief.")
+        #expect(own.primaryTheme == "Primary theme")
+        let schema = String(decoding: try SeleneJSON.encode(NoteAnalysis.jsonSchema), as: UTF8.self)
+        #expect(schema.contains("\"maxItems\":5") && schema.contains("\"maxItems\":3"))
+    }
+}
