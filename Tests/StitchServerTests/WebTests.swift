@@ -126,6 +126,40 @@ struct WebTests {
         }
     }
 
+    @Test("A web session in use stays signed in: each day of use moves its end 30 days on, never past 180 days after the sign-in; unused for 30 days it ends")
+    func slidingSession() async throws {
+        try await withTestApp { app, clock in
+            let web = WebClient(app: app)
+            try await web.signUp()
+            let signedIn = try #require(try await WebSessionModel.query(on: app.db).first())
+            #expect(signedIn.expiresAt == signedIn.createdAt.addingTimeInterval(30 * 24 * 3600))
+            // Used every 20 days for 160 days: never signed out, though 30 days have long passed since the sign-in.
+            for _ in 0..<8 {
+                clock.advance(by: 20 * 24 * 3600)
+                let page = try await web.request(.GET, "/app/inventory")
+                #expect(page.status == .ok, "signed out \(clock.now.timeIntervalSince(signedIn.createdAt) / 86400) days after the sign-in")
+                #expect(page.headers[.setCookie].contains { $0.hasPrefix("stitch_session=") && $0.contains("HttpOnly") })
+            }
+            // The end never passes 180 days after the sign-in, however much it is used.
+            let capped = try #require(try await WebSessionModel.query(on: app.db).first())
+            #expect(capped.expiresAt == signedIn.createdAt.addingTimeInterval(180 * 24 * 3600))
+            clock.advance(by: 21 * 24 * 3600)  // day 181
+            #expect(try await web.request(.GET, "/app/inventory").status == .seeOther)
+
+            // A session unused for 30 days ends.
+            let idle = WebClient(app: app)
+            try await idle.signIn("ann@example.com")
+            #expect(try await idle.request(.GET, "/app/inventory").status == .ok)
+            clock.advance(by: 30 * 24 * 3600 + 60)
+            #expect(try await idle.request(.GET, "/app/inventory").status == .seeOther)
+            // Pages on the same day don't write the session again.
+            let today = WebClient(app: app)
+            try await today.signIn("ann@example.com")
+            let again = try await today.request(.GET, "/app/inventory")
+            #expect(!again.headers[.setCookie].contains { $0.hasPrefix("stitch_session=") })
+        }
+    }
+
     @Test("Every state-changing form refuses a missing or wrong CSRF token, and changes nothing")
     func csrf() async throws {
         try await withTestApp { app, _ in

@@ -24,7 +24,14 @@ enum WebSession {
     static let cookie = "stitch_session"
     static let csrfCookie = "stitch_csrf"
     static let csrfField = "_csrf"
+    /// A session ends after this long unused: each day it is used, its end moves to this far
+    /// from then ("the user stays logged in", SPEC) …
     static let lifetime: TimeInterval = 30 * 24 * 3600
+    /// … but never later than this long after the sign-in, so a stolen cookie can't live for
+    /// ever; sign-out and a password change end it everywhere at once, as before.
+    static let absoluteLifetime: TimeInterval = 180 * 24 * 3600
+    /// How often a used session's end is moved (one write a day at most, not one per page).
+    static let slideEvery: TimeInterval = 24 * 3600
 
     static func start(userId: UUID, req: Request, response: Response) async throws {
         let token = TokenService.base64URL([UInt8].random(count: 32))
@@ -52,8 +59,26 @@ enum WebSession {
         guard let session = try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token)).first(),
               session.expiresAt > req.now
         else { return nil }
+        try await slide(session, req: req)
         return AuthenticatedUser(id: session.userId, sessionId: session.id!)
     }
+
+    /// The end a session in use moves to: `lifetime` from now, capped at `absoluteLifetime` after the sign-in.
+    static func slidExpiry(createdAt: Date, now: Date) -> Date {
+        min(now.addingTimeInterval(lifetime), createdAt.addingTimeInterval(absoluteLifetime))
+    }
+
+    /// Moves a used session's end, at most once a day; the new cookie goes out with the response
+    /// (`attachCSRF`). The update is guarded by the end it read, so two requests at once move it once.
+    static func slide(_ session: WebSessionModel, req: Request) async throws {
+        let next = slidExpiry(createdAt: session.createdAt, now: req.now)
+        guard next.timeIntervalSince(session.expiresAt) >= slideEvery, let token = req.cookies[cookie]?.string else { return }
+        try await WebSessionModel.query(on: req.db).filter(\.$id == session.id!).filter(\.$expiresAt == session.expiresAt)
+            .set(\.$expiresAt, to: next).update()
+        req.storage[SlidKey.self] = (token, next)
+    }
+
+    struct SlidKey: StorageKey { typealias Value = (token: String, expires: Date) }
 
     static func isSecure(_ req: Request) -> Bool {
         req.url.scheme == "https" || req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
@@ -69,6 +94,11 @@ enum WebSession {
     }
 
     static func attachCSRF(_ req: Request, to response: Response) {
+        if let slid = req.storage[SlidKey.self], response.cookies[cookie] == nil {
+            response.cookies[cookie] = HTTPCookies.Value(
+                string: slid.token, expires: slid.expires, maxAge: max(0, Int(slid.expires.timeIntervalSince(req.now))), path: "/",
+                isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
+        }
         if let made = req.storage[CSRFKey.self] {
             response.cookies[csrfCookie] = HTTPCookies.Value(string: made, path: "/", isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
         }
