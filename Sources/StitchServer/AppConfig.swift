@@ -151,19 +151,34 @@ public struct AppConfig: Sendable {
             tokenURL: env["\(prefix)_TOKEN_URL"] ?? tokenURL, userInfoURL: env["\(prefix)_USERINFO_URL"] ?? userInfoURL)
     }
 
-    private static func developmentSecret(in directory: String, logger: Logger) throws -> String {
+    /// The development secret kept in the data folder. Created atomically: the new secret is
+    /// written whole to a file of this process's own, then hard-linked to its name, which fails if
+    /// the name exists; whoever loses the race reads the winner's. So instances starting at once on
+    /// one data folder end with one secret and accept each other's tokens (a plain write let each
+    /// keep its own, and a refresh retried on the other instance looked like reuse).
+    static func developmentSecret(in directory: String, logger: Logger) throws -> String {
         let path = (directory as NSString).appendingPathComponent("jwt-secret")
-        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-           existing.utf8.count >= minimumSecretBytes {
-            return existing
+        func existing() -> String? {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+                  text.utf8.count >= minimumSecretBytes else { return nil }
+            return text
         }
+        if let existing = existing() { return existing }
         let secret = [UInt8].random(count: 48).hex
+        let scratch = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         // Kept, or every restart would sign everybody out with a new secret.
-        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: scratch, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw ConfigError("JWT_SECRET not set and a development secret could not be stored in \(path): set JWT_SECRET or fix that path")
         }
-        logger.notice("JWT_SECRET not set: generated a development secret and stored it in \(path)")
-        return secret
+        if link(scratch, path) == 0 {
+            logger.notice("JWT_SECRET not set: generated a development secret and stored it in \(path)")
+            return secret
+        }
+        guard errno == EEXIST, let theirs = existing() else {
+            throw ConfigError("JWT_SECRET not set and a development secret could not be stored in \(path) (\(String(cString: strerror(errno)))): set JWT_SECRET or fix that path")
+        }
+        return theirs
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 @testable import StitchServer
 import Testing
 import Vapor
@@ -24,6 +25,24 @@ struct ConfigTests {
         #expect(again.jwtSecret == config.jwtSecret)
         let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/jwt-secret")
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    }
+
+    @Test("Instances starting at once on one data folder end with one development secret")
+    func secretCreatedOnce() throws {
+        for _ in 0..<20 {
+            let dir = tempDir()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let secrets = NIOLockedValueBox<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let secret = (try? AppConfig.developmentSecret(in: dir, logger: logger)) ?? "failed"
+                secrets.withLockedValue { $0.append(secret) }
+            }
+            let all = secrets.withLockedValue { $0 }
+            #expect(Set(all).count == 1 && all[0] != "failed", "\(Set(all))")
+            #expect(try String(contentsOfFile: dir + "/jwt-secret", encoding: .utf8) == all[0])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["jwt-secret"], "no scratch files left")
+        }
     }
 
     @Test("A development secret that can't be stored is an error, not a new secret on every start")
