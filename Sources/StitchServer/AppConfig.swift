@@ -64,6 +64,13 @@ public struct AppConfig: Sendable {
     public var bcryptCost: Int = 12
     public var loginMaxFailures: Int = 5
     public var loginFailureWindow: TimeInterval = 15 * 60
+    /// Sign-ins, sign-ups and token refreshes one client address may send in `clientAttemptWindow`
+    /// (over every account: the per-account limit alone lets one address try many accounts).
+    public var clientAttemptLimit: Int = 60
+    public var clientAttemptWindow: TimeInterval = 10 * 60
+    /// `TRUSTED_PROXIES`: the addresses of the load balancers in front (comma-separated). Only a
+    /// request from one of them has its `X-Forwarded-For` read for the client's address.
+    public var trustedProxies: Set<String> = []
     public var apple: Apple?
     public var instagram: OAuthProvider?
     public var tiktok: OAuthProvider?
@@ -130,6 +137,13 @@ public struct AppConfig: Sendable {
             config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,
                                  webRedirectURI: env["APPLE_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 },
                                  authorizeURL: env["APPLE_AUTHORIZE_URL"] ?? "https://appleid.apple.com/auth/authorize")
+        }
+        if let raw = env["TRUSTED_PROXIES"], !raw.isEmpty {
+            config.trustedProxies = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        if let raw = env["CLIENT_ATTEMPT_LIMIT"], !raw.isEmpty {
+            guard let n = Int(raw), n >= 1 else { throw ConfigError("CLIENT_ATTEMPT_LIMIT must be a whole number from 1") }
+            config.clientAttemptLimit = n
         }
         if let token = env["METRICS_TOKEN"], !token.isEmpty {
             guard token.utf8.count >= minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(minimumSecretBytes) characters") }

@@ -6,10 +6,11 @@ import Vapor
 struct AuthController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let auth = routes.grouped("auth")
-        auth.post("register", use: register)
-        auth.post("login", use: login)
-        auth.post("refresh", use: refresh)
-        auth.post("provider", use: provider)
+        let throttled = auth.grouped(ClientThrottle())
+        throttled.post("register", use: register)
+        throttled.post("login", use: login)
+        throttled.post("refresh", use: refresh)
+        throttled.post("provider", use: provider)
         let signedIn = auth.grouped(RequireUser())
         signedIn.post("logout", use: logout)
         signedIn.get("me", use: me)

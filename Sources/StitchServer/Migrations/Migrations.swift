@@ -20,5 +20,6 @@ enum StitchMigrations {
         AddExpiryIndexes(),
         AddThreadCatalogColorName(),
         CreatePatterns(),
+        CreateClientThrottles(),
     ]
 }

@@ -106,24 +106,43 @@ final class LoginThrottleModel: Model, @unchecked Sendable {
     }
 }
 
-/// The count of sign-in attempts, taken atomically.
-enum LoginThrottle {
-    /// Counts one more attempt for `email` and answers its number in the window and the window's
-    /// start: one `INSERT … ON CONFLICT (email) DO UPDATE … RETURNING` (SQLite and PostgreSQL), so
-    /// parallel attempts never overwrite each other's counts nor collide on the first insert. A
-    /// window older than `window` starts again at 1.
-    static func count(email: String, now: Date, window: TimeInterval, on db: any Database) async throws -> (number: Int, windowStart: Date) {
+/// Attempts counted atomically per key in a window: one `INSERT … ON CONFLICT (key) DO UPDATE …
+/// RETURNING` (SQLite and PostgreSQL), so attempts sent at once never overwrite each other's
+/// counts nor collide on the first insert. A window older than `window` starts again at 1.
+enum AttemptCounter {
+    static func count(table: String, key column: String, _ key: String, count countColumn: String, now: Date, window: TimeInterval,
+                      extra: SQLQueryString = "", on db: any Database) async throws -> (number: Int, windowStart: Date) {
         let expired = now.addingTimeInterval(-window)
         let row = try await db.sql.raw("""
-            INSERT INTO \(ident: LoginThrottleModel.schema) (id, email, failures, window_start) \
-            VALUES (\(bind: UUID()), \(bind: email), 1, \(bind: now)) \
-            ON CONFLICT (email) DO UPDATE SET \
-            failures = CASE WHEN login_throttles.window_start <= \(bind: expired) THEN 1 ELSE login_throttles.failures + 1 END, \
-            window_start = CASE WHEN login_throttles.window_start <= \(bind: expired) THEN \(bind: now) ELSE login_throttles.window_start END, \
-            locked_until = NULL \
-            RETURNING failures, window_start
+            INSERT INTO \(ident: table) (id, \(ident: column), \(ident: countColumn), window_start) \
+            VALUES (\(bind: UUID()), \(bind: key), 1, \(bind: now)) \
+            ON CONFLICT (\(ident: column)) DO UPDATE SET \
+            \(ident: countColumn) = CASE WHEN \(ident: table).window_start <= \(bind: expired) THEN 1 ELSE \(ident: table).\(ident: countColumn) + 1 END, \
+            window_start = CASE WHEN \(ident: table).window_start <= \(bind: expired) THEN \(bind: now) ELSE \(ident: table).window_start END\(extra) \
+            RETURNING \(ident: countColumn), window_start
             """).first()
-        guard let row else { throw APIError(.internalServerError, "The sign-in attempt could not be counted") }
-        return (try row.decode(column: "failures", as: Int.self), try row.decode(column: "window_start", as: Date.self))
+        guard let row else { throw APIError(.internalServerError, "The attempt could not be counted") }
+        return (try row.decode(column: countColumn, as: Int.self), try row.decode(column: "window_start", as: Date.self))
     }
+}
+
+/// The count of sign-in attempts per account.
+enum LoginThrottle {
+    static func count(email: String, now: Date, window: TimeInterval, on db: any Database) async throws -> (number: Int, windowStart: Date) {
+        try await AttemptCounter.count(table: LoginThrottleModel.schema, key: "email", email, count: "failures", now: now, window: window,
+                                       extra: ", locked_until = NULL", on: db)
+    }
+}
+
+/// Sign-in, sign-up and refresh attempts per client address, kept in the database so every
+/// instance behind a load balancer counts them together.
+final class ClientThrottleModel: Model, @unchecked Sendable {
+    static let schema = "client_throttles"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "address") var address: String
+    @Field(key: "attempts") var attempts: Int
+    @Field(key: "window_start") var windowStart: Date
+
+    init() {}
 }

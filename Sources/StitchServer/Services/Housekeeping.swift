@@ -14,6 +14,7 @@ public enum Housekeeping {
         public var refreshTokens = 0
         public var webSessions = 0
         public var loginThrottles = 0
+        public var clientThrottles = 0
     }
 
     /// Deletes, as of `now`:
@@ -34,6 +35,9 @@ public enum Housekeeping {
         pruned.loginThrottles = try await db.sql.delete(from: LoginThrottleModel.schema)
             .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.loginFailureWindow)))
             .where { $0.where("locked_until", .is, SQLLiteral.null).orWhere("locked_until", .lessThanOrEqual, SQLBind(now)) }
+            .returning("id").all().count
+        pruned.clientThrottles = try await db.sql.delete(from: ClientThrottleModel.schema)
+            .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.clientAttemptWindow)))
             .returning("id").all().count
         return pruned
     }
@@ -62,7 +66,7 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                     do {
                         let pruned = try await Housekeeping.prune(now: clock.now(), config: config, on: db)
                         if pruned != Housekeeping.Pruned() {
-                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles")
+                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles")
                         }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")

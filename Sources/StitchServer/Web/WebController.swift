@@ -76,9 +76,9 @@ struct WebController: RouteCollection {
 
         let open = routes.grouped(WebAuth(required: false))
         open.get(SiteURL.signIn.route, use: signInPage)
-        open.post(SiteURL.signIn.route, use: signIn)
+        open.grouped(ClientThrottle()).post(SiteURL.signIn.route, use: signIn)
         open.get(SiteURL.signUp.route, use: signUpPage)
-        open.post(SiteURL.signUp.route, use: signUp)
+        open.grouped(ClientThrottle()).post(SiteURL.signUp.route, use: signUp)
         open.post(SiteURL.signOut.route, use: signOut)
         open.post(SiteURL.appleSignIn.route, use: appleStart)
         // Apple posts back cross-site: no CSRF cookie arrives; the signed state stands in for it.
