@@ -240,6 +240,37 @@ struct ThreadsAndBriefingTests {
         }
     }
 
+    @Test("Several processes on one database: the day's scheduled briefing is written and announced once; thread maintenance goes to one holder at a time")
+    func oneRunnerPerJob() async throws {
+        try await withSelene { app, clock in
+            let events = Events()
+            app.selene.events.listen { events.add($0) }
+            try await app.note("Planted tomatoes and basil in the raised bed")
+            // Four processes wake at the briefing hour at once.
+            let written = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for owner in ["a", "b", "c", "d"] {
+                    group.addTask { try await BriefingService(db: app.db, services: app.selene, logger: app.logger).scheduled(owner: owner) }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(written.filter { $0 }.count == 1, "\(written)")
+            #expect(try await BriefingModel.query(on: app.db).count() == 1)
+            #expect(events.all.filter { if case .briefingReady = $0 { true } else { false } }.count == 1, "one push")
+            // The next day is a new job.
+            clock.advance(by: 86_400)
+            #expect(try await BriefingService(db: app.db, services: app.selene, logger: app.logger).scheduled(owner: "b"))
+            #expect(try await !BriefingService(db: app.db, services: app.selene, logger: app.logger).scheduled(owner: "a"))
+
+            let lease = JobLease(db: app.db)
+            let now = clock.now
+            #expect(try await lease.claim("thread-maintenance", owner: "a", now: now, until: now.addingTimeInterval(540)))
+            #expect(try await !lease.claim("thread-maintenance", owner: "b", now: now.addingTimeInterval(60), until: now.addingTimeInterval(600)))
+            #expect(try await lease.claim("thread-maintenance", owner: "b", now: now.addingTimeInterval(541), until: now.addingTimeInterval(1081)))
+            try await lease.release("thread-maintenance", owner: "b")
+            #expect(try await lease.claim("thread-maintenance", owner: "a", now: now.addingTimeInterval(542), until: now.addingTimeInterval(1082)))
+        }
+    }
+
     @Test("The schedule: the next briefing at the configured hour in the configured zone")
     func schedule() async throws {
         try await withSelene(adjust: { $0.briefingHour = 7; $0.timeZone = TimeZone(identifier: "Europe/Berlin")! }) { app, _ in

@@ -21,6 +21,7 @@ enum SeleneMigrations {
         TasksFromAnyNote(),
         WebPushSubscriptions(),
         NoteChunkEmbeddings(),
+        JobLeases(),
     ]
 }
 

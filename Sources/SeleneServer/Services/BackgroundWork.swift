@@ -25,16 +25,23 @@ public struct BackgroundWork: LifecycleHandler {
         } else if services.llm == nil {
             logger.notice("No LLM configured: notes are kept and searchable by keyword, and wait in the queue as pending")
         }
+        // Thread maintenance and the briefing run in one process of all those sharing the
+        // database: each round goes to whoever takes its lease (`JobLease`).
+        let owner = Self.workerName()
+        let interval = maintenanceInterval
         started.append(Task {
             while !Task.isCancelled {
                 do {
-                    let threads = ThreadService(db: app.db, services: services, logger: logger)
-                    try await threads.placeUnthreaded()
-                    try await threads.refresh(now: services.clock.now())
+                    let now = services.clock.now()
+                    if try await JobLease(db: app.writeDB).claim("thread-maintenance", owner: owner, now: now, until: now.addingTimeInterval(interval * 0.9)) {
+                        let threads = ThreadService(db: app.db, services: services, logger: logger)
+                        try await threads.placeUnthreaded()
+                        try await threads.refresh(now: services.clock.now())
+                    }
                 } catch {
                     logger.warning("Thread maintenance failed (retried next pass): \(error)")
                 }
-                try? await Task.sleep(nanoseconds: UInt64(maintenanceInterval * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
             }
         })
         started.append(Task {
@@ -43,8 +50,11 @@ public struct BackgroundWork: LifecycleHandler {
                 let wait = max(1, next.timeIntervalSince(services.clock.now()))
                 guard (try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))) != nil else { return }
                 do {
-                    try await briefings.generate()
-                    logger.info("Morning briefing written")
+                    if try await briefings.scheduled(owner: owner) {
+                        logger.info("Morning briefing written")
+                    } else {
+                        logger.info("Morning briefing: another process is writing today's")
+                    }
                 } catch {
                     logger.error("The morning briefing could not be written: \(error)")
                 }

@@ -34,6 +34,22 @@ struct BriefingService {
         return try await wire(model)
     }
 
+    /// The scheduled morning briefing: written and pushed by the one process that takes the
+    /// day's lease; false when another has (it writes it, and pushes once). A process that fails
+    /// to write it lets the others try again.
+    func scheduled(owner: String) async throws -> Bool {
+        let job = "briefing:" + day(of: services.clock.now())
+        let lease = JobLease(db: db)
+        guard try await lease.claimOnce(job, owner: owner, now: services.clock.now()) else { return false }
+        do {
+            try await generate()
+        } catch {
+            try? await lease.release(job, owner: owner)
+            throw error
+        }
+        return true
+    }
+
     /// Writes today's briefing (replacing one written earlier today) and announces it.
     @discardableResult
     func generate() async throws -> Briefing {
