@@ -169,6 +169,46 @@ struct PatternAPITests {
         }
     }
 
+    @Test("Two instances on one database: one draws a file however many ask; a claim left by a stopped instance runs out and is taken over where the drawing got to")
+    func oneDrawerPerFile() async throws {
+        try await withTestApp { app, clock in
+            let (ann, project) = try await setUp(app)
+            let res = try await upload(ann, project.project.id, TestPDF.make(pages: 24))
+            let created = try res.decode(PatternDetail.self)
+            let key = created.pattern.fileKey
+            // Another instance, asked by a viewer's status poll while this one draws.
+            let other = PatternRenderer()
+            other.start(key, app: app)
+            await other.wait(key)
+            await app.patternRenderer.wait(key)
+            #expect(other.drawings.withLockedValue { $0 } == 0, "the other instance drew nothing")
+            #expect(app.patternRenderer.drawings.withLockedValue { $0 } == 1)
+            let id = created.pattern.id.wireText
+            #expect(try await ann.get("/patterns/\(id)", as: PatternDetail.self).pages == PatternPages(status: .ready, pageCount: 24, rendered: 24))
+
+            // As if an instance that held the claim was killed after 8 pages.
+            let dir = try PageFiles.directory(key, app: app)
+            for n in 9...24 { try FileManager.default.removeItem(atPath: "\(dir)/\(PageFiles.fileName("page", n))") }
+            let row = try #require(try await PatternRenderModel.find(key, on: app.db))
+            row.status = PatternPages.Status.rendering.rawValue
+            row.rendered = 8
+            row.claimedBy = "killed-instance"
+            row.claimedUntil = clock.now.addingTimeInterval(PatternRenderer.claimLifetime)
+            try await row.save(on: app.db)
+            other.start(key, app: app)
+            await other.wait(key)
+            #expect(other.drawings.withLockedValue { $0 } == 0, "the claim still holds")
+            #expect(try await PatternRenderModel.find(key, on: app.db)?.rendered == 8)
+            clock.advance(by: PatternRenderer.claimLifetime + 1)
+            other.start(key, app: app)
+            await other.wait(key)
+            #expect(other.drawings.withLockedValue { $0 } == 1)
+            let finished = try #require(try await PatternRenderModel.find(key, on: app.db))
+            #expect(finished.status == PatternPages.Status.ready.rawValue && finished.rendered == 24 && finished.claimedBy == other.instance)
+            #expect(try await ann.send(.GET, "/patterns/\(id)/pages/20").status == .ok)
+        }
+    }
+
     @Test("Synced like pictures: a device pushes a pattern for a file it uploaded; a file that isn't its own is refused")
     func syncedPattern() async throws {
         try await withTestApp { app, clock in

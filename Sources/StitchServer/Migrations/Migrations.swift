@@ -21,5 +21,6 @@ enum StitchMigrations {
         AddThreadCatalogColorName(),
         CreatePatterns(),
         CreateClientThrottles(),
+        AddPatternRenderClaims(),
     ]
 }

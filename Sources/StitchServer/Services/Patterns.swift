@@ -18,6 +18,9 @@ final class PatternRenderModel: Model, @unchecked Sendable {
     @Field(key: "rendered") var rendered: Int
     @OptionalField(key: "message") var message: String?
     @Field(key: "updated_at") var updatedAt: Date
+    /// The instance drawing the pages, and until when its claim holds (renewed after each batch).
+    @OptionalField(key: "claimed_by") var claimedBy: String?
+    @OptionalField(key: "claimed_until") var claimedUntil: Date?
 
     init() {}
 
@@ -199,11 +202,34 @@ enum PageFiles {
 }
 
 /// Draws PDF patterns' pages in the background, a few at a time, recording progress after each
-/// batch; one job per file in this process. Started at upload, resumed at boot for files a
-/// stopped server left half done, and asked for again by a viewer that finds a file without pages.
+/// batch; one job per file in this process, and one instance per file among all that share the
+/// database: a job draws only while it holds the file's claim (`claim`), renewed after each batch,
+/// so a status poll on another instance starts nothing, and an instance that stops mid-drawing
+/// leaves a claim that runs out and is taken over where the drawing got to. Started at upload,
+/// resumed at boot for files a stopped server left half done, and asked for again by a viewer
+/// that finds a file without pages.
 final class PatternRenderer: LifecycleHandler, Sendable {
     static let batch = 8
+    /// How long a claim holds without being renewed: far longer than a batch of 8 pages takes.
+    static let claimLifetime: TimeInterval = 90
+    /// This instance, as its claims name it.
+    let instance = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
     private let jobs = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
+    /// How many times this instance has started drawing a file (the cluster tier counts them).
+    let drawings = NIOLockedValueBox(0)
+
+    /// Takes (or renews) the file's claim for this instance, if nobody else holds one: one
+    /// conditional UPDATE, atomic on both databases. False: another instance is drawing it.
+    func claim(_ key: String, app: Application) async throws -> Bool {
+        let now = app.clock.now()
+        let row = try await app.db.sql.raw("""
+            UPDATE pattern_renders SET claimed_by = \(bind: instance), claimed_until = \(bind: now.addingTimeInterval(Self.claimLifetime)) \
+            WHERE key = \(bind: key) AND status = \(bind: PatternPages.Status.rendering.rawValue) \
+            AND (claimed_by IS NULL OR claimed_by = \(bind: instance) OR claimed_until IS NULL OR claimed_until <= \(bind: now)) \
+            RETURNING key
+            """).first()
+        return row != nil
+    }
 
     /// Starts every file a stopped server left half drawn (`serve` calls it at boot, after migrating).
     func resumeUnfinished(_ app: Application) async throws {
@@ -222,7 +248,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
         jobs.withLockedValue { jobs in
             guard jobs[key] == nil else { return }
             jobs[key] = Task { [jobs = self.jobs] in
-                await Self.render(key, app: app)
+                await self.render(key, app: app)
                 _ = jobs.withLockedValue { $0.removeValue(forKey: key) }
             }
         }
@@ -233,10 +259,12 @@ final class PatternRenderer: LifecycleHandler, Sendable {
         await jobs.withLockedValue { $0[key] }?.value
     }
 
-    private static func render(_ key: String, app: Application) async {
+    private func render(_ key: String, app: Application) async {
         let db = app.db, logger = app.logger
         do {
+            guard try await claim(key, app: app) else { return }
             guard let row = try await PatternRenderModel.find(key, on: db), row.status == PatternPages.Status.rendering.rawValue else { return }
+            drawings.withLockedValue { $0 += 1 }
             guard let data = try await app.imageStorage.get(key) else {
                 row.status = PatternPages.Status.failed.rawValue
                 row.message = "The pattern's file is missing"
@@ -253,7 +281,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
             var first = row.rendered + 1
             while first <= row.pageCount {
                 if Task.isCancelled { return }  // resumed from here at the next boot
-                let range = first...min(row.pageCount, first + batch - 1), last = range.upperBound
+                let range = first...min(row.pageCount, first + Self.batch - 1), last = range.upperBound
                 do {
                     try await app.threadPool.runIfActive { try Poppler.render(pdfAt: source, pages: range, into: dir) }
                 } catch let failure as Poppler.RenderFailure {
@@ -271,6 +299,8 @@ final class PatternRenderer: LifecycleHandler, Sendable {
                     .set(\.$updatedAt, to: app.clock.now())
                     .update()
                 first = last + 1
+                // Still ours? (Renewed; a claim lost while paused means another instance took over.)
+                if first <= row.pageCount, try await !claim(key, app: app) { return }
             }
         } catch {
             if !Task.isCancelled { logger.warning("Pattern \(key): drawing pages stopped: \(error)") }
