@@ -30,6 +30,8 @@ struct SeleneBench {
         var json: String?
         /// Notes the llm benchmark processes.
         var llmNotes = 20
+        /// Quality also searches 1,024 retrieval settings on each set's tuning half.
+        var tune = false
     }
 
     static func main() async throws {
@@ -48,10 +50,11 @@ struct SeleneBench {
             case "--embed-url": options.embedURL = args.next()
             case "--json": options.json = args.next()
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
+            case "--tune": options.tune = true
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,thresholds]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,thresholds]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune]
                     """)
                 exit(2)
             }
@@ -65,6 +68,7 @@ struct SeleneBench {
         }
         if options.only.contains("quality") || options.only.contains("chunks") { try await QualityBench.run(options: options, report: &report) }
         if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
+        if options.only.contains("answers") { try await AnswerBench.run(options: options, report: &report) }
         if options.only.contains("thresholds") { try await ThresholdBench.run(options: options, report: &report) }
         report.printTable()
         if let path = options.json { try report.write(to: path) }

@@ -54,6 +54,27 @@ struct AnswerHygieneTests {
         #expect(wrong.text == "Anna turns 40 on the 12th of May [2]." && wrong.added == [2] && wrong.removed == [1])
     }
 
+    @Test("Notes the model copied back as they were listed: those about the question become its cited words, the rest go; so do citations of notes about something else beside ones about the question")
+    func echoedContext() {
+        let context: [Int: Note] = [1: note(1, "Long run of 24 km today, knee felt fine until the last hill.", title: "Marathon training"),
+                                    2: note(2, "Fed the starter at 8pm, doubled by morning.", title: "Sourdough")]
+        let echoed = """
+            2026-11-26 — Long run of 24 km today [1].
+            [1] Marathon training — 2026-11-26 — Long run of 24 km today, knee felt fine until the last hill.
+            [2] Sourdough — 2026-11-26 — Fed the starter at 8pm, doubled by morning [2].
+            """
+        let question = "How long was my long run in marathon training?"
+        let result = CitationAttribution.attribute(echoed, context: context, question: question)
+        #expect(result.text == "Long run of 24 km today [1].\nLong run of 24 km today, knee felt fine until the last hill [1].", "\(result.text)")
+        let parsed = CitationParser.parse(result.text, context: context, bySelene: result.added)
+        #expect(parsed.citedNoteIds == [1])
+        // A model's own citation of an unrelated note beside the right one goes.
+        let wandering = CitationAttribution.attribute("You ran 24 km [1]. The starter doubled [2].", context: context, question: question)
+        #expect(wandering.text == "You ran 24 km [1]. The starter doubled.", "\(wandering.text)")
+        // Only unrelated notes cited: nothing to tell them from, left as they are.
+        #expect(CitationAttribution.attribute("The starter doubled [2].", context: context, question: question).text == "The starter doubled [2].")
+    }
+
     @Test("No citation where no note clearly holds the sentence: small talk, an invented fact, a sentence two notes hold alike")
     func noCitationWithoutSupport() {
         for answer in ["Hello! I hope you are well.", "The book is Fantom by Suzanne Collins.", "I don't know."] {
@@ -67,7 +88,7 @@ struct AnswerHygieneTests {
 
     @Test("An analysis keeps distinct concepts and themes, none copied from the prompt, within the prompt's bounds")
     func analysisRepaired() throws {
-        let concepts = ["someday", "Sourdough", "sourdough", "up to 5 concepts", "starter", "Hydration", "cold proof", "flour", "loaf"]
+        let concepts = ["someday", "Sourdough", "up", "sourdough", "up to 5 concepts", "starter", "Hydration", "cold proof", "flour", "loaf"]
             .map { Concept(name: $0, confidence: 0.8) }
         let raw = NoteAnalysis(concepts: concepts, primaryTheme: "Baking", secondaryThemes: ["baking", "primary theme", "Bread", "Fermentation", "Kitchen"],
                                sentiment: .positive, sentimentScore: 0.4, emotionalTone: "content", energyLevel: .medium, noteType: .log, actionability: .someday)

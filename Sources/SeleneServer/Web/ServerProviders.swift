@@ -153,3 +153,11 @@ struct ServerLLMProvider: LLMProvider {
         do { return try await client().chatStream(messages, model: model) } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 }
+
+extension Application {
+    /// A chat as the web app holds one: the server's own notes and model (for `selene-bench --only answers`).
+    public func seleneChatEngine() -> ChatEngine {
+        let services = selene
+        return ChatEngine(data: ServerDataProvider(app: self), llm: services.chatLLM(), now: { services.clock.now() })
+    }
+}

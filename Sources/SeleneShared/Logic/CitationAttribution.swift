@@ -88,8 +88,75 @@ public enum CitationAttribution {
         return out
     }
 
-    public static func attribute(_ answer: String, context: [Int: Note], settings: Settings = .default) -> Result {
+    /// Whether a note shares a content word with the question (by stem).
+    static func relevant(_ note: Note, to questionTerms: [String]) -> Bool {
+        !questionTerms.isEmpty && TextTokens.matched(questionTerms, in: (note.title ?? "") + " " + note.content) > 0
+    }
+
+    static let echoedLine = try! NSRegularExpression(pattern: #"^\s*(?:\d+[.)]\s*)?\[(\d{1,3})\]\s*(.*?)\s+—\s+\d{4}-\d{2}-\d{2}\s+—\s*(.*)$"#)
+    static let echoedDate = try! NSRegularExpression(pattern: #"^(\s*)(?:\d{4}-\d{2}-\d{2}\s+—\s*)+"#)
+
+    /// A small model often copies the notes it was shown back, as they were listed ("[2] Sourdough
+    /// — 2026-11-26 — Fed the starter…"), the ones about the question among the rest. A copied
+    /// line of a note that shares a word with the question becomes that note's words with its
+    /// citation; one of a note about something else goes (when some line is left); a copied date
+    /// prefix goes.
+    public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String) -> String {
+        let terms = TextTokens.searchTerms(question).filter { !framing.contains($0) }
+        var kept: [String] = []
+        var dropped = false
+        for line in answer.components(separatedBy: "\n") {
+            let range = NSRange(line.startIndex..., in: line)
+            if let m = echoedLine.firstMatch(in: line, range: range), let nr = Range(m.range(at: 1), in: line), let n = Int(line[nr]),
+               let note = context[n], let rest = Range(m.range(at: 3), in: line) {
+                guard relevant(note, to: terms) else { dropped = true; continue }
+                var body = String(line[rest]).trimmingCharacters(in: .whitespaces)
+                if CitationParser.marker.firstMatch(in: body, range: NSRange(body.startIndex..., in: body)) == nil { body = insertMarker(n, into: body) }
+                kept.append(body)
+            } else {
+                kept.append(echoedDate.stringByReplacingMatches(in: line, range: range, withTemplate: "$1"))
+            }
+        }
+        let text = kept.joined(separator: "\n")
+        return dropped && text.allSatisfy(\.isWhitespace) ? answer : text
+    }
+
+    public static func attribute(_ answer: String, context: [Int: Note], question: String? = nil, settings: Settings = .default) -> Result {
         guard !context.isEmpty else { return Result(text: answer, added: [], removed: []) }
+        var result = attributeSentences(question.map { withoutEchoedContext(answer, context: context, question: $0) } ?? answer,
+                                         context: context, settings: settings)
+        // Citations of notes about something else beside ones about the question: the model went
+        // through the list. Those go, when at least one cited note shares a word with the question.
+        guard let question else { return result }
+        let terms = TextTokens.searchTerms(question).filter { !framing.contains($0) }
+        let cited = Set(CitationParser.marker.matches(in: result.text, range: NSRange(result.text.startIndex..., in: result.text)).flatMap { m -> [Int] in
+            guard let r = Range(m.range(at: 1), in: result.text) else { return [] }
+            return result.text[r].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+        })
+        let offTopic = cited.filter { n in context[n].map { !relevant($0, to: terms) } ?? false }
+        guard !offTopic.isEmpty, offTopic.count < cited.count else { return result }
+        result.text = removeMarkers(offTopic, from: result.text)
+        result.added.subtract(offTopic)
+        result.removed.formUnion(offTopic)
+        return result
+    }
+
+    /// `text` without the citation markers of `numbers` (a marker citing others too keeps those).
+    static func removeMarkers(_ numbers: Set<Int>, from text: String) -> String {
+        var out = text
+        for m in CitationParser.marker.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            guard let r = Range(m.range, in: out), let inner = Range(m.range(at: 1), in: out) else { continue }
+            let all = out[inner].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+            let keep = all.filter { !numbers.contains($0) }
+            if keep.count == all.count { continue }
+            var lower = r.lowerBound
+            if keep.isEmpty, lower > out.startIndex, out[out.index(before: lower)] == " " { lower = out.index(before: lower) }
+            out.replaceSubrange(lower..<r.upperBound, with: keep.map { "[\($0)]" }.joined())
+        }
+        return out
+    }
+
+    static func attributeSentences(_ answer: String, context: [Int: Note], settings: Settings) -> Result {
         var out = ""
         var modelCited = Set<Int>()
         var seleneCited = Set<Int>()

@@ -91,8 +91,10 @@ extension NoteAnalysis: StructuredAnswer {
     public func withoutInstructionWords(note: String) -> NoteAnalysis {
         let noteStems = Set(TextTokens.words(note).map(TextTokens.stem))
         func copied(_ phrase: String) -> Bool {
-            Self.copiesInstructions(phrase) && !TextTokens.words(phrase).filter { !TextTokens.stopWords.contains($0) && !$0.allSatisfy(\.isNumber) }
-                .allSatisfy { noteStems.contains(TextTokens.stem($0)) }
+            let content = TextTokens.words(phrase).filter { !TextTokens.stopWords.contains($0) && !$0.allSatisfy(\.isNumber) }
+            // Nothing but small words and numbers ("up", "5") says nothing about the note.
+            if content.isEmpty { return true }
+            return Self.copiesInstructions(phrase) && !content.allSatisfy { noteStems.contains(TextTokens.stem($0)) }
         }
         var out = self
         out.concepts = Array(concepts.filter { !copied($0.name) }.prefix(Self.maxConcepts))

@@ -58,15 +58,7 @@ public struct ChatEngine: Sendable {
         try await data.saveMessage(NewMessage(role: .user, content: question), sessionId: session.id)
 
         await emit(.searching)
-        let analysis = QueryAnalyzer.analyze(question, now: now())
-        let found = try await SearchService(data: data).find(question, analysis: analysis, scope: scope)
-        let memories = (try? await memory.recall(for: question, now: now())) ?? []
-        let window = await llm.contextWindow()
-        let budget = window.map { min(contextBudget, max(500, $0 / 2)) } ?? contextBudget
-        let context = ContextBuilder(budget: budget).build(notes: Array(found.notes.prefix(contextNotes)), memories: memories, extra: Self.extra(found))
-        let history = compression.promptHistory(session)
-        let messages = PromptBuilder.chat(question: question, context: context, summary: history.summary,
-                                          history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)
+        let (found, context, messages) = try await prompt(question, in: session, scope: scope)
         await emit(.thinking(notes: context.notes.count))
 
         // The answer is kept as it arrives (marked incomplete, at most once a second, and
@@ -100,9 +92,7 @@ public struct ChatEngine: Sendable {
             if !text.allSatisfy(\.isWhitespace), let kept = try? await keep(text) { session = kept }
             return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
         }
-        // Citations checked against the notes shown, and added where the model left them out.
-        let attributed = CitationAttribution.attribute(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
-        let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
+        let parsed = Self.resolve(text, context: context, question: question)
         let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds,
                                 seleneCitedNoteIds: parsed.seleneCitedNoteIds.isEmpty ? nil : parsed.seleneCitedNoteIds)
         session = base
@@ -117,6 +107,31 @@ public struct ChatEngine: Sendable {
             try? await data.saveSession(session)
         }
         return Turn(session: session, answer: parsed, notes: found.notes, context: context, unavailable: nil)
+    }
+
+    /// What a question is asked with: the notes found, the context built from them within the
+    /// model's window (at most `contextNotes` notes, memories recalled), and the messages.
+    public func prompt(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil)
+        async throws -> (found: SearchService.Result, context: ChatContext, messages: [LLMMessage]) {
+        let analysis = QueryAnalyzer.analyze(question, now: now())
+        let found = try await SearchService(data: data).find(question, analysis: analysis, scope: scope)
+        let memories = (try? await memory.recall(for: question, now: now())) ?? []
+        let window = await llm.contextWindow()
+        let budget = window.map { min(contextBudget, max(500, $0 / 2)) } ?? contextBudget
+        let context = ContextBuilder(budget: budget).build(notes: Array(found.notes.prefix(contextNotes)), memories: memories, extra: Self.extra(found))
+        let history = compression.promptHistory(session)
+        let messages = PromptBuilder.chat(question: question, context: context, summary: history.summary,
+                                          history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)
+        return (found, context, messages)
+    }
+
+    /// A whole answer as it is kept: its citations checked against the notes shown, added where
+    /// the model left them out (`CitationAttribution`), and resolved.
+    public static func resolve(_ text: String, context: ChatContext, question: String? = nil,
+                               attribution: CitationAttribution.Settings = .default) -> ParsedAnswer {
+        let attributed = CitationAttribution.attribute(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes,
+                                                       question: question, settings: attribution)
+        return CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
     }
 
     /// What else the context says: the thread the question is about, and open tasks.
