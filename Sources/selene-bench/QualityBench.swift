@@ -31,17 +31,52 @@ enum QualityBench {
         var kind: String
         var at: Date
         var vector: [Float]
+        /// The conversation it searches ("" when the set is one person's notes).
+        var scope: String = ""
     }
 
+    /// Each part of the tuning switched off alone (or k and the weights set back), to say which
+    /// part helps where. `.default` with one thing changed.
+    static var ablations: [(String, Retriever.Tuning)] {
+        func without(_ change: (inout Retriever.Tuning) -> Void) -> Retriever.Tuning {
+            var t = Retriever.Tuning.default
+            change(&t)
+            return t
+        }
+        return [
+            ("no names list", without { $0.nameWeight = 0 }),
+            ("no coverage filter", without { $0.minimumCoverage = 0 }),
+            ("no time narrowing", without { $0.timeFilter = false }),
+            ("no \"last\" → newest", without { $0.latestWithin = nil }),
+            ("k = 60", without { $0.k = RankFusion.defaultK }),
+            ("equal weights", without { $0.keywordWeight = 1 }),
+            ("no chunks", without { $0.chunks = false }),
+            ("words as typed", without { $0.contentWords = false }),
+            ("names at full weight", without { $0.nameRarity = nil }),
+            ("coverage 2/3 (before 2026-11-26)", without { $0.minimumCoverage = 0.67 }),
+            ("names at full weight, coverage 2/3 (the default before 2026-11-26)", without { $0.nameRarity = nil; $0.minimumCoverage = 0.67 }),
+        ]
+    }
+
+    /// The development sets: `--beir PATH` alone, or both of Selene's own (a person's notes, and
+    /// chat conversations: two shapes, so a setting is held against both).
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
-        let path = options.beir ?? "Benchmarks/selene-life"
+        for path in options.beir.map({ [$0] }) ?? ["Benchmarks/selene-life", "Benchmarks/selene-talk"] {
+            try await run(path, options: options, report: &report)
+        }
+    }
+
+    static func run(_ path: String, options: SeleneBench.Options, report: inout Report) async throws {
         let dataset = (path as NSString).lastPathComponent
         let corpus = try lines(path + "/corpus.jsonl", as: Document.self)
         let queries = try lines(path + "/queries.jsonl", as: Query.self)
         let test = try qrels(path + "/qrels/test.tsv")
         let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
         let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
-        print("== Quality on \(path): \(corpus.count) documents, \(reported.count) questions reported"
+        // A set of conversations: each question searches its own conversation's notes only.
+        let scopeOf = { (metadata: [String: String]?) in metadata?["conversation"] ?? "" }
+        let scopes = Array(Set(corpus.map { scopeOf($0.metadata) })).sorted()
+        print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
               + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
         let (url, helper) = try await embeddingServer(options.embedURL)
@@ -54,7 +89,7 @@ enum QualityBench {
         let documentVectors = Array(vectors.prefix(corpus.count))
         let asked = zip(used, vectors.dropFirst(corpus.count)).map { query, vector in
             Asked(id: query._id, text: query.text, kind: query.metadata?["kind"] ?? "all",
-                  at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector)
+                  at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scopeOf(query.metadata))
         }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
 
@@ -73,34 +108,53 @@ enum QualityBench {
                               asked: asked, splits: [("tuning", dev), ("held-out", test)])
         }
 
+        let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)] + ablations.map { ($0.0, $0.1) }
         for database in options.databases {
-            let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = config }
-            defer { try? FileManager.default.removeItem(atPath: dir) }
-            let docOf = try await load(corpus, vectors: documentVectors, chunks: zip(chunkOwner, chunkVectors).map { ($0.document, $0.chunk, $1) }, into: app)
-            let retriever = { (tuning: Retriever.Tuning) in Retriever(db: app.db, services: app.selene, tuning: tuning) }
-            let keyword = KeywordSearch(db: app.db)
-            func evaluate(_ name: String, _ questions: [Asked], _ judged: Qrels) async throws -> Scores {
-                var rankings: [String: [String]] = [:]
-                for q in questions {
-                    let ids: [Int]
-                    switch name {
-                    case "keyword": ids = try await keyword.rank(q.text, limit: 10)
-                    case "vector": ids = retriever(.default).nearest(q.vector, k: 10)
-                    case "before": ids = try await retriever(.plain).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
-                    default: ids = try await retriever(.default).retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+            // Every method's ranking of every question, one conversation's database at a time.
+            var rankings: [String: [String: [String]]] = [:]
+            var tuningGrid: [Retriever.Tuning: [String: [String]]] = [:]
+            for scope in scopes {
+                let docs = corpus.indices.filter { scopeOf(corpus[$0].metadata) == scope }
+                let questions = asked.filter { $0.scope == scope }
+                let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = config }
+                defer { try? FileManager.default.removeItem(atPath: dir) }
+                let docOf = try await load(docs.map { corpus[$0] }, vectors: docs.map { documentVectors[$0] },
+                                           chunks: zip(chunkOwner, chunkVectors).compactMap { owner, vector in
+                                               docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
+                                           }, into: app)
+                let keyword = KeywordSearch(db: app.db)
+                for (name, tuning) in methods {
+                    for q in questions {
+                        let ids: [Int]
+                        switch (name, tuning) {
+                        case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
+                        case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
+                        case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
+                            .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                        default: ids = []
+                        }
+                        rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
                     }
-                    rankings[q.id] = ids.compactMap { docOf[$0] }
                 }
-                return score(questions, rankings, judged)
+                if let dev, options.tune, database == options.databases.first {
+                    for tuning in grid() {
+                        let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
+                        for q in questions where dev[q.id] != nil {
+                            tuningGrid[tuning, default: [:]][q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at)
+                                .results.compactMap { docOf[Int($0.note.id)] }
+                        }
+                    }
+                }
+                try await app.asyncShutdown()
             }
-            if let dev, database == options.databases.first {
-                try await tune(asked.filter { dev[$0.id] != nil }, dev, app: app, docOf: docOf)
+            if let dev, options.tune, database == options.databases.first {
+                printTuning(asked.filter { dev[$0.id] != nil }, dev, tuningGrid)
             }
             let held = asked.filter { test[$0.id] != nil }
             var table: [String: Scores] = [:]
-            for name in ["keyword", "vector", "before", "after"] { table[name] = try await evaluate(name, held, test) }
-            print("\n   \(database), \(dev == nil ? "all questions" : "held-out half") — recall@10 / nDCG@10")
-            print("   | kind | questions | keyword only | vector only | hybrid before | hybrid now |")
+            for (name, _) in methods { table[name] = score(held, rankings[name] ?? [:], test) }
+            print("\n   \(dataset), \(database), \(dev == nil ? "all questions" : "held-out half") — recall@10 / nDCG@10")
+            print("   | kind | questions | keyword only | vector only | hybrid before (.plain) | hybrid now (.default) |")
             print("   |---|---|---|---|---|---|")
             for kind in table["after"]!.keys.sorted(by: { $0 == "all" ? false : $1 == "all" ? true : $0 < $1 }) {
                 let cells = ["keyword", "vector", "before", "after"].map { name in
@@ -109,6 +163,14 @@ enum QualityBench {
                 print("   | \(kind) | \(table["after"]![kind]!.count) | " + cells.joined(separator: " | ") + " |")
             }
             let all = table.mapValues { $0["all"]! }
+            print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change")
+            print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG |")
+            print("   |---|---|---|---|---|")
+            for (name, _) in [("after", Retriever.Tuning.default)] + ablations {
+                let a = all[name]!, d = all["after"]!
+                print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f |", name == "after" ? ".default" : name, a.recall, a.ndcg,
+                             a.recall - d.recall, a.ndcg - d.ndcg))
+            }
             for name in ["keyword", "vector"] {
                 report.add("recall@10, \(name) only (\(dataset))", database: database, value: all[name]!.recall, unit: "")
                 report.add("nDCG@10, \(name) only (\(dataset))", database: database, value: all[name]!.ndcg, unit: "")
@@ -121,9 +183,34 @@ enum QualityBench {
             report.add("recall@10, hybrid now vs before (\(dataset))", database: database, value: h.recall, unit: "", baseline: b.recall, baselineName: "before")
             report.add("nDCG@10, hybrid now vs before (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: b.ndcg, baselineName: "before")
             let beats = h.recall > k.recall && h.recall > v.recall && h.ndcg > k.ndcg && h.ndcg > v.ndcg
-            print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(database))")
-            try await app.asyncShutdown()
+            print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(dataset), \(database))")
+            let holds = h.recall >= b.recall && h.ndcg >= b.ndcg
+            print("   .default is \(holds ? "at least as good as" : "WORSE than") .plain on this held-out half (\(dataset), \(database))")
         }
+    }
+
+    /// The settings `--tune` tries on the tuning half (1,024 and the named ones).
+    static func grid() -> Set<Retriever.Tuning> {
+        var withoutChunks = Retriever.Tuning.default
+        withoutChunks.chunks = false
+        var grid: [Retriever.Tuning] = [.plain, .default, withoutChunks]
+        for keywordWeight in [0.6, 0.8, 1.0, 1.25] {
+            for k in [5.0, 10.0, 30.0, 60.0] {
+                for nameWeight in [0.0, 0.5] {
+                    for timeFilter in [false, true] {
+                        for latest in [nil, 0.8] as [Double?] {
+                            for coverage in [0.0, 0.5, 0.67, 1.0] {
+                                for contentWords in [false, true] {
+                                    grid.append(.init(keywordWeight: keywordWeight, vectorWeight: 1, k: k, nameWeight: nameWeight, timeFilter: timeFilter,
+                                                      latestWithin: latest, minimumCoverage: coverage, contentWords: contentWords))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return Set(grid)
     }
 
     /// Do long notes embedded in chunks (`ProcessingPrompts.embeddingChunks`, a note scored by
@@ -189,37 +276,12 @@ enum QualityBench {
         return docOf
     }
 
-    /// Searches retrieval's settings on the tuning half and prints the best, and where the
-    /// defaults stand among them (the defaults are what this chose; nothing is chosen on the test half).
-    static func tune(_ questions: [Asked], _ judged: Qrels, app: Application, docOf: [Int: String]) async throws {
-        var tried: [(tuning: Retriever.Tuning, recall: Double, ndcg: Double)] = []
-        var withoutChunks = Retriever.Tuning.default
-        withoutChunks.chunks = false
-        var grid: [Retriever.Tuning] = [.plain, .default, withoutChunks]
-        for keywordWeight in [0.6, 0.8, 1.0, 1.25] {
-            for k in [5.0, 10.0, 30.0, 60.0] {
-                for nameWeight in [0.0, 0.5] {
-                    for timeFilter in [false, true] {
-                        for latest in [nil, 0.8] as [Double?] {
-                            for coverage in [0.0, 0.5, 0.67, 1.0] {
-                                for contentWords in [false, true] {
-                                    grid.append(.init(keywordWeight: keywordWeight, vectorWeight: 1, k: k, nameWeight: nameWeight, timeFilter: timeFilter,
-                                                      latestWithin: latest, minimumCoverage: coverage, contentWords: contentWords))
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for tuning in Set(grid) {
-            let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
-            var rankings: [String: [String]] = [:]
-            for q in questions {
-                rankings[q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.compactMap { docOf[Int($0.note.id)] }
-            }
-            let all = score(questions, rankings, judged)["all"]!
-            tried.append((tuning, all.recall, all.ndcg))
+    /// Prints the best of the settings tried on the tuning half and where the named ones stand
+    /// among them (nothing is chosen on the held-out half).
+    static func printTuning(_ questions: [Asked], _ judged: Qrels, _ rankings: [Retriever.Tuning: [String: [String]]]) {
+        var tried = rankings.map { tuning, ranked in
+            let all = score(questions, ranked, judged)["all"]!
+            return (tuning: tuning, recall: all.recall, ndcg: all.ndcg)
         }
         tried.sort { $0.ndcg != $1.ndcg ? $0.ndcg > $1.ndcg : $0.recall > $1.recall }
         func describe(_ t: Retriever.Tuning) -> String {
@@ -227,6 +289,8 @@ enum QualityBench {
         }
         print("   tuning half, \(questions.count) questions, \(tried.count) settings; best by nDCG@10:")
         for t in tried.prefix(5) { print(String(format: "     nDCG %.3f recall %.3f  ", t.ndcg, t.recall) + describe(t.tuning)) }
+        var withoutChunks = Retriever.Tuning.default
+        withoutChunks.chunks = false
         for (name, tuning) in [("defaults", Retriever.Tuning.default), ("defaults without chunks", withoutChunks), ("before", .plain)] {
             if let place = tried.firstIndex(where: { $0.tuning == tuning }) {
                 print(String(format: "     %@: nDCG %.3f recall %.3f, place %d", name, tried[place].ndcg, tried[place].recall, place + 1))

@@ -105,7 +105,14 @@ struct RetrievalTests {
                 // (the default's half weight was measured on the development set).
                 var names = Retriever.Tuning.default
                 names.nameWeight = 2
+                names.nameRarity = nil  // whole, however many of these eight notes have the name
                 #expect(try await ids("Priya moving abroad plans", tuning: names).first == priya.id)
+                // By rarity: whole up to 5% of the notes, nothing from 25%, falling with the logarithm between.
+                let rarity = Retriever.Tuning.default
+                #expect(rarity.nameWeight(share: 0.01) == rarity.nameWeight && rarity.nameWeight(share: 0.05) == rarity.nameWeight)
+                #expect(rarity.nameWeight(share: 0.25) == 0 && rarity.nameWeight(share: 0.9) == 0)
+                let between = rarity.nameWeight(share: 0.11)
+                #expect(between > 0 && between < rarity.nameWeight && abs(between - rarity.nameWeight * log(0.25 / 0.11) / log(5)) < 1e-9)
                 names.nameWeight = 0
                 #expect(try await ids("Priya moving abroad plans", tuning: names).first == abroad.id)
                 #expect(try await ids("Priya moving abroad plans", tuning: .plain).first == abroad.id)

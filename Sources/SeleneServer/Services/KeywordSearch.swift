@@ -33,6 +33,28 @@ public struct KeywordSearch: Sendable {
                               postgres: "to_tsquery('english', \(bind: terms.joined(separator: all ? " & " : " | ")))", limit: limit, filter: filter)
     }
 
+    /// The share of all notes that have every word of `query` (a name, say), counted up to `cap`
+    /// of them: past that a word is common, and how common no longer matters.
+    public func share(ofNotesWithAll query: String, cap: Double = 0.25) async throws -> Double {
+        let terms = TextTokens.searchTerms(query)
+        guard !terms.isEmpty else { return 0 }
+        let sql = db.sql
+        let total = try await sql.raw("SELECT count(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self) ?? 0
+        guard total > 0 else { return 0 }
+        let limit = max(1, Int((cap * Double(total)).rounded(.up)))
+        let hits: Int
+        if db.isPostgres {
+            hits = try await sql.raw("""
+                SELECT count(*) AS n FROM (SELECT 1 FROM notes WHERE search_vector @@ to_tsquery('english', \(bind: terms.joined(separator: " & "))) LIMIT \(bind: limit)) h
+                """).first()?.decode(column: "n", as: Int.self) ?? 0
+        } else {
+            hits = try await sql.raw("""
+                SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH \(bind: terms.map { "\"\($0)\"" }.joined(separator: " AND ")) LIMIT \(bind: limit)) h
+                """).first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+        return Double(hits) / Double(total)
+    }
+
     /// Notes with every one of the phrases, their words in order ("kitchen sink"), best first.
     public func rank(phrases: [String], limit: Int, filter: Filter = Filter()) async throws -> [Int] {
         let phrases = phrases.map { TextTokens.words($0).joined(separator: " ") }.filter { !$0.isEmpty }
