@@ -34,7 +34,8 @@ enum LLMBench {
             let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
             var stats: (tries: Int, tokens: Int?) = (0, nil)
             let ms = try await SeleneBench.time {
-                let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt)
+                let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
+                                                                  check: { try $0.withoutInstructionWords(note: doc.text) })
                 stats = (analysis?.tries ?? 0, analysis?.tokens)
                 if (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil { failedCalls += 1 }
             }

@@ -71,8 +71,10 @@ struct AnswerHygieneTests {
         // A model's own citation of an unrelated note beside the right one goes.
         let wandering = CitationAttribution.attribute("You ran 24 km [1]. The starter doubled [2].", context: context, question: question)
         #expect(wandering.text == "You ran 24 km [1]. The starter doubled.", "\(wandering.text)")
-        // Only unrelated notes cited: nothing to tell them from, left as they are.
-        #expect(CitationAttribution.attribute("The starter doubled [2].", context: context, question: question).text == "The starter doubled [2].")
+        // Only notes about something else cited, in sentences about something else: no citation is better than a wrong one.
+        #expect(CitationAttribution.attribute("The starter doubled [2].", context: context, question: question).text == "The starter doubled.")
+        // A citation sharing nothing with its sentence gives way to the note that holds the sentence.
+        #expect(CitationAttribution.attribute("The long run went well [2].", context: context, question: question).text == "The long run went well [1].")
     }
 
     @Test("No citation where no note clearly holds the sentence: small talk, an invented fact, a sentence two notes hold alike")

@@ -205,8 +205,11 @@ public final class LLMClient: Sendable {
     /// A structured answer: asked under its JSON schema, parsed and validated. An answer that is
     /// invalid, or cut off at the token limit, is asked for again up to `structuredRetries`
     /// times, then `.invalidAnswer` says what was wrong with the last one: never a default.
-    public func structured<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil) async throws -> T {
-        try await structuredWithStats(type, system: system, prompt: prompt, model: model).value
+    /// - Parameter check: what the caller knows that the schema doesn't (the note an analysis is
+    ///   of); an `InvalidAnswer` it throws is asked for again like any other.
+    public func structured<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil,
+                                                check: (T) throws -> T = { $0 }) async throws -> T {
+        try await structuredWithStats(type, system: system, prompt: prompt, model: model, check: check).value
     }
 
     /// The first try is greedy (temperature 0); asking a deterministic server again the same way
@@ -214,8 +217,8 @@ public final class LLMClient: Sendable {
     static func structuredTemperature(attempt: Int) -> Double { attempt <= 1 ? 0 : min(0.4 * Double(attempt - 1), 1) }
 
     /// `structured`, and how many tries it took (the llm benchmark's "valid at the first try").
-    public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String,
-                                                         model: String? = nil) async throws -> (value: T, tries: Int, tokens: Int?) {
+    public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil,
+                                                         check: (T) throws -> T = { $0 }) async throws -> (value: T, tries: Int, tokens: Int?) {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
         var lastProblem = ""
         for attempt in 1...(settings.structuredRetries + 1) {
@@ -227,7 +230,7 @@ public final class LLMClient: Sendable {
                 continue
             }
             do {
-                return (try T.parse(Self.cleaned(answer.text, operation: "structured")), attempt, answer.generatedTokens)
+                return (try check(T.parse(Self.cleaned(answer.text, operation: "structured"))), attempt, answer.generatedTokens)
             } catch let invalid as InvalidAnswer {
                 lastProblem = invalid.description
             }

@@ -142,9 +142,10 @@ public struct ProcessingQueue: Sendable {
             }
             guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
             let numCtx = await llm.contextTokens()
+            let text = [note.title ?? "", note.content].joined(separator: "\n")
             let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
-                                                    prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx))
-                .withoutInstructionWords(note: [note.title ?? "", note.content].joined(separator: "\n"))
+                                                    prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx),
+                                                    check: { try $0.withoutInstructionWords(note: text) })
             var vector: [Float]?
             var chunks: [[Float]] = []
             do {

@@ -134,10 +134,27 @@ public enum CitationAttribution {
             return result.text[r].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
         })
         let offTopic = cited.filter { n in context[n].map { !relevant($0, to: terms) } ?? false }
-        guard !offTopic.isEmpty, offTopic.count < cited.count else { return result }
-        result.text = removeMarkers(offTopic, from: result.text)
-        result.added.subtract(offTopic)
-        result.removed.formUnion(offTopic)
+        guard !offTopic.isEmpty, !terms.isEmpty else { return result }
+        if offTopic.count < cited.count {
+            result.text = removeMarkers(offTopic, from: result.text)
+        } else {
+            // Nothing cited is about the question: a citation stays only where its sentence is
+            // (a note about the house for "what did I decide about the house": the answer's words
+            // say so); a sentence about something else with a note about something else goes.
+            var out = ""
+            for range in sentences(result.text) {
+                let sentence = String(result.text[range])
+                out += TextTokens.matched(terms, in: sentence) > 0 ? sentence : removeMarkers(offTopic, from: sentence)
+            }
+            result.text = out
+        }
+        let left = Set(CitationParser.marker.matches(in: result.text, range: NSRange(result.text.startIndex..., in: result.text)).flatMap { m -> [Int] in
+            guard let r = Range(m.range(at: 1), in: result.text) else { return [] }
+            return result.text[r].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+        })
+        let gone = cited.subtracting(left)
+        result.added.subtract(gone)
+        result.removed.formUnion(gone)
         return result
     }
 

@@ -88,7 +88,7 @@ extension NoteAnalysis: StructuredAnswer {
     /// found in the note ("up to 5 concepts", "someday" as a concept): a phrase made only of the
     /// instructions' words, unless the note itself has them all. A copied primary theme gives way
     /// to the first secondary theme or concept left. Nothing else changes: the note isn't failed for it.
-    public func withoutInstructionWords(note: String) -> NoteAnalysis {
+    public func withoutInstructionWords(note: String) throws -> NoteAnalysis {
         let noteStems = Set(TextTokens.words(note).map(TextTokens.stem))
         func copied(_ phrase: String) -> Bool {
             let content = TextTokens.words(phrase).filter { !TextTokens.stopWords.contains($0) && !$0.allSatisfy(\.isNumber) }
@@ -99,7 +99,11 @@ extension NoteAnalysis: StructuredAnswer {
         var out = self
         out.concepts = Array(concepts.filter { !copied($0.name) }.prefix(Self.maxConcepts))
         out.secondaryThemes = secondaryThemes.filter { !copied($0) }
-        if copied(primaryTheme), let replacement = out.secondaryThemes.first ?? out.concepts.first?.name {
+        if copied(primaryTheme) {
+            // Nothing of the note's own to put first: not an analysis (asked for again).
+            guard let replacement = out.secondaryThemes.first ?? out.concepts.first?.name else {
+                throw InvalidAnswer("the primary theme copies the instructions (\"\(primaryTheme)\") and nothing else names the note")
+            }
             out.primaryTheme = replacement
             out.secondaryThemes.removeAll { $0.lowercased() == replacement.lowercased() }
         }
