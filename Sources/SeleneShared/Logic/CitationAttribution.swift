@@ -129,10 +129,7 @@ public enum CitationAttribution {
         // through the list. Those go, when at least one cited note shares a word with the question.
         guard let question else { return result }
         let terms = TextTokens.searchTerms(question).filter { !framing.contains($0) }
-        let cited = Set(CitationParser.marker.matches(in: result.text, range: NSRange(result.text.startIndex..., in: result.text)).flatMap { m -> [Int] in
-            guard let r = Range(m.range(at: 1), in: result.text) else { return [] }
-            return result.text[r].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
-        })
+        let cited = citedNumbers(result.text)
         let offTopic = cited.filter { n in context[n].map { !relevant($0, to: terms) } ?? false }
         guard !offTopic.isEmpty, !terms.isEmpty else { return result }
         if offTopic.count < cited.count {
@@ -148,14 +145,23 @@ public enum CitationAttribution {
             }
             result.text = out
         }
-        let left = Set(CitationParser.marker.matches(in: result.text, range: NSRange(result.text.startIndex..., in: result.text)).flatMap { m -> [Int] in
-            guard let r = Range(m.range(at: 1), in: result.text) else { return [] }
-            return result.text[r].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
-        })
-        let gone = cited.subtracting(left)
+        let gone = cited.subtracting(citedNumbers(result.text))
         result.added.subtract(gone)
         result.removed.formUnion(gone)
         return result
+    }
+
+    /// The context numbers a text's markers cite.
+    static func citedNumbers(_ text: String) -> Set<Int> {
+        Set(CitationParser.marker.matches(in: text, range: NSRange(text.startIndex..., in: text)).flatMap { m -> [Int] in
+            guard let r = Range(m.range(at: 1), in: text) else { return [] }
+            return numbers(text[r])
+        })
+    }
+
+    /// "1, #3" → [1, 3]: the numbers inside one marker.
+    static func numbers(_ inner: Substring) -> [Int] {
+        inner.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
     }
 
     /// `text` without the citation markers of `numbers` (a marker citing others too keeps those).
@@ -163,7 +169,7 @@ public enum CitationAttribution {
         var out = text
         for m in CitationParser.marker.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
             guard let r = Range(m.range, in: out), let inner = Range(m.range(at: 1), in: out) else { continue }
-            let all = out[inner].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+            let all = Self.numbers(out[inner])
             let keep = all.filter { !numbers.contains($0) }
             if keep.count == all.count { continue }
             var lower = r.lowerBound
@@ -187,7 +193,7 @@ public enum CitationAttribution {
             // Model's markers: those whose note shares nothing with the sentence go.
             for match in marks.reversed() {
                 guard let r = Range(match.range, in: sentence), let inner = Range(match.range(at: 1), in: sentence) else { continue }
-                let numbers = sentence[inner].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: " #"))) }
+                let numbers = Self.numbers(sentence[inner])
                 let supported = numbers.filter { n in
                     guard let note = context[n] else { return false }
                     return terms.isEmpty || support(terms, note: note).shared > 0
