@@ -73,6 +73,12 @@ struct AnswerHygieneTests {
         #expect(wandering.text == "You ran 24 km [1]. The starter doubled.", "\(wandering.text)")
         // Only notes about something else cited, in sentences about something else: no citation is better than a wrong one.
         #expect(CitationAttribution.attribute("The starter doubled [2].", context: context, question: question).text == "The starter doubled.")
+        // A question's words of time tie nothing: "this month" doesn't make the car's "next month" about groceries.
+        let budget: [Int: Note] = [1: note(1, "Groceries were 420 this month.", title: "Budget"),
+                                   2: note(2, "Car service due at 60,000 km. Book the garage for next month.", title: "Car")]
+        let spent = CitationAttribution.attribute("Groceries were 420 this month [1].\nCar service due at 60,000 km [2].", context: budget,
+                                                  question: "How much did I spend on groceries this month?")
+        #expect(spent.text == "Groceries were 420 this month [1].\nCar service due at 60,000 km.", "\(spent.text)")
         // A citation sharing nothing with its sentence gives way to the note that holds the sentence.
         #expect(CitationAttribution.attribute("The long run went well [2].", context: context, question: question).text == "The long run went well [1].")
     }

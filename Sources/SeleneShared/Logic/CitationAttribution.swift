@@ -88,6 +88,12 @@ public enum CitationAttribution {
         return out
     }
 
+    /// The words that say what a question is about: its content words without its words of time
+    /// ("this month" would tie every note that says "next month" to it) or of asking.
+    static func questionTerms(_ question: String) -> [String] {
+        QueryAnalyzer.analyze(question, now: Date()).keywords.flatMap { TextTokens.searchTerms($0) }.filter { !framing.contains($0) }
+    }
+
     /// Whether a note shares a content word with the question (by stem).
     static func relevant(_ note: Note, to questionTerms: [String]) -> Bool {
         !questionTerms.isEmpty && TextTokens.matched(questionTerms, in: (note.title ?? "") + " " + note.content) > 0
@@ -102,7 +108,7 @@ public enum CitationAttribution {
     /// citation; one of a note about something else goes (when some line is left); a copied date
     /// prefix goes.
     public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String) -> String {
-        let terms = TextTokens.searchTerms(question).filter { !framing.contains($0) }
+        let terms = questionTerms(question)
         var kept: [String] = []
         var dropped = false
         for line in answer.components(separatedBy: "\n") {
@@ -128,7 +134,7 @@ public enum CitationAttribution {
         // Citations of notes about something else beside ones about the question: the model went
         // through the list. Those go, when at least one cited note shares a word with the question.
         guard let question else { return result }
-        let terms = TextTokens.searchTerms(question).filter { !framing.contains($0) }
+        let terms = questionTerms(question)
         let cited = citedNumbers(result.text)
         let offTopic = cited.filter { n in context[n].map { !relevant($0, to: terms) } ?? false }
         guard !offTopic.isEmpty, !terms.isEmpty else { return result }
