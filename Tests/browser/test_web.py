@@ -379,7 +379,10 @@ def test_add_thread_from_catalog(server, browser, shots):
     def offered(query):
         finder.clear()
         finder.send_keys(query)
-        WebDriverWait(browser, 5).until(lambda d: any(
+        # Wait for the list that answers the whole query: an earlier keystroke's answer ("bl") may
+        # offer the same colour and then be replaced, leaving a stale element to click.
+        WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "catalog-results")
+                                        .get_attribute("data-query") == query and any(
             "DMC 310 Black" in " ".join(p.get_attribute("textContent").split())
             for p in d.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick")))
         return browser.find_elements(By.CSS_SELECTOR, "#catalog-results .catalog-pick")

@@ -55,8 +55,11 @@ enum WebScript {
         var form = finder.closest('form');
         var asked = 0, timer = null;
         var set = function (name, value) { var f = form.elements[name]; if (f) f.value = value; };
-        var show = function (entries) {
+        // The list says which query it answers, so what reads it (a person's screen reader, a
+        // test) knows the results are the ones for what is typed, not an earlier keystroke's.
+        var show = function (entries, query) {
           list.textContent = '';
+          list.setAttribute('data-query', query || ''); list.setAttribute('aria-busy', 'false');
           entries.forEach(function (entry) {
             var item = document.createElement('li');
             item.className = 'row';
@@ -89,7 +92,7 @@ enum WebScript {
               }
               // A search still on its way must not bring the list back.
               clearTimeout(timer); asked++;
-              list.textContent = ''; input.value = '';
+              list.textContent = ''; list.setAttribute('data-query', ''); input.value = '';
               var quantity = form.elements.quantity; if (quantity) quantity.focus();
             });
             item.appendChild(pick);
@@ -99,12 +102,14 @@ enum WebScript {
         input.addEventListener('input', function () {
           clearTimeout(timer);
           var query = input.value.trim();
-          if (!query) { show([]); return; }
+          if (!query) { show([], ''); return; }
+          // Until the answer for what is typed now arrives, the list shown is an older one's.
+          list.setAttribute('data-query', ''); list.setAttribute('aria-busy', 'true');
           timer = setTimeout(function () {
             var mine = ++asked;
             fetch('/catalog/search?limit=8&q=' + encodeURIComponent(query), { credentials: 'same-origin' })
               .then(function (r) { return r.ok ? r.json() : []; })
-              .then(function (entries) { if (mine === asked) show(entries); })
+              .then(function (entries) { if (mine === asked) show(entries, query); })
               .catch(function () {});
           }, 120);
         });
