@@ -4,10 +4,23 @@ import Foundation
 public struct APIErrorBody: Codable, Sendable, Hashable, Error {
     public var error: String
     public var fields: [String: String]?
+    /// A 409 for a record you have already (a thread of the same brand and number): its id.
+    public var existingId: UUID?
 
-    public init(error: String, fields: [String: String]? = nil) {
+    public init(error: String, fields: [String: String]? = nil, existingId: UUID? = nil) {
         self.error = error
         self.fields = fields
+        self.existingId = existingId
+    }
+
+    private enum CodingKeys: String, CodingKey { case error, fields, existingId }
+
+    /// Ids on the wire are lower case, as in records.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(error, forKey: .error)
+        try container.encodeIfPresent(fields, forKey: .fields)
+        try container.encodeIfPresent(existingId?.wireText, forKey: .existingId)
     }
 }
 

@@ -137,6 +137,12 @@ public enum Stylesheet {
         .pattern-progress progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }
         dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
         dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
+        .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; }
+        form.inline { display: inline-flex; margin: 0; }
+        details.edit { margin: var(--space-xs) 0 var(--space-md); }
+        details.edit > summary { cursor: pointer; color: var(--color-walnut); padding: 10px 0; font-size: 0.95em; }
+        details.edit .toolbar { margin: var(--space-sm) 0 0; }
+        td details.edit { margin: var(--space-xs) 0 0; }
         table { width: 100%; border-collapse: collapse; }
         .actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); margin-top: var(--space-md); }
         .actions form { margin: 0; }

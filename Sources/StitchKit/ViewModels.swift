@@ -74,15 +74,28 @@ public struct AddThreadModel: Sendable {
         return ThreadListModel.brands(of: threads).filter { typed.isEmpty || $0.lowercased().hasPrefix(typed) }
     }
 
+    /// A thread of the same brand and number found on the last save: offer to add to it.
+    public private(set) var duplicate: InventoryThread?
+
     /// Saves the thread; on success either resets for the next one (keeping the brand) or is done.
-    public mutating func save(to store: LocalStore) throws -> InventoryThread? {
+    /// A thread you have already is not added twice: `duplicate` is set, and saving again with
+    /// `merge` adds the quantity to it.
+    public mutating func save(to store: LocalStore, merge: Bool = false) throws -> InventoryThread? {
         let now = store.clock()
         let thread = InventoryThread(
             brand: brand, number: number, colorName: colorName, colorHex: colorHex.isEmpty ? nil : colorHex,
             fiberType: fiberType, quantity: quantity, createdAt: now, updatedAt: now)
         errors = thread.normalized.validationErrors
         guard errors.isEmpty else { return nil }
-        let saved = try store.save(thread)
+        let saved: InventoryThread
+        do {
+            saved = try store.addThread(thread, given: ["quantity", "colorName", "colorHex"], merge: merge).thread
+            duplicate = nil
+        } catch let exists as ThreadExists {
+            duplicate = exists.existing
+            errors = ["number": exists.message]
+            return nil
+        }
         if addAnother {
             number = ""
             colorName = ""
@@ -184,6 +197,79 @@ public struct ProjectDetailModel: Sendable {
         return entry
     }
 
+    // MARK: Editing what the page shows
+
+    public mutating func setNotes(_ notes: String?, in store: LocalStore) throws {
+        guard var project else { return }
+        project.notes = notes
+        self.project = try store.save(project)
+    }
+
+    public mutating func renameSection(_ id: UUID, to name: String, in store: LocalStore) throws {
+        guard var section = sections.first(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
+        section.name = name
+        try store.save(section)
+        try load(from: store)
+    }
+
+    public mutating func setSectionStatus(_ id: UUID, to status: SectionStatus, in store: LocalStore) throws {
+        guard var section = sections.first(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
+        section.status = status
+        try store.save(section)
+        try load(from: store)
+    }
+
+    /// One place up (`by: -1`) or down (`by: 1`); the sections are numbered again in their new
+    /// order, so every device sees the same order. Already first or last: nothing changes.
+    public mutating func moveSection(_ id: UUID, by step: Int, in store: LocalStore) throws {
+        guard let from = sections.firstIndex(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
+        guard sections.indices.contains(from + step) else { return }
+        var ordered = sections
+        ordered.swapAt(from, from + step)
+        for (order, var section) in ordered.enumerated() where section.sortOrder != order {
+            section.sortOrder = order
+            try store.save(section)
+        }
+        try load(from: store)
+    }
+
+    /// Its threads stay with the project, without a section (as the server does).
+    public mutating func deleteSection(_ id: UUID, in store: LocalStore) throws {
+        guard sections.contains(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
+        for var requirement in requirements where requirement.sectionId == id {
+            requirement.sectionId = nil
+            try store.save(requirement)
+        }
+        try store.delete(ProjectSection.self, id: id)
+        try load(from: store)
+    }
+
+    /// Changes what is given of quantity, colour name and notes (an empty text clears it).
+    public mutating func editRequirement(_ id: UUID, quantityNeeded: Int? = nil, colorName: String? = nil, notes: String? = nil,
+                                         in store: LocalStore) throws {
+        guard var requirement = requirements.first(where: { $0.id == id }) else { throw ValidationError("requirement", "No such requirement in this project") }
+        if let quantityNeeded { requirement.quantityNeeded = quantityNeeded }
+        if let colorName { requirement.colorName = colorName.isEmpty ? nil : colorName }
+        if let notes { requirement.notes = notes.isEmpty ? nil : notes }
+        try store.save(requirement)
+        try load(from: store)
+    }
+
+    public mutating func editEntry(_ id: UUID, notes: String, in store: LocalStore) throws {
+        guard var entry = journal.first(where: { $0.entry.id == id })?.entry else { throw ValidationError("entry", "No such journal entry in this project") }
+        entry.notes = notes
+        try store.save(entry)
+        try load(from: store)
+    }
+
+    /// The entry and its photos.
+    public mutating func deleteEntry(_ id: UUID, in store: LocalStore) throws {
+        guard let (_, images) = journal.first(where: { $0.entry.id == id }) else { throw ValidationError("entry", "No such journal entry in this project") }
+        for image in images { try store.delete(JournalImage.self, id: image.id) }
+        try store.delete(JournalEntry.self, id: id)
+        try load(from: store)
+    }
+
     public var emptyJournal: (title: String, message: String)? {
         journal.isEmpty ? ("No entries yet", "Tap + to add your first journal entry") : nil
     }
@@ -218,5 +304,29 @@ public struct ShoppingListModel: Sendable {
         }
         try load(from: store)
         return saved
+    }
+}
+
+/// Adding a thread of a brand and number you have already.
+public struct ThreadExists: Error, Sendable, CustomStringConvertible {
+    public var existing: InventoryThread
+    public var message: String {
+        "You have \(existing.brand) \(existing.number) already: \(existing.quantity) \(existing.quantity == 1 ? "skein" : "skeins")"
+    }
+    public var description: String { message }
+}
+
+extension LocalStore {
+    /// Adds a thread unless one of the same brand and number (in any case or spacing) is there —
+    /// the rule of the API and CSV import. Then it throws `ThreadExists`, or with `merge` adds to
+    /// it: quantities added, empty fields filled from the `given` fields.
+    @discardableResult
+    public func addThread(_ thread: InventoryThread, given: Set<String>, merge: Bool) throws -> (thread: InventoryThread, merged: Bool) {
+        let key = thread.importKey
+        guard let existing = try all(InventoryThread.self).first(where: { $0.importKey == key && $0.id != thread.id }) else {
+            return (try save(thread), false)
+        }
+        guard merge else { throw ThreadExists(existing: existing) }
+        return (try save(existing.merging(thread, given: given, rule: .add).0), true)
     }
 }

@@ -16,6 +16,8 @@ enum ExitCode32: Int32 {
     case offline = 4
     case signedOut = 5
     case notFound = 6
+    /// It is there already (a thread of the same brand and number).
+    case conflict = 7
 }
 
 struct CLIError: Error, CustomStringConvertible {

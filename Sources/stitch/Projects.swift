@@ -5,7 +5,7 @@ import StitchKit
 
 struct Projects: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Notes.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Projects, newest first.")
@@ -63,6 +63,12 @@ struct Projects: AsyncParsableCommand {
                     return
                 }
                 print("\(model.title) — \(p.status.displayName)")
+                if let canvas = model.canvas {
+                    let facts = [canvas.designer.isEmpty ? nil : "by \(canvas.designer)", canvas.meshCount.map { "\($0) mesh" }, canvas.size]
+                        .compactMap { $0 }.filter { !$0.isEmpty }
+                    if !facts.isEmpty { print(facts.joined(separator: " · ")) }
+                }
+                if let notes = p.notes { print("Notes: \(notes)") }
                 print("Started \(Timestamp.string(from: p.startedAt).prefix(10))"
                       + (p.finishingAt.map { ", at finishing \(Timestamp.string(from: $0).prefix(10))" } ?? "")
                       + (p.completedAt.map { ", completed \(Timestamp.string(from: $0).prefix(10))" } ?? ""))
@@ -70,8 +76,25 @@ struct Projects: AsyncParsableCommand {
                 print("\nJournal:")
                 if let empty = model.emptyJournal { print("  \(empty.title) — \(empty.message)") }
                 for (entry, images) in model.journal {
-                    print("  \(Timestamp.string(from: entry.createdAt).prefix(10))  \(entry.notes)\(images.isEmpty ? "" : "  [\(images.count) photo(s)]")")
+                    print("  \(Output.short(entry.id))  \(Timestamp.string(from: entry.createdAt).prefix(10))  \(entry.notes)\(images.isEmpty ? "" : "  [\(images.count) photo(s)]")")
                 }
+            }
+        }
+    }
+
+    struct Notes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a project's notes, or set them (\"\" clears them).")
+        @Argument var project: String
+        @Argument var text: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = ProjectDetailModel(projectId: p.id)
+                try model.load(from: ctx.store)
+                guard let text else { print(p.notes ?? "No notes yet."); return }
+                try model.setNotes(text.isEmpty ? nil : text, in: ctx.store)
+                print(text.isEmpty ? "Cleared \(model.title)'s notes. \(await ctx.syncSoon())" : "Saved \(model.title)'s notes. \(await ctx.syncSoon())")
             }
         }
     }
@@ -113,8 +136,45 @@ struct Projects: AsyncParsableCommand {
     }
 }
 
+/// The project an entry, section or requirement belongs to, loaded.
+func projectModel(_ projectId: UUID, in store: LocalStore) throws -> ProjectDetailModel {
+    var model = ProjectDetailModel(projectId: projectId)
+    try model.load(from: store)
+    return model
+}
+
 struct Journal: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self])
+    static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self, Edit.self, Remove.self])
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a journal entry's text (its id is in `stitch projects show`).")
+        @Argument var entry: String
+        @Option var note: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let e = try resolve(JournalEntry.self, entry, in: ctx.store) { String($0.notes.prefix(30)) }
+                var model = try projectModel(e.projectId, in: ctx.store)
+                try model.editEntry(e.id, notes: note, in: ctx.store)
+                print("Saved the entry. \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a journal entry and its photos.")
+        @Argument var entry: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let e = try resolve(JournalEntry.self, entry, in: ctx.store) { String($0.notes.prefix(30)) }
+                var model = try projectModel(e.projectId, in: ctx.store)
+                let photos = model.journal.first { $0.entry.id == e.id }?.images.count ?? 0
+                try model.deleteEntry(e.id, in: ctx.store)
+                print("Deleted the entry\(photos == 0 ? "" : " and its \(photos) photo(s)"). \(await ctx.syncSoon())")
+            }
+        }
+    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a journal entry, with photos if you like.")
@@ -139,7 +199,79 @@ struct Journal: AsyncParsableCommand {
 }
 
 struct Sections: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A project's sections.", subcommands: [List.self, Add.self], defaultSubcommand: List.self)
+    static let configuration = CommandConfiguration(abstract: "A project's sections.",
+                                                    subcommands: [List.self, Add.self, Rename.self, Status.self, Move.self, Remove.self], defaultSubcommand: List.self)
+
+    /// A section of the project by name or id prefix, and the project loaded.
+    static func find(_ section: String, project: String, in store: LocalStore) throws -> (ProjectDetailModel, ProjectSection) {
+        let p = try resolveProject(project, in: store)
+        let model = try projectModel(p.id, in: store)
+        let byName = model.sections.filter { $0.name.caseInsensitiveCompare(section) == .orderedSame }
+        let matches = byName.isEmpty ? model.sections.filter { $0.id.text.lowercased().hasPrefix(section.lowercased()) } : byName
+        guard !section.isEmpty, let match = matches.first else { throw CLIError("No section \(section) in \(model.title)", code: .notFound) }
+        guard matches.count == 1 else { throw CLIError("\"\(section)\" matches several sections: use its id", code: .usage) }
+        return (model, match)
+    }
+
+    struct Rename: AsyncParsableCommand {
+        @Argument var project: String
+        @Argument var section: String
+        @Argument(help: "The new name") var name: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
+                try model.renameSection(s.id, to: name, in: ctx.store)
+                print("Renamed \(s.name) to \(name). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "not_started, in_progress or completed.")
+        @Argument var project: String
+        @Argument var section: String
+        @Argument var status: SectionStatus
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
+                try model.setSectionStatus(s.id, to: status, in: ctx.store)
+                print("\(s.name) is now \(status.displayName). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a section up or down one place.")
+        enum Direction: String, ExpressibleByArgument { case up, down }
+        @Argument var project: String
+        @Argument var section: String
+        @Argument var direction: Direction
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
+                try model.moveSection(s.id, by: direction == .up ? -1 : 1, in: ctx.store)
+                print("Sections: \(model.sections.map(\.name).joined(separator: ", ")). \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a section; its threads stay with the project.")
+        @Argument var project: String
+        @Argument var section: String
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
+                let kept = model.requirements.filter { $0.sectionId == s.id }.count
+                try model.deleteSection(s.id, in: ctx.store)
+                print("Deleted \(s.name)\(kept == 0 ? "" : "; its \(kept) thread(s) stay with the project"). \(await ctx.syncSoon())")
+            }
+        }
+    }
 
     struct List: AsyncParsableCommand {
         @Argument var project: String
@@ -176,7 +308,26 @@ struct Sections: AsyncParsableCommand {
 }
 
 struct Needs: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A project's thread requirements.", subcommands: [List.self, Add.self, Remove.self], defaultSubcommand: List.self)
+    static let configuration = CommandConfiguration(abstract: "A project's thread requirements.", subcommands: [List.self, Add.self, Edit.self, Remove.self], defaultSubcommand: List.self)
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a requirement's quantity, colour name or notes (\"\" clears a text).")
+        @Argument var requirement: String
+        @Option var quantity: Int?
+        @Option var color: String?
+        @Option var notes: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let r = try resolve(ProjectThread.self, requirement, in: ctx.store) { "\($0.brand) \($0.number)" }
+                guard quantity != nil || color != nil || notes != nil else { throw CLIError("Give --quantity, --color or --notes", code: .usage) }
+                var model = try projectModel(r.projectId, in: ctx.store)
+                try model.editRequirement(r.id, quantityNeeded: quantity, colorName: color, notes: notes, in: ctx.store)
+                let saved = model.requirements.first { $0.id == r.id } ?? r
+                print("Needs \(saved.quantityNeeded) × \(saved.brand) \(saved.number)\(saved.colorName.map { " \($0)" } ?? ""). \(await ctx.syncSoon())")
+            }
+        }
+    }
 
     struct List: AsyncParsableCommand {
         @Argument var project: String

@@ -80,6 +80,7 @@ struct Threads: AsyncParsableCommand {
         @Option var notes: String?
         @Option(help: "The EAN-13 / UPC-A code on its label, so `stitch threads scan` finds it") var barcode: String?
         @Flag(help: "Don't look the thread up in the server's catalog") var noCatalog = false
+        @Flag(help: "If you have this brand and number already, add the quantity to it (and fill in what it lacks)") var merge = false
         @OptionGroup var output: JSONFlag
 
         func run() async throws {
@@ -99,11 +100,28 @@ struct Threads: AsyncParsableCommand {
                     }
                 }
                 let now = ctx.store.clock()
-                let thread = try ctx.store.save(InventoryThread(
+                let typed = InventoryThread(
                     brand: entry?.brand ?? brand, number: entry?.number ?? number, colorName: color ?? entry?.colorName,
                     catalogColorName: entry?.colorName, colorHex: hex ?? entry?.hex, fiberType: fiber ?? entry?.fiberType ?? .wool,
-                    quantity: quantity, barcode: barcode.map { Barcodes.normalized($0) ?? $0 }, notes: notes, createdAt: now, updatedAt: now))
+                    quantity: quantity, barcode: barcode.map { Barcodes.normalized($0) ?? $0 }, notes: notes, createdAt: now, updatedAt: now)
+                // A thread you have already is not added twice (the rule of the API and CSV import).
+                var given: Set<String> = ["quantity", "colorName", "colorHex"]
+                if barcode != nil { given.insert("barcode") }
+                if notes != nil { given.insert("notes") }
+                let (thread, merged): (InventoryThread, Bool)
+                do {
+                    (thread, merged) = try ctx.store.addThread(typed, given: given, merge: merge)
+                } catch let exists as ThreadExists {
+                    throw CLIError("\(exists.message) (\(Output.short(exists.existing.id))). Add --merge to add \(quantity) to it, or `stitch threads edit` it.",
+                                   code: .conflict)
+                }
                 let message = await ctx.syncSoon()
+                if merged {
+                    if output.json { print(try Output.json(thread)) } else {
+                        print("Added \(quantity) to \(thread.brand) \(thread.number) (\(Output.short(thread.id))): you have \(thread.quantity) now. \(message)")
+                    }
+                    return
+                }
                 let found = entry.map { " \([$0.colorName, $0.hex].compactMap { $0 }.joined(separator: ", ")) from the catalog." } ?? note
                 if output.json { print(try Output.json(thread)) } else { print("Added \(thread.brand) \(thread.number) (\(Output.short(thread.id))).\(found) \(message)") }
             }

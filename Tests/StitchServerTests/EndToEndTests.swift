@@ -402,6 +402,89 @@ struct EndToEndTests {
         }
     }
 
+    @Test("The stitch CLI edits what it shows: a duplicate thread refused (exit 7) or merged; sections renamed, moved, given a status and deleted; a requirement, a journal entry and the project's notes changed — and the server has it all after sync")
+    func cliEdits() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, _, server in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-edit-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            func stitch(_ args: String...) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
+            }
+            var r = try await stitch("register", "--server", server, "--email", "edit@example.com", "--name", "Edie")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("threads", "add", "DMC", "310", "--quantity", "1", "--no-catalog")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("threads", "add", "dmc", " 310", "--quantity", "2", "--no-catalog")
+            #expect(r.code == 7 && r.err.contains("You have DMC 310 already: 1 skein") && r.err.contains("--merge"), "\(r.code) \(r.err)")
+            r = try await stitch("threads", "add", "dmc", "310", "--quantity", "2", "--no-catalog", "--merge")
+            #expect(r.code == 0 && r.out.contains("you have 3 now"), "\(r.out) \(r.err)")
+
+            r = try await stitch("canvases", "add", "--designer", "Melissa Shirley", "--name", "Nutcracker", "--mesh", "18", "--size", "10x14")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("canvases", "list", "--json")
+            let canvas = try #require(try StitchJSON.makeDecoder().decode([Canvas].self, from: Data(r.out.utf8)).first)
+            r = try await stitch("projects", "start", canvas.id.text)
+            #expect(r.code == 0, "\(r.err)")
+            for name in ["Border", "Sky", "Moon"] { _ = try await stitch("sections", "add", "Nutcracker", name) }
+            r = try await stitch("sections", "move", "Nutcracker", "Moon", "up")
+            #expect(r.out.contains("Sections: Border, Moon, Sky"), "\(r.out) \(r.err)")
+            r = try await stitch("sections", "move", "Nutcracker", "Border", "up")
+            #expect(r.code == 0 && r.out.contains("Sections: Border, Moon, Sky"), "first stays first: \(r.out)")
+            r = try await stitch("sections", "rename", "Nutcracker", "Sky", "Night sky")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("sections", "status", "Nutcracker", "Night sky", "in_progress")
+            #expect(r.code == 0 && r.out.contains("In progress"), "\(r.out) \(r.err)")
+            r = try await stitch("sections", "status", "Nutcracker", "Night sky", "half_done")
+            #expect(r.code == 64 && r.err.contains("'not_started', 'in_progress' or 'completed'"), "arguments it doesn't take: \(r.code) \(r.err)")
+            r = try await stitch("sections", "rename", "Nutcracker", "Nowhere", "X")
+            #expect(r.code == 6 && r.err.contains("No section Nowhere"), "\(r.err)")
+            r = try await stitch("needs", "add", "--project", "Nutcracker", "DMC", "310", "--quantity", "2", "--section", "Moon")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("needs", "list", "Nutcracker", "--json")
+            let requirement = try #require(try StitchJSON.makeDecoder().decode([RequirementReadiness].self, from: Data(r.out.utf8)).first)
+            r = try await stitch("needs", "edit", requirement.requirementId.text, "--quantity", "4", "--color", "Raven", "--notes", "2 plies")
+            #expect(r.code == 0 && r.out.contains("Needs 4 × DMC 310 Raven"), "\(r.out) \(r.err)")
+            r = try await stitch("needs", "edit", requirement.requirementId.text, "--quantity", "0")
+            #expect(r.code == 3, "\(r.code) \(r.err)")
+            r = try await stitch("sections", "rm", "Nutcracker", "Moon")
+            #expect(r.code == 0 && r.out.contains("its 1 thread(s) stay with the project"), "\(r.out) \(r.err)")
+
+            r = try await stitch("journal", "add", "--project", "Nutcracker", "--note", "Started the sky")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("projects", "show", "Nutcracker", "--json")
+            struct Shown: Decodable { var journal: [JournalEntryDetail] }
+            let entry = try #require(try StitchJSON.makeDecoder().decode(Shown.self, from: Data(r.out.utf8)).journal.first).entry
+            r = try await stitch("journal", "edit", entry.id.text, "--note", "Started the sky and the moon")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("projects", "notes", "Nutcracker", "Gift for Mum")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("projects", "show", "Nutcracker")
+            #expect(r.out.contains("by Melissa Shirley · 18 mesh · 10x14") && r.out.contains("Notes: Gift for Mum")
+                    && r.out.contains("Started the sky and the moon"), "\(r.out)")
+            r = try await stitch("sync")
+            #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
+
+            // The server has what the terminal did.
+            let user = try #require(try await UserModel.query(on: app.db).filter(\.$email == "edit@example.com").first())
+            let userId = try user.requireID()
+            let threads = try await Records.list(ThreadModel.self, userId: userId, on: app.db)
+            #expect(threads.map { "\($0.brand) \($0.number) \($0.quantity)" } == ["DMC 310 3"])
+            let sections = try await Records.list(SectionModel.self, userId: userId, on: app.db).sorted { $0.sortOrder < $1.sortOrder }
+            #expect(sections.map(\.name) == ["Border", "Night sky"] && sections[1].status == .inProgress)
+            let requirements = try await Records.list(RequirementModel.self, userId: userId, on: app.db)
+            #expect(requirements.map { [String($0.quantityNeeded), $0.colorName ?? "", $0.notes ?? "", $0.sectionId == nil ? "none" : "section"] }
+                    == [["4", "Raven", "2 plies", "none"]])
+            let entries = try await Records.list(JournalEntryModel.self, userId: userId, on: app.db)
+            #expect(entries.map(\.notes) == ["Started the sky and the moon"])
+            #expect(try await Records.list(ProjectModel.self, userId: userId, on: app.db).map(\.notes) == ["Gift for Mum"])
+
+            r = try await stitch("journal", "rm", entry.id.text)
+            #expect(r.code == 0, "\(r.err)")
+            #expect(try await Records.list(JournalEntryModel.self, userId: userId, on: app.db).isEmpty)
+        }
+    }
+
     @Test("The stitch CLI: a spreadsheet's threads imported (dry run, then for real, merged the second time), CSV and a JSON backup with pictures exported, the backup restored into another account, the password changed, the account deleted")
     func cliImportRestoreLeave() async throws {
         let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")

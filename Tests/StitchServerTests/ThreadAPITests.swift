@@ -36,6 +36,36 @@ struct ThreadAPITests {
         }
     }
 
+    @Test("A thread you have already (same brand and number, any case or spacing): 409 with its id and nothing written; ?merge=true adds to it")
+    func duplicate() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let first = try await ann.thread("DMC", "310", quantity: 1)
+            let version = try await ann.syncVersion()
+            var res = try await ann.sendObject(.POST, "/threads", ["brand": "dmc ", "number": "310", "quantity": 2, "colorName": "Black"])
+            #expect(res.status == .conflict)
+            #expect(res.error?.existingId == first.id && res.error?.fields?["number"]?.contains("You have DMC 310 already") == true, "\(res.text)")
+            #expect(res.text.contains(first.id.wireText), "the id as records carry it")
+            #expect(try await ann.syncVersion() == version)
+            #expect(try await ann.get("/threads", as: [InventoryThread].self).count == 1)
+            // Someone else's thread is no duplicate of yours.
+            #expect(try await bob.thread("DMC", "310", quantity: 4).quantity == 4)
+
+            res = try await ann.sendObject(.POST, "/threads?merge=true", ["brand": "dmc ", "number": "310", "quantity": 2, "colorName": "Black"])
+            #expect(res.status == .ok)
+            let merged = try res.decode(InventoryThread.self)
+            #expect(merged.id == first.id && merged.quantity == 3 && merged.colorName == "Black")
+            #expect(try await ann.get("/threads", as: [InventoryThread].self) == [merged])
+            // Merging something new is just adding it; bad input is still a 400.
+            res = try await ann.sendObject(.POST, "/threads?merge=true", ["brand": "DMC", "number": "321", "quantity": 1])
+            #expect(res.status == .created)
+            res = try await ann.sendObject(.POST, "/threads?merge=true", ["brand": "DMC", "number": "310", "quantity": -1])
+            #expect(res.status == .badRequest)
+            #expect(try await ann.get("/threads/\(first.id)", as: InventoryThread.self).quantity == 3)
+        }
+    }
+
     @Test("Invalid input: 400 with every bad field, malformed bodies and wrong types too, and nothing written")
     func invalid() async throws {
         try await withTestApp { app, _ in

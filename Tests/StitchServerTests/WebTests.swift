@@ -195,13 +195,23 @@ struct WebTests {
                                  ("/app/stash/\(data.canvas.id)/delete", [:]), ("/app/projects/\(data.project.id)/delete", [:]),
                                  ("/app/projects/\(data.project.id)/status", ["status": "completed"]),
                                  ("/app/projects/\(data.project.id)/sections", ["name": "Mine"]),
-                                 ("/app/projects/\(data.project.id)/needs/\(data.requirement.id)/delete", [:])] {
+                                 ("/app/projects/\(data.project.id)/needs/\(data.requirement.id)/delete", [:]),
+                                 ("/app/projects/\(data.project.id)/needs/\(data.requirement.id)", ["quantityNeeded": "9"]),
+                                 ("/app/projects/\(data.project.id)/sections/\(data.section.id)", ["name": "Mine", "status": "completed"]),
+                                 ("/app/projects/\(data.project.id)/sections/\(data.section.id)/move", ["direction": "up"]),
+                                 ("/app/projects/\(data.project.id)/sections/\(data.section.id)/delete", [:]),
+                                 ("/app/projects/\(data.project.id)/entries/\(data.entry.id)", ["notes": "Mine now"]),
+                                 ("/app/projects/\(data.project.id)/entries/\(data.entry.id)/delete", [:]),
+                                 ("/app/projects/\(data.project.id)/notes", ["notes": "Mine"])] {
                 let res = try await bob.post(path, from: "/app/settings", form)
                 #expect(res.status == .notFound, "\(path) → \(res.status)")
             }
             #expect(try await bob.request(.GET, "/app/inventory").text.contains("No threads yet"))
             #expect(try await ann.get("/threads/\(data.thread.id)", as: InventoryThread.self).quantity == 2)
             #expect(try await ann.get("/projects/\(data.project.id)", as: ProjectDetail.self).project.status == .wip)
+            #expect(try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self) == [data.section])
+            #expect(try await ann.get("/projects/\(data.project.id)/threads", as: [ProjectThread].self) == [data.requirement])
+            #expect(try await ann.get("/projects/\(data.project.id)/entries", as: [JournalEntryDetail].self).map(\.entry.notes) == [data.entry.notes])
         }
     }
 
@@ -264,5 +274,137 @@ struct AppleWebTests {
             throw error
         }
         try await fake.stop()
+    }
+}
+
+@Suite("Web: every part of a project is edited where it is shown")
+struct WebEditingTests {
+    /// Ann's project with two sections, a requirement and a journal entry with a photo, and her web session.
+    static func setUp(_ app: Application) async throws -> (TestUser, WebClient, OwnedData, ProjectSection) {
+        let ann = try await TestUser.make(app)
+        let data = try await OwnedData.make(for: ann)
+        let second = try await ann.create("/projects/\(data.project.id)/sections", ["name": "Background"], as: ProjectSection.self)
+        let web = WebClient(app: app)
+        try await web.signIn("ann@example.com")
+        return (ann, web, data, second)
+    }
+
+    @Test("Sections: rename and status, move up and down (one order for every device), delete keeping its threads")
+    func sections() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, second) = try await Self.setUp(app)
+            let page = "/app/projects/\(data.project.id)"
+            let base = "\(page)/sections/\(data.section.id)"
+            var res = try await web.post(base, from: page, ["name": "Outer border", "status": "in_progress"])
+            #expect(res.status == .seeOther && res.headers.first(name: .location) == "/app/projects/\(data.project.id.wireText)#threads")
+            var sections = try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)
+            #expect(sections.map(\.name) == ["Outer border", "Background"] && sections[0].status == .inProgress)
+            let shown = try await web.request(.GET, page).text
+            #expect(shown.contains("Outer border") && shown.contains("In progress") && shown.contains("Edit section"))
+
+            // Bad input: a blank name or an unknown status changes nothing and says what is wrong.
+            let version = try await ann.syncVersion()
+            res = try await web.post(base, from: page, ["name": "", "status": "in_progress"])
+            #expect(res.status == .badRequest && res.text.contains("Please check"))
+            res = try await web.post(base, from: page, ["name": "Border", "status": "half_done"])
+            #expect(res.status == .badRequest)
+            res = try await web.post("\(base)/move", from: page, ["direction": "sideways"])
+            #expect(res.status == .badRequest)
+            #expect(try await ann.syncVersion() == version)
+
+            res = try await web.post("\(page)/sections/\(second.id)/move", from: page, ["direction": "up"])
+            #expect(res.status == .seeOther)
+            sections = try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)
+            #expect(sections.map(\.name) == ["Background", "Outer border"] && sections.map(\.sortOrder) == [0, 1])
+            // Already first: nothing changes, and no version is taken.
+            let before = try await ann.syncVersion()
+            res = try await web.post("\(page)/sections/\(second.id)/move", from: page, ["direction": "up"])
+            let after = try await ann.syncVersion()
+            #expect(res.status == .seeOther && after == before)
+            res = try await web.post("\(base)/move", from: page, ["direction": "up"])
+            sections = try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)
+            #expect(sections.map(\.name) == ["Outer border", "Background"])
+
+            res = try await web.post("\(base)/delete", from: page, [:])
+            #expect(res.status == .seeOther)
+            sections = try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)
+            #expect(sections.map(\.name) == ["Background"])
+            let requirement = try await ann.get("/projects/\(data.project.id)/threads", as: [ProjectThread].self)
+            #expect(requirement.count == 1 && requirement[0].sectionId == nil, "the thread stays with the project")
+            #expect(try await web.request(.GET, page).text.contains("Other threads"))
+        }
+    }
+
+    @Test("Requirements: quantity, colour name and notes changed, bad quantities refused, the readiness follows")
+    func requirements() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, _) = try await Self.setUp(app)
+            let page = "/app/projects/\(data.project.id)"
+            let path = "\(page)/needs/\(data.requirement.id)"
+            var res = try await web.post(path, from: page, ["quantityNeeded": "1", "colorName": "Raven", "notes": "Two plies, tent stitch"])
+            #expect(res.status == .seeOther)
+            var saved = try await ann.get("/projects/\(data.project.id)/threads", as: [ProjectThread].self)[0]
+            #expect(saved.quantityNeeded == 1 && saved.colorName == "Raven" && saved.notes == "Two plies, tent stitch")
+            let readiness = try await ann.get("/projects/\(data.project.id)/readiness", as: ProjectReadiness.self)
+            #expect(readiness.color == .green, "2 owned, 1 needed")
+            let shown = try await web.request(.GET, page).text
+            #expect(shown.contains("Two plies, tent stitch") && shown.contains("Raven"))
+
+            let version = try await ann.syncVersion()
+            for bad in ["0", "-3", "lots", ""] {
+                res = try await web.post(path, from: page, ["quantityNeeded": bad, "colorName": "Other"])
+                #expect(res.status == .badRequest, "\(bad) → \(res.status)")
+            }
+            #expect(try await ann.syncVersion() == version)
+            // Empty texts clear them.
+            res = try await web.post(path, from: page, ["quantityNeeded": "3", "colorName": "", "notes": ""])
+            saved = try await ann.get("/projects/\(data.project.id)/threads", as: [ProjectThread].self)[0]
+            #expect(saved.quantityNeeded == 3 && saved.colorName == nil && saved.notes == nil)
+        }
+    }
+
+    @Test("Journal entries edited and deleted with their photos; the project's notes and facts shown and edited")
+    func journalAndNotes() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, _) = try await Self.setUp(app)
+            let page = "/app/projects/\(data.project.id)"
+            var shown = try await web.request(.GET, page).text
+            #expect(shown.contains("Melissa Shirley") && shown.contains("18 mesh") && shown.contains("No notes yet."))
+
+            var res = try await web.post("\(page)/entries/\(data.entry.id)", from: page, ["notes": "Day one: the border begun"])
+            #expect(res.status == .seeOther && res.headers.first(name: .location) == "/app/projects/\(data.project.id.wireText)#journal")
+            var entries = try await ann.get("/projects/\(data.project.id)/entries", as: [JournalEntryDetail].self)
+            #expect(entries.map(\.entry.notes) == ["Day one: the border begun"] && entries[0].images.count == 1)
+
+            res = try await web.post("\(page)/notes", from: page, ["notes": "Gift for Mum.\nFinish by May."])
+            #expect(res.status == .seeOther)
+            #expect(try await ann.get("/projects/\(data.project.id)", as: ProjectDetail.self).project.notes == "Gift for Mum.\nFinish by May.")
+            shown = try await web.request(.GET, page).text
+            #expect(shown.contains("Gift for Mum.") && !shown.contains("No notes yet."))
+
+            res = try await web.post("\(page)/entries/\(data.entry.id)/delete", from: page, [:])
+            #expect(res.status == .seeOther)
+            entries = try await ann.get("/projects/\(data.project.id)/entries", as: [JournalEntryDetail].self)
+            #expect(entries.isEmpty)
+            let image = try #require(try await JournalImageModel.find(data.image.id, on: app.db))
+            #expect(image.deletedAt != nil, "the entry's photo goes with it")
+            res = try await web.post("\(page)/notes", from: page, ["notes": ""])
+            #expect(try await ann.get("/projects/\(data.project.id)", as: ProjectDetail.self).project.notes == nil)
+        }
+    }
+
+    @Test("Adding a thread you have: the form offers to add to it (409), merging adds the quantity; no second copy")
+    func duplicateThread() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, _) = try await Self.setUp(app)
+            var res = try await web.post("/app/inventory/new", from: "/app/inventory/new", ["brand": "dmc", "number": " 310", "quantity": "3"])
+            #expect(res.status == .conflict)
+            #expect(res.text.contains("You have DMC 310 already") && res.text.contains("Add 3 to it"), "\(res.text)")
+            #expect(try await ann.get("/threads", as: [InventoryThread].self).count == 1)
+            res = try await web.post("/app/inventory/new", from: "/app/inventory/new", ["brand": "dmc", "number": " 310", "quantity": "3", "merge": "on"])
+            #expect(res.status == .seeOther && res.headers.first(name: .location)?.contains("you%20have%205%20now") == true, "\(res.headers)")
+            let threads = try await ann.get("/threads", as: [InventoryThread].self)
+            #expect(threads.count == 1 && threads[0].id == data.thread.id && threads[0].quantity == 5)
+        }
     }
 }

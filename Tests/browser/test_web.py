@@ -163,7 +163,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     submit(browser, "Start")
     assert browser.find_element(By.CSS_SELECTOR, ".badge.wip").text == "WIP"
     project_url = browser.current_url
-    browser.find_element(By.NAME, "notes").send_keys("Started the sky in basketweave")
+    browser.find_element(By.ID, "f-entry-notes").send_keys("Started the sky in basketweave")
     browser.find_element(By.NAME, "images").send_keys(photos[1] + "\n" + photos[2])
     submit(browser, "Add entry")
     cards = browser.find_elements(By.CSS_SELECTOR, "#entries .card")
@@ -610,3 +610,111 @@ def test_pattern_viewer(server, browser, shots):
     assert browser.find_element(By.ID, "pattern-counter").text == "Page 2 of 12"
     assert browser.find_element(By.CSS_SELECTOR, "#pattern-thumbs a[aria-current=page]").get_attribute("aria-label") == "Page 2"
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def section_names(browser):
+    return [" ".join(h.get_attribute("textContent").split()) for h in browser.find_elements(By.CSS_SELECTOR, "#threads h3[data-section]")]
+
+
+def open_tools(browser, container, summary):
+    """Opens a <details> editor by its summary's text, inside `container`."""
+    toggle = container.find_element(By.XPATH, f".//summary[starts-with(normalize-space(), '{summary}')]")
+    click(browser, toggle)
+    return toggle.find_element(By.XPATH, "..")
+
+
+def section_tools(browser, name):
+    """The editor under a section's heading, opened."""
+    tools = browser.find_element(By.XPATH, f"//h3[@data-section][contains(., '{name}')]/following-sibling::details[1]")
+    click(browser, tools.find_element(By.TAG_NAME, "summary"))
+    return tools
+
+
+def submit_in(browser, container, text):
+    """Submits the form of the button `text` inside `container` and waits for the next page."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, container.find_element(By.XPATH, f".//button[normalize-space()='{text}']"))
+    WebDriverWait(browser, 10).until(gone(page))
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def test_edit_project_parts(server, browser, shots, photos):
+    """Everything a project page shows is edited there — sections renamed, reordered and deleted
+    on a phone; a journal entry and the project's notes edited on a desktop — and adding a thread
+    you have offers to add to it instead of a second copy."""
+    sign_up(browser, server, "Edie", "edie@example.com")
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(server + "/app/stash/new")
+    fill(browser, "designer", "Kirk & Bradley")
+    fill(browser, "designName", "Santa")
+    fill(browser, "meshCount", "18")
+    fill(browser, "size", "10x14")
+    submit(browser, "Add canvas")
+    browser.get(server + "/app/projects/start")
+    submit(browser, "Start")
+    project_url = browser.current_url
+    facts = " ".join(browser.find_element(By.ID, "project-facts").get_attribute("textContent").split())
+    assert "Kirk & Bradley" in facts and "18 mesh" in facts and "10x14" in facts
+    for name in ["Border", "Sky", "Beard"]:
+        click(browser, browser.find_element(By.XPATH, "//summary[normalize-space()='Add a section']"))
+        browser.find_element(By.ID, "f-name").send_keys(name)
+        submit(browser, "Add section")
+    assert section_names(browser) == ["Border · Not started", "Sky · Not started", "Beard · Not started"]
+
+    # Rename and set the status of "Sky", on a phone.
+    tools = section_tools(browser, "Sky")
+    name = tools.find_element(By.CSS_SELECTOR, "input[name=name]")
+    name.clear()
+    name.send_keys("Night sky")
+    Select(tools.find_element(By.CSS_SELECTOR, "select[name=status]")).select_by_value("in_progress")
+    submit_in(browser, tools, "Save section")
+    assert section_names(browser) == ["Border · Not started", "Night sky · In progress", "Beard · Not started"]
+
+    # Move "Beard" up, then "Border" down: the order every device sees.
+    submit_in(browser, section_tools(browser, "Beard"), "↑ Move up")
+    assert section_names(browser) == ["Border · Not started", "Beard · Not started", "Night sky · In progress"]
+    snap(browser, shots, "project-sections-edit")
+
+    # Delete "Border" at desktop width; the first section's "Move up" is disabled.
+    browser.set_window_size(*SIZES["desktop"])
+    border = section_tools(browser, "Border")
+    assert not border.find_element(By.XPATH, ".//button[normalize-space()='↑ Move up']").is_enabled()
+    browser.execute_script("window.confirm = function () { return true; }")
+    submit_in(browser, border, "Delete section")
+    assert section_names(browser) == ["Beard · Not started", "Night sky · In progress"]
+
+    # A journal entry written, then edited, at desktop width; the project's notes saved.
+    browser.find_element(By.ID, "f-entry-notes").send_keys("Stitched the beard")
+    submit(browser, "Add entry")
+    entry = browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]")
+    tools = open_tools(browser, entry, "Edit entry")
+    text = tools.find_element(By.TAG_NAME, "textarea")
+    text.clear()
+    text.send_keys("Stitched the beard in French knots")
+    submit_in(browser, tools, "Save entry")
+    entry = browser.find_element(By.CSS_SELECTOR, "#entries [data-entry] p")
+    assert entry.get_attribute("textContent") == "Stitched the beard in French knots"
+    notes = open_tools(browser, browser.find_element(By.ID, "notes"), "Add notes")
+    notes.find_element(By.TAG_NAME, "textarea").send_keys("A gift for Mum")
+    submit_in(browser, notes, "Save notes")
+    assert browser.find_element(By.ID, "project-notes").get_attribute("textContent") == "A gift for Mum"
+    snap(browser, shots, "project-edited")
+
+    # A thread you have: offered "Add 2 to it", and merged — one DMC 310 with 3 skeins.
+    for width in ["phone", "desktop"]:
+        browser.set_window_size(*SIZES[width])
+        browser.get(server + "/app/inventory/new")
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "310")
+        fill(browser, "quantity", "1" if width == "phone" else "2")
+        submit(browser, "Add thread")
+    offer = browser.find_element(By.ID, "duplicate")
+    assert "You have DMC 310 already: 1 skein" in " ".join(offer.get_attribute("textContent").split())
+    snap(browser, shots, "thread-duplicate")
+    submit_in(browser, offer, "Add 2 to it")
+    assert "you have 3 now" in browser.page_source
+    browser.get(server + "/app/inventory?q=310")
+    assert rows(browser) == ["DMC 310"] or len(browser.find_elements(By.CSS_SELECTOR, "#threads .row")) == 1
+    assert browser.find_element(By.CSS_SELECTOR, "#threads output").get_attribute("textContent") == "3"
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(project_url)

@@ -9,12 +9,15 @@ public struct APIError: AbortError, Sendable {
     public var reason: String
     public var fields: [String: String]?
     public var headers: HTTPHeaders
+    /// The record a conflicting create would duplicate.
+    public var existingId: UUID?
 
-    public init(_ status: HTTPResponseStatus, _ reason: String, fields: [String: String]? = nil, headers: HTTPHeaders = [:]) {
+    public init(_ status: HTTPResponseStatus, _ reason: String, fields: [String: String]? = nil, headers: HTTPHeaders = [:], existingId: UUID? = nil) {
         self.status = status
         self.reason = reason
         self.fields = fields
         self.headers = headers
+        self.existingId = existingId
     }
 
     public static func validation(_ fields: [String: String]) -> APIError {
@@ -45,7 +48,7 @@ public struct JSONErrorMiddleware: Middleware {
     static func body(for error: any Error, logger: Logger) -> (HTTPResponseStatus, APIErrorBody, HTTPHeaders) {
         switch error {
         case let error as APIError:
-            return (error.status, APIErrorBody(error: error.reason, fields: error.fields), error.headers)
+            return (error.status, APIErrorBody(error: error.reason, fields: error.fields, existingId: error.existingId), error.headers)
         case let error as ValidationError:
             return (.badRequest, APIErrorBody(error: "Some fields need attention", fields: error.fields), [:])
         case let error as DecodingError:

@@ -81,8 +81,8 @@ enum Layout {
     }
 
     static func field(_ label: String, name: String, value: String? = nil, type: String = "text", error: String? = nil,
-                      required: Bool = false, extra: Attrs = [:]) -> Node {
-        let id = "f-\(name)"
+                      required: Bool = false, id given: String? = nil, extra: Attrs = [:]) -> Node {
+        let id = given ?? "f-\(name)"
         var attrs: [(String, String)] = [("type", type), ("id", id), ("name", name)]
         if let value, type != "file" { attrs.append(("value", value)) }
         if required { attrs.append(("required", "required")) }
@@ -94,9 +94,16 @@ enum Layout {
                   error.map { el("span", ["class": "error", "id": id + "-error"], text($0)) } ?? nothing)
     }
 
-    static func select(_ label: String, name: String, options: [(value: String, label: String)], selected: String?) -> Node {
-        el("label", ["for": "f-\(name)"], text(label),
-           el("select", ["id": "f-\(name)", "name": name], children: options.map { option in
+    /// A text area; `id` when the page has several forms with the same field.
+    static func textArea(_ label: String, name: String, value: String?, id given: String? = nil, rows: Int = 3) -> Node {
+        let id = given ?? "f-\(name)"
+        return el("label", ["for": id], text(label), el("textarea", ["id": id, "name": name, "rows": String(rows)], text(value ?? "")))
+    }
+
+    static func select(_ label: String, name: String, options: [(value: String, label: String)], selected: String?, id given: String? = nil) -> Node {
+        let id = given ?? "f-\(name)"
+        return el("label", ["for": id], text(label),
+           el("select", ["id": id, "name": name], children: options.map { option in
                el("option", ["value": option.value, "selected": option.value == selected ? "selected" : nil], text(option.label))
            }))
     }

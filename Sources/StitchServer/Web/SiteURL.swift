@@ -10,10 +10,12 @@ enum SiteURL {
     case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
-    case newEntry(String), photo(String, String)
+    case projectNotes(String)
+    case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
     case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
     case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String)
-    case newSection(String), newRequirement(String), deleteRequirement(String, String)
+    case newSection(String), section(String, String), moveSection(String, String), deleteSection(String, String)
+    case newRequirement(String), requirement(String, String), deleteRequirement(String, String)
     case shopping, buy
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
@@ -45,7 +47,10 @@ enum SiteURL {
         case .project(let id): ["app", "projects", id]
         case .projectStatus(let id): ["app", "projects", id, "status"]
         case .deleteProject(let id): ["app", "projects", id, "delete"]
+        case .projectNotes(let id): ["app", "projects", id, "notes"]
         case .newEntry(let id): ["app", "projects", id, "entries"]
+        case .entry(let project, let entry): ["app", "projects", project, "entries", entry]
+        case .deleteEntry(let project, let entry): ["app", "projects", project, "entries", entry, "delete"]
         case .photo(let project, let image): ["app", "projects", project, "photos", image]
         case .patterns(let project): ["app", "projects", project, "patterns"]
         case .pattern(let project, let id): ["app", "projects", project, "patterns", id]
@@ -55,7 +60,11 @@ enum SiteURL {
         case .patternLastPage(let project, let id): ["app", "projects", project, "patterns", id, "page"]
         case .deletePattern(let project, let id): ["app", "projects", project, "patterns", id, "delete"]
         case .newSection(let id): ["app", "projects", id, "sections"]
+        case .section(let project, let section): ["app", "projects", project, "sections", section]
+        case .moveSection(let project, let section): ["app", "projects", project, "sections", section, "move"]
+        case .deleteSection(let project, let section): ["app", "projects", project, "sections", section, "delete"]
         case .newRequirement(let id): ["app", "projects", id, "needs"]
+        case .requirement(let project, let req): ["app", "projects", project, "needs", req]
         case .deleteRequirement(let project, let req): ["app", "projects", project, "needs", req, "delete"]
         case .shopping: ["app", "shopping"]
         case .buy: ["app", "shopping", "bought"]

@@ -108,7 +108,8 @@ extension WebController {
         let addAnother = form["addAnother"] == "on"
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            let thread = try await RecordWrites<ThreadModel>.create(req, body: body)
+            let (thread, merged) = try await ThreadController.create(req, body: body, merge: form["merge"] == "on")
+            if merged { return redirect(.inventory, flash: "Added to \(thread.brand) \(thread.number): you have \(thread.quantity) now.") }
             if addAnother {
                 // Batch entry: back to an empty form that keeps the brand.
                 let response = Response(status: .seeOther)
@@ -117,8 +118,13 @@ extension WebController {
             }
             return redirect(.inventory, flash: "Added \(thread.brand) \(thread.number).")
         } catch {
-            guard let fields = fieldErrors(error) else { throw error }
             let all = try await Records.list(ThreadModel.self, userId: req.user.id, on: req.db)
+            if let duplicate = error as? DuplicateThread {
+                let page = ThreadFormPage(thread: nil, values: form.fields, errors: ["number": duplicate.message], brandSuggestions: Self.brands(all),
+                                          addAnother: addAnother, duplicate: duplicate.existing)
+                return html(page.render(try await context(req)), status: .conflict)
+            }
+            guard let fields = fieldErrors(error) else { throw error }
             let page = ThreadFormPage(thread: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, brandSuggestions: Self.brands(all), addAnother: addAnother)
             return html(page.render(try await context(req)), status: .badRequest)
         }
@@ -322,7 +328,8 @@ extension WebController {
             detail: ProjectDetail(project: project, canvas: canvas),
             readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
             sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
-            inventory: inventory, patterns: patterns, errors: errors)
+            inventory: inventory, patterns: patterns, errors: errors,
+            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
         return html(page.render(try await context(req)), status: status)
     }
 
@@ -464,6 +471,123 @@ extension WebController {
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
             return redirect(.shopping, flash: fields.values.sorted().joined(separator: "; "))
+        }
+    }
+}
+
+// MARK: - Editing a project's parts where they are shown
+
+extension WebController {
+    /// The form's text for an optional field: empty clears it.
+    static func optional(_ form: FormData, _ name: String) -> Any { form[name] ?? NSNull() }
+
+    func projectAnchor(_ projectId: UUID, _ anchor: String) -> Response {
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: SiteURL.project(projectId.wireText).path + "#" + anchor)
+        return response
+    }
+
+    /// Rename a section, or change its status.
+    @Sendable func updateSection(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<SectionModel>.update(req, id: id, body: ["name": form["name"] ?? "", "status": form["status"] ?? ""],
+                                                            immutable: ["projectId"])
+            return projectAnchor(projectId, "threads")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    /// Move a section one place up or down: the sections are numbered again in their new order,
+    /// in one write, so every device sees the same order.
+    @Sendable func moveSection(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        guard let step = ["up": -1, "down": 1][form["direction"] ?? ""] else {
+            return try await projectPage(req, id: projectId, errors: ["direction": "Move a section up or down"], status: .badRequest)
+        }
+        let userId = try req.user.id
+        let now = req.now
+        try await req.db.writeTransaction { db in
+            let models = try await Records.matching(SectionModel.self, userId: userId, on: db) { $0.where("project_id", .equal, SQLUUID(projectId)) }
+                .sorted { ($0.record.sortOrder, $0.record.createdAt, $0.record.id.text) < ($1.record.sortOrder, $1.record.createdAt, $1.record.id.text) }
+            guard let from = models.firstIndex(where: { $0.record.id == id }) else { throw APIError.notFound }
+            var ordered = models
+            guard ordered.indices.contains(from + step) else { return }  // already first or last
+            ordered.swapAt(from, from + step)
+            let version = try await SyncVersion.next(for: userId, on: db)
+            for (order, model) in ordered.enumerated() where model.record.sortOrder != order {
+                var record = model.record
+                record.sortOrder = order
+                record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
+                try await Records.update(model, to: record, version: version, on: db)
+            }
+        }
+        return projectAnchor(projectId, "threads")
+    }
+
+    /// Its threads stay with the project, under "Other threads".
+    @Sendable func deleteSection(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        _ = try await ProjectController().deleteSection(req: req)
+        return projectAnchor(projectId, "threads")
+    }
+
+    /// Change how many skeins a requirement needs, its colour name or its notes.
+    @Sendable func updateRequirement(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (projectId, id) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        var body: [String: Any] = ["colorName": Self.optional(form, "colorName"), "notes": Self.optional(form, "notes")]
+        var errors: [String: String] = [:]
+        switch Self.int(form["quantityNeeded"]) {
+        case .some(.some(let q)): body["quantityNeeded"] = q
+        default: errors["quantityNeeded"] = "Enter a whole number"
+        }
+        if form.fields["sectionId"] != nil { body["sectionId"] = Self.optional(form, "sectionId") }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<RequirementModel>.update(req, id: id, body: body, immutable: ["projectId"], check: { requirement, db in
+                try await ProjectController.checkReferences(requirement, userId: userId, db: db)
+            })
+            return projectAnchor(projectId, "threads")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func updateEntry(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<JournalEntryModel>.update(req, id: id, body: ["notes": form["notes"] ?? ""], immutable: ["projectId"])
+            return projectAnchor(projectId, "journal")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    /// The entry and its photos.
+    @Sendable func deleteEntry(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        _ = try await JournalController().delete(req: req)
+        return projectAnchor(projectId, "journal")
+    }
+
+    @Sendable func projectNotes(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["notes": Self.optional(form, "notes")], immutable: ["canvasId"])
+            return projectAnchor(id, "notes")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
         }
     }
 }

@@ -124,6 +124,13 @@ struct WebController: RouteCollection {
         app.post(SiteURL.newSection(":id").route, use: addSection)
         app.post(SiteURL.newRequirement(":id").route, use: addRequirement)
         app.post(SiteURL.deleteRequirement(":id", ":reqId").route, use: deleteRequirement)
+        app.post(SiteURL.requirement(":id", ":reqId").route, use: updateRequirement)
+        app.post(SiteURL.section(":id", ":sectionId").route, use: updateSection)
+        app.post(SiteURL.moveSection(":id", ":sectionId").route, use: moveSection)
+        app.post(SiteURL.deleteSection(":id", ":sectionId").route, use: deleteSection)
+        app.post(SiteURL.entry(":id", ":entryId").route, use: updateEntry)
+        app.post(SiteURL.deleteEntry(":id", ":entryId").route, use: deleteEntry)
+        app.post(SiteURL.projectNotes(":id").route, use: projectNotes)
 
         app.get(SiteURL.shopping.route, use: shopping)
         app.post(SiteURL.buy.route, use: buy)

@@ -70,6 +70,8 @@ struct ThreadFormPage {
     var note: String?
     /// Editing: the colours that could stand in for this one.
     var alternatives: CatalogAlternatives?
+    /// Adding: the thread of the same brand and number the person has already.
+    var duplicate: InventoryThread?
 
     func render(_ context: PageContext) -> Node {
         let editing = thread != nil
@@ -78,7 +80,7 @@ struct ThreadFormPage {
             el("h1", [:], text(editing ? "Edit thread" : "Add thread")),
             saved.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing,
             note.map { el("p", ["class": "flash", "role": "status", "id": "scan-note"], text($0)) } ?? nothing,
-            Layout.errorSummary(errors),
+            duplicate.map(duplicateOffer(context)) ?? Layout.errorSummary(errors),
             Layout.form(action, context: context,
                 el("fieldset", [:],
                    el("legend", [:], text("Thread")),
@@ -119,6 +121,25 @@ struct ThreadFormPage {
                 Layout.form(.deleteThread(t.id.wireText), context: context, attrs: "stack confirm",
                             el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete \(t.brand) \(t.number)?"], text("Delete thread")))
             } ?? nothing)
+    }
+
+    /// "You have DMC 310 already (3 skeins)": add this one's quantity to it (the same form again,
+    /// asking to merge), or change the number below.
+    func duplicateOffer(_ context: PageContext) -> (InventoryThread) -> Node {
+        { existing in
+            let adding = Int(values["quantity"] ?? "") ?? 0
+            let kept = values.filter { $0.key != WebSession.csrfField && $0.key != "merge" }.sorted { $0.key < $1.key }
+            return el("section", ["class": "card", "id": "duplicate", "role": "alert"],
+                el("p", [:], text("You have \(existing.brand) \(existing.number)\(existing.colorName.map { " \($0)" } ?? "") already: "
+                                  + "\(existing.quantity) \(existing.quantity == 1 ? "skein" : "skeins"). Add to it, or change the number below.")),
+                el("div", ["class": "toolbar"],
+                   Layout.form(.newThread, context: context, attrs: "inline",
+                       group(kept.map { void("input", ["type": "hidden", "name": $0.key, "value": $0.value]) }),
+                       void("input", ["type": "hidden", "name": "merge", "value": "on"]),
+                       el("button", ["class": "primary", "type": "submit", "id": "merge-thread"],
+                          text(adding > 0 ? "Add \(adding) to it" : "Fill in what it lacks"))),
+                   el("a", ["class": "button secondary", "href": SiteURL.thread(existing.id.wireText).path], text("Open \(existing.brand) \(existing.number)"))))
+        }
     }
 
     /// "Nearest in other brands" (by CIEDE2000), or the same brand's nearest where the catalogs

@@ -65,7 +65,8 @@ struct ProjectDetailPage {
         return Layout.page(detail.title, section: .projects, context: context,
             imageURL(detail.canvas?.imageKey).map { void("img", ["class": "hero", "src": $0, "alt": "Photo of \(detail.title)"]) } ?? nothing,
             el("div", ["class": "toolbar"], el("h1", [:], text(detail.title)), statusBadge(p.status)),
-            el("dl", ["class": "facts"],
+            el("dl", ["class": "facts", "id": "project-facts"],
+               group(canvasFacts),
                el("dt", [:], text("Started")), el("dd", [:], text(Layout.longDate(p.startedAt))),
                el("dt", [:], text("At finishing")), el("dd", [:], text(p.finishingAt.map(Layout.longDate) ?? "—")),
                el("dt", [:], text("Completed")), el("dd", [:], text(p.completedAt.map(Layout.longDate) ?? "—"))),
@@ -74,10 +75,72 @@ struct ProjectDetailPage {
                 el("button", ["class": "secondary", "type": "submit"], text("Change status"))),
             Layout.errorSummary(errors),
             threadsSection(context),
+            notesSection(context),
             patternsSection(context),
             journalSection(context),
             Layout.form(.deleteProject(projectId), context: context,
                 el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete this project and its journal?"], text("Delete project"))))
+    }
+
+    /// What the canvas says about the piece: designer, mesh and size, where known.
+    var canvasFacts: [Node] {
+        guard let canvas = detail.canvas else { return [] }
+        let facts: [(String, String?)] = [("Designer", canvas.designer), ("Mesh", canvas.meshCount.map { "\($0) mesh" }), ("Size", canvas.size)]
+        return facts.compactMap { label, value in
+            value.flatMap { $0.isEmpty ? nil : group([el("dt", [:], text(label)), el("dd", [:], text($0))]) }
+        }
+    }
+
+    var requirementRecords: [UUID: ProjectThread] = [:]
+
+    func notesSection(_ context: PageContext) -> Node {
+        let notes = detail.project.notes ?? ""
+        return el("section", ["class": "card", "id": "notes"],
+           el("h2", [:], text("Notes")),
+           notes.isEmpty ? el("p", ["class": "muted"], text("No notes yet.")) : el("p", ["class": "prewrap", "id": "project-notes"], text(notes)),
+           el("details", [:],
+              el("summary", [:], text(notes.isEmpty ? "Add notes" : "Edit notes")),
+              Layout.form(.projectNotes(projectId), context: context,
+                  Layout.textArea("Notes", name: "notes", value: notes, id: "f-project-notes", rows: 4),
+                  el("button", ["class": "primary", "type": "submit"], text("Save notes")))))
+    }
+
+    /// Rename, status, move up/down and delete, under the section's heading.
+    func sectionTools(_ s: SectionReadiness, index: Int, count: Int, context: PageContext) -> Node {
+        let sid = s.sectionId.wireText
+        let record = sections.first { $0.id == s.sectionId }
+        let move = { (direction: String, label: String, enabled: Bool) -> Node in
+            Layout.form(.moveSection(projectId, sid), context: context, attrs: "inline",
+                void("input", ["type": "hidden", "name": "direction", "value": direction]),
+                el("button", ["class": "secondary", "type": "submit", "disabled": enabled ? nil : "disabled",
+                              "aria-label": "Move \(s.name) \(direction)"], text(label)))
+        }
+        return el("details", ["class": "edit", "data-section-tools": sid],
+            el("summary", [:], text("Edit section"), el("span", ["class": "visually-hidden"], text(" " + s.name))),
+            Layout.form(.section(projectId, sid), context: context,
+                Layout.field("Section name", name: "name", value: s.name, id: "f-section-name-\(sid)"),
+                Layout.select("Status", name: "status", options: SectionStatus.allCases.map { ($0.rawValue, $0.displayName) },
+                              selected: record?.status.rawValue, id: "f-section-status-\(sid)"),
+                el("button", ["class": "primary", "type": "submit"], text("Save section"))),
+            el("div", ["class": "toolbar"],
+               move("up", "↑ Move up", index > 0), move("down", "↓ Move down", index < count - 1),
+               Layout.form(.deleteSection(projectId, sid), context: context, attrs: "inline",
+                   el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete the section \(s.name)? Its threads stay with the project."],
+                      text("Delete section")))))
+    }
+
+    /// Quantity, colour name and notes of one requirement.
+    func requirementTools(_ r: RequirementReadiness, context: PageContext) -> Node {
+        let rid = r.requirementId.wireText
+        let record = requirementRecords[r.requirementId]
+        return el("details", ["class": "edit"],
+            el("summary", [:], text("Edit"), el("span", ["class": "visually-hidden"], text(" \(r.brand) \(r.number)"))),
+            Layout.form(.requirement(projectId, rid), context: context,
+                Layout.field("Skeins needed", name: "quantityNeeded", value: String(r.needed), type: "number", id: "f-need-qty-\(rid)",
+                             extra: ["min": "1", "inputmode": "numeric"]),
+                Layout.field("Colour name", name: "colorName", value: r.colorName, id: "f-need-color-\(rid)"),
+                Layout.field("Notes", name: "notes", value: record?.notes, id: "f-need-notes-\(rid)", extra: ["placeholder": "Tent stitch, 2 plies"]),
+                el("button", ["class": "primary", "type": "submit"], text("Save"))))
     }
 
     func dot(_ color: ReadinessColor) -> Node {
@@ -92,7 +155,10 @@ struct ProjectDetailPage {
             el("tbody", [:], children: reqs.map { r in
                 el("tr", ["data-requirement": r.requirementId.wireText],
                    el("td", [:], text("\(r.brand) "), el("span", ["class": "data"], text(r.number)),
-                      el("div", ["class": "footnote"], text(r.summary))),
+                      r.colorName.map { el("span", ["class": "muted"], text(" · " + $0)) } ?? nothing,
+                      el("div", ["class": "footnote"], text(r.summary)),
+                      (requirementRecords[r.requirementId]?.notes).map { el("div", ["class": "footnote requirement-notes"], text($0)) } ?? nothing,
+                      requirementTools(r, context: context)),
                    el("td", ["class": "data have"], text(String(r.have))),
                    el("td", ["class": "data need"], text(String(r.needed))),
                    el("td", ["class": "data buy"], text(String(r.toBuy))),
@@ -105,8 +171,11 @@ struct ProjectDetailPage {
         el("section", ["class": "card", "id": "threads"],
            el("h2", [:], dot(readiness.color), text(" Threads")),
            el("p", ["class": "muted", "id": "readiness-summary", "data-color": readiness.color.rawValue], text(readiness.summary)),
-           group(readiness.sections.map { s in
-               group([el("h3", ["data-section-color": s.color.rawValue], dot(s.color), text(" " + s.name)), requirementRows(s.requirements, context: context)])
+           group(readiness.sections.enumerated().map { index, s in
+               group([el("h3", ["data-section-color": s.color.rawValue, "data-section": s.sectionId.wireText], dot(s.color), text(" " + s.name),
+                         (sections.first { $0.id == s.sectionId }).map { el("span", ["class": "muted section-status"], text(" · " + $0.status.displayName)) } ?? nothing),
+                      sectionTools(s, index: index, count: readiness.sections.count, context: context),
+                      requirementRows(s.requirements, context: context)])
            }),
            when(!readiness.unsectioned.isEmpty || readiness.sections.isEmpty,
                 group([when(!readiness.sections.isEmpty, el("h3", [:], text("Other threads"))), requirementRows(readiness.unsectioned, context: context)])),
@@ -166,14 +235,28 @@ struct ProjectDetailPage {
            journal.isEmpty
                ? Layout.emptyState(icon: "journal", title: "No entries yet", message: "Tap + to add your first journal entry")
                : el("ul", ["class": "list", "id": "entries"], children: journal.map { entry in
-                   el("li", ["class": "card"],
+                   el("li", ["class": "card", "data-entry": entry.entry.id.wireText],
                       el("time", ["class": "muted", "datetime": Timestamp.string(from: entry.entry.createdAt)], text(Layout.longDate(entry.entry.createdAt))),
-                      el("p", [:], text(entry.entry.notes)),
+                      el("p", ["class": "prewrap"], text(entry.entry.notes)),
                       when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.map { image in
                           el("a", ["href": SiteURL.photo(projectId, image.id.wireText).path],
                              void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(image.sortOrder + 1)", "loading": "lazy"]))
-                      })))
+                      })),
+                      entryTools(entry.entry, photos: entry.images.count, context: context))
                }))
+    }
+
+    func entryTools(_ entry: JournalEntry, photos: Int, context: PageContext) -> Node {
+        let eid = entry.id.wireText
+        return el("details", ["class": "edit"],
+            el("summary", [:], text("Edit entry")),
+            Layout.form(.entry(projectId, eid), context: context,
+                Layout.textArea("Notes", name: "notes", value: entry.notes, id: "f-entry-notes-\(eid)"),
+                el("button", ["class": "primary", "type": "submit"], text("Save entry"))),
+            Layout.form(.deleteEntry(projectId, eid), context: context, attrs: "inline",
+                el("button", ["class": "danger", "type": "submit",
+                              "data-confirm": photos == 0 ? "Delete this journal entry?" : "Delete this journal entry and its \(photos == 1 ? "photo" : "\(photos) photos")?"],
+                   text("Delete entry"))))
     }
 }
 
