@@ -393,6 +393,21 @@ struct WebEditingTests {
         }
     }
 
+    @Test("Canvas batch entry: 'Add another' comes back with the designer kept and the design name to type")
+    func canvasAddAnother() async throws {
+        try await withTestApp { app, _ in
+            let web = WebClient(app: app)
+            try await web.signUp()
+            let res = try await web.post("/app/stash/new", from: "/app/stash/new",
+                                         ["designer": "Melissa Shirley", "designName": "Nutcracker", "addAnother": "on"])
+            #expect(res.status == .seeOther)
+            let next = try #require(res.headers.first(name: .location))
+            let page = try await web.request(.GET, next).text
+            #expect(page.contains("value=\"Melissa Shirley\"") && page.contains("Added Nutcracker."), "\(next)")
+            #expect(!page.contains("value=\"Nutcracker\""))
+        }
+    }
+
     @Test("Adding a thread you have: the form offers to add to it (409), merging adds the quantity; no second copy")
     func duplicateThread() async throws {
         try await withTestApp { app, _ in

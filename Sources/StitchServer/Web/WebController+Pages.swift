@@ -186,7 +186,10 @@ extension WebController {
     }
 
     @Sendable func newCanvasPage(req: Request) async throws -> Response {
-        html(CanvasFormPage(canvas: nil, values: [:], addAnother: req.queryText("another") == "on").render(try await context(req)))
+        // Batch entry keeps what repeats: the designer of the canvas just added.
+        let designer = req.queryText("designer")
+        return html(CanvasFormPage(canvas: nil, values: designer.map { ["designer": $0] } ?? [:], addAnother: req.queryText("another") == "on")
+            .render(try await context(req)))
     }
 
     func canvasBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
@@ -222,7 +225,7 @@ extension WebController {
             let canvas = try await RecordWrites<CanvasModel>.create(req, body: body)
             if form["addAnother"] == "on" {
                 let response = Response(status: .seeOther)
-                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "flash": "Added \(canvas.designName)."]))
+                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "designer": canvas.designer, "flash": "Added \(canvas.designName)."]))
                 return response
             }
             return redirect(.canvas(canvas.id.wireText))

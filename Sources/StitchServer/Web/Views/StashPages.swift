@@ -54,7 +54,8 @@ struct CanvasFormPage {
                 el("fieldset", [:],
                    el("legend", [:], text("Canvas")),
                    Layout.field("Designer", name: "designer", value: values["designer"], error: errors["designer"], required: true),
-                   Layout.field("Design name", name: "designName", value: values["designName"], error: errors["designName"], required: true),
+                   Layout.field("Design name", name: "designName", value: values["designName"], error: errors["designName"], required: true,
+                                extra: ["autofocus": !editing && !(values["designer"] ?? "").isEmpty && (values["designName"] ?? "").isEmpty ? "autofocus" : nil]),
                    Layout.field("Acquired", name: "acquiredAt", value: values["acquiredAt"], type: "date", error: errors["acquiredAt"]),
                    Layout.field("Size", name: "size", value: values["size"], error: errors["size"], extra: ["placeholder": "13x18"]),
                    Layout.field("Mesh count", name: "meshCount", value: values["meshCount"], type: "number", error: errors["meshCount"],
@@ -62,7 +63,7 @@ struct CanvasFormPage {
                    el("label", ["for": "f-notes"], text("Notes"), el("textarea", ["id": "f-notes", "name": "notes", "rows": "3"], text(values["notes"] ?? "")))),
                 when(!editing, el("label", ["class": "check", "for": "f-addAnother"],
                     void("input", ["type": "checkbox", "id": "f-addAnother", "name": "addAnother", "value": "on", "checked": addAnother ? "checked" : nil]),
-                    text("Add another"))),
+                    text("Add another (keeps the designer)"))),
                 el("button", ["class": "primary", "type": "submit"], text(editing ? "Save" : "Add canvas"))))
     }
 
