@@ -261,7 +261,8 @@ public struct ShoppingItem: Codable, Sendable, Hashable {
 
 public enum ShoppingList {
     /// Whether a project's needs are on the shopping list: projects still being stitched. One at
-    /// finishing is stitched already, and a completed one needs nothing more.
+    /// finishing is stitched already, a completed one needs nothing more, and a planned one is not
+    /// started (its readiness says what it lacks).
     public static func counts(_ project: Project) -> Bool {
         project.deletedAt == nil && project.status == .wip
     }

@@ -84,6 +84,7 @@ public enum Stylesheet {
         .hero { width: 100%; max-height: 420px; object-fit: cover; border-radius: var(--radius-card); box-shadow: var(--shadow-elevated); background: var(--color-parchment); }
         .badge { display: inline-flex; align-items: center; gap: var(--space-xs); padding: var(--space-xxs) var(--space-sm); border-radius: 999px;
                  font: 700 19px/1.2 \(TypeStyle.body.fontStack); color: var(--color-espresso); }
+        .badge.planned { background: var(--color-parchment); border: 1px dashed var(--color-walnut); }
         .badge.wip { background: var(--color-terracotta-light); }
         .badge.at_finishing { background: var(--color-dusty-rose); }
         .badge.completed { background: var(--color-sage); }

@@ -291,7 +291,7 @@ public final class LocalStore: Sendable {
             var record = record.normalized
             let previous = try R.fetchOne(db, key: ["id": record.id])
             if let previous {
-                record.createdAt = previous.createdAt
+                if !R.createdAtIsEditable { record.createdAt = previous.createdAt }
                 record.updatedAt = previous.updatedAt >= now ? previous.updatedAt.addingTimeInterval(0.001) : now
             } else {
                 record.updatedAt = now

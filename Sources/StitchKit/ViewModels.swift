@@ -141,12 +141,15 @@ public struct StartProjectModel: Sendable {
         available.isEmpty ? ("No available canvases", "All canvases are already linked to projects. Add a new canvas first.") : nil
     }
 
-    public func start(_ canvasId: UUID, in store: LocalStore) throws -> Project {
+    /// Starts a project now, on `startedAt` (a WIP begun months ago), or — `planned` — plans it
+    /// without starting it: it lists its threads and shows readiness until it is started.
+    public func start(_ canvasId: UUID, planned: Bool = false, startedAt: Date? = nil, in store: LocalStore) throws -> Project {
         guard available.contains(where: { $0.id == canvasId }) else {
             throw ValidationError(fields: ["canvasId": "This canvas already has a project"])
         }
         let now = store.clock()
-        return try store.save(Project(canvasId: canvasId, startedAt: now, createdAt: now, updatedAt: now))
+        return try store.save(Project(canvasId: canvasId, status: planned ? .planned : .wip, startedAt: planned ? now : startedAt ?? now,
+                                      createdAt: now, updatedAt: now))
     }
 }
 
@@ -186,9 +189,9 @@ public struct ProjectDetailModel: Sendable {
 
     /// Adds a journal entry with pictures (kept on the device until the next sync uploads them).
     @discardableResult
-    public mutating func addEntry(notes: String, images: [Data], in store: LocalStore) throws -> JournalEntry {
+    public mutating func addEntry(notes: String, images: [Data], date: Date? = nil, in store: LocalStore) throws -> JournalEntry {
         let now = store.clock()
-        let entry = try store.save(JournalEntry(projectId: projectId, notes: notes, createdAt: now, updatedAt: now))
+        let entry = try store.save(JournalEntry(projectId: projectId, notes: notes, createdAt: date ?? now, updatedAt: now))
         for (index, data) in images.enumerated() {
             let key = try store.stageImage(data)
             try store.save(JournalImage(entryId: entry.id, imageKey: key, sortOrder: index, createdAt: now, updatedAt: now))
@@ -198,6 +201,19 @@ public struct ProjectDetailModel: Sendable {
     }
 
     // MARK: Editing what the page shows
+
+    /// Dates set by hand, as far as the status has them (nil leaves one as it is); none may be
+    /// before the start (the record's validation says so).
+    public mutating func setDates(started: Date? = nil, finishing: Date? = nil, completed: Date? = nil, in store: LocalStore) throws {
+        guard var project else { return }
+        if project.status == .planned && started != nil { throw ValidationError("startedAt", "A planned project isn't started: start it first") }
+        if finishing != nil && ![.atFinishing, .completed].contains(project.status) { throw ValidationError("finishingAt", "It isn't at finishing") }
+        if completed != nil && project.status != .completed { throw ValidationError("completedAt", "It isn't completed") }
+        if let started { project.startedAt = started }
+        if let finishing { project.finishingAt = finishing }
+        if let completed { project.completedAt = completed }
+        self.project = try store.save(project)
+    }
 
     public mutating func setNotes(_ notes: String?, in store: LocalStore) throws {
         guard var project else { return }
@@ -255,9 +271,10 @@ public struct ProjectDetailModel: Sendable {
         try load(from: store)
     }
 
-    public mutating func editEntry(_ id: UUID, notes: String, in store: LocalStore) throws {
+    public mutating func editEntry(_ id: UUID, notes: String? = nil, date: Date? = nil, in store: LocalStore) throws {
         guard var entry = journal.first(where: { $0.entry.id == id })?.entry else { throw ValidationError("entry", "No such journal entry in this project") }
-        entry.notes = notes
+        if let notes { entry.notes = notes }
+        if let date { entry.createdAt = date }
         try store.save(entry)
         try load(from: store)
     }

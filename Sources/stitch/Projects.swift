@@ -5,7 +5,7 @@ import StitchKit
 
 struct Projects: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Notes.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Dates.self, Notes.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Projects, newest first.")
@@ -25,8 +25,10 @@ struct Projects: AsyncParsableCommand {
     }
 
     struct Start: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start a project from a canvas that has none.")
+        static let configuration = CommandConfiguration(abstract: "Start a project from a canvas that has none, or plan one (--plan).")
         @Argument(help: "Canvas id (prefix)") var canvas: String?
+        @Flag(help: "Plan it without starting: list its threads and see whether you can start it") var plan = false
+        @Option(help: "The day you started it (YYYY-MM-DD), for a WIP begun earlier") var started: String?
         func run() async throws {
             try await Stitch.run {
                 let ctx = try Context.open()
@@ -39,8 +41,9 @@ struct Projects: AsyncParsableCommand {
                     return
                 }
                 let c = try resolve(Canvas.self, canvas, in: ctx.store) { $0.designName }
-                let project = try model.start(c.id, in: ctx.store)
-                print("Started \(c.designName) (\(Output.short(project.id))). \(await ctx.syncSoon())")
+                if plan && started != nil { throw CLIError("A planned project isn't started: give --plan or --started, not both", code: .usage) }
+                let project = try model.start(c.id, planned: plan, startedAt: try parseDate(started), in: ctx.store)
+                print("\(plan ? "Planned" : "Started") \(c.designName) (\(Output.short(project.id))). \(await ctx.syncSoon())")
             }
         }
     }
@@ -82,6 +85,27 @@ struct Projects: AsyncParsableCommand {
         }
     }
 
+    struct Dates: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set the days it was started, went to finishing and was completed (YYYY-MM-DD), as its status has them.")
+        @Argument var project: String
+        @Option var started: String?
+        @Option var finishing: String?
+        @Option var completed: String?
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                guard started != nil || finishing != nil || completed != nil else { throw CLIError("Give --started, --finishing or --completed", code: .usage) }
+                var model = try projectModel(p.id, in: ctx.store)
+                try model.setDates(started: try parseDate(started), finishing: try parseDate(finishing), completed: try parseDate(completed), in: ctx.store)
+                let saved = model.project ?? p
+                print("\(model.title): started \(Timestamp.string(from: saved.startedAt).prefix(10))"
+                      + (saved.finishingAt.map { ", at finishing \(Timestamp.string(from: $0).prefix(10))" } ?? "")
+                      + (saved.completedAt.map { ", completed \(Timestamp.string(from: $0).prefix(10))" } ?? "") + ". \(await ctx.syncSoon())")
+            }
+        }
+    }
+
     struct Notes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a project's notes, or set them (\"\" clears them).")
         @Argument var project: String
@@ -100,7 +124,7 @@ struct Projects: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set the status: wip, at_finishing or completed.")
+        static let configuration = CommandConfiguration(abstract: "Set the status: planned, wip, at_finishing or completed (starting a planned one dates its start today).")
         @Argument var project: String
         @Argument var status: ProjectStatus
         func run() async throws {
@@ -143,19 +167,28 @@ func projectModel(_ projectId: UUID, in store: LocalStore) throws -> ProjectDeta
     return model
 }
 
+/// A journal entry's day: "2026-05-01" is that day at noon UTC (the web app's rule), a full
+/// timestamp is itself.
+func entryDate(_ text: String?) throws -> Date? {
+    guard let date = try parseDate(text) else { return nil }
+    return text?.count == 10 ? date.addingTimeInterval(12 * 3600) : date
+}
+
 struct Journal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self, Edit.self, Remove.self])
 
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a journal entry's text (its id is in `stitch projects show`).")
         @Argument var entry: String
-        @Option var note: String
+        @Option var note: String?
+        @Option(help: "The day it tells of (YYYY-MM-DD)") var date: String?
         func run() async throws {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let e = try resolve(JournalEntry.self, entry, in: ctx.store) { String($0.notes.prefix(30)) }
+                guard note != nil || date != nil else { throw CLIError("Give --note or --date", code: .usage) }
                 var model = try projectModel(e.projectId, in: ctx.store)
-                try model.editEntry(e.id, notes: note, in: ctx.store)
+                try model.editEntry(e.id, notes: note, date: try entryDate(date), in: ctx.store)
                 print("Saved the entry. \(await ctx.syncSoon())")
             }
         }
@@ -181,6 +214,7 @@ struct Journal: AsyncParsableCommand {
         @Option var project: String
         @Option var note: String
         @Option(parsing: .upToNextOption, help: "Photos (JPEG, PNG, HEIC or WebP)") var image: [String] = []
+        @Option(help: "The day it tells of (YYYY-MM-DD), if not today") var date: String?
         func run() async throws {
             try await Stitch.run {
                 let ctx = try Context.open()
@@ -191,7 +225,7 @@ struct Journal: AsyncParsableCommand {
                 }
                 var model = ProjectDetailModel(projectId: p.id)
                 try model.load(from: ctx.store)
-                try model.addEntry(notes: note, images: images, in: ctx.store)
+                try model.addEntry(notes: note, images: images, date: try entryDate(date), in: ctx.store)
                 print("Added to \(model.title)'s journal\(images.isEmpty ? "" : " with \(images.count) photo(s)"). \(await ctx.syncSoon())")
             }
         }

@@ -326,6 +326,53 @@ struct ViewModelTests {
         #expect(detail.project?.completedAt != nil)
     }
 
+    @Test("On the device: a duplicate thread refused or merged; a planned project started today; dates and an entry's day set by hand; sections moved and deleted keeping their threads")
+    func editsOnDevice() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock)
+        var add = AddThreadModel(brand: "DMC")
+        add.number = "310"
+        add.addAnother = false
+        #expect(try add.save(to: store) != nil)
+        add.quantity = 2
+        #expect(try add.save(to: store) == nil)
+        #expect(add.duplicate?.quantity == 1 && add.errors["number"] == "You have DMC 310 already: 1 skein")
+        #expect(try add.save(to: store, merge: true)?.quantity == 3)
+        #expect(try store.all(InventoryThread.self).count == 1)
+
+        let now = store.clock()
+        let canvas = try store.save(Canvas(designer: "A", designName: "One", createdAt: now, updatedAt: now))
+        var start = StartProjectModel()
+        try start.load(from: store)
+        let planned = try start.start(canvas.id, planned: true, in: store)
+        #expect(planned.status == .planned)
+        var detail = ProjectDetailModel(projectId: planned.id)
+        try detail.load(from: store)
+        #expect(throws: ValidationError.self) { try detail.setDates(started: now, in: store) }
+        clock.advance(3600)
+        try detail.setStatus(.wip, in: store)
+        #expect(detail.project?.startedAt == clock.date, "started when it became WIP")
+        let earlier = now.addingTimeInterval(-30 * 86_400)
+        try detail.setDates(started: earlier, in: store)
+        #expect(detail.project?.startedAt == earlier)
+        #expect(throws: ValidationError.self) { try detail.setDates(completed: now, in: store) }
+
+        let entry = try detail.addEntry(notes: "Bought it", images: [], date: earlier, in: store)
+        try detail.editEntry(entry.id, date: earlier.addingTimeInterval(86_400), in: store)
+        #expect(try store.find(JournalEntry.self, id: entry.id)?.createdAt == earlier.addingTimeInterval(86_400), "an entry's day is the stitcher's")
+
+        for name in ["Border", "Sky"] {
+            try store.save(ProjectSection(projectId: planned.id, name: name, sortOrder: detail.sections.count, createdAt: now, updatedAt: now))
+            try detail.load(from: store)
+        }
+        try store.save(ProjectThread(projectId: planned.id, sectionId: detail.sections[0].id, brand: "DMC", number: "310", createdAt: now, updatedAt: now))
+        try detail.load(from: store)
+        try detail.moveSection(detail.sections[1].id, by: -1, in: store)
+        #expect(detail.sections.map(\.name) == ["Sky", "Border"] && detail.sections.map(\.sortOrder) == [0, 1])
+        try detail.deleteSection(detail.sections[1].id, in: store)
+        #expect(detail.sections.map(\.name) == ["Sky"] && detail.requirements.map(\.sectionId) == [nil])
+    }
+
     @Test("Shopping list and bought, with the same rules as the server")
     func shopping() throws {
         let store = try makeStore()

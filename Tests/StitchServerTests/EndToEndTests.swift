@@ -462,6 +462,20 @@ struct EndToEndTests {
             r = try await stitch("projects", "show", "Nutcracker")
             #expect(r.out.contains("by Melissa Shirley · 18 mesh · 10x14") && r.out.contains("Notes: Gift for Mum")
                     && r.out.contains("Started the sky and the moon"), "\(r.out)")
+            // Dates a stitcher brings along, and a project planned before it is started.
+            r = try await stitch("projects", "dates", "Nutcracker", "--started", "2026-01-05")
+            #expect(r.code == 0 && r.out.contains("started 2026-01-05"), "\(r.out) \(r.err)")
+            r = try await stitch("projects", "dates", "Nutcracker", "--completed", "2026-02-01")
+            #expect(r.code == 3 && r.err.contains("It isn't completed"), "\(r.err)")
+            r = try await stitch("journal", "add", "--project", "Nutcracker", "--note", "Bought the canvas", "--date", "2026-01-04")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("canvases", "add", "--designer", "Kirk & Bradley", "--name", "Santa")
+            r = try await stitch("canvases", "list", "--json")
+            let santa = try #require(try StitchJSON.makeDecoder().decode([Canvas].self, from: Data(r.out.utf8)).first { $0.designName == "Santa" })
+            r = try await stitch("projects", "start", santa.id.text, "--plan")
+            #expect(r.code == 0 && r.out.contains("Planned Santa"), "\(r.out) \(r.err)")
+            r = try await stitch("projects", "list")
+            #expect(r.out.contains("Planned"), "\(r.out)")
             r = try await stitch("sync")
             #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
 
@@ -475,13 +489,16 @@ struct EndToEndTests {
             let requirements = try await Records.list(RequirementModel.self, userId: userId, on: app.db)
             #expect(requirements.map { [String($0.quantityNeeded), $0.colorName ?? "", $0.notes ?? "", $0.sectionId == nil ? "none" : "section"] }
                     == [["4", "Raven", "2 plies", "none"]])
-            let entries = try await Records.list(JournalEntryModel.self, userId: userId, on: app.db)
-            #expect(entries.map(\.notes) == ["Started the sky and the moon"])
-            #expect(try await Records.list(ProjectModel.self, userId: userId, on: app.db).map(\.notes) == ["Gift for Mum"])
+            let entries = try await Records.list(JournalEntryModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
+            #expect(entries.map(\.notes) == ["Bought the canvas", "Started the sky and the moon"])
+            #expect(Timestamp.string(from: entries[0].createdAt) == "2026-01-04T12:00:00.000Z")
+            let projects = try await Records.list(ProjectModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
+            #expect(projects.map(\.notes) == ["Gift for Mum", nil] && projects.map(\.status) == [.wip, .planned])
+            #expect(Timestamp.string(from: projects[0].startedAt) == "2026-01-05T00:00:00.000Z")
 
             r = try await stitch("journal", "rm", entry.id.text)
             #expect(r.code == 0, "\(r.err)")
-            #expect(try await Records.list(JournalEntryModel.self, userId: userId, on: app.db).isEmpty)
+            #expect(try await Records.list(JournalEntryModel.self, userId: userId, on: app.db).map(\.notes) == ["Bought the canvas"])
         }
     }
 

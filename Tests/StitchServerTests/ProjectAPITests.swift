@@ -48,6 +48,68 @@ struct ProjectAPITests {
         }
     }
 
+    @Test("Planned: readiness before starting, off the shopping list, started 'now' when it becomes WIP — or on the day given")
+    func planned() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            try await ann.thread("DMC", "310", quantity: 1)
+            let canvas = try await ann.canvas()
+            let plannedAt = clock.now
+            let res = try await ann.sendObject(.POST, "/projects", ["canvasId": canvas.id.uuidString, "status": "planned"])
+            #expect(res.status == .created, "\(res.text)")
+            let p = try res.decode(ProjectDetail.self).project
+            #expect(p.status == .planned && p.startedAt == plannedAt && p.finishingAt == nil)
+            try await ann.create("/projects/\(p.id)/threads", ["brand": "DMC", "number": "310", "quantityNeeded": 3], as: ProjectThread.self)
+            let readiness = try await ann.get("/projects/\(p.id)/readiness", as: ProjectReadiness.self)
+            #expect(readiness.color == .red && readiness.requirements.first?.toBuy == 2, "can I start it? not yet: buy 2")
+            #expect(try await ann.get("/shopping-list", as: ShoppingListResponse.self).items.isEmpty, "not started: not shopped for yet")
+            #expect(try await ann.get("/projects?status=planned", as: [ProjectDetail].self).map(\.project.id) == [p.id])
+
+            clock.advance(by: 600)
+            let startedRes = try await ann.sendObject(.PUT, "/projects/\(p.id)", ["status": "wip"])
+            try #require(startedRes.status == .ok, "\(startedRes.text)")
+            let started = try startedRes.decode(ProjectDetail.self).project
+            #expect(started.status == .wip && started.startedAt == clock.now, "started today, not the day it was planned")
+            #expect(try await ann.get("/shopping-list", as: ShoppingListResponse.self).items.map(\.toBuy) == [2])
+
+            // Back to planned and started again with the day it really began.
+            _ = try await ann.sendObject(.PUT, "/projects/\(p.id)", ["status": "planned"])
+            let begun = "2026-03-01T00:00:00.000Z"
+            let againRes = try await ann.sendObject(.PUT, "/projects/\(p.id)", ["status": "wip", "startedAt": begun])
+            try #require(againRes.status == .ok, "\(againRes.text)")
+            let again = try againRes.decode(ProjectDetail.self).project
+            #expect(Timestamp.string(from: again.startedAt) == begun)
+            // Dates are checked: finishing or completing before the start is refused, nothing changed.
+            let version = try await ann.syncVersion()
+            let bad = try await ann.sendObject(.PUT, "/projects/\(p.id)", ["status": "at_finishing", "finishingAt": "2026-02-01T00:00:00.000Z"])
+            #expect(bad.status == .badRequest && bad.error?.fields?["finishingAt"] != nil, "\(bad.text)")
+            #expect(try await ann.syncVersion() == version)
+        }
+    }
+
+    @Test("A journal entry's date is the stitcher's: set on create, changed on update (API and sync); its time of writing stays in updatedAt")
+    func entryDates() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let p = try await ann.project(canvas: try await ann.canvas()).project
+            let entry = try await ann.create("/projects/\(p.id)/entries", ["notes": "Finished the sky", "createdAt": "2026-02-03T12:00:00.000Z"],
+                                             as: JournalEntryDetail.self).entry
+            #expect(Timestamp.string(from: entry.createdAt) == "2026-02-03T12:00:00.000Z")
+            let moved = try await ann.sendObject(.PUT, "/projects/\(p.id)/entries/\(entry.id)", ["createdAt": "2026-02-01T12:00:00.000Z"])
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(Timestamp.string(from: try moved.decode(JournalEntryDetail.self).entry.createdAt) == "2026-02-01T12:00:00.000Z")
+            // Through sync too: a device's edit of the date is kept, where other records keep the server's creation date.
+            clock.advance(by: 60)
+            var edited = try await ann.get("/projects/\(p.id)/entries", as: [JournalEntryDetail].self)[0].entry
+            edited.createdAt = try #require(Timestamp.date(from: "2026-01-20T12:00:00.000Z"))
+            edited.updatedAt = clock.now
+            let synced = try await ann.sync(syncRequest([try SyncChange(record: edited)]))
+            #expect(synced.results.map(\.status) == [.applied], "\(synced.results)")
+            let stored = try await ann.get("/projects/\(p.id)/entries", as: [JournalEntryDetail].self)[0].entry
+            #expect(Timestamp.string(from: stored.createdAt) == "2026-01-20T12:00:00.000Z")
+        }
+    }
+
     @Test("Journal: entries newest first with images in order; more images append; delete removes images too")
     func journal() async throws {
         try await withTestApp { app, clock in

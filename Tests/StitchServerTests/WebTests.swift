@@ -393,6 +393,54 @@ struct WebEditingTests {
         }
     }
 
+    @Test("Plan a project, start it (dated today), set its dates by hand; a journal entry dated the day it tells of")
+    func planAndDates() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            var res = try await web.post("/app/projects/start", from: "/app/projects/start", ["canvasId": canvas.id.uuidString, "status": "planned"])
+            #expect(res.status == .seeOther)
+            let page = try #require(res.headers.first(name: .location))
+            let id = try #require(UUID(uuidString: String(page.split(separator: "/").last!)))
+            var shown = try await web.request(.GET, page).text
+            #expect(shown.contains("badge planned") && shown.contains("Planned") && !shown.contains("Change dates"))
+            #expect(try await web.request(.GET, "/app/projects").text.contains("Planned "))
+
+            clock.advance(by: 600)
+            res = try await web.post("\(page)/status", from: page, ["status": "wip"])
+            var project = try await ann.get("/projects/\(id)", as: ProjectDetail.self).project
+            #expect(project.status == .wip && project.startedAt == clock.now)
+            shown = try await web.request(.GET, page).text
+            #expect(shown.contains("Change dates"))
+
+            res = try await web.post("\(page)/dates", from: page, ["startedAt": "2026-01-05"])
+            #expect(res.status == .seeOther)
+            project = try await ann.get("/projects/\(id)", as: ProjectDetail.self).project
+            #expect(Timestamp.string(from: project.startedAt) == "2026-01-05T00:00:00.000Z")
+            for bad in [["startedAt": "5 January"], ["startedAt": ""], ["startedAt": "2026-01-05", "completedAt": "2025-01-01"]] {
+                res = try await web.post("\(page)/dates", from: page, bad)
+                #expect(res.status == .badRequest || (res.status == .seeOther && bad["completedAt"] != nil), "\(bad) → \(res.status)")
+            }
+            // A completed date is only taken once the project is completed (ignored before).
+            #expect(try await ann.get("/projects/\(id)", as: ProjectDetail.self).project.completedAt == nil)
+            _ = try await web.post("\(page)/status", from: page, ["status": "completed"])
+            res = try await web.post("\(page)/dates", from: page, ["startedAt": "2026-01-05", "finishingAt": "2026-03-01", "completedAt": "2026-01-01"])
+            #expect(res.status == .badRequest && res.text.contains("Completed date can&#39;t be before the start date"), "\(res.text)")
+
+            res = try await web.post("\(page)/entries", from: page, ["notes": "Bought the threads", "date": "2026-01-04"])
+            #expect(res.status == .seeOther)
+            var entry = try await ann.get("/projects/\(id)/entries", as: [JournalEntryDetail].self)[0].entry
+            #expect(Timestamp.string(from: entry.createdAt) == "2026-01-04T12:00:00.000Z")
+            res = try await web.post("\(page)/entries/\(entry.id)", from: page, ["notes": "Bought the threads", "date": "2026-01-03"])
+            entry = try await ann.get("/projects/\(id)/entries", as: [JournalEntryDetail].self)[0].entry
+            #expect(Timestamp.string(from: entry.createdAt) == "2026-01-03T12:00:00.000Z")
+            res = try await web.post("\(page)/entries/\(entry.id)", from: page, ["notes": "Bought the threads", "date": "someday"])
+            #expect(res.status == .badRequest)
+        }
+    }
+
     @Test("Canvas batch entry: 'Add another' comes back with the designer kept and the design name to type")
     func canvasAddAnother() async throws {
         try await withTestApp { app, _ in

@@ -56,6 +56,9 @@ extension Project: DescribedRecord {
         if let completedAt, completedAt < startedAt {
             v.fail("completedAt", "Completed date can't be before the start date")
         }
+        if let finishingAt, finishingAt < startedAt {
+            v.fail("finishingAt", "At-finishing date can't be before the start date")
+        }
     }
 }
 

@@ -7,12 +7,15 @@ public enum FiberType: String, Codable, Sendable, CaseIterable, Hashable {
 }
 
 public enum ProjectStatus: String, Codable, Sendable, CaseIterable, Hashable {
+    /// Not started: it holds sections and requirements and shows readiness ("can I start this?").
+    case planned
     case wip
     case atFinishing = "at_finishing"
     case completed
 
     public var displayName: String {
         switch self {
+        case .planned: "Planned"
         case .wip: "WIP"
         case .atFinishing: "At Finishing"
         case .completed: "Completed"

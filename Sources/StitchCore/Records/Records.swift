@@ -131,13 +131,16 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
         self.deletedAt = deletedAt
     }
 
-    /// Applies a status change the way the product defines it: entering `at_finishing` or
-    /// `completed` stamps the matching date, moving back clears it. A stamped date is never
-    /// before the start date (a project can be dated ahead; finishing it then can't be an error).
+    /// Applies a status change the way the product defines it: starting a planned project dates
+    /// its start now (while planned, `startedAt` holds when it was planned); entering
+    /// `at_finishing` or `completed` stamps the matching date, moving back clears it. A stamped
+    /// date is never before the start date (a project can be dated ahead; finishing it then can't
+    /// be an error).
     public mutating func setStatus(_ newStatus: ProjectStatus, at clock: Date) {
+        if status == .planned && newStatus != .planned { startedAt = clock }
         let now = max(clock, startedAt)
         switch newStatus {
-        case .wip:
+        case .planned, .wip:
             finishingAt = nil
             completedAt = nil
         case .atFinishing:

@@ -38,6 +38,13 @@ public protocol SyncRecord: Codable, Sendable, Hashable, Validatable, Identifiab
     init?<F: WireFieldSource>(wire: F)
 }
 
+extension SyncRecord {
+    /// Whether `createdAt` is the record's own date that its owner may change (a journal entry
+    /// is dated the day it tells of, and may be written up later), rather than the server's
+    /// record of when it was made.
+    public static var createdAtIsEditable: Bool { entityType == .journalEntry }
+}
+
 extension InventoryThread: SyncRecord { public static let entityType = EntityType.thread }
 extension Canvas: SyncRecord { public static let entityType = EntityType.canvas }
 extension Project: SyncRecord { public static let entityType = EntityType.project }

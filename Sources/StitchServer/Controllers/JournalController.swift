@@ -38,7 +38,7 @@ struct JournalController: RouteCollection {
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
         let (_, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
-        let entry = try await RecordWrites<JournalEntryModel>.update(req, id: id, immutable: ["projectId"])
+        let entry = try await RecordWrites<JournalEntryModel>.update(req, id: id, immutable: ["projectId"], clientMayDate: true)
         let images = try await Self.images(of: [id], userId: userId, db: req.db)
         return try respond(JournalEntryDetail(entry: entry, images: images[id] ?? []))
     }

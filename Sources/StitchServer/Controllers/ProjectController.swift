@@ -35,7 +35,7 @@ struct ProjectController: RouteCollection {
         var status: ProjectStatus?
         if let raw = req.queryText("status") {
             guard let parsed = ProjectStatus(rawValue: raw) else {
-                throw APIError.validation(["status": "Choose one of wip, at_finishing, completed"])
+                throw APIError.validation(["status": "Choose one of \(ProjectStatus.allCases.map(\.rawValue).joined(separator: ", "))"])
             }
             status = parsed
         }
@@ -89,6 +89,8 @@ struct ProjectController: RouteCollection {
         var project = new
         project.status = old.status
         project.setStatus(new.status, at: now)
+        // A start date given with the change (a WIP begun months ago) is the one kept.
+        if new.startedAt != old.startedAt { project.startedAt = new.startedAt }
         return project
     }
 

@@ -46,7 +46,7 @@ enum RecordWrites<M: RecordModel> {
     }
 
     static func update(
-        _ req: Request, id: UUID, body given: [String: Any]? = nil, immutable: Set<String> = [],
+        _ req: Request, id: UUID, body given: [String: Any]? = nil, immutable: Set<String> = [], clientMayDate: Bool = false,
         transform: @escaping @Sendable (_ old: Record, _ new: Record, _ now: Date) throws -> Record = { _, new, _ in new },
         check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
     ) async throws -> Record {
@@ -59,7 +59,9 @@ enum RecordWrites<M: RecordModel> {
             let model = try await Records.require(M.self, id, userId: userId, on: db)
             let old = model.record
             // Ownership fields (the project of a section, the canvas of a project) stay as they are.
-            var record = try JSONMerge.merge(bodyCopy, onto: old, protected: serverOwned.union(immutable))
+            // A journal entry's date is the stitcher's to set (an entry written up days later).
+            let protected = serverOwned.union(immutable).subtracting(clientMayDate ? ["createdAt"] : [])
+            var record = try JSONMerge.merge(bodyCopy, onto: old, protected: protected)
             record = try transform(old, record, now)
             record.updatedAt = writeTimestamp(now: now, after: old.updatedAt)
             record = try record.normalized.validated()

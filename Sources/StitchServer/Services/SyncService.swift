@@ -260,8 +260,9 @@ enum SyncService {
                 case .incoming:
                     break
                 }
-                // The creation date is the server's to keep once it has one.
-                incoming.createdAt = existing.createdAt
+                // The creation date is the server's to keep once it has one (a journal entry's
+                // is its date, the stitcher's to change).
+                if !M.Record.createdAtIsEditable { incoming.createdAt = existing.createdAt }
             }
             if incoming.deletedAt == nil, let problem = try await referenceProblem(incoming, state: state, db: db) {
                 reject(problem.message, fields: problem.fields)

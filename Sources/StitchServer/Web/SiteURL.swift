@@ -10,7 +10,7 @@ enum SiteURL {
     case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
-    case projectNotes(String)
+    case projectNotes(String), projectDates(String)
     case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
     case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
     case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String)
@@ -48,6 +48,7 @@ enum SiteURL {
         case .projectStatus(let id): ["app", "projects", id, "status"]
         case .deleteProject(let id): ["app", "projects", id, "delete"]
         case .projectNotes(let id): ["app", "projects", id, "notes"]
+        case .projectDates(let id): ["app", "projects", id, "dates"]
         case .newEntry(let id): ["app", "projects", id, "entries"]
         case .entry(let project, let entry): ["app", "projects", project, "entries", entry]
         case .deleteEntry(let project, let entry): ["app", "projects", project, "entries", entry, "delete"]

@@ -306,8 +306,10 @@ extension WebController {
         let form = try FormData.parse(req)
         let userId = try req.user.id
         let now = req.now
+        // "Plan" keeps it planned (not started): readiness says whether it can be started.
+        let status = form["status"] == ProjectStatus.planned.rawValue ? ProjectStatus.planned : .wip
         let project = try await RecordWrites<ProjectModel>.create(
-            req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": "wip", "startedAt": ts(now)],
+            req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": status.rawValue, "startedAt": ts(now)],
             check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
         return redirect(.project(project.id.wireText))
     }
@@ -365,13 +367,20 @@ extension WebController {
         do {
             for data in photos { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
             if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
+            let now = req.now
+            // An entry written up later is dated the day it tells of (noon UTC); today is now.
+            var dated = now
+            if let raw = form["date"] {
+                guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
+                if Layout.date(day) != Layout.date(now) { dated = day.addingTimeInterval(12 * 3600) }
+            }
             var keys: [String] = []
             for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
-            let now = req.now
             let storedKeys = keys
+            let entryDate = dated
             _ = try await req.db.writeTransaction { db in
                 let version = try await SyncVersion.next(for: userId, on: db)
-                let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: now, updatedAt: now).normalized.validated()
+                let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: entryDate, updatedAt: now).normalized.validated()
                 try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
                 for (order, key) in storedKeys.enumerated() {
                     try await Records.create(JournalImage(entryId: entry.id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now),
@@ -566,8 +575,16 @@ extension WebController {
     @Sendable func updateEntry(req: Request) async throws -> Response {
         let (projectId, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
+        var body: [String: Any] = ["notes": form["notes"] ?? ""]
         do {
-            _ = try await RecordWrites<JournalEntryModel>.update(req, id: id, body: ["notes": form["notes"] ?? ""], immutable: ["projectId"])
+            // A new day moves the entry to that day (noon UTC); the same day keeps its time.
+            if let raw = form["date"] {
+                guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
+                let userId = try req.user.id
+                let current = try await Records.require(JournalEntryModel.self, id, userId: userId, on: req.db).record.createdAt
+                if Layout.date(current) != Layout.date(day) { body["createdAt"] = ts(day.addingTimeInterval(12 * 3600)) }
+            }
+            _ = try await RecordWrites<JournalEntryModel>.update(req, id: id, body: body, immutable: ["projectId"], clientMayDate: true)
             return projectAnchor(projectId, "journal")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -580,6 +597,40 @@ extension WebController {
         let projectId = try req.uuid("id")
         _ = try await JournalController().delete(req: req)
         return projectAnchor(projectId, "journal")
+    }
+
+    /// "2026-05-01" (what a date input sends) as that day's start in UTC.
+    static func day(_ text: String) -> Date? {
+        guard text.count == 10 else { return nil }
+        return Timestamp.date(from: text + "T00:00:00Z")
+    }
+
+    /// The dates a stitcher brings along: when it was started (a WIP begun months ago), went to
+    /// finishing and was completed — each as the status allows, none before the start.
+    @Sendable func projectDates(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var body: [String: Any] = [:]
+        var errors: [String: String] = [:]
+        let fields: [(String, Bool)] = [("startedAt", project.status != .planned), ("finishingAt", [.atFinishing, .completed].contains(project.status)),
+                                        ("completedAt", project.status == .completed)]
+        for (name, allowed) in fields where allowed {
+            guard let raw = form[name] else {
+                if name == "startedAt" { errors[name] = "Enter the day it was started" }
+                continue
+            }
+            if let day = Self.day(raw) { body[name] = ts(day) } else { errors[name] = "Use a date like 2026-05-01" }
+        }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: body, immutable: ["canvasId", "status"])
+            return redirect(.project(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
     }
 
     @Sendable func projectNotes(req: Request) async throws -> Response {

@@ -131,6 +131,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.entry(":id", ":entryId").route, use: updateEntry)
         app.post(SiteURL.deleteEntry(":id", ":entryId").route, use: deleteEntry)
         app.post(SiteURL.projectNotes(":id").route, use: projectNotes)
+        app.post(SiteURL.projectDates(":id").route, use: projectDates)
 
         app.get(SiteURL.shopping.route, use: shopping)
         app.post(SiteURL.buy.route, use: buy)

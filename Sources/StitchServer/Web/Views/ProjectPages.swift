@@ -23,7 +23,7 @@ struct ProjectsPage {
                            ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("projects", size: 32)),
                        el("div", ["class": "grow"],
                           el("a", ["class": "title", "href": SiteURL.project(p.project.id.wireText).path], text(p.title)),
-                          el("div", ["class": "muted"], text("Started \(Layout.longDate(p.project.startedAt))"))),
+                          el("div", ["class": "muted"], text("\(p.project.status == .planned ? "Planned" : "Started") \(Layout.longDate(p.project.startedAt))"))),
                        statusBadge(p.project.status))
                 }))
     }
@@ -35,6 +35,7 @@ struct StartProjectPage {
     func render(_ context: PageContext) -> Node {
         Layout.page("Start a project", section: .projects, context: context,
             el("h1", [:], text("Start a project")),
+            el("p", ["class": "muted"], text("Plan one to list its threads and see whether you can start it; start it when you begin stitching.")),
             available.isEmpty
                 ? Layout.emptyState(icon: "stash", title: "No available canvases", message: "All canvases are already linked to projects. Add a new canvas first.",
                                     action: el("a", ["class": "button primary", "href": SiteURL.newCanvas.path], text("+ Add canvas")))
@@ -42,7 +43,11 @@ struct StartProjectPage {
                     el("li", ["class": "row"],
                        imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": ""]) } ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
                        el("div", ["class": "grow"], el("strong", [:], text(c.designName)), el("div", ["class": "muted"], text(c.designer))),
-                       Layout.form(.startProject, context: context, attrs: "",
+                       Layout.form(.startProject, context: context, attrs: "inline",
+                                   void("input", ["type": "hidden", "name": "canvasId", "value": c.id.wireText]),
+                                   void("input", ["type": "hidden", "name": "status", "value": ProjectStatus.planned.rawValue]),
+                                   el("button", ["class": "secondary", "type": "submit", "aria-label": "Plan \(c.designName)"], text("Plan"))),
+                       Layout.form(.startProject, context: context, attrs: "inline",
                                    void("input", ["type": "hidden", "name": "canvasId", "value": c.id.wireText]),
                                    el("button", ["class": "primary", "type": "submit", "aria-label": "Start \(c.designName)"], text("Start"))))
                 }))
@@ -67,9 +72,10 @@ struct ProjectDetailPage {
             el("div", ["class": "toolbar"], el("h1", [:], text(detail.title)), statusBadge(p.status)),
             el("dl", ["class": "facts", "id": "project-facts"],
                group(canvasFacts),
-               el("dt", [:], text("Started")), el("dd", [:], text(Layout.longDate(p.startedAt))),
+               el("dt", [:], text(p.status == .planned ? "Planned" : "Started")), el("dd", [:], text(Layout.longDate(p.startedAt))),
                el("dt", [:], text("At finishing")), el("dd", [:], text(p.finishingAt.map(Layout.longDate) ?? "—")),
                el("dt", [:], text("Completed")), el("dd", [:], text(p.completedAt.map(Layout.longDate) ?? "—"))),
+            datesEditor(context),
             Layout.form(.projectStatus(projectId), context: context, attrs: "toolbar",
                 Layout.select("Status", name: "status", options: ProjectStatus.allCases.map { ($0.rawValue, $0.displayName) }, selected: p.status.rawValue),
                 el("button", ["class": "secondary", "type": "submit"], text("Change status"))),
@@ -92,6 +98,21 @@ struct ProjectDetailPage {
     }
 
     var requirementRecords: [UUID: ProjectThread] = [:]
+
+    /// Set the dates by hand (a WIP begun months ago), as far as the status has them.
+    func datesEditor(_ context: PageContext) -> Node {
+        let p = detail.project
+        guard p.status != .planned else { return nothing }
+        return el("details", ["class": "edit", "id": "dates"],
+            el("summary", [:], text("Change dates")),
+            Layout.form(.projectDates(projectId), context: context,
+                Layout.field("Started", name: "startedAt", value: Layout.date(p.startedAt), type: "date", error: errors["startedAt"], required: true),
+                [.atFinishing, .completed].contains(p.status)
+                    ? Layout.field("At finishing", name: "finishingAt", value: Layout.date(p.finishingAt), type: "date", error: errors["finishingAt"]) : nothing,
+                p.status == .completed
+                    ? Layout.field("Completed", name: "completedAt", value: Layout.date(p.completedAt), type: "date", error: errors["completedAt"]) : nothing,
+                el("button", ["class": "primary", "type": "submit"], text("Save dates"))))
+    }
 
     func notesSection(_ context: PageContext) -> Node {
         let notes = detail.project.notes ?? ""
@@ -229,6 +250,7 @@ struct ProjectDetailPage {
               el("summary", [:], text("Add a journal entry")),
               Layout.form(.newEntry(projectId), context: context, multipart: true,
                   el("label", ["for": "f-entry-notes"], text("Notes"), el("textarea", ["id": "f-entry-notes", "name": "notes", "rows": "3"])),
+                  Layout.field("Date", name: "date", type: "date", error: errors["date"], id: "f-entry-date", extra: ["placeholder": "Today"]),
                   Layout.field("Photos", name: "images", type: "file", error: errors["image"],
                                extra: ["accept": "image/jpeg,image/png,image/heic,image/webp", "multiple": "multiple"]),
                   el("button", ["class": "primary", "type": "submit"], text("Add entry")))),
@@ -252,6 +274,7 @@ struct ProjectDetailPage {
             el("summary", [:], text("Edit entry")),
             Layout.form(.entry(projectId, eid), context: context,
                 Layout.textArea("Notes", name: "notes", value: entry.notes, id: "f-entry-notes-\(eid)"),
+                Layout.field("Date", name: "date", value: Layout.date(entry.createdAt), type: "date", id: "f-entry-date-\(eid)"),
                 el("button", ["class": "primary", "type": "submit"], text("Save entry"))),
             Layout.form(.deleteEntry(projectId, eid), context: context, attrs: "inline",
                 el("button", ["class": "danger", "type": "submit",
@@ -283,7 +306,7 @@ struct PhotoViewerPage {
 
 struct ShoppingPage {
     var items: [ShoppingItem]
-    static let scope = "For the projects you are stitching. A thread several projects need is counted once: what they need together, less what you have. Projects at finishing are left out: they are stitched already."
+    static let scope = "For the projects you are stitching. A thread several projects need is counted once: what they need together, less what you have. Projects at finishing are left out: they are stitched already; so are planned ones until you start them."
 
     /// "Black · need 5 in all, have 1 · buy 4 · Nutcracker 2, Santa 2"
     static func line(_ item: ShoppingItem) -> String {
