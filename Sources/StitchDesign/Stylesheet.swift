@@ -139,6 +139,7 @@ public enum Stylesheet {
         dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
         dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
         .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; }
+        .project-group h2 { font-size: 1.1rem; margin: var(--space-lg) 0 var(--space-sm); }
         form.inline { display: inline-flex; margin: 0; }
         details.edit { margin: var(--space-xs) 0 var(--space-md); }
         details.edit > summary { cursor: pointer; color: var(--color-walnut); padding: 10px 0; font-size: 0.95em; }

@@ -17,13 +17,21 @@ public struct AppConfig: Sendable {
         public var redirectURI: String
         public var tokenURL: String
         public var userInfoURL: String
+        /// The provider's page the browser is sent to for the web sign-in.
+        public var authorizeURL: String
+        /// Where the provider sends the browser back (`.../app/signin/PROVIDER/callback`); set to
+        /// offer the provider's button on the web sign-in page.
+        public var webRedirectURI: String?
 
-        public init(clientId: String, clientSecret: String, redirectURI: String, tokenURL: String, userInfoURL: String) {
+        public init(clientId: String, clientSecret: String, redirectURI: String, tokenURL: String, userInfoURL: String,
+                    authorizeURL: String = "", webRedirectURI: String? = nil) {
             self.clientId = clientId
             self.clientSecret = clientSecret
             self.redirectURI = redirectURI
             self.tokenURL = tokenURL
             self.userInfoURL = userInfoURL
+            self.authorizeURL = authorizeURL
+            self.webRedirectURI = webRedirectURI
         }
     }
 
@@ -151,18 +159,22 @@ public struct AppConfig: Sendable {
         }
         config.instagram = oauth(prefix: "INSTAGRAM", env: env,
                                  tokenURL: "https://api.instagram.com/oauth/access_token",
-                                 userInfoURL: "https://graph.instagram.com/me?fields=id,username")
+                                 userInfoURL: "https://graph.instagram.com/me?fields=id,username",
+                                 authorizeURL: "https://www.instagram.com/oauth/authorize")
         config.tiktok = oauth(prefix: "TIKTOK", env: env,
                               tokenURL: "https://open.tiktokapis.com/v2/oauth/token/",
-                              userInfoURL: "https://open.tiktokapis.com/v2/user/info/?fields=open_id,union_id,display_name")
+                              userInfoURL: "https://open.tiktokapis.com/v2/user/info/?fields=open_id,union_id,display_name",
+                              authorizeURL: "https://www.tiktok.com/v2/auth/authorize/")
         return config
     }
 
-    private static func oauth(prefix: String, env: [String: String], tokenURL: String, userInfoURL: String) -> OAuthProvider? {
+    private static func oauth(prefix: String, env: [String: String], tokenURL: String, userInfoURL: String, authorizeURL: String) -> OAuthProvider? {
         guard let id = env["\(prefix)_CLIENT_ID"], !id.isEmpty, let secret = env["\(prefix)_CLIENT_SECRET"] else { return nil }
         return OAuthProvider(
             clientId: id, clientSecret: secret, redirectURI: env["\(prefix)_REDIRECT_URI"] ?? "",
-            tokenURL: env["\(prefix)_TOKEN_URL"] ?? tokenURL, userInfoURL: env["\(prefix)_USERINFO_URL"] ?? userInfoURL)
+            tokenURL: env["\(prefix)_TOKEN_URL"] ?? tokenURL, userInfoURL: env["\(prefix)_USERINFO_URL"] ?? userInfoURL,
+            authorizeURL: env["\(prefix)_AUTHORIZE_URL"] ?? authorizeURL,
+            webRedirectURI: env["\(prefix)_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The development secret kept in the data folder. Created atomically: the new secret is

@@ -277,6 +277,81 @@ struct AppleWebTests {
     }
 }
 
+@Suite("Web: Instagram and TikTok sign-in (OAuth authorization code, state bound to the browser, PKCE for TikTok)", .serialized)
+struct OAuthWebTests {
+    /// The `state` of the provider's authorize URL a start answered with.
+    static func state(_ start: TestingHTTPResponse) throws -> String {
+        let location = try #require(start.headers.first(name: .location))
+        return try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "state" }?.value)
+    }
+
+    @Test("Each button goes to its provider with a signed state; the code comes back, is exchanged, and signs in — the same account next time; forged, foreign, stale or refused ones don't")
+    func oauthFlow() async throws {
+        let fake = try await FakeProviders.start()
+        do {
+            try await withTestApp(adjust: { config in
+                fake.configure(&config)
+                config.instagram?.authorizeURL = "https://www.instagram.com/oauth/authorize"
+                config.instagram?.webRedirectURI = "https://stitch.example/app/signin/instagram/callback"
+                config.tiktok?.authorizeURL = "https://www.tiktok.com/v2/auth/authorize/"
+                config.tiktok?.webRedirectURI = "https://stitch.example/app/signin/tiktok/callback"
+            }) { app, clock in
+                for (provider, code, name) in [("instagram", "good-ig-code", "stitchy_ig"), ("tiktok", "good-tt-code", "Stitchy TT")] {
+                    let web = WebClient(app: app)
+                    let page = try await web.request(.GET, "/app/signin").text
+                    #expect(page.contains("Continue with Instagram") && page.contains("Continue with TikTok"))
+                    let start = try await web.post("/app/signin/\(provider)", from: "/app/signin", [:])
+                    let location = try #require(start.headers.first(name: .location))
+                    let query = try #require(URLComponents(string: location)?.queryItems)
+                    func item(_ name: String) -> String? { query.first { $0.name == name }?.value }
+                    let state = try #require(item("state"))
+                    #expect(item("redirect_uri") == "https://stitch.example/app/signin/\(provider)/callback" && item("response_type") == "code")
+                    if provider == "tiktok" {
+                        #expect(location.hasPrefix("https://www.tiktok.com/v2/auth/authorize/?") && item("client_key") == "tt-client")
+                        #expect(item("code_challenge_method") == "S256" && item("code_challenge")?.count == 43)
+                    } else {
+                        #expect(location.hasPrefix("https://www.instagram.com/oauth/authorize?") && item("client_id") == "ig-client")
+                    }
+
+                    // Someone else's browser can't use this state: the nonce cookie is this one's.
+                    let stranger = try await WebClient(app: app).request(.GET, "/app/signin/\(provider)/callback?code=\(code)&state=\(state)")
+                    #expect(stranger.status == .unauthorized && stranger.text.contains("couldn"))
+                    // Forged state, a refused code, the provider's own refusal: no session.
+                    for bad in ["code=\(code)&state=\(state)x", "code=bad-code&state=\(state)", "error=access_denied&state=\(state)"] {
+                        let res = try await web.request(.GET, "/app/signin/\(provider)/callback?\(bad)")
+                        #expect(res.status == .unauthorized, "\(bad) → \(res.status)")
+                        #expect(try await web.request(.GET, "/app/inventory").status == .seeOther)
+                        // A failure clears the cookie: start again for the next try.
+                        _ = try await web.post("/app/signin/\(provider)", from: "/app/signin", [:])
+                    }
+                    let again = try await web.post("/app/signin/\(provider)", from: "/app/signin", [:])
+                    let fresh = try Self.state(again)
+                    let ok = try await web.request(.GET, "/app/signin/\(provider)/callback?code=\(code)&state=\(fresh)")
+                    #expect(ok.status == .seeOther && ok.headers.first(name: .location) == "/app/inventory", "\(ok.text)")
+                    #expect(try await web.request(.GET, "/app/inventory").status == .ok)
+                    #expect(try await UserModel.query(on: app.db).all().contains { $0.displayName == name })
+                }
+                // Signing in again with the same identity is the same account.
+                let count = try await UserModel.query(on: app.db).count()
+                let web = WebClient(app: app)
+                let start = try await web.post("/app/signin/instagram", from: "/app/signin", [:])
+                let state = try Self.state(start)
+                clock.advance(by: 11 * 60)
+                #expect(try await web.request(.GET, "/app/signin/instagram/callback?code=good-ig-code&state=\(state)").status == .unauthorized, "stale")
+                let start2 = try await web.post("/app/signin/instagram", from: "/app/signin", [:])
+                let state2 = try Self.state(start2)
+                #expect(try await web.request(.GET, "/app/signin/instagram/callback?code=good-ig-code&state=\(state2)").status == .seeOther)
+                #expect(try await UserModel.query(on: app.db).count() == count)
+                #expect(try await WebClient(app: app).request(.GET, "/app/signin/mastodon/callback?code=x&state=y").status == .notFound)
+            }
+        } catch {
+            try? await fake.stop()
+            throw error
+        }
+        try await fake.stop()
+    }
+}
+
 @Suite("Web: every part of a project is edited where it is shown")
 struct WebEditingTests {
     /// Ann's project with two sections, a requirement and a journal entry with a photo, and her web session.
@@ -407,6 +482,11 @@ struct WebEditingTests {
             var shown = try await web.request(.GET, page).text
             #expect(shown.contains("badge planned") && shown.contains("Planned") && !shown.contains("Change dates"))
             #expect(try await web.request(.GET, "/app/projects").text.contains("Planned "))
+            // The project list is grouped by status: being stitched first, then planned, at finishing, completed.
+            let other = try await ann.project(canvas: try await ann.canvas("Santa", designer: "Kirk & Bradley")).project
+            let list = try await web.request(.GET, "/app/projects").text
+            let stitching = try #require(list.range(of: "data-status=\"wip\"")), plannedGroup = try #require(list.range(of: "data-status=\"planned\""))
+            #expect(stitching.lowerBound < plannedGroup.lowerBound && list.contains("Stitching") && list.contains(other.id.wireText))
 
             clock.advance(by: 600)
             res = try await web.post("\(page)/status", from: page, ["status": "wip"])

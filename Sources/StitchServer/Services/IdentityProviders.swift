@@ -93,14 +93,15 @@ enum AppleSignIn {
 /// Instagram and TikTok: the app gets an authorization code; the server exchanges it at the
 /// provider's token endpoint and asks the user-info endpoint who it belongs to.
 enum OAuthSignIn {
-    static func verify(provider: IdentityProvider, code: String, redirectUri: String?, app: Application) async throws -> ProviderIdentity {
+    /// `codeVerifier`: the PKCE verifier, where the authorization asked with its challenge.
+    static func verify(provider: IdentityProvider, code: String, redirectUri: String?, codeVerifier: String? = nil, app: Application) async throws -> ProviderIdentity {
         switch provider {
         case .instagram:
             guard let config = app.config.instagram else { throw ProviderError(reason: "Instagram sign-in is not configured") }
             return try await instagram(code: code, redirectUri: redirectUri ?? config.redirectURI, config: config, client: app.client)
         case .tiktok:
             guard let config = app.config.tiktok else { throw ProviderError(reason: "TikTok sign-in is not configured") }
-            return try await tiktok(code: code, redirectUri: redirectUri ?? config.redirectURI, config: config, client: app.client)
+            return try await tiktok(code: code, redirectUri: redirectUri ?? config.redirectURI, codeVerifier: codeVerifier, config: config, client: app.client)
         default:
             throw ProviderError(reason: "Not an OAuth provider")
         }
@@ -145,12 +146,14 @@ enum OAuthSignIn {
         var error: ErrorBody?
     }
 
-    static func tiktok(code: String, redirectUri: String, config: AppConfig.OAuthProvider, client: any Client) async throws -> ProviderIdentity {
+    static func tiktok(code: String, redirectUri: String, codeVerifier: String? = nil, config: AppConfig.OAuthProvider, client: any Client) async throws -> ProviderIdentity {
         let tokenResponse = try await client.post(URI(string: config.tokenURL)) { req in
-            try req.content.encode([
+            var form = [
                 "client_key": config.clientId, "client_secret": config.clientSecret, "code": code,
                 "grant_type": "authorization_code", "redirect_uri": redirectUri,
-            ], as: .urlEncodedForm)
+            ]
+            if let codeVerifier { form["code_verifier"] = codeVerifier }
+            try req.content.encode(form, as: .urlEncodedForm)
         }
         guard tokenResponse.status == .ok, let token = try? tokenResponse.content.decode(TikTokToken.self, using: JSONDecoder())
         else { throw ProviderError(reason: "TikTok refused the code") }

@@ -8,6 +8,8 @@ struct PageContext {
     var csrf: String
     var flash: String?
     var appleSignIn: Bool = false
+    /// Instagram / TikTok buttons on the sign-in page: (path name, label).
+    var oauthSignIn: [(String, String)] = []
 }
 
 enum Section: String, CaseIterable {

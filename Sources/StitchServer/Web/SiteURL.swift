@@ -6,7 +6,7 @@ import Vapor
 /// two cannot drift. Parameters are given as ":name" when registering, as the value when linking.
 enum SiteURL {
     case home
-    case signIn, signUp, signOut, appleSignIn, appleCallback
+    case signIn, signUp, signOut, appleSignIn, appleCallback, oauthSignIn(String), oauthCallback(String)
     case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
@@ -30,6 +30,8 @@ enum SiteURL {
         case .signOut: ["app", "signout"]
         case .appleSignIn: ["app", "signin", "apple"]
         case .appleCallback: ["app", "signin", "apple", "callback"]
+        case .oauthSignIn(let provider): ["app", "signin", provider]
+        case .oauthCallback(let provider): ["app", "signin", provider, "callback"]
         case .inventory: ["app", "inventory"]
         case .newThread: ["app", "inventory", "new"]
         case .matchCatalog: ["app", "inventory", "match-catalog"]

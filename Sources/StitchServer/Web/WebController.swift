@@ -83,6 +83,8 @@ struct WebController: RouteCollection {
         open.post(SiteURL.appleSignIn.route, use: appleStart)
         // Apple posts back cross-site: no CSRF cookie arrives; the signed state stands in for it.
         routes.post(SiteURL.appleCallback.route, use: appleCallback)
+        open.post(SiteURL.oauthSignIn(":provider").route, use: oauthStart)
+        routes.get(SiteURL.oauthCallback(":provider").route, use: oauthCallback)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -241,6 +243,7 @@ struct WebController: RouteCollection {
         if req.auth.has(AuthenticatedUser.self) { return redirect(.inventory) }
         var ctx = try await context(req)
         ctx.appleSignIn = req.config.apple?.webRedirectURI != nil
+        ctx.oauthSignIn = oauthProviders(req)
         return html(SignInPage(mode: .signIn, message: ctx.flash).render(ctx))
     }
 

@@ -19,6 +19,10 @@ struct SignInPage {
             message.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
             when(context.appleSignIn && !signingUp, el("form", ["method": "post", "action": SiteURL.appleSignIn.path],
                 Layout.csrf(context), el("button", ["class": "apple", "type": "submit"], text(" Sign in with Apple")))),
+            group(signingUp ? [] : context.oauthSignIn.map { provider, label in
+                el("form", ["method": "post", "action": SiteURL.oauthSignIn(provider).path],
+                   Layout.csrf(context), el("button", ["class": "secondary provider \(provider)", "type": "submit"], text("Continue with \(label)")))
+            }),
             Layout.form(signingUp ? .signUp : .signIn, context: context,
                 when(signingUp, Layout.field("Your name", name: "displayName", value: displayName, error: errors["displayName"], required: true,
                                              extra: ["autocomplete": "name"])),
