@@ -155,6 +155,9 @@ public enum Stylesheet {
         .signin { max-width: 420px; margin: var(--space-xxxl) auto; text-align: center; }
         .signin .tagline { font: var(--font-title3); color: var(--color-walnut); margin-bottom: var(--space-xl); }
         .apple { background: #000; color: #fff; width: 100%; }
+        .signin button.provider { width: 100%; }
+        .signin > form:not(.stack) { margin-bottom: var(--space-sm); }
+        .signin > form.stack { margin-top: var(--space-lg); }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         @media (prefers-reduced-motion: reduce) { *, *::before, *::after { animation: none !important; transition: none !important; } }
         """

@@ -1,8 +1,12 @@
 """What both web apps' browser tests share: a free port, headless Chromium, the screenshot
 folder, and the steps a person takes (fill a field, tap, submit and wait)."""
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 
 import pytest
 from selenium import webdriver
@@ -91,3 +95,31 @@ def follow(driver, element):
     click(driver, element)
     WebDriverWait(driver, 10).until(gone(page))
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def stitch_server(**extra_env):
+    """Starts the real stitchuation binary (STITCH_SERVER_BIN) on a free port with a throwaway data
+    directory; yields its base URL (a generator for a fixture). `extra_env` may be a function of
+    the base URL, for settings that name the server's own address."""
+    binary = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
+    data = tempfile.mkdtemp(prefix="stitch-web-")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    settings = extra_env.pop("of_base", lambda _: {})(base)
+    # Every test signs in from 127.0.0.1: the per-address limit (ClientThrottleTests) is lifted here.
+    env = dict(os.environ, DATA_DIR=data, PORT=str(port), HOST="127.0.0.1", LOG_LEVEL="warning", CLIENT_ATTEMPT_LIMIT="100000",
+               **extra_env, **settings)
+    proc = subprocess.Popen([binary, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        try:
+            if urllib.request.urlopen(base + "/health", timeout=1).status == 200:
+                break
+        except Exception:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        raise RuntimeError("server did not start: " + proc.stdout.read().decode(errors="replace"))
+    yield base
+    proc.terminate()
+    proc.wait(timeout=10)
+    shutil.rmtree(data, ignore_errors=True)

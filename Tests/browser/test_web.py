@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, click, fill, follow, free_port, gone, snap, submit
+from conftest import SIZES, click, fill, follow, gone, snap, stitch_server, submit
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -24,26 +24,7 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 
 @pytest.fixture(scope="module")
 def server():
-    binary = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
-    data = tempfile.mkdtemp(prefix="stitch-web-")
-    port = free_port()
-    # Every test signs in from 127.0.0.1: the per-address limit (ClientThrottleTests) is lifted here.
-    env = dict(os.environ, DATA_DIR=data, PORT=str(port), HOST="127.0.0.1", LOG_LEVEL="warning", CLIENT_ATTEMPT_LIMIT="100000")
-    proc = subprocess.Popen([binary, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(base + "/health", timeout=1).status == 200:
-                break
-        except Exception:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise RuntimeError("server did not start: " + proc.stdout.read().decode(errors="replace"))
-    yield base
-    proc.terminate()
-    proc.wait(timeout=10)
-    shutil.rmtree(data, ignore_errors=True)
+    yield from stitch_server()
 
 
 @pytest.fixture(scope="module")
