@@ -245,6 +245,12 @@ public struct ShoppingProjectNeed: Codable, Sendable, Hashable {
     public var projectId: UUID
     public var title: String
     public var toBuy: Int
+
+    public init(projectId: UUID, title: String, toBuy: Int) {
+        self.projectId = projectId
+        self.title = title
+        self.toBuy = toBuy
+    }
 }
 
 public struct ShoppingItem: Codable, Sendable, Hashable {
@@ -257,9 +263,46 @@ public struct ShoppingItem: Codable, Sendable, Hashable {
     /// needed − have: what to buy.
     public var toBuy: Int
     public var projects: [ShoppingProjectNeed]
+
+    public init(brand: String, number: String, colorName: String?, have: Int, needed: Int, toBuy: Int, projects: [ShoppingProjectNeed]) {
+        self.brand = brand
+        self.number = number
+        self.colorName = colorName
+        self.have = have
+        self.needed = needed
+        self.toBuy = toBuy
+        self.projects = projects
+    }
 }
 
 public enum ShoppingList {
+    /// The list as plain text to send or paste (a message to a shop, a note on the phone): by
+    /// brand, a box to tick per thread with what to buy and for which projects.
+    ///
+    ///     Shopping list, 26 Nov 2026
+    ///
+    ///     DMC
+    ///     ☐ 310 Black: buy 4 (Nutcracker 2, Santa 2)
+    public static func plainText(_ items: [ShoppingItem], asOf date: Date) -> String {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "d MMM yyyy"
+        var lines = ["Shopping list, \(day.string(from: date))"]
+        guard !items.isEmpty else { return (lines + ["", "Nothing to buy."]).joined(separator: "\n") + "\n" }
+        var brand: String?
+        for item in items {
+            if item.brand != brand {
+                lines += ["", item.brand]
+                brand = item.brand
+            }
+            let forWhom = item.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")
+            lines.append("☐ \([item.number, item.colorName].compactMap { $0 }.joined(separator: " ")): buy \(item.toBuy)"
+                         + (forWhom.isEmpty ? "" : " (\(forWhom))"))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// Whether a project's needs are on the shopping list: projects still being stitched. One at
     /// finishing is stitched already, a completed one needs nothing more, and a planned one is not
     /// started (its readiness says what it lacks).

@@ -159,6 +159,19 @@ public enum Stylesheet {
         .signin > form:not(.stack) { margin-bottom: var(--space-sm); }
         .signin > form.stack { margin-top: var(--space-lg); }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        .print-only { display: none; }
+        .shopping-brand { font-size: 1.1rem; margin: var(--space-lg) 0 var(--space-xs); }
+        /* The shopping list on paper: no navigation or buttons, a box to tick and the swatch
+           (printed in colour) per thread, grouped by brand. */
+        @media print {
+          nav, .tabbar, .sidebar, form, .no-print, .flash, details { display: none !important; }
+          .print-only { display: inline-block; }
+          body, main, .card { background: #fff !important; box-shadow: none !important; }
+          main { margin: 0 !important; padding: 0 !important; max-width: none !important; }
+          .swatch { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+          #shopping .row { break-inside: avoid; min-height: 0; padding: 4px 0; border-bottom: 1px solid #ccc; }
+          .tick { width: 14px; height: 14px; border: 1.5px solid #000; margin-right: 8px; flex: none; }
+        }
         @media (prefers-reduced-motion: reduce) { *, *::before, *::after { animation: none !important; transition: none !important; } }
         """
     }

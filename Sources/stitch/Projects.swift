@@ -447,6 +447,7 @@ struct ReadinessCommand: AsyncParsableCommand {
 struct ShoppingListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "shopping-list", abstract: "What to buy for your active projects.")
     @Option(parsing: .upToNextOption, help: "Mark bought: BRAND NUMBER QUANTITY") var buy: [String] = []
+    @Flag(help: "Plain text to send or paste: by brand, a box to tick per thread") var text = false
     @OptionGroup var output: JSONFlag
     func run() async throws {
         try await Stitch.run {
@@ -460,12 +461,13 @@ struct ShoppingListCommand: AsyncParsableCommand {
                 return
             }
             if output.json { print(try Output.json(ShoppingListResponse(items: model.items))); return }
+            if text { print(ShoppingList.plainText(model.items, asOf: ctx.store.clock()), terminator: ""); return }
             if model.items.isEmpty { print("Nothing to buy: you have every thread your projects need."); return }
             print(Output.table(["BRAND", "NUMBER", "COLOUR", "NEED", "HAVE", "BUY", "FOR"], model.items.map {
                 [$0.brand, $0.number, $0.colorName ?? "", String($0.needed), String($0.have), String($0.toBuy),
                  $0.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")]
             }))
-            print("Projects at finishing are left out: they are stitched already.")
+            print("Projects at finishing are left out: they are stitched already; so are planned ones until you start them.")
         }
     }
 }

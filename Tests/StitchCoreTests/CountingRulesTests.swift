@@ -130,4 +130,28 @@ struct CountingRulesTests {
             #expect(item.toBuy == item.needed - item.have)
         }
     }
+
+    @Test("The list as plain text: by brand, a box to tick per thread, what to buy and for whom; an empty list says so")
+    func plainText() {
+        let p = UUID()
+        let items = [
+            ShoppingItem(brand: "Appleton", number: "992", colorName: nil, have: 0, needed: 4, toBuy: 4, projects: [ShoppingProjectNeed(projectId: p, title: "Santa", toBuy: 4)]),
+            ShoppingItem(brand: "DMC", number: "310", colorName: "Black", have: 1, needed: 5, toBuy: 4,
+                         projects: [ShoppingProjectNeed(projectId: p, title: "Nutcracker", toBuy: 2), ShoppingProjectNeed(projectId: p, title: "Santa", toBuy: 2)]),
+            ShoppingItem(brand: "DMC", number: "321", colorName: "Red", have: 0, needed: 1, toBuy: 1, projects: []),
+        ]
+        let day = Date(timeIntervalSince1970: 1_795_651_200)  // 26 Nov 2026
+        #expect(ShoppingList.plainText(items, asOf: day) == """
+            Shopping list, 26 Nov 2026
+
+            Appleton
+            ☐ 992: buy 4 (Santa 4)
+
+            DMC
+            ☐ 310 Black: buy 4 (Nutcracker 2, Santa 2)
+            ☐ 321 Red: buy 1
+
+            """)
+        #expect(ShoppingList.plainText([], asOf: day) == "Shopping list, 26 Nov 2026\n\nNothing to buy.\n")
+    }
 }

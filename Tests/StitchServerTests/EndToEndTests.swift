@@ -476,6 +476,9 @@ struct EndToEndTests {
             #expect(r.code == 0 && r.out.contains("Planned Santa"), "\(r.out) \(r.err)")
             r = try await stitch("projects", "list")
             #expect(r.out.contains("Planned"), "\(r.out)")
+            // The shopping list as text to send: 4 needed, 3 owned; the planned Santa isn't shopped for.
+            r = try await stitch("shopping-list", "--text")
+            #expect(r.code == 0 && r.out.hasPrefix("Shopping list, ") && r.out.hasSuffix("\n\nDMC\n☐ 310 Raven: buy 1 (Nutcracker 1)\n"), "\(r.out) \(r.err)")
             r = try await stitch("sync")
             #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
 

@@ -250,6 +250,20 @@ struct ProjectAPITests {
             #expect(list.items[1].projects.reduce(0) { $0 + $1.toBuy } == 4)
             #expect(list.totalToBuy == 8)
 
+            // The same list on the web: a heading per brand, the catalog's swatch, a print
+            // stylesheet, and as plain text to send (by brand, a box to tick per thread).
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let page = try await web.request(.GET, "/app/shopping").text
+            let appleton = try #require(page.range(of: "data-brand=\"Appleton\"")), dmc = try #require(page.range(of: "data-brand=\"DMC\""))
+            #expect(appleton.lowerBound < dmc.lowerBound && page.contains("background:#000000") && page.contains("shopping-list.txt"))
+            let text = try await web.request(.GET, "/app/shopping/shopping-list.txt")
+            #expect(text.status == .ok && text.headers.contentType?.description.hasPrefix("text/plain") == true)
+            #expect(text.text.contains("\n\nAppleton\n☐ 992: buy 4 (Santa 4)\n\nDMC\n☐ 310: buy 4 ("), "\(text.text)")
+            #expect(text.text.hasPrefix("Shopping list, "))
+            let css = try await app.send(.GET, "/app/static/app.css").text
+            #expect(css.contains("@media print") && css.contains("print-color-adjust: exact"))
+
             let bought = try await ann.send(.POST, "/shopping-list/purchase", json: PurchaseRequest(brand: "dmc", number: "310", quantity: 4))
             #expect(bought.status == .ok)
             #expect(try bought.decode(InventoryThread.self).quantity == 5)

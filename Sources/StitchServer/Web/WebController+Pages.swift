@@ -473,6 +473,14 @@ extension WebController {
         return html(ShoppingPage(items: items, alternatives: alternatives).render(try await context(req)))
     }
 
+    /// The list as plain text, to send or paste (`ShoppingList.plainText`).
+    @Sendable func shoppingText(req: Request) async throws -> Response {
+        let items = try await ShoppingController.compute(userId: req.user.id, db: req.db).items
+        return Response(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store",
+                                               "Content-Disposition": "inline; filename=\"shopping-list.txt\""],
+                        body: .init(string: ShoppingList.plainText(items, asOf: req.now)))
+    }
+
     @Sendable func buy(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
         let quantity = Int(form["quantity"] ?? "") ?? 0

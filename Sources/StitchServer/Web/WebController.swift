@@ -136,6 +136,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.projectDates(":id").route, use: projectDates)
 
         app.get(SiteURL.shopping.route, use: shopping)
+        app.get(SiteURL.shoppingText.route, use: shoppingText)
         app.post(SiteURL.buy.route, use: buy)
         app.get(SiteURL.settings.route, use: settings)
         app.get(SiteURL.exportJSON.route, use: exportJSON)

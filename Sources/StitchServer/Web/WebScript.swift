@@ -3,6 +3,11 @@ enum WebScript {
     static let source = #"""
     (function () {
       'use strict';
+      // "Print" (shown only with a script to press it): the print stylesheet makes the list a paper one.
+      Array.prototype.forEach.call(document.querySelectorAll('[data-print]'), function (b) { b.hidden = false; });
+      document.addEventListener('click', function (event) {
+        if (event.target.closest && event.target.closest('[data-print]')) window.print();
+      });
       // Inline −/+ without a page reload; the form still posts normally without JavaScript.
       document.addEventListener('submit', function (event) {
         var form = event.target;

@@ -340,29 +340,49 @@ struct ShoppingPage {
     var alternatives: [String: CatalogAlternatives] = [:]
 
     func render(_ context: PageContext) -> Node {
-        Layout.page("Shopping list", section: .shopping, context: context,
-            el("h1", [:], text("Shopping list")),
+        // One heading per brand, in the list's order (brand, then number).
+        var brands: [(String, [ShoppingItem])] = []
+        for item in items {
+            if brands.last?.0 == item.brand { brands[brands.count - 1].1.append(item) } else { brands.append((item.brand, [item])) }
+        }
+        return Layout.page("Shopping list", section: .shopping, context: context,
+            el("div", ["class": "toolbar"],
+               el("h1", [:], text("Shopping list")),
+               when(!items.isEmpty, el("a", ["class": "button secondary no-print", "href": SiteURL.shoppingText.path, "download": "shopping-list.txt"],
+                                      text("Plain text"))),
+               when(!items.isEmpty, el("button", ["class": "secondary no-print", "type": "button", "data-print": "", "hidden": "hidden"], text("Print")))),
             el("p", ["class": "muted", "id": "shopping-scope"], text(Self.scope)),
             items.isEmpty
                 ? Layout.emptyState(icon: "shopping", title: "Nothing to buy", message: "Every thread your projects need is in your inventory.")
-                : el("ul", ["class": "list", "id": "shopping"], children: items.map { item in
-                    el("li", ["class": "row", "data-item": "\(item.brand) \(item.number)"],
-                       el("div", ["class": "grow"],
-                          el("strong", [:], text("\(item.brand) "), el("span", ["class": "data"], text(item.number))),
-                          el("div", ["class": "muted"], text(Self.line(item))),
-                          alternatives["\(item.brand) \(item.number)"]?.nearest.first.map { n in
-                              el("div", ["class": "footnote alternative"],
-                                 el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
-                                 text(" Nearest: \(n.entry.label), \(n.difference)"))
-                          } ?? nothing),
-                       Layout.form(.buy, context: context, attrs: "stepper",
-                                   void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
-                                   void("input", ["type": "hidden", "name": "number", "value": item.number]),
-                                   void("input", ["type": "hidden", "name": "colorName", "value": item.colorName]),
-                                   el("label", ["class": "visually-hidden", "for": "q-\(item.brand)-\(item.number)"], text("Skeins bought")),
-                                   void("input", ["type": "number", "name": "quantity", "id": "q-\(item.brand)-\(item.number)", "value": String(item.toBuy), "min": "1", "inputmode": "numeric", "style": "width:5em"]),
-                                   el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))))
+                : el("div", ["id": "shopping"], children: brands.map { brand, group in
+                    el("section", ["data-brand": brand],
+                       el("h2", ["class": "shopping-brand"], text(brand)),
+                       el("ul", ["class": "list"], children: group.map { row($0, context: context) }))
                 }))
+    }
+
+    func row(_ item: ShoppingItem, context: PageContext) -> Node {
+        let key = "\(item.brand) \(item.number)"
+        let hex = alternatives[key]?.entry?.hex
+        return el("li", ["class": "row", "data-item": key],
+           el("span", ["class": "tick print-only", "aria-hidden": "true"]),
+           hex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
+               ?? el("span", ["class": "swatch unknown", "aria-hidden": "true"], text("?")),
+           el("div", ["class": "grow"],
+              el("strong", [:], text("\(item.brand) "), el("span", ["class": "data"], text(item.number))),
+              el("div", ["class": "muted"], text(Self.line(item))),
+              alternatives[key]?.nearest.first.map { n in
+                  el("div", ["class": "footnote alternative"],
+                     el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
+                     text(" Nearest: \(n.entry.label), \(n.difference)"))
+              } ?? nothing),
+           Layout.form(.buy, context: context, attrs: "stepper",
+                       void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
+                       void("input", ["type": "hidden", "name": "number", "value": item.number]),
+                       void("input", ["type": "hidden", "name": "colorName", "value": item.colorName]),
+                       el("label", ["class": "visually-hidden", "for": "q-\(item.brand)-\(item.number)"], text("Skeins bought")),
+                       void("input", ["type": "number", "name": "quantity", "id": "q-\(item.brand)-\(item.number)", "value": String(item.toBuy), "min": "1", "inputmode": "numeric", "style": "width:5em"]),
+                       el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))))
     }
 }
 
