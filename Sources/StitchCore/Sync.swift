@@ -110,6 +110,12 @@ public struct SyncChange: Codable, Sendable, Hashable {
         id = try c.decode(UUID.self, forKey: .id)
         action = try c.decode(SyncAction.self, forKey: .action)
         fields = try c.decodeIfPresent(JSONValue.self, forKey: .data)
+        // A record's fields are an object (or absent, or null for a delete): anything else is a
+        // malformed request, not a record to judge.
+        if let fields, case .object = fields {} else if let fields, fields != .null {
+            throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: c.codingPath + [CodingKeys.data],
+                                                                               debugDescription: "A change's data must be an object"))
+        }
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
         deletedAt = try c.decodeIfPresent(Date.self, forKey: .deletedAt)
     }

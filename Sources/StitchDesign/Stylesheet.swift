@@ -119,8 +119,10 @@ public enum Stylesheet {
         .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(96px, 1fr)); gap: var(--space-sm); }
         .grid img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: var(--radius-subtle); }
         .viewer { text-align: center; }
-        .viewer img { max-width: 100%; max-height: 75vh; transition: transform var(--spring-gentle); touch-action: pinch-zoom; cursor: zoom-in; }
-        .viewer img.zoomed { transform: scale(2); cursor: zoom-out; }
+        .photo-stage { position: relative; display: inline-block; max-width: 100%; overflow: hidden; touch-action: none; user-select: none;
+          -webkit-user-select: none; vertical-align: top; }
+        .photo-stage img { display: block; max-width: 100%; max-height: 75vh; transform-origin: 0 0; cursor: zoom-in; -webkit-user-drag: none; }
+        .photo-stage img.zoomed { cursor: grab; }
         .pager { display: flex; justify-content: space-between; align-items: center; margin: var(--space-md) 0; }
         .pattern-stage { position: relative; overflow: hidden; touch-action: none; user-select: none; -webkit-user-select: none;
                          background: var(--color-cream); border-radius: var(--radius-card); box-shadow: var(--shadow-subtle); cursor: grab; }

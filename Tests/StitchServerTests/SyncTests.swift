@@ -350,7 +350,7 @@ struct SyncTests {
         }
     }
 
-    @Test("Bad requests: an unknown cursor, a zero limit, malformed JSON, unknown entity types")
+    @Test("Bad requests: an unknown cursor, a zero limit, malformed JSON, unknown entity types, a change's data not an object")
     func badRequests() async throws {
         try await withTestApp { app, _ in
             let ann = try await TestUser.make(app)
@@ -358,6 +358,14 @@ struct SyncTests {
             #expect(try await ann.send(.POST, "/sync", json: syncRequest([], limit: 0)).status == .badRequest)
             #expect(try await ann.send(.POST, "/sync", raw: "{").status == .badRequest)
             #expect(try await ann.send(.POST, "/sync", raw: #"{"clientId":"\#(UUID())","changes":[{"type":"spaceship","id":"\#(UUID())","action":"upsert","updatedAt":"2026-01-01T00:00:00Z"}]}"#).status == .badRequest)
+            // A change's data is a record's fields: an array (or a number) is a malformed request, and nothing of it is applied.
+            let good = #"{"type":"thread","id":"\#(UUID())","action":"upsert","updatedAt":"2026-01-01T00:00:00Z","data":{"brand":"DMC","number":"310","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}}"#
+            for data in ["[{}, -6.8e16]", "42", "\"text\""] {
+                let bad = #"{"type":"journalEntry","id":"\#(UUID())","action":"upsert","updatedAt":"2026-01-01T00:00:00Z","data":\#(data)}"#
+                let res = try await ann.send(.POST, "/sync", raw: #"{"clientId":"\#(UUID())","changes":[\#(good),\#(bad)]}"#)
+                #expect(res.status == .badRequest, "\(data) → \(res.status) \(res.text)")
+            }
+            #expect(try await ann.get("/threads", as: [InventoryThread].self).isEmpty)
             #expect(try await app.send(.POST, "/sync", json: syncRequest([])).status == .unauthorized)
             let huge = try await ann.sync(syncRequest([], limit: 1_000_000))
             #expect(!huge.hasMore)

@@ -22,6 +22,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 
 
+def png(width, height, rgb):
+    """A real PNG of one colour, big enough to pinch and swipe on a phone."""
+    import struct
+    import zlib
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
 @pytest.fixture(scope="module")
 def server():
     yield from stitch_server()
@@ -31,10 +42,12 @@ def server():
 def photos():
     folder = tempfile.mkdtemp(prefix="stitch-photos-")
     paths = []
-    for name in ["canvas.png", "one.png", "two.png"]:
+    # The same picture three times (the restore test counts it stored once), big enough to pinch and swipe.
+    picture = png(360, 270, (196, 112, 75))
+    for name, data in [("canvas.png", picture), ("one.png", picture), ("two.png", picture)]:
         path = os.path.join(folder, name)
         with open(path, "wb") as f:
-            f.write(PNG)
+            f.write(data)
         paths.append(path)
     yield paths
     shutil.rmtree(folder, ignore_errors=True)
@@ -155,11 +168,35 @@ def test_start_project_and_journal(server, browser, shots, photos):
     WebDriverWait(browser, 10).until(gone(page))
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "1 of 2"
     photo = browser.find_element(By.ID, "photo")
+    WebDriverWait(browser, 5).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", photo) == 360)
     webdriver.ActionChains(browser).double_click(photo).perform()
     assert "zoomed" in photo.get_attribute("class")
     snap(browser, shots, "photo-viewer")
+    webdriver.ActionChains(browser).double_click(photo).perform()
+    assert "zoomed" not in photo.get_attribute("class")
+    # On a phone: two fingers spread apart zoom in (the pattern viewer's zoom), then unzoomed a
+    # sideways swipe goes to the next photo.
+    stage = browser.find_element(By.ID, "photo-stage")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", stage)
+    r = browser.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", stage)
+    cx, cy = r[0] + r[2] / 2, r[1] + r[3] / 2
+
+    def touch(kind, points):
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {
+            "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+    touch("touchStart", [(cx - 20, cy), (cx + 20, cy)])
+    for step in range(1, 11):
+        touch("touchMove", [(cx - 20 - 5 * step, cy), (cx + 20 + 5 * step, cy)])
+    touch("touchEnd", [])
+    assert float(stage.get_attribute("data-scale")) > 1.5 and "zoomed" in photo.get_attribute("class")
+    webdriver.ActionChains(browser).double_click(photo).perform()
+    assert float(stage.get_attribute("data-scale")) == 1
     page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "a[rel=next]"))
+    touch("touchStart", [(cx + 100, cy)])
+    for step in range(1, 9):
+        touch("touchMove", [(cx + 100 - 25 * step, cy + step)])
+    touch("touchEnd", [])
     WebDriverWait(browser, 10).until(gone(page))
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "2 of 2"
     # Starting again offers nothing: the spec's empty state.

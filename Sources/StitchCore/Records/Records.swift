@@ -137,7 +137,8 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     /// date is never before the start date (a project can be dated ahead; finishing it then can't
     /// be an error).
     public mutating func setStatus(_ newStatus: ProjectStatus, at clock: Date) {
-        if status == .planned && newStatus != .planned { startedAt = clock }
+        // Started now — or on the finishing or completion day given with the change, if earlier.
+        if status == .planned && newStatus != .planned { startedAt = [clock, finishingAt, completedAt].compactMap { $0 }.min()! }
         let now = max(clock, startedAt)
         switch newStatus {
         case .planned, .wip:

@@ -194,6 +194,8 @@ extension SyncChange {
         else { return nil }
         var data = fields["data"]
         if data == .null { data = nil }
+        // Data that isn't an object is for Codable to refuse (and say why).
+        if let data, case .object = data {} else if data != nil { return nil }
         self.init(type: type, id: id, action: action, data: data, updatedAt: updatedAt, deletedAt: deletedAt)
     }
 }

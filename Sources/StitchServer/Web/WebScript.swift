@@ -138,23 +138,21 @@ enum WebScript {
           }).catch(send);
         });
       }
-      // The pattern viewer: zoom with the buttons, a pinch, a double-tap or ctrl+wheel, pan by
-      // dragging; the page shown is remembered on the server (another device opens there); while
-      // a PDF's pages are drawn, the progress and the pages fill in as they are ready.
-      var viewer = document.getElementById('pattern-viewer');
-      if (viewer) {
-        var stage = document.getElementById('pattern-stage'), zoomLabel = document.getElementById('pattern-zoom');
-        var view = { scale: 1, x: 0, y: 0 }, maxScale = 6;
-        var page = function () { return document.getElementById('pattern-page'); };
+      // Zoom and pan by touch, mouse or keys, for a picture in a stage (the pattern viewer's page and
+      // the journal's photo share it): a pinch, a double-tap or ctrl+wheel zooms about that point,
+      // a drag pans; unzoomed, a sideways swipe goes to the previous or next one (`rel` links).
+      var zoomPan = function (stage, picture, label, maxScale) {
+        var view = { scale: 1, x: 0, y: 0 };
         var apply = function () {
-          var img = page();
+          var img = picture();
           if (!img) return;
           var w = stage.clientWidth, h = img.offsetHeight;
           view.scale = Math.min(maxScale, Math.max(1, view.scale));
           view.x = Math.min(0, Math.max(w * (1 - view.scale), view.x));
           view.y = Math.min(0, Math.max(h * (1 - view.scale), view.y));
           img.style.transform = 'translate(' + view.x + 'px,' + view.y + 'px) scale(' + view.scale + ')';
-          zoomLabel.textContent = Math.round(view.scale * 100) + '%';
+          img.classList.toggle('zoomed', view.scale > 1.01);
+          if (label) label.textContent = Math.round(view.scale * 100) + '%';
           stage.dataset.scale = view.scale.toFixed(3);
         };
         // Zoom to `scale` keeping the point (cx, cy) of the stage where it is.
@@ -164,31 +162,27 @@ enum WebScript {
           view.scale = scale; view.x = cx - px * scale; view.y = cy - py * scale;
           apply();
         };
-        var centre = function () { return [stage.clientWidth / 2, (page() ? page().offsetHeight : stage.clientHeight) / 2]; };
-        viewer.querySelectorAll('[data-zoom]').forEach(function (button) {
-          button.addEventListener('click', function () {
-            var c = centre(), kind = button.getAttribute('data-zoom');
-            if (kind === 'fit') { view = { scale: 1, x: 0, y: 0 }; apply(); }
-            else zoomAt(kind === 'in' ? view.scale * 1.5 : view.scale / 1.5, c[0], c[1]);
-          });
-        });
-        var pointers = {}, start = null, lastTap = 0, moved = false;
+        var centre = function () { return [stage.clientWidth / 2, (picture() ? picture().offsetHeight : stage.clientHeight) / 2]; };
+        var go = function (rel) { var link = document.querySelector('a[rel=' + rel + ']'); if (link) link.click(); };
+        var pointers = {}, start = null, lastTap = 0, moved = false, swipe = null;
         var local = function (p) { var r = stage.getBoundingClientRect(); return [p.x - r.left, p.y - r.top]; };
         var begin = function () {
           var ids = Object.keys(pointers);
           if (ids.length >= 2) {
             var a = pointers[ids[0]], b = pointers[ids[1]];
             start = { dist: Math.hypot(a.x - b.x, a.y - b.y) || 1, mid: local({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }), scale: view.scale, x: view.x, y: view.y };
+            swipe = null;
           } else if (ids.length === 1) {
             var p = pointers[ids[0]];
             start = { px: p.x, py: p.y, x: view.x, y: view.y };
           } else start = null;
         };
         stage.addEventListener('pointerdown', function (e) {
-          if (!page()) return;
+          if (!picture()) return;
           stage.setPointerCapture(e.pointerId);
           pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
           moved = false;
+          swipe = Object.keys(pointers).length === 1 && view.scale <= 1.01 ? { x: e.clientX, y: e.clientY } : null;
           begin();
         });
         stage.addEventListener('pointermove', function (e) {
@@ -214,6 +208,10 @@ enum WebScript {
           if (!pointers[e.pointerId]) return;
           var single = Object.keys(pointers).length === 1;
           delete pointers[e.pointerId];
+          if (single && swipe && e.type === 'pointerup') {
+            var sx = e.clientX - swipe.x, sy = e.clientY - swipe.y;
+            if (Math.abs(sx) > 60 && Math.abs(sx) > 2 * Math.abs(sy)) { swipe = null; go(sx < 0 ? 'next' : 'prev'); return; }
+          }
           if (single && !moved) {
             var now = Date.now(), c = local({ x: e.clientX, y: e.clientY });
             if (now - lastTap < 350) { zoomAt(view.scale > 1.01 ? 1 : 2.5, c[0], c[1]); lastTap = 0; } else lastTap = now;
@@ -222,20 +220,38 @@ enum WebScript {
         };
         stage.addEventListener('pointerup', end);
         stage.addEventListener('pointercancel', end);
+        stage.addEventListener('dblclick', function (e) { e.preventDefault(); });
         stage.addEventListener('wheel', function (e) {
-          if (!e.ctrlKey || !page()) return;
+          if (!e.ctrlKey || !picture()) return;
           e.preventDefault();
           var c = local({ x: e.clientX, y: e.clientY });
           zoomAt(view.scale * (e.deltaY < 0 ? 1.1 : 1 / 1.1), c[0], c[1]);
         }, { passive: false });
         document.addEventListener('keydown', function (e) {
           if (e.target.closest && e.target.closest('input, textarea, select')) return;
-          var link = e.key === 'ArrowLeft' ? viewer.querySelector('a[rel=prev]') : e.key === 'ArrowRight' ? viewer.querySelector('a[rel=next]') : null;
-          if (link) { link.click(); return; }
+          if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') { go(e.key === 'ArrowLeft' ? 'prev' : 'next'); return; }
           if (e.key === '+' || e.key === '=') { var c = centre(); zoomAt(view.scale * 1.5, c[0], c[1]); }
           if (e.key === '-') { var d = centre(); zoomAt(view.scale / 1.5, d[0], d[1]); }
         });
         window.addEventListener('resize', apply);
+        return { apply: apply, zoomAt: zoomAt, centre: centre, fit: function () { view = { scale: 1, x: 0, y: 0 }; apply(); }, view: function () { return view; } };
+      };
+      // The pattern viewer: zoom with the buttons too; the page shown is remembered on the server
+      // (another device opens there); while a PDF's pages are drawn, the progress and the pages
+      // fill in as they are ready.
+      var viewer = document.getElementById('pattern-viewer');
+      if (viewer) {
+        var stage = document.getElementById('pattern-stage');
+        var page = function () { return document.getElementById('pattern-page'); };
+        var zoom = zoomPan(stage, page, document.getElementById('pattern-zoom'), 6);
+        var apply = zoom.apply;
+        viewer.querySelectorAll('[data-zoom]').forEach(function (button) {
+          button.addEventListener('click', function () {
+            var c = zoom.centre(), kind = button.getAttribute('data-zoom');
+            if (kind === 'fit') zoom.fit();
+            else zoom.zoomAt(kind === 'in' ? zoom.view().scale * 1.5 : zoom.view().scale / 1.5, c[0], c[1]);
+          });
+        });
         var current = viewer.querySelector('.pattern-thumbs [aria-current=page]');
         if (current && current.scrollIntoView) current.scrollIntoView({ block: 'nearest', inline: 'center' });
         // Where the reader is, for the next device.
@@ -282,21 +298,12 @@ enum WebScript {
         if (page()) page().addEventListener('load', apply);
         apply();
       }
-      // The photo viewer: double-tap (or double-click) zooms to 2× and back.
-      var photo = document.getElementById('photo');
-      if (photo) {
-        var lastTap = 0;
-        var toggle = function () { photo.classList.toggle('zoomed'); };
-        photo.addEventListener('dblclick', toggle);
-        photo.addEventListener('touchend', function (e) {
-          var now = Date.now();
-          if (now - lastTap < 300) { e.preventDefault(); toggle(); }
-          lastTap = now;
-        });
-        document.addEventListener('keydown', function (e) {
-          var link = e.key === 'ArrowLeft' ? document.querySelector('a[rel=prev]') : e.key === 'ArrowRight' ? document.querySelector('a[rel=next]') : null;
-          if (link) link.click();
-        });
+      // The photo viewer: the pattern viewer's zoom and pan, and a swipe to the next photo.
+      var photoStage = document.getElementById('photo-stage');
+      if (photoStage) {
+        var photo = function () { return document.getElementById('photo'); };
+        var photoZoom = zoomPan(photoStage, photo, null, 4);
+        if (photo().complete) photoZoom.apply(); else photo().addEventListener('load', photoZoom.apply);
       }
     })();
     """#
