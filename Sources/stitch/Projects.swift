@@ -236,6 +236,18 @@ struct Sections: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A project's sections.",
                                                     subcommands: [List.self, Add.self, Rename.self, Status.self, Move.self, Remove.self], defaultSubcommand: List.self)
 
+    /// Runs a change to one section of a project (by name or id prefix), then prints what it says
+    /// and how the sync went.
+    static func edit(_ section: String, project: String,
+                     _ change: @escaping (inout ProjectDetailModel, ProjectSection, LocalStore) throws -> String) async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            var (model, s) = try find(section, project: project, in: ctx.store)
+            let said = try change(&model, s, ctx.store)
+            print("\(said) \(await ctx.syncSoon())")
+        }
+    }
+
     /// A section of the project by name or id prefix, and the project loaded.
     static func find(_ section: String, project: String, in store: LocalStore) throws -> (ProjectDetailModel, ProjectSection) {
         let p = try resolveProject(project, in: store)
@@ -252,11 +264,9 @@ struct Sections: AsyncParsableCommand {
         @Argument var section: String
         @Argument(help: "The new name") var name: String
         func run() async throws {
-            try await Stitch.run {
-                let ctx = try Context.open()
-                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
-                try model.renameSection(s.id, to: name, in: ctx.store)
-                print("Renamed \(s.name) to \(name). \(await ctx.syncSoon())")
+            try await Sections.edit(section, project: project) { model, s, store in
+                try model.renameSection(s.id, to: name, in: store)
+                return "Renamed \(s.name) to \(name)."
             }
         }
     }
@@ -267,11 +277,9 @@ struct Sections: AsyncParsableCommand {
         @Argument var section: String
         @Argument var status: SectionStatus
         func run() async throws {
-            try await Stitch.run {
-                let ctx = try Context.open()
-                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
-                try model.setSectionStatus(s.id, to: status, in: ctx.store)
-                print("\(s.name) is now \(status.displayName). \(await ctx.syncSoon())")
+            try await Sections.edit(section, project: project) { model, s, store in
+                try model.setSectionStatus(s.id, to: status, in: store)
+                return "\(s.name) is now \(status.displayName)."
             }
         }
     }
@@ -283,11 +291,9 @@ struct Sections: AsyncParsableCommand {
         @Argument var section: String
         @Argument var direction: Direction
         func run() async throws {
-            try await Stitch.run {
-                let ctx = try Context.open()
-                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
-                try model.moveSection(s.id, by: direction == .up ? -1 : 1, in: ctx.store)
-                print("Sections: \(model.sections.map(\.name).joined(separator: ", ")). \(await ctx.syncSoon())")
+            try await Sections.edit(section, project: project) { model, s, store in
+                try model.moveSection(s.id, by: direction == .up ? -1 : 1, in: store)
+                return "Sections: \(model.sections.map(\.name).joined(separator: ", "))."
             }
         }
     }
@@ -297,12 +303,10 @@ struct Sections: AsyncParsableCommand {
         @Argument var project: String
         @Argument var section: String
         func run() async throws {
-            try await Stitch.run {
-                let ctx = try Context.open()
-                var (model, s) = try Sections.find(section, project: project, in: ctx.store)
+            try await Sections.edit(section, project: project) { model, s, store in
                 let kept = model.requirements.filter { $0.sectionId == s.id }.count
-                try model.deleteSection(s.id, in: ctx.store)
-                print("Deleted \(s.name)\(kept == 0 ? "" : "; its \(kept) thread(s) stay with the project"). \(await ctx.syncSoon())")
+                try model.deleteSection(s.id, in: store)
+                return "Deleted \(s.name)\(kept == 0 ? "" : "; its \(kept) thread(s) stay with the project")."
             }
         }
     }

@@ -123,3 +123,24 @@ def stitch_server(**extra_env):
     proc.terminate()
     proc.wait(timeout=10)
     shutil.rmtree(data, ignore_errors=True)
+
+
+def touch(driver, kind, points):
+    """A touch event through DevTools (what a finger does on a phone): `points` are (x, y)."""
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+
+def centre_of(driver, element):
+    """An element scrolled to the middle of the screen, and its centre there."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    r = driver.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", element)
+    return r[0] + r[2] / 2, r[1] + r[3] / 2
+
+
+def pinch_out(driver, cx, cy, gap, step):
+    """Two fingers `gap` apart about (cx, cy), spread by `step` on each side ten times."""
+    touch(driver, "touchStart", [(cx - gap, cy), (cx + gap, cy)])
+    for n in range(1, 11):
+        touch(driver, "touchMove", [(cx - gap - step * n, cy), (cx + gap + step * n, cy)])
+    touch(driver, "touchEnd", [])

@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, click, fill, follow, gone, snap, stitch_server, submit
+from conftest import SIZES, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -177,26 +177,16 @@ def test_start_project_and_journal(server, browser, shots, photos):
     # On a phone: two fingers spread apart zoom in (the pattern viewer's zoom), then unzoomed a
     # sideways swipe goes to the next photo.
     stage = browser.find_element(By.ID, "photo-stage")
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", stage)
-    r = browser.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", stage)
-    cx, cy = r[0] + r[2] / 2, r[1] + r[3] / 2
-
-    def touch(kind, points):
-        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {
-            "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
-
-    touch("touchStart", [(cx - 20, cy), (cx + 20, cy)])
-    for step in range(1, 11):
-        touch("touchMove", [(cx - 20 - 5 * step, cy), (cx + 20 + 5 * step, cy)])
-    touch("touchEnd", [])
+    cx, cy = centre_of(browser, stage)
+    pinch_out(browser, cx, cy, 20, 5)
     assert float(stage.get_attribute("data-scale")) > 1.5 and "zoomed" in photo.get_attribute("class")
     webdriver.ActionChains(browser).double_click(photo).perform()
     assert float(stage.get_attribute("data-scale")) == 1
     page = browser.find_element(By.TAG_NAME, "html")
-    touch("touchStart", [(cx + 100, cy)])
+    touch(browser, "touchStart", [(cx + 100, cy)])
     for step in range(1, 9):
-        touch("touchMove", [(cx + 100 - 25 * step, cy + step)])
-    touch("touchEnd", [])
+        touch(browser, "touchMove", [(cx + 100 - 25 * step, cy + step)])
+    touch(browser, "touchEnd", [])
     WebDriverWait(browser, 10).until(gone(page))
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "2 of 2"
     # Starting again offers nothing: the spec's empty state.
@@ -592,25 +582,15 @@ def test_pattern_viewer(server, browser, shots):
     assert abs(scale() - 1) < 0.01
 
     # Touch at 390 px: two fingers spread apart zoom in, one finger drags the page.
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", stage)
-    r = browser.execute_script("var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", stage)
-    cx, cy = r[0] + r[2] / 2, r[1] + r[3] / 2
-
-    def touch(kind, points):
-        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {
-            "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
-
-    touch("touchStart", [(cx - 30, cy), (cx + 30, cy)])
-    for step in range(1, 11):
-        touch("touchMove", [(cx - 30 - 6 * step, cy), (cx + 30 + 6 * step, cy)])
-    touch("touchEnd", [])
+    cx, cy = centre_of(browser, stage)
+    pinch_out(browser, cx, cy, 30, 6)
     pinched = scale()
     assert pinched > 2, f"pinch zoomed to {pinched}"
     before = page.get_attribute("style")
-    touch("touchStart", [(cx, cy)])
+    touch(browser, "touchStart", [(cx, cy)])
     for step in range(1, 8):
-        touch("touchMove", [(cx + 10 * step, cy + 8 * step)])
-    touch("touchEnd", [])
+        touch(browser, "touchMove", [(cx + 10 * step, cy + 8 * step)])
+    touch(browser, "touchEnd", [])
     assert page.get_attribute("style") != before and abs(scale() - pinched) < 0.01
     browser.save_screenshot(os.path.join(shots, "pattern-zoomed-phone.png"))
 
