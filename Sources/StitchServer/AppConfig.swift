@@ -82,6 +82,8 @@ public struct AppConfig: Sendable {
     public var apple: Apple?
     public var instagram: OAuthProvider?
     public var tiktok: OAuthProvider?
+    /// How long a request waits for a database connection before it fails (Fluent's default).
+    public var databasePoolTimeout: TimeInterval = 10
     /// Largest request body accepted (image uploads included).
     public var maxBodySize: Int = 12 * 1024 * 1024
     /// Memory for rendered list pages (`GET /threads`, `/canvases`), reused until the user's data

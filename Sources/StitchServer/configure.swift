@@ -28,14 +28,15 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
         // our own has room for every connection but one waiting, the writer, and password hashing.
         app.threadPool = NIOThreadPool(numberOfThreads: System.coreCount + 2)
     }
+    let poolTimeout = TimeAmount.milliseconds(Int64(config.databasePoolTimeout * 1000))
     switch config.database {
     case .sqliteFile(let path):
-        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1, connectionPoolTimeout: poolTimeout), as: .sqlite)
     case .sqliteMemory:
         // SQLiteKit fakes a shared in-memory database with a file it never removes; use our own
         // scratch file instead and remove it when the application shuts down.
         let scratch = TemporaryDatabaseFile()
-        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1), as: .sqlite)
+        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1, connectionPoolTimeout: poolTimeout), as: .sqlite)
         app.lifecycle.use(scratch)
     case .postgres(let url):
         var postgres = try SQLPostgresConfiguration(url: url)
@@ -47,7 +48,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
         // (4 times slower for the first 5,000 of 10,000). Our connections price a random read
         // as an SSD or a cached table does.
         postgres.coreConfiguration.options.additionalStartupParameters.append(("random_page_cost", "1.1"))
-        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8), as: .psql)
+        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8, connectionPoolTimeout: poolTimeout), as: .psql)
     }
     app.migrations.add(StitchMigrations.all)
 

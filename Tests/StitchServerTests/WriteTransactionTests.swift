@@ -10,6 +10,9 @@ struct WriteTransactionTests {
           arguments: ["the test database", "a data directory's file, in WAL mode as the server runs it"])
     func concurrentReadThenWrite(database: String) async throws {
         try await withTestApp(adjust: { config in
+            // What is checked is that no transaction fails on the lock, however long the machine
+            // (the whole suite running beside this test) makes them wait for a connection.
+            config.databasePoolTimeout = 300
             if database != "the test database", case .sqliteMemory = config.database {
                 config.database = .sqliteFile(path: (config.dataDirectory as NSString).appendingPathComponent("stitchuation.sqlite"))
             }
