@@ -190,6 +190,24 @@ public struct PurchaseRequest: Codable, Sendable {
     }
 }
 
+/// `POST /shopping-list/dismiss`: set a thread's line aside without buying it.
+public struct DismissRequest: Codable, Sendable {
+    public var brand: String
+    public var number: String
+
+    public init(brand: String, number: String) {
+        self.brand = brand
+        self.number = number
+    }
+}
+
+extension DismissRequest: Validatable {
+    public func validate(into v: inout Validator) {
+        v.required(brand, "brand", label: "Brand", max: Limits.brand)
+        v.required(number, "number", label: "Number", max: Limits.number)
+    }
+}
+
 extension PurchaseRequest: Validatable {
     public func validate(into v: inout Validator) {
         v.required(brand, "brand", label: "Brand", max: Limits.brand)

@@ -34,11 +34,13 @@ public struct AccountBackup: Codable, Sendable, Equatable {
     public var journalImages: [JournalImage]
     /// Projects' patterns; their files travel in `pictures` like pictures do.
     public var patterns: [Pattern]
+    /// Lines of the shopping list written by hand (or set aside).
+    public var shoppingLines: [ShoppingLine]
     public var pictures: [Picture]
 
     public init(format: String = AccountBackup.currentFormat, exportedAt: Date?, threads: [InventoryThread] = [], canvases: [Canvas] = [],
                 projects: [Project] = [], sections: [ProjectSection] = [], requirements: [ProjectThread] = [],
-                journalEntries: [JournalEntry] = [], journalImages: [JournalImage] = [], patterns: [Pattern] = [], pictures: [Picture] = []) {
+                journalEntries: [JournalEntry] = [], journalImages: [JournalImage] = [], patterns: [Pattern] = [], shoppingLines: [ShoppingLine] = [], pictures: [Picture] = []) {
         self.format = format
         self.exportedAt = exportedAt
         self.threads = threads
@@ -49,6 +51,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         self.journalEntries = journalEntries
         self.journalImages = journalImages
         self.patterns = patterns
+        self.shoppingLines = shoppingLines
         self.pictures = pictures
     }
 
@@ -65,6 +68,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         journalEntries = try c.decodeIfPresent([JournalEntry].self, forKey: .journalEntries) ?? []
         journalImages = try c.decodeIfPresent([JournalImage].self, forKey: .journalImages) ?? []
         patterns = try c.decodeIfPresent([Pattern].self, forKey: .patterns) ?? []
+        shoppingLines = try c.decodeIfPresent([ShoppingLine].self, forKey: .shoppingLines) ?? []
         pictures = try c.decodeIfPresent([Picture].self, forKey: .pictures) ?? []
     }
 
@@ -82,6 +86,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         copy.journalEntries = byAge(journalEntries)
         copy.journalImages = journalImages.sorted { ($0.entryId.text, $0.sortOrder, $0.id.text) < ($1.entryId.text, $1.sortOrder, $1.id.text) }
         copy.patterns = byAge(patterns)
+        copy.shoppingLines = byAge(shoppingLines)
         copy.pictures = pictures.sorted { $0.key < $1.key }
         return copy
     }
@@ -99,12 +104,14 @@ public struct AccountBackup: Codable, Sendable, Equatable {
             for record in journalEntries { out.append(try SyncChange(record: record)) }
             for record in journalImages { out.append(try SyncChange(record: record)) }
             for record in patterns { out.append(try SyncChange(record: record)) }
+            for record in shoppingLines { out.append(try SyncChange(record: record)) }
             return out
         }
     }
 
     public var recordCount: Int {
         threads.count + canvases.count + projects.count + sections.count + requirements.count + journalEntries.count + journalImages.count + patterns.count
+            + shoppingLines.count
     }
 
     /// Every picture key a record of the file shows.
@@ -139,7 +146,7 @@ public struct BackupDocument: Sendable, Equatable {
     public static let lists: [(type: EntityType, key: String)] = [
         (.thread, "threads"), (.canvas, "canvases"), (.project, "projects"), (.projectSection, "sections"),
         (.projectThread, "requirements"), (.journalEntry, "journalEntries"), (.journalImage, "journalImages"),
-        (.pattern, "patterns"),
+        (.pattern, "patterns"), (.shoppingLine, "shoppingLines"),
     ]
 
     public var format: String
@@ -304,6 +311,7 @@ extension EntityType {
         case .journalEntry: "journal entries"
         case .journalImage: "journal pictures"
         case .pattern: "patterns"
+        case .shoppingLine: "shopping list lines"
         }
     }
 }

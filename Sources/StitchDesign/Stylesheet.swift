@@ -163,6 +163,10 @@ public enum Stylesheet {
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         .print-only { display: none; }
         .shopping-brand { font-size: 1.1rem; margin: var(--space-lg) 0 var(--space-xs); }
+        /* A line's buttons go under its text on a phone rather than squeezing it. */
+        #shopping .row { flex-wrap: wrap; }
+        #shopping .row .grow { flex: 1 1 14rem; }
+        .row-actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); align-items: center; margin-left: auto; }
         /* The shopping list on paper: no navigation or buttons, a box to tick and the swatch
            (printed in colour) per thread, grouped by brand. */
         @media print {

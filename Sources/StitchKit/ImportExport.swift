@@ -28,7 +28,7 @@ extension AccountBackup {
             threads: try store.all(InventoryThread.self), canvases: try store.all(Canvas.self), projects: try store.all(Project.self),
             sections: try store.all(ProjectSection.self), requirements: try store.all(ProjectThread.self),
             journalEntries: try store.all(JournalEntry.self), journalImages: try store.all(JournalImage.self),
-            patterns: try store.all(Pattern.self)).inCanonicalOrder()
+            patterns: try store.all(Pattern.self), shoppingLines: try store.all(ShoppingLine.self)).inCanonicalOrder()
     }
 }
 

@@ -41,6 +41,7 @@ extension LocalStore {
         case .journalEntry: return try load(JournalEntry.self)
         case .journalImage: return try load(JournalImage.self)
         case .pattern: return try load(Pattern.self)
+        case .shoppingLine: return try load(ShoppingLine.self)
         }
     }
 
@@ -92,6 +93,7 @@ extension LocalStore {
                     case .journalEntry: try upserts.add(try change.record(as: JournalEntry.self), db: db)
                     case .journalImage: try upserts.add(try change.record(as: JournalImage.self), db: db)
                     case .pattern: try upserts.add(try change.record(as: Pattern.self), db: db)
+                    case .shoppingLine: try upserts.add(try change.record(as: ShoppingLine.self), db: db)
                     }
                     applied = true
                 } else {
@@ -106,6 +108,7 @@ extension LocalStore {
                     case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
                     case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
                     case .pattern: applied = try Self.apply(change, as: Pattern.self, pending: isPending, upserts: &upserts, db: db)
+                    case .shoppingLine: applied = try Self.apply(change, as: ShoppingLine.self, pending: isPending, upserts: &upserts, db: db)
                     }
                 }
                 if applied {

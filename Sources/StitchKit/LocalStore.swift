@@ -5,6 +5,7 @@ import StitchCore
 extension FiberType: DatabaseValueConvertible {}
 extension ProjectStatus: DatabaseValueConvertible {}
 extension SectionStatus: DatabaseValueConvertible {}
+extension ShoppingLineKind: DatabaseValueConvertible {}
 
 extension InventoryThread: FetchableRecord, PersistableRecord { public static let databaseTableName = "threads" }
 extension Canvas: FetchableRecord, PersistableRecord { public static let databaseTableName = "canvases" }
@@ -14,6 +15,7 @@ extension ProjectThread: FetchableRecord, PersistableRecord { public static let 
 extension JournalEntry: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_entries" }
 extension JournalImage: FetchableRecord, PersistableRecord { public static let databaseTableName = "journal_images" }
 extension Pattern: FetchableRecord, PersistableRecord { public static let databaseTableName = "patterns" }
+extension ShoppingLine: FetchableRecord, PersistableRecord { public static let databaseTableName = "shopping_lines" }
 
 // Rows are written from the records' wire fields (one column per field, named like it) rather
 // than through Codable, which cost a keyed container per record: the same values GRDB's Codable
@@ -26,6 +28,7 @@ extension ProjectThread { public func encode(to container: inout PersistenceCont
 extension JournalEntry { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension JournalImage { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 extension Pattern { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
+extension ShoppingLine { public func encode(to container: inout PersistenceContainer) { container.put(self) } }
 
 // Rows are read by the records' descriptions too, one column per field named like its wire key,
 // selected in the description's order (the stamps, then the fields) so each row is read by
@@ -112,6 +115,7 @@ extension ProjectThread: LocalRecord {}
 extension JournalEntry: LocalRecord {}
 extension JournalImage: LocalRecord {}
 extension Pattern: LocalRecord {}
+extension ShoppingLine: LocalRecord {}
 
 /// A record's sync bookkeeping, kept beside it: whether it has a local change the server has not
 /// acknowledged, and when it last matched the server (the local-only `syncedAt`).
@@ -259,6 +263,20 @@ public final class LocalStore: Sendable {
                 t.column("deletedAt", .datetime)
             }
         }
+        migrator.registerMigration("v4: shopping list lines") { db in
+            try db.create(table: "shopping_lines") { t in
+                t.primaryKey("id", .blob)
+                t.column("kind", .text).notNull()
+                t.column("brand", .text).notNull()
+                t.column("number", .text).notNull()
+                t.column("colorName", .text)
+                t.column("quantity", .integer).notNull()
+                t.column("notes", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("deletedAt", .datetime)
+            }
+        }
         return migrator
     }
 
@@ -329,7 +347,7 @@ public final class LocalStore: Sendable {
     /// and the settings (after the account itself is deleted).
     public func eraseAll() throws {
         try writer.write { db in
-            for table in ["patterns", "journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
+            for table in ["shopping_lines", "patterns", "journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
                           "pending_images", "sync_state", "settings"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }

@@ -292,7 +292,8 @@ public struct ProjectDetailModel: Sendable {
     }
 }
 
-/// The shopping list across active projects, with "bought".
+/// The shopping list across active projects, with the stitcher's own lines: bought, added by hand,
+/// set aside. The rules are StitchCore's (`ShoppingList`), as on the server.
 public struct ShoppingListModel: Sendable {
     public private(set) var items: [ShoppingItem] = []
     public init() {}
@@ -301,26 +302,66 @@ public struct ShoppingListModel: Sendable {
         let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let projects = try store.all(Project.self).map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
         items = ShoppingList.compute(projects: projects, requirements: try store.all(ProjectThread.self),
-                                     inventory: InventoryIndex(try store.all(InventoryThread.self)))
+                                     inventory: InventoryIndex(try store.all(InventoryThread.self)), lines: try store.all(ShoppingLine.self))
     }
 
-    /// Adds the skeins to the matching inventory thread, creating it if there is none.
+    /// Adds the skeins to the matching inventory thread, creating it if there is none, and takes
+    /// what goes beyond the projects' shortfall off the lines added by hand.
     @discardableResult
     public mutating func bought(brand: String, number: String, quantity: Int, colorName: String? = nil, in store: LocalStore) throws -> InventoryThread {
         _ = try PurchaseRequest(brand: brand, number: number, quantity: quantity, colorName: colorName).validated()
         let key = ThreadKey(brand: brand, number: number)
+        try load(from: store)
+        let forProjects = items.first { $0.key == key }?.forProjects ?? 0
         let match = try store.all(InventoryThread.self).filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
             .sorted { $0.createdAt < $1.createdAt }.first
         let saved: InventoryThread
         if var thread = match {
+            guard thread.quantity <= Limits.maxQuantity - quantity else {
+                throw ValidationError("quantity", "You have \(thread.quantity); the most a thread can hold is \(Limits.maxQuantity)")
+            }
             thread.quantity += quantity
             saved = try store.save(thread)
         } else {
             let now = store.clock()
             saved = try store.save(InventoryThread(brand: brand, number: number, colorName: colorName, quantity: quantity, createdAt: now, updatedAt: now))
         }
+        try Self.write(ShoppingList.linesAfterBuying(key, quantity: quantity, forProjects: forProjects,
+                                                     lines: try store.all(ShoppingLine.self), now: store.clock()), to: store)
         try load(from: store)
         return saved
+    }
+
+    /// Puts a thread on the list by hand ("running low", or short for a planned project); a
+    /// second time for the same thread adds to the first line. Answers the line.
+    @discardableResult
+    public mutating func add(brand: String, number: String, quantity: Int, colorName: String? = nil, notes: String? = nil,
+                             in store: LocalStore) throws -> ShoppingLine {
+        let now = store.clock()
+        let line = try ShoppingLine(brand: brand, number: number, colorName: colorName, quantity: quantity, notes: notes,
+                                    createdAt: now, updatedAt: now).normalized.validated()
+        let outcome = try ShoppingList.linesAfterAdding(line, lines: try store.all(ShoppingLine.self), now: now)
+        try Self.write(outcome.changed, to: store)
+        try load(from: store)
+        return outcome.line
+    }
+
+    /// Sets a thread's line aside without buying it: it stays off the list while the projects
+    /// want the same number of skeins. Throws when the thread is not on the list.
+    public mutating func dismiss(brand: String, number: String, in store: LocalStore) throws {
+        try load(from: store)
+        let key = ThreadKey(brand: brand, number: number)
+        guard let item = items.first(where: { $0.key == key }) else {
+            throw ValidationError("number", "\(brand) \(number) is not on your shopping list")
+        }
+        try Self.write(ShoppingList.linesAfterDismissing(item, lines: try store.all(ShoppingLine.self), now: store.clock()), to: store)
+        try load(from: store)
+    }
+
+    private static func write(_ lines: [ShoppingLine], to store: LocalStore) throws {
+        for line in lines {
+            if line.deletedAt != nil { try store.delete(ShoppingLine.self, id: line.id) } else { _ = try store.save(line) }
+        }
     }
 }
 

@@ -449,27 +449,53 @@ struct ReadinessCommand: AsyncParsableCommand {
 }
 
 struct ShoppingListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "shopping-list", abstract: "What to buy for your active projects.")
+    static let configuration = CommandConfiguration(
+        commandName: "shopping-list", abstract: "What to buy for your active projects, and threads you add by hand.",
+        discussion: "A thread several projects need is counted once. --add puts a thread on the list yourself (running low, or for a planned project); --dismiss sets a line aside until what the projects need of it changes.")
     @Option(parsing: .upToNextOption, help: "Mark bought: BRAND NUMBER QUANTITY") var buy: [String] = []
+    @Option(parsing: .upToNextOption, help: "Add by hand: BRAND NUMBER QUANTITY") var add: [String] = []
+    @Option(help: "With --add: why (\"running low\")") var note: String?
+    @Option(parsing: .upToNextOption, help: "Set a line aside without buying: BRAND NUMBER") var dismiss: [String] = []
     @Flag(help: "Plain text to send or paste: by brand, a box to tick per thread") var text = false
     @OptionGroup var output: JSONFlag
+
+    /// BRAND (may be several words) NUMBER QUANTITY.
+    static func brandNumberQuantity(_ words: [String], option: String) throws -> (brand: String, number: String, quantity: Int) {
+        guard words.count >= 3, let quantity = Int(words.last!) else { throw CLIError("Use --\(option) BRAND NUMBER QUANTITY", code: .usage) }
+        return (words.dropLast(2).joined(separator: " "), words[words.count - 2], quantity)
+    }
+
     func run() async throws {
         try await Stitch.run {
             let ctx = try Context.open()
             var model = ShoppingListModel()
             try model.load(from: ctx.store)
             if !buy.isEmpty {
-                guard buy.count >= 3, let quantity = Int(buy.last!) else { throw CLIError("Use --buy BRAND NUMBER QUANTITY", code: .usage) }
-                let thread = try model.bought(brand: buy.dropLast(2).joined(separator: " "), number: buy[buy.count - 2], quantity: quantity, in: ctx.store)
+                let (brand, number, quantity) = try Self.brandNumberQuantity(buy, option: "buy")
+                let thread = try model.bought(brand: brand, number: number, quantity: quantity, in: ctx.store)
                 print("Bought \(quantity) × \(thread.brand) \(thread.number): \(thread.quantity) in stock. \(await ctx.syncSoon())")
+                return
+            }
+            if !add.isEmpty {
+                let (brand, number, quantity) = try Self.brandNumberQuantity(add, option: "add")
+                let line = try model.add(brand: brand, number: number, quantity: quantity, notes: note, in: ctx.store)
+                print("On your shopping list: \(line.brand) \(line.number), \(line.quantity) by hand. \(await ctx.syncSoon())")
+                return
+            }
+            if !dismiss.isEmpty {
+                guard dismiss.count >= 2 else { throw CLIError("Use --dismiss BRAND NUMBER", code: .usage) }
+                let brand = dismiss.dropLast().joined(separator: " "), number = dismiss.last!
+                try model.dismiss(brand: brand, number: number, in: ctx.store)
+                print("Set aside: \(brand) \(number) stays off the list until your projects need a different number of it. \(await ctx.syncSoon())")
                 return
             }
             if output.json { print(try Output.json(ShoppingListResponse(items: model.items))); return }
             if text { print(ShoppingList.plainText(model.items, asOf: ctx.store.clock()), terminator: ""); return }
             if model.items.isEmpty { print("Nothing to buy: you have every thread your projects need."); return }
             print(Output.table(["BRAND", "NUMBER", "COLOUR", "NEED", "HAVE", "BUY", "FOR"], model.items.map {
-                [$0.brand, $0.number, $0.colorName ?? "", String($0.needed), String($0.have), String($0.toBuy),
-                 $0.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")]
+                var forWhom = $0.projects.map { "\($0.title) \($0.toBuy)" }
+                if $0.byHand > 0 { forWhom.append((["by hand \($0.byHand)"] + $0.handNotes).joined(separator: ": ")) }
+                return [$0.brand, $0.number, $0.colorName ?? "", String($0.needed), String($0.have), String($0.toBuy), forWhom.joined(separator: ", ")]
             }))
             print("Projects at finishing are left out: they are stitched already; so are planned ones until you start them.")
         }

@@ -30,6 +30,9 @@ struct RecordWireTests {
             JournalEntry(projectId: p, notes: "", createdAt: now, updatedAt: later, deletedAt: later),
             JournalImage(entryId: UUID(), imageKey: "abc.png", sortOrder: 0, createdAt: now, updatedAt: now),
             JournalImage(entryId: UUID(), imageKey: "abc.png", sortOrder: 2, createdAt: now, updatedAt: later, deletedAt: later),
+            ShoppingLine(brand: "DMC", number: "310", quantity: 2, createdAt: now, updatedAt: now),
+            ShoppingLine(kind: .dismissed, brand: "Appleton", number: "992", colorName: "Green", quantity: 4, notes: "not now",
+                         createdAt: now, updatedAt: later, deletedAt: later),
         ]
     }
 

@@ -30,6 +30,7 @@ struct WireReaderTests {
             case .journalEntry: record(JournalEntry.self)
             case .journalImage: record(JournalImage.self)
             case .pattern: record(Pattern.self)
+            case .shoppingLine: record(ShoppingLine.self)
             }
         }
     }

@@ -35,6 +35,8 @@ struct FilledAccount {
         let pattern = try await user.upload("/projects/\(project.project.id.wireText)/patterns",
                                             files: [Fixtures.file(TestPDF.make(pages: 2), name: "file", filename: "Nutcracker chart.pdf", type: "application/pdf")])
         try #require(pattern.status == .created, "\(pattern.text)")
+        let line = try await user.sendObject(.POST, "/shopping-list/lines", ["brand": "DMC", "number": "321", "quantity": 2, "notes": "running low"])
+        try #require(line.status == .created, "\(line.text)")
         return FilledAccount(user: user, canvas: canvas, project: project, entry: entry)
     }
 }

@@ -59,7 +59,7 @@ struct BackupRestoreTests {
             let ann = try await FilledAccount.make(a, email: "ann@example.com")
             let (json, original) = try await ann.user.export()
             #expect(original.format == AccountBackup.currentFormat)
-            #expect(original.recordCount == 11 && original.pictures.count == 4)
+            #expect(original.recordCount == 12 && original.pictures.count == 4)
             #expect(!json.contains(ann.canvas.id.uuidString) && json.contains(ann.canvas.id.wireText))
 
             try await withTestApp { b, _ in
@@ -67,13 +67,14 @@ struct BackupRestoreTests {
                 let summary = try await there.restore(json)
                 #expect(summary.issues.isEmpty && summary.renumbered == 0, "\(summary.lines)")
                 #expect(summary.pictures == { var p = RestoreSummary.Pictures(); p.stored = 4; return p }())
-                #expect(EntityType.allCases.map { summary.count($0).added } == [2, 2, 1, 1, 1, 1, 2, 1])
+                #expect(EntityType.allCases.map { summary.count($0).added } == [2, 2, 1, 1, 1, 1, 2, 1, 1])
                 let (_, restored) = try await there.export()
                 #expect(restored.threads == original.threads && restored.canvases == original.canvases && restored.projects == original.projects)
                 #expect(restored.sections == original.sections && restored.requirements == original.requirements)
                 #expect(restored.journalEntries == original.journalEntries)
                 #expect(restored.journalImages == original.journalImages, "\(restored.journalImages) vs \(original.journalImages)")
                 #expect(restored.patterns == original.patterns && restored.patterns.count == 1)
+                #expect(restored.shoppingLines == original.shoppingLines && restored.shoppingLines.map(\.quantity) == [2])
                 #expect(Dictionary(uniqueKeysWithValues: restored.pictures.map { ($0.key, $0.bytes) }) ==
                         Dictionary(uniqueKeysWithValues: original.pictures.map { ($0.key, $0.bytes) }))
                 let image = try await there.send(.GET, "/images/\(try #require(ann.canvas.imageKey))")
@@ -81,11 +82,11 @@ struct BackupRestoreTests {
 
                 // It went in through the sync rules: a device of the account pulls all of it.
                 let pull = try await there.send(.POST, "/sync", json: SyncRequest(cursor: nil, clientId: UUID(), changes: []))
-                #expect(try StitchJSON.decode(SyncResponse.self, from: Data(buffer: pull.body)).changes.count == 11)
+                #expect(try StitchJSON.decode(SyncResponse.self, from: Data(buffer: pull.body)).changes.count == 12)
 
                 // Again: nothing new, the pictures already there.
                 let again = try await there.restore(json)
-                #expect(EntityType.allCases.map { again.count($0).unchanged } == [2, 2, 1, 1, 1, 1, 2, 1])
+                #expect(EntityType.allCases.map { again.count($0).unchanged } == [2, 2, 1, 1, 1, 1, 2, 1, 1])
                 #expect(again.pictures.alreadyHere == 4 && again.pictures.stored == 0)
                 // A thread changed since the backup keeps its change (last write wins).
                 let thread = original.threads[0]
@@ -105,10 +106,10 @@ struct BackupRestoreTests {
             let (json, original) = try await ann.user.export()
             let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             let summary = try await bob.restore(json)
-            #expect(summary.renumbered == 11 && summary.issues.isEmpty, "\(summary.lines)")
+            #expect(summary.renumbered == 12 && summary.issues.isEmpty, "\(summary.lines)")
             #expect(summary.pictures.stored == 4)
             let (_, copy) = try await bob.export()
-            #expect(copy.recordCount == 11 && copy.pictures.count == 4)
+            #expect(copy.recordCount == 12 && copy.pictures.count == 4)
             #expect(Set(copy.threads.map(\.id)).isDisjoint(with: original.threads.map(\.id)))
             let nutcracker = try #require(copy.canvases.first { $0.designName == "Nutcracker" })
             #expect(copy.projects.map(\.canvasId) == [nutcracker.id])
@@ -191,12 +192,12 @@ struct BackupRestoreTests {
             let res = try await browser.upload("/app/settings/restore", from: "/app/settings/restore", file: ("backup", "stitchuation-export.json", Data(json.utf8)))
             #expect(res.status == .ok, "\(res.text)")
             #expect(res.text.contains("Threads: 2 added") && res.text.contains("Pictures: 4 stored, 0 already here"))
-            #expect(res.text.contains("11 record(s) got a new id"))
+            #expect(res.text.contains("12 record(s) got a new id"))
             // The download is the same backup, indented for people.
             let download = try await browser.request(.GET, "/app/settings/export.json")
             #expect(download.headers.first(name: .contentDisposition)?.contains("stitchuation-export.json") == true)
             let backup = try StitchJSON.decode(AccountBackup.self, from: Data(buffer: download.body))
-            #expect(backup.recordCount == 11 && backup.pictures.count == 4)
+            #expect(backup.recordCount == 12 && backup.pictures.count == 4)
         }
     }
 }

@@ -479,6 +479,17 @@ struct EndToEndTests {
             // The shopping list as text to send: 4 needed, 3 owned; the planned Santa isn't shopped for.
             r = try await stitch("shopping-list", "--text")
             #expect(r.code == 0 && r.out.hasPrefix("Shopping list, ") && r.out.hasSuffix("\n\nDMC\n☐ 310 Raven: buy 1 (Nutcracker 1)\n"), "\(r.out) \(r.err)")
+            // Threads added by hand and a line set aside: the same rules as the web and the API.
+            r = try await stitch("shopping-list", "--add", "Appleton", "992", "2", "--note", "running low")
+            #expect(r.code == 0 && r.out.contains("Appleton 992, 2 by hand"), "\(r.out) \(r.err)")
+            r = try await stitch("shopping-list", "--add", "Appleton", "992", "x")
+            #expect(r.code == 2 && r.err.contains("--add BRAND NUMBER QUANTITY"), "\(r.code) \(r.err)")
+            r = try await stitch("shopping-list", "--dismiss", "DMC", "310")
+            #expect(r.code == 0 && r.out.contains("Set aside: DMC 310"), "\(r.out) \(r.err)")
+            r = try await stitch("shopping-list", "--dismiss", "DMC", "999")
+            #expect(r.code != 0 && r.err.contains("not on your shopping list"), "\(r.code) \(r.err)")
+            r = try await stitch("shopping-list")
+            #expect(r.out.contains("Appleton") && r.out.contains("by hand 2: running low") && !r.out.contains("Raven"), "\(r.out)")
             r = try await stitch("sync")
             #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
 
@@ -492,6 +503,8 @@ struct EndToEndTests {
             let requirements = try await Records.list(RequirementModel.self, userId: userId, on: app.db)
             #expect(requirements.map { [String($0.quantityNeeded), $0.colorName ?? "", $0.notes ?? "", $0.sectionId == nil ? "none" : "section"] }
                     == [["4", "Raven", "2 plies", "none"]])
+            let lines = try await Records.list(ShoppingLineModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
+            #expect(lines.map { "\($0.kind) \($0.brand) \($0.number) \($0.quantity)" } == ["added Appleton 992 2", "dismissed DMC 310 1"])
             let entries = try await Records.list(JournalEntryModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
             #expect(entries.map(\.notes) == ["Bought the canvas", "Started the sky and the moon"])
             #expect(Timestamp.string(from: entries[0].createdAt) == "2026-01-04T12:00:00.000Z")

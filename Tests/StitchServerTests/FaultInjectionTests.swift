@@ -550,6 +550,7 @@ struct ServerSnapshot {
             case .journalEntry: snapshot.live[key] = try fp(JournalEntry.self)
             case .journalImage: snapshot.live[key] = try fp(JournalImage.self)
             case .pattern: snapshot.live[key] = try fp(Pattern.self)
+            case .shoppingLine: snapshot.live[key] = try fp(ShoppingLine.self)
             }
         }
         return snapshot

@@ -16,6 +16,7 @@ struct OwnedData {
     var image: JournalImage
     var imageKey: String
     var pattern: Pattern
+    var line: ShoppingLine
 
     static func make(for user: TestUser) async throws -> OwnedData {
         let thread = try await user.thread("DMC", "310", quantity: 2)
@@ -30,12 +31,13 @@ struct OwnedData {
             .decode(JournalEntryDetail.self)
         let pattern = try await user.upload("/projects/\(project.id)/patterns", files: [Fixtures.file(Fixtures.png, name: "file", filename: "chart.png", type: "image/png")])
             .decode(PatternDetail.self).pattern
+        let line = try await user.create("/shopping-list/lines", ["brand": "Appleton", "number": "992", "quantity": 2], as: ShoppingLine.self)
         return OwnedData(thread: thread, canvas: canvas, project: project, section: section, requirement: requirement,
-                         entry: entry, image: withImage.images[0], imageKey: canvas.imageKey!, pattern: pattern)
+                         entry: entry, image: withImage.images[0], imageKey: canvas.imageKey!, pattern: pattern, line: line)
     }
 
     var allIds: [String] {
-        [thread.id, canvas.id, project.id, section.id, requirement.id, entry.id, image.id, pattern.id].map(\.uuidString)
+        [thread.id, canvas.id, project.id, section.id, requirement.id, entry.id, image.id, pattern.id, line.id].map(\.uuidString)
             + [imageKey, image.imageKey, pattern.fileKey]
     }
 
@@ -52,6 +54,7 @@ struct OwnedData {
         case ("key", "images"): imageKey
         case ("patternId", _): pattern.id.uuidString
         case ("page", _): "1"
+        case ("id", "lines"): line.id.uuidString
         default: nil
         }
     }
@@ -62,7 +65,7 @@ func snapshot(_ user: TestUser, _ data: OwnedData) async throws -> String {
     var parts: [String] = []
     for path in ["/threads", "/canvases", "/projects", "/projects/\(data.project.id)/sections",
                  "/projects/\(data.project.id)/threads", "/projects/\(data.project.id)/entries", "/projects/\(data.project.id)/patterns",
-                 "/shopping-list", "/auth/me"] {
+                 "/shopping-list", "/shopping-list/lines", "/auth/me"] {
         parts.append(try await user.send(.GET, path).text)
     }
     return parts.joined(separator: "\n")

@@ -61,6 +61,7 @@ struct OpenAPITests {
         check(JournalEntry.self, "JournalEntry", extra: ["images"])
         check(JournalImage.self, "JournalImage")
         check(Pattern.self, "Pattern")
+        check(ShoppingLine.self, "ShoppingLine", bodies: ["ShoppingLineInput", "ShoppingLineCreate"], setByPath: ["kind"])
     }
 
     @Test("Every schema reference resolves")

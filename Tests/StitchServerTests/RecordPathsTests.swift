@@ -65,6 +65,7 @@ struct FilledRecords {
         case .journalEntry: try body(JournalEntry.self)
         case .journalImage: try body(JournalImage.self)
         case .pattern: try body(Pattern.self)
+        case .shoppingLine: try body(ShoppingLine.self)
         }
     }
 

@@ -173,6 +173,7 @@ struct SyncSimulationTests {
         case .journalEntry: return fp(JournalEntry.self)
         case .journalImage: return fp(JournalImage.self)
         case .pattern: return fp(Pattern.self)
+        case .shoppingLine: return fp(ShoppingLine.self)
         }
     }
 

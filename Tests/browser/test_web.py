@@ -716,3 +716,66 @@ def test_edit_project_parts(server, browser, shots, photos):
     assert browser.find_element(By.CSS_SELECTOR, "#threads output").get_attribute("textContent") == "3"
     browser.set_window_size(*SIZES["phone"])
     browser.get(project_url)
+
+
+def test_plan_shop_and_turn_green(server, browser, shots):
+    """A shop trip from a plan: a planned project is short of a thread, its one-tap "Add to
+    shopping list" puts it on the list (planned projects aren't counted otherwise), it is bought
+    from the list and the project turns green — on a phone; a thread running low is added by hand
+    and set aside on a desktop."""
+    sign_up(browser, server, "Flo", "flo@example.com")
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(server + "/app/inventory/new")
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", "310")
+    fill(browser, "quantity", "1")
+    submit(browser, "Add thread")
+    browser.get(server + "/app/stash/new")
+    fill(browser, "designer", "Raymond Crawford")
+    fill(browser, "designName", "Fox")
+    submit(browser, "Add canvas")
+    browser.get(server + "/app/projects/start")
+    submit(browser, "Plan")
+    project_url = browser.current_url
+    click(browser, browser.find_element(By.XPATH, "//summary[normalize-space()='Add a thread requirement']"))
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", "310")
+    fill(browser, "quantityNeeded", "3")
+    submit(browser, "Add requirement")
+    assert browser.find_element(By.ID, "readiness-summary").get_attribute("data-color") == "red"
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-requirement]")
+    submit_in(browser, row, "Add 2 to shopping list")
+    assert "On your shopping list: DMC 310, 2 added by hand" in browser.page_source
+    assert browser.current_url.split("?")[0] == project_url.split("?")[0]
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-requirement]")
+    assert "On your shopping list: 2 added by hand" in " ".join(row.get_attribute("textContent").split())
+    snap(browser, shots, "project-planned-on-list")
+
+    browser.get(server + "/app/shopping")
+    item = browser.find_element(By.CSS_SELECTOR, "#shopping [data-item='DMC 310']")
+    item_text = " ".join(item.get_attribute("textContent").split())
+    assert "buy 2" in item_text and "by hand: For Fox" in item_text, item_text
+    snap(browser, shots, "shopping-by-hand")
+    submit_in(browser, item, "Bought")
+    assert "Nothing to buy" in browser.page_source
+    browser.get(project_url)
+    assert browser.find_element(By.ID, "readiness-summary").get_attribute("data-color") == "green"
+
+    # Running low on a thread no project needs: added from its page, then set aside from the list.
+    browser.set_window_size(*SIZES["desktop"])
+    browser.get(server + "/app/inventory?q=310")
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "#threads a.title"))
+    WebDriverWait(browser, 10).until(gone(page))
+    low = browser.find_element(By.ID, "running-low")
+    quantity = low.find_element(By.NAME, "quantity")
+    quantity.clear()
+    quantity.send_keys("2")
+    submit_in(browser, low, "Add to shopping list")
+    assert "On your shopping list: DMC 310, 2 added by hand" in browser.page_source
+    browser.get(server + "/app/shopping")
+    item = browser.find_element(By.CSS_SELECTOR, "#shopping [data-item='DMC 310']")
+    assert "by hand: Running low" in " ".join(item.get_attribute("textContent").split())
+    snap(browser, shots, "shopping-running-low")
+    submit_in(browser, item, "Set aside")
+    assert "Nothing to buy" in browser.page_source

@@ -120,3 +120,17 @@ extension JournalImage: DescribedRecord {
             .int("sortOrder", "sort_order", { $0.sortOrder }, { $0.sortOrder = $1 }, rule: .range(label: "Sort order", min: 0, max: .max, belowMin: "Sort order can't be negative")),
         ])
 }
+
+extension ShoppingLine: DescribedRecord {
+    public static let described = RecordDescription<ShoppingLine>(
+        table: "shopping_lines", blank: ShoppingLine(brand: "", number: "", quantity: 1, createdAt: epoch, updatedAt: epoch),
+        fields: [
+            .choice("kind", "kind", { $0.kind }, { $0.kind = $1 }, default: .added),
+            .text("brand", "brand", { $0.brand }, { $0.brand = $1 }, rule: .text(label: "Brand", max: Limits.brand)),
+            .text("number", "number", { $0.number }, { $0.number = $1 }, rule: .text(label: "Number", max: Limits.number)),
+            .text("colorName", "color_name", { $0.colorName }, { $0.colorName = $1 }, rule: .text(label: "Colour name", max: Limits.colorName)),
+            .int("quantity", "quantity", { $0.quantity }, { $0.quantity = $1 }, default: 1,
+                 rule: .range(label: "Quantity", min: 1, max: Limits.maxQuantity, belowMin: "Buy at least 1")),
+            .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.threadNotes), cleaning: .notes),
+        ])
+}

@@ -40,3 +40,11 @@ public enum SectionStatus: String, Codable, Sendable, CaseIterable, Hashable {
 public enum IdentityProvider: String, Codable, Sendable, CaseIterable, Hashable {
     case apple, instagram, tiktok, email
 }
+
+/// What a hand-written shopping line is (`ShoppingLine`).
+public enum ShoppingLineKind: String, Codable, Sendable, CaseIterable, Hashable {
+    /// Skeins to buy, beside what the projects need.
+    case added
+    /// A computed line set aside without buying.
+    case dismissed
+}

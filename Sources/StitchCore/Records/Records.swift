@@ -226,6 +226,42 @@ public struct Pattern: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+/// A line of the shopping list the stitcher wrote rather than one the projects' needs make: a
+/// thread to buy by hand (running low, or short for a project that is only planned), or a
+/// computed line set aside without buying ("not this time"), which stays aside while the projects
+/// still want that same number of skeins and comes back when the need changes.
+public struct ShoppingLine: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var kind: ShoppingLineKind
+    public var brand: String
+    public var number: String
+    public var colorName: String?
+    /// `added`: skeins to buy. `dismissed`: what the computed line asked for when it was set aside.
+    public var quantity: Int
+    public var notes: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: UUID = UUID(), kind: ShoppingLineKind = .added, brand: String, number: String, colorName: String? = nil,
+        quantity: Int, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.brand = brand
+        self.number = number
+        self.colorName = colorName
+        self.quantity = quantity
+        self.notes = notes
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+
+    public var key: ThreadKey { ThreadKey(brand: brand, number: number) }
+}
+
 public struct ProjectSection: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
     public var projectId: UUID

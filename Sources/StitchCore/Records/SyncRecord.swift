@@ -2,7 +2,7 @@ import Foundation
 
 /// The kinds of record that sync. The raw values are the wire names.
 public enum EntityType: String, Codable, Sendable, CaseIterable, Hashable {
-    case thread, canvas, project, projectSection, projectThread, journalEntry, journalImage, pattern
+    case thread, canvas, project, projectSection, projectThread, journalEntry, journalImage, pattern, shoppingLine
 
     /// Parents before children: applying a batch in this order satisfies every reference.
     public var dependencyRank: Int {
@@ -15,6 +15,7 @@ public enum EntityType: String, Codable, Sendable, CaseIterable, Hashable {
         case .journalEntry: 5
         case .journalImage: 6
         case .pattern: 7
+        case .shoppingLine: 8
         }
     }
 
@@ -53,3 +54,4 @@ extension ProjectThread: SyncRecord { public static let entityType = EntityType.
 extension JournalEntry: SyncRecord { public static let entityType = EntityType.journalEntry }
 extension JournalImage: SyncRecord { public static let entityType = EntityType.journalImage }
 extension Pattern: SyncRecord { public static let entityType = EntityType.pattern }
+extension ShoppingLine: SyncRecord { public static let entityType = EntityType.shoppingLine }

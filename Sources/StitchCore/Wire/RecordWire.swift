@@ -11,7 +11,7 @@ enum RecordWire {
     @inline(__always) static func isRecord<T>(_ type: T.Type) -> Bool {
         T.self == InventoryThread.self || T.self == Canvas.self || T.self == Project.self || T.self == ProjectSection.self
             || T.self == ProjectThread.self || T.self == JournalEntry.self || T.self == JournalImage.self
-            || T.self == Pattern.self
+            || T.self == Pattern.self || T.self == ShoppingLine.self
     }
 }
 

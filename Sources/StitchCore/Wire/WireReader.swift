@@ -344,6 +344,7 @@ struct WireReader {
         case .journalEntry: record = fromSource(JournalEntry.self)
         case .journalImage: record = fromSource(JournalImage.self)
         case .pattern: record = fromSource(Pattern.self)
+        case .shoppingLine: record = fromSource(ShoppingLine.self)
         }
         guard let record else { return nil }
         change.directRecord = record

@@ -22,5 +22,6 @@ enum StitchMigrations {
         CreatePatterns(),
         CreateClientThrottles(),
         AddPatternRenderClaims(),
+        CreateShoppingLines(),
     ]
 }

@@ -34,6 +34,7 @@ typealias RequirementModel = StoredModel<ProjectThread>
 typealias JournalEntryModel = StoredModel<JournalEntry>
 typealias JournalImageModel = StoredModel<JournalImage>
 typealias PatternModel = StoredModel<Pattern>
+typealias ShoppingLineModel = StoredModel<ShoppingLine>
 
 /// An uploaded file's metadata; the bytes live in image storage under the same key.
 final class ImageModel: Model, @unchecked Sendable {

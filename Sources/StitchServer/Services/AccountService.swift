@@ -20,7 +20,8 @@ enum AccountService {
             requirements: try await Records.list(RequirementModel.self, userId: userId, on: db),
             journalEntries: try await Records.list(JournalEntryModel.self, userId: userId, on: db),
             journalImages: try await Records.list(JournalImageModel.self, userId: userId, on: db),
-            patterns: try await Records.list(PatternModel.self, userId: userId, on: db)).inCanonicalOrder()
+            patterns: try await Records.list(PatternModel.self, userId: userId, on: db),
+            shoppingLines: try await Records.list(ShoppingLineModel.self, userId: userId, on: db)).inCanonicalOrder()
         guard pictures else { return backup }
         for key in backup.imageKeys.sorted() {
             guard let image = try await Images.owned(key, userId: userId, on: db), let data = try await app.imageStorage.get(key) else {
@@ -228,7 +229,7 @@ enum AccountService {
         let keys = try await ImageModel.query(on: db).filter(\.$userId == userId).all().compactMap(\.id)
         try await db.writeTransaction { db in
             let email = try await UserModel.find(userId, on: db)?.email
-            for table in [PatternRenderModel.schema, PatternModel.schema, JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
+            for table in [PatternRenderModel.schema, ShoppingLineModel.schema, PatternModel.schema, JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
                           ProjectModel.schema, CanvasModel.schema, ThreadModel.schema, ImageModel.schema, WebSessionModel.schema,
                           RefreshTokenModel.schema, IdentityModel.schema] {
                 try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(userId)).run()

@@ -89,6 +89,7 @@ enum SyncService {
             case .journalEntry: try await process(JournalEntryModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             case .journalImage: try await process(JournalImageModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             case .pattern: try await process(PatternModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .shoppingLine: try await process(ShoppingLineModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
             }
         }
         outcome.results = changes.indices.compactMap { resultsByIndex[$0] }
@@ -124,17 +125,18 @@ enum SyncService {
         var entries: [JournalEntry] = []
         var images: [JournalImage] = []
         var patterns: [Pattern] = []
+        var shoppingLines: [ShoppingLine] = []
 
         var counts: [String: Int] {
             [ThreadModel.schema: threads.count, CanvasModel.schema: canvases.count, ProjectModel.schema: projects.count,
              SectionModel.schema: sections.count, RequirementModel.schema: requirements.count,
              JournalEntryModel.schema: entries.count, JournalImageModel.schema: images.count,
-             PatternModel.schema: patterns.count]
+             PatternModel.schema: patterns.count, ShoppingLineModel.schema: shoppingLines.count]
         }
 
         var isEmpty: Bool {
             threads.isEmpty && canvases.isEmpty && projects.isEmpty && sections.isEmpty && requirements.isEmpty
-                && entries.isEmpty && images.isEmpty && patterns.isEmpty
+                && entries.isEmpty && images.isEmpty && patterns.isEmpty && shoppingLines.isEmpty
         }
 
         mutating func add(_ record: any SyncRecord) {
@@ -147,7 +149,8 @@ enum SyncService {
             case let r as JournalEntry: entries.append(r)
             case let r as JournalImage: images.append(r)
             case let r as Pattern: patterns.append(r)
-            default: break
+            case let r as ShoppingLine: shoppingLines.append(r)
+            default: preconditionFailure("\(type(of: record)) has no place in a push's writes")
             }
         }
 
@@ -167,6 +170,7 @@ enum SyncService {
             try await write(entries, JournalEntryModel.self)
             try await write(images, JournalImageModel.self)
             try await write(patterns, PatternModel.self)
+            try await write(shoppingLines, ShoppingLineModel.self)
         }
     }
 
@@ -369,6 +373,7 @@ enum SyncService {
         case .journalEntry: JournalEntryModel.schema
         case .journalImage: JournalImageModel.schema
         case .pattern: PatternModel.schema
+        case .shoppingLine: ShoppingLineModel.schema
         }
     }
 
@@ -431,6 +436,7 @@ enum SyncService {
         try await read(JournalEntryModel.self)
         try await read(JournalImageModel.self)
         try await read(PatternModel.self)
+        try await read(ShoppingLineModel.self)
         // Each table's rows come in order; only rows from several tables need sorting together.
         if tablesRead > 1 { rows.sort { $0.0 < $1.0 } }
         let hasMore = rows.count > wanted
@@ -457,6 +463,7 @@ enum SyncService {
         case .journalEntry: try await body(JournalEntryModel.self)
         case .journalImage: try await body(JournalImageModel.self)
         case .pattern: try await body(PatternModel.self)
+        case .shoppingLine: try await body(ShoppingLineModel.self)
         }
     }
 

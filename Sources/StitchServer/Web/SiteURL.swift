@@ -16,7 +16,7 @@ enum SiteURL {
     case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String)
     case newSection(String), section(String, String), moveSection(String, String), deleteSection(String, String)
     case newRequirement(String), requirement(String, String), deleteRequirement(String, String)
-    case shopping, shoppingText, buy
+    case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
     case stylesheet, script, font(String)
@@ -71,6 +71,8 @@ enum SiteURL {
         case .deleteRequirement(let project, let req): ["app", "projects", project, "needs", req, "delete"]
         case .shopping: ["app", "shopping"]
         case .buy: ["app", "shopping", "bought"]
+        case .shoppingAdd: ["app", "shopping", "add"]
+        case .shoppingDismiss: ["app", "shopping", "set-aside"]
         case .shoppingText: ["app", "shopping", "shopping-list.txt"]
         case .settings: ["app", "settings"]
         case .exportJSON: ["app", "settings", "export.json"]

@@ -329,12 +329,16 @@ extension WebController {
         for pattern in try await PatternController.patterns(of: id, userId: userId, db: req.db) {
             patterns.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
         }
+        var onList: [ThreadKey: Int] = [:]
+        for line in try await Records.list(ShoppingLineModel.self, userId: userId, on: req.db) where line.kind == .added {
+            onList[line.key, default: 0] += line.quantity
+        }
         let page = ProjectDetailPage(
             detail: ProjectDetail(project: project, canvas: canvas),
             readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
             sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
             inventory: inventory, patterns: patterns, errors: errors,
-            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }), addedByHand: onList)
         return html(page.render(try await context(req)), status: status)
     }
 
@@ -481,12 +485,50 @@ extension WebController {
                         body: .init(string: ShoppingList.plainText(items, asOf: req.now)))
     }
 
+    /// Puts a thread on the list by hand: from the shopping page ("running low"), a thread's page,
+    /// or a short requirement of a project the list doesn't count (planned). Goes back where it came from.
+    @Sendable func addToShoppingList(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let back = Self.localPath(form["back"]) ?? SiteURL.shopping.path
+        var body: [String: Any] = ["brand": form["brand"] ?? "", "number": form["number"] ?? "", "quantity": Int(form["quantity"] ?? "") ?? 0]
+        if let color = form["colorName"], !color.isEmpty { body["colorName"] = color }
+        if let notes = form["notes"], !notes.isEmpty { body["notes"] = notes }
+        do {
+            let (line, _) = try await ShoppingController.addLine(body, userId: req.user.id, req: req)
+            return redirect(to: back, flash: "On your shopping list: \(line.brand) \(line.number), \(line.quantity) added by hand.")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return redirect(to: back, flash: fields.values.sorted().joined(separator: "; "))
+        }
+    }
+
+    /// Sets a line aside without buying.
+    @Sendable func dismissShoppingLine(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let body = DismissRequest(brand: form["brand"] ?? "", number: form["number"] ?? "")
+        do {
+            try await ShoppingController.dismiss(try body.validated(), userId: req.user.id, req: req)
+            return redirect(.shopping, flash: "\(body.brand) \(body.number) is set aside until your projects need a different number of it.")
+        } catch let error as APIError where error.status == .notFound {
+            return redirect(.shopping, flash: error.reason)
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return redirect(.shopping, flash: fields.values.sorted().joined(separator: "; "))
+        }
+    }
+
+    /// A path on this site to go back to (never another site's address).
+    static func localPath(_ given: String?) -> String? {
+        guard let given, given.hasPrefix("/app/"), !given.hasPrefix("//"), !given.contains("\\") else { return nil }
+        return given
+    }
+
     @Sendable func buy(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
         let quantity = Int(form["quantity"] ?? "") ?? 0
         let purchase = PurchaseRequest(brand: form["brand"] ?? "", number: form["number"] ?? "", quantity: quantity, colorName: form["colorName"])
         do {
-            let thread = try await ShoppingController.purchase(purchase, userId: req.user.id, req: req)
+            let thread = try await ShoppingController.purchase(purchase, userId: req.user.id, req: req).thread
             return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }

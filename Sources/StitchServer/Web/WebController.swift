@@ -138,6 +138,8 @@ struct WebController: RouteCollection {
         app.get(SiteURL.shopping.route, use: shopping)
         app.get(SiteURL.shoppingText.route, use: shoppingText)
         app.post(SiteURL.buy.route, use: buy)
+        app.post(SiteURL.shoppingAdd.route, use: addToShoppingList)
+        app.post(SiteURL.shoppingDismiss.route, use: dismissShoppingLine)
         app.get(SiteURL.settings.route, use: settings)
         app.get(SiteURL.exportJSON.route, use: exportJSON)
         app.get(SiteURL.exportCSV(":kind").route, use: exportCSV)
@@ -173,6 +175,17 @@ struct WebController: RouteCollection {
     func redirect(_ url: SiteURL, flash: String? = nil) -> Response {
         let response = Response(status: .seeOther)
         response.headers.replaceOrAdd(name: .location, value: flash.map { url.path(query: ["flash": $0]) } ?? url.path)
+        return response
+    }
+
+    /// Back to a page of this site (a path from `localPath`), with a message, keeping its `#anchor`.
+    func redirect(to path: String, flash: String) -> Response {
+        let parts = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        var c = URLComponents()
+        c.queryItems = [URLQueryItem(name: "flash", value: flash)]
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: String(parts[0]) + "?" + (c.percentEncodedQuery ?? "")
+                                      + (parts.count > 1 ? "#" + parts[1] : ""))
         return response
     }
 

@@ -126,6 +126,7 @@ final class SimClient {
             case .journalEntry: fingerprint = fp(JournalEntry.self)
             case .journalImage: fingerprint = fp(JournalImage.self)
             case .pattern: fingerprint = fp(Pattern.self)
+            case .shoppingLine: fingerprint = fp(ShoppingLine.self)
             }
         }
         return .init(updatedAt: change.updatedAt, deleted: change.deletedAt != nil, fingerprint: fingerprint)

@@ -116,11 +116,26 @@ struct ThreadFormPage {
                     void("input", ["type": "checkbox", "id": "f-addAnother", "name": "addAnother", "value": "on", "checked": addAnother ? "checked" : nil]),
                     text("Add another (keeps the brand)"))),
                 el("button", ["class": "primary", "type": "submit"], text(editing ? "Save" : "Add thread"))),
+            thread.map { runningLow($0, context: context) } ?? nothing,
             alternatives.map(Self.alternativesSection) ?? nothing,
             thread.map { t in
                 Layout.form(.deleteThread(t.id.wireText), context: context, attrs: "stack confirm",
                             el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete \(t.brand) \(t.number)?"], text("Delete thread")))
             } ?? nothing)
+    }
+
+    /// Running low: put this thread on the shopping list by hand.
+    func runningLow(_ t: InventoryThread, context: PageContext) -> Node {
+        el("section", ["class": "card", "id": "running-low"],
+           el("h2", [:], text("Running low?")),
+           Layout.form(.shoppingAdd, context: context, attrs: "inline",
+               void("input", ["type": "hidden", "name": "brand", "value": t.brand]),
+               void("input", ["type": "hidden", "name": "number", "value": t.number]),
+               void("input", ["type": "hidden", "name": "colorName", "value": t.colorName]),
+               void("input", ["type": "hidden", "name": "notes", "value": "Running low"]),
+               void("input", ["type": "hidden", "name": "back", "value": SiteURL.thread(t.id.wireText).path]),
+               Layout.field("Skeins to buy", name: "quantity", value: "1", type: "number", id: "f-low-quantity", extra: ["min": "1", "inputmode": "numeric", "style": "width:5em"]),
+               el("button", ["class": "secondary", "type": "submit"], text("Add to shopping list"))))
     }
 
     /// "You have DMC 310 already (3 skeins)": add this one's quantity to it (the same form again,

@@ -118,6 +118,32 @@ struct ProjectDetailPage {
     }
 
     var requirementRecords: [UUID: ProjectThread] = [:]
+    /// Skeins on the shopping list by hand, per thread.
+    var addedByHand: [ThreadKey: Int] = [:]
+
+    /// Beside a requirement short of its thread: where it stands with the shopping list. A project
+    /// being stitched has its shortfall there already; one the list doesn't count (planned) offers
+    /// to put it there by hand, with one tap.
+    func shoppingTool(_ r: RequirementReadiness, context: PageContext) -> Node {
+        guard r.toBuy > 0 else { return nothing }
+        let key = ThreadKey(brand: r.brand, number: r.number)
+        if let onList = addedByHand[key] {
+            return el("div", ["class": "footnote on-list"],
+                      el("a", ["href": SiteURL.shopping.path], text("On your shopping list: \(onList) added by hand")))
+        }
+        if ShoppingList.counts(detail.project) {
+            return el("div", ["class": "footnote on-list"], el("a", ["href": SiteURL.shopping.path], text("On your shopping list")))
+        }
+        return Layout.form(.shoppingAdd, context: context, attrs: "inline add-to-list",
+            void("input", ["type": "hidden", "name": "brand", "value": r.brand]),
+            void("input", ["type": "hidden", "name": "number", "value": r.number]),
+            void("input", ["type": "hidden", "name": "colorName", "value": r.colorName]),
+            void("input", ["type": "hidden", "name": "quantity", "value": String(r.toBuy)]),
+            void("input", ["type": "hidden", "name": "notes", "value": "For \(detail.title)"]),
+            void("input", ["type": "hidden", "name": "back", "value": SiteURL.project(projectId).path + "#threads"]),
+            el("button", ["class": "secondary small", "type": "submit", "aria-label": "Add \(r.toBuy) \(r.brand) \(r.number) to the shopping list"],
+               text("Add \(r.toBuy) to shopping list")))
+    }
 
     /// Set the dates by hand (a WIP begun months ago), as far as the status has them.
     func datesEditor(_ context: PageContext) -> Node {
@@ -198,6 +224,7 @@ struct ProjectDetailPage {
                    el("td", [:], text("\(r.brand) "), el("span", ["class": "data"], text(r.number)),
                       r.colorName.map { el("span", ["class": "muted"], text(" · " + $0)) } ?? nothing,
                       el("div", ["class": "footnote"], text(r.summary)),
+                      shoppingTool(r, context: context),
                       (requirementRecords[r.requirementId]?.notes).map { el("div", ["class": "footnote requirement-notes"], text($0)) } ?? nothing,
                       requirementTools(r, context: context)),
                    el("td", ["class": "data have"], text(String(r.have))),
@@ -328,14 +355,19 @@ struct PhotoViewerPage {
 
 struct ShoppingPage {
     var items: [ShoppingItem]
-    static let scope = "For the projects you are stitching. A thread several projects need is counted once: what they need together, less what you have. Projects at finishing are left out: they are stitched already; so are planned ones until you start them."
+    static let scope = "For the projects you are stitching, and threads you add by hand. A thread several projects need is counted once: what they need together, less what you have. Projects at finishing are left out: they are stitched already; so are planned ones until you start them (add a planned project\u{2019}s short threads from its page)."
 
-    /// "Black · need 5 in all, have 1 · buy 4 · Nutcracker 2, Santa 2"
+    /// "Black · need 5 in all, have 1 · buy 4 · Nutcracker 2, Santa 2"; with skeins added by hand
+    /// "… · buy 6 · for Nutcracker · 2 by hand: running low"; a thread only added by hand
+    /// "Black · have 1 · buy 2 · by hand: running low".
     static func line(_ item: ShoppingItem) -> String {
-        let forWhom = item.projects.count == 1
+        let forWhom: String? = item.projects.isEmpty ? nil : item.projects.count == 1
             ? "for " + item.projects[0].title
             : item.projects.map { "\($0.title) \($0.toBuy)" }.joined(separator: ", ")
-        return [item.colorName, "need \(item.needed) in all, have \(item.have)", "buy \(item.toBuy)", forWhom]
+        let need = item.projects.isEmpty ? "have \(item.have)" : "need \(item.needed) in all, have \(item.have)"
+        let hand: String? = item.byHand == 0 ? nil
+            : ([item.projects.isEmpty ? "by hand" : "\(item.byHand) by hand"] + item.handNotes).joined(separator: ": ")
+        return [item.colorName, need, "buy \(item.toBuy)", forWhom, hand]
             .compactMap { $0 }.joined(separator: " · ")
     }
     /// Per "brand number": the catalog colour closest to it (another brand's when there is one).
@@ -354,6 +386,7 @@ struct ShoppingPage {
                                       text("Plain text"))),
                when(!items.isEmpty, el("button", ["class": "secondary no-print", "type": "button", "data-print": "", "hidden": "hidden"], text("Print")))),
             el("p", ["class": "muted", "id": "shopping-scope"], text(Self.scope)),
+            addForm(context),
             items.isEmpty
                 ? Layout.emptyState(icon: "shopping", title: "Nothing to buy", message: "Every thread your projects need is in your inventory.")
                 : el("div", ["id": "shopping"], children: brands.map { brand, group in
@@ -378,13 +411,32 @@ struct ShoppingPage {
                      el("span", ["class": "swatch small", "style": "background:\(n.entry.hex)", "role": "img", "aria-label": "Colour \(n.entry.hex)"]),
                      text(" Nearest: \(n.entry.label), \(n.difference)"))
               } ?? nothing),
+           el("div", ["class": "row-actions"],
            Layout.form(.buy, context: context, attrs: "stepper",
                        void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
                        void("input", ["type": "hidden", "name": "number", "value": item.number]),
                        void("input", ["type": "hidden", "name": "colorName", "value": item.colorName]),
                        el("label", ["class": "visually-hidden", "for": "q-\(item.brand)-\(item.number)"], text("Skeins bought")),
                        void("input", ["type": "number", "name": "quantity", "id": "q-\(item.brand)-\(item.number)", "value": String(item.toBuy), "min": "1", "inputmode": "numeric", "style": "width:5em"]),
-                       el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))))
+                       el("button", ["class": "primary", "type": "submit", "aria-label": "Bought \(item.brand) \(item.number)"], text("Bought"))),
+           Layout.form(.shoppingDismiss, context: context, attrs: "inline no-print",
+                       void("input", ["type": "hidden", "name": "brand", "value": item.brand]),
+                       void("input", ["type": "hidden", "name": "number", "value": item.number]),
+                       el("button", ["class": "secondary", "type": "submit", "aria-label": "Set aside \(item.brand) \(item.number)",
+                                     "title": "Leave it off the list until your projects need a different number of it"], text("Set aside")))))
+    }
+
+    /// Put a thread on the list by hand: running low, or for something not yet a project.
+    func addForm(_ context: PageContext) -> Node {
+        el("details", ["class": "card no-print", "id": "shopping-add"],
+           el("summary", [:], text("Add a thread by hand")),
+           Layout.form(.shoppingAdd, context: context,
+               Layout.field("Brand", name: "brand", value: "DMC", required: true, id: "f-shop-brand", extra: ["autocomplete": "off"]),
+               Layout.field("Number", name: "number", required: true, id: "f-shop-number", extra: ["autocomplete": "off"]),
+               Layout.field("Skeins", name: "quantity", value: "1", type: "number", required: true, id: "f-shop-quantity",
+                            extra: ["min": "1", "inputmode": "numeric"]),
+               Layout.field("Why (optional)", name: "notes", id: "f-shop-notes", extra: ["placeholder": "Running low"]),
+               el("button", ["class": "primary", "type": "submit"], text("Add to list"))))
     }
 }
 
