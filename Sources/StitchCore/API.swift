@@ -139,7 +139,7 @@ public struct ProjectDetail: Codable, Sendable, Hashable {
 
     private enum Keys: String, CodingKey { case canvas }
 
-    public var title: String { canvas?.designName ?? "Untitled project" }
+    public var title: String { project.title(canvas: canvas) }
 }
 
 /// A journal entry with its images in sort order.

@@ -277,6 +277,28 @@ public final class LocalStore: Sendable {
                 t.column("deletedAt", .datetime)
             }
         }
+        migrator.registerMigration("v5: projects without a canvas") { db in
+            // SQLite can't drop a NOT NULL in place: the table is rebuilt with every row (no
+            // other table refers to it).
+            try db.create(table: "projects_rebuilt") { t in
+                t.primaryKey("id", .blob)
+                t.column("canvasId", .blob)
+                t.column("name", .text)
+                t.column("status", .text).notNull()
+                t.column("startedAt", .datetime).notNull()
+                t.column("finishingAt", .datetime)
+                t.column("completedAt", .datetime)
+                t.column("notes", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("deletedAt", .datetime)
+            }
+            let columns = "id, canvasId, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt"
+            try db.execute(sql: "INSERT INTO projects_rebuilt (\(columns)) SELECT \(columns) FROM projects")
+            try db.drop(table: "projects")
+            try db.rename(table: "projects_rebuilt", to: "projects")
+            try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
+        }
         return migrator
     }
 

@@ -126,19 +126,28 @@ public struct StashModel: Sendable {
     public static func meshBadge(_ canvas: Canvas) -> String? { canvas.meshCount.map { "\($0)m" } }
 }
 
-/// Start project: only canvases without a live project may be picked.
+/// Start project: from a canvas without a live project, or without a canvas (a chart, or nothing
+/// yet) under a name.
 public struct StartProjectModel: Sendable {
     public private(set) var available: [Canvas] = []
     public init() {}
 
     public mutating func load(from store: LocalStore) throws {
-        let taken = Set(try store.all(Project.self).map(\.canvasId))
+        let taken = Set(try store.all(Project.self).compactMap(\.canvasId))
         available = try store.all(Canvas.self).filter { !taken.contains($0.id) }
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
     }
 
     public var emptyState: (title: String, message: String)? {
         available.isEmpty ? ("No available canvases", "All canvases are already linked to projects. Add a new canvas first.") : nil
+    }
+
+    /// Starts (or plans) a project with no canvas: one stitched from a chart, or not chosen yet.
+    public func start(named name: String, planned: Bool = false, startedAt: Date? = nil, in store: LocalStore) throws -> Project {
+        guard !name.trimmedWhitespace.isEmpty else { throw ValidationError("name", "Give a project without a canvas a name") }
+        let now = store.clock()
+        return try store.save(Project(name: name, status: planned ? .planned : .wip, startedAt: planned ? now : startedAt ?? now,
+                                      createdAt: now, updatedAt: now))
     }
 
     /// Starts a project now, on `startedAt` (a WIP begun months ago), or — `planned` — plans it
@@ -166,11 +175,11 @@ public struct ProjectDetailModel: Sendable {
 
     public init(projectId: UUID) { self.projectId = projectId }
 
-    public var title: String { canvas?.designName ?? "Untitled project" }
+    public var title: String { project?.title(canvas: canvas) ?? "Untitled project" }
 
     public mutating func load(from store: LocalStore) throws {
         project = try store.find(Project.self, id: projectId)
-        canvas = try project.flatMap { try store.find(Canvas.self, id: $0.canvasId) }
+        canvas = try project?.canvasId.flatMap { try store.find(Canvas.self, id: $0) }
         let entries = try store.all(JournalEntry.self).filter { $0.projectId == projectId }
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
         let images = Dictionary(grouping: try store.all(JournalImage.self), by: \.entryId)
@@ -300,7 +309,7 @@ public struct ShoppingListModel: Sendable {
 
     public mutating func load(from store: LocalStore) throws {
         let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let projects = try store.all(Project.self).map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
+        let projects = try store.all(Project.self).map { ($0, $0.title(canvas: $0.canvasId.flatMap { canvases[$0] })) }
         items = ShoppingList.compute(projects: projects, requirements: try store.all(ProjectThread.self),
                                      inventory: InventoryIndex(try store.all(InventoryThread.self)), lines: try store.all(ShoppingLine.self))
     }

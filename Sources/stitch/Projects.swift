@@ -15,18 +15,21 @@ struct Projects: AsyncParsableCommand {
                 let ctx = try Context.open()
                 let canvases = Dictionary(try ctx.store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
                 let projects = try ctx.store.all(Project.self).sorted { $0.startedAt > $1.startedAt }
-                if output.json { print(try Output.json(projects.map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) })); return }
+                let details = projects.map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) }
+                if output.json { print(try Output.json(details)); return }
                 if projects.isEmpty { print("No projects yet — Tap + to start a new project (stitch projects start CANVAS)"); return }
-                print(Output.table(["ID", "PROJECT", "STATUS", "STARTED"], projects.map {
-                    [Output.short($0.id), canvases[$0.canvasId]?.designName ?? "Untitled project", $0.status.displayName, String(Timestamp.string(from: $0.startedAt).prefix(10))]
+                print(Output.table(["ID", "PROJECT", "STATUS", "STARTED"], details.map {
+                    [Output.short($0.project.id), $0.title, $0.project.status.displayName, String(Timestamp.string(from: $0.project.startedAt).prefix(10))]
                 }))
             }
         }
     }
 
     struct Start: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start a project from a canvas that has none, or plan one (--plan).")
+        static let configuration = CommandConfiguration(
+            abstract: "Start a project from a canvas that has none, or without a canvas (--name: a chart, or nothing yet); or plan one (--plan).")
         @Argument(help: "Canvas id (prefix)") var canvas: String?
+        @Option(help: "A project without a canvas, under this name (a project stitched from a chart: add the chart on its page)") var name: String?
         @Flag(help: "Plan it without starting: list its threads and see whether you can start it") var plan = false
         @Option(help: "The day you started it (YYYY-MM-DD), for a WIP begun earlier") var started: String?
         func run() async throws {
@@ -34,6 +37,13 @@ struct Projects: AsyncParsableCommand {
                 let ctx = try Context.open()
                 var model = StartProjectModel()
                 try model.load(from: ctx.store)
+                if plan && started != nil { throw CLIError("A planned project isn't started: give --plan or --started, not both", code: .usage) }
+                if let name {
+                    guard canvas == nil else { throw CLIError("Give a canvas or --name, not both", code: .usage) }
+                    let project = try model.start(named: name, planned: plan, startedAt: try parseDate(started), in: ctx.store)
+                    print("\(plan ? "Planned" : "Started") \(project.title(canvas: nil)) (\(Output.short(project.id))). \(await ctx.syncSoon())")
+                    return
+                }
                 guard let canvas else {
                     if let empty = model.emptyState { print("\(empty.title) — \(empty.message)"); return }
                     print("Canvases you can start:")
@@ -41,7 +51,6 @@ struct Projects: AsyncParsableCommand {
                     return
                 }
                 let c = try resolve(Canvas.self, canvas, in: ctx.store) { $0.designName }
-                if plan && started != nil { throw CLIError("A planned project isn't started: give --plan or --started, not both", code: .usage) }
                 let project = try model.start(c.id, planned: plan, startedAt: try parseDate(started), in: ctx.store)
                 print("\(plan ? "Planned" : "Started") \(c.designName) (\(Output.short(project.id))). \(await ctx.syncSoon())")
             }

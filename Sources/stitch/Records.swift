@@ -14,12 +14,13 @@ func resolve<R: LocalRecord>(_ type: R.Type, _ reference: String, in store: Loca
     return first
 }
 
-/// A project by id prefix or by its canvas's design name.
+/// A project by id prefix or by its title (its canvas's design name, or its own name).
 func resolveProject(_ reference: String, in store: LocalStore) throws -> Project {
     let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-    let byName = try store.all(Project.self).filter { canvases[$0.canvasId]?.designName.caseInsensitiveCompare(reference) == .orderedSame }
+    func title(_ p: Project) -> String { p.title(canvas: p.canvasId.flatMap { canvases[$0] }) }
+    let byName = try store.all(Project.self).filter { title($0).caseInsensitiveCompare(reference) == .orderedSame }
     if byName.count == 1 { return byName[0] }
-    return try resolve(Project.self, reference, in: store) { canvases[$0.canvasId]?.designName ?? Output.short($0.id) }
+    return try resolve(Project.self, reference, in: store) { "\(title($0)) (\(Output.short($0.id)))" }
 }
 
 /// A thread by id prefix, or by brand and number.

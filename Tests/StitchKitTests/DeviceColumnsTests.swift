@@ -31,6 +31,26 @@ struct DeviceColumnsTests {
         }
         try check(InventoryThread.self); try check(Canvas.self); try check(Project.self); try check(ProjectSection.self)
         try check(ProjectThread.self); try check(JournalEntry.self); try check(JournalImage.self)
+        try check(Pattern.self); try check(ShoppingLine.self)
+    }
+
+    @Test("A device store from before projects could go without a canvas keeps every project through the migration")
+    func projectsMigrationKeepsRows() throws {
+        let queue = try DatabaseQueue()
+        try LocalStore.migrator.migrate(queue, upTo: "v4: shopping list lines")
+        let stamp = Date(timeIntervalSince1970: 1_800_000_000)
+        let id = UUID(), canvasId = UUID()
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO projects (id, canvasId, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt)
+                VALUES (?, ?, 'wip', ?, NULL, NULL, 'Gift', ?, ?, NULL)
+                """, arguments: [id, canvasId, stamp, stamp, stamp])
+        }
+        try LocalStore.migrator.migrate(queue)
+        let project = try queue.read { db in try Project.fetchOne(db, key: ["id": id]) }
+        #expect(project == Project(id: id, canvasId: canvasId, status: .wip, startedAt: stamp, notes: "Gift", createdAt: stamp, updatedAt: stamp))
+        try queue.write { db in try Project(name: "Fox", startedAt: stamp, createdAt: stamp, updatedAt: stamp).insert(db) }
+        #expect(try queue.read { db in try Project.fetchCount(db) } == 2)
     }
 }
 

@@ -476,6 +476,13 @@ struct EndToEndTests {
             #expect(r.code == 0 && r.out.contains("Planned Santa"), "\(r.out) \(r.err)")
             r = try await stitch("projects", "list")
             #expect(r.out.contains("Planned"), "\(r.out)")
+            // A project without a canvas: stitched from a chart, under its own name.
+            r = try await stitch("projects", "start", "--name", "Fox chart", "--plan")
+            #expect(r.code == 0 && r.out.contains("Planned Fox chart"), "\(r.out) \(r.err)")
+            r = try await stitch("projects", "start", santa.id.text, "--name", "Fox chart")
+            #expect(r.code == 2 && r.err.contains("not both"), "\(r.err)")
+            r = try await stitch("projects", "show", "fox chart")
+            #expect(r.code == 0 && r.out.contains("Fox chart"), "\(r.out) \(r.err)")
             // The shopping list as text to send: 4 needed, 3 owned; the planned Santa isn't shopped for.
             r = try await stitch("shopping-list", "--text")
             #expect(r.code == 0 && r.out.hasPrefix("Shopping list, ") && r.out.hasSuffix("\n\nDMC\n☐ 310 Raven: buy 1 (Nutcracker 1)\n"), "\(r.out) \(r.err)")
@@ -509,7 +516,8 @@ struct EndToEndTests {
             #expect(entries.map(\.notes) == ["Bought the canvas", "Started the sky and the moon"])
             #expect(Timestamp.string(from: entries[0].createdAt) == "2026-01-04T12:00:00.000Z")
             let projects = try await Records.list(ProjectModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
-            #expect(projects.map(\.notes) == ["Gift for Mum", nil] && projects.map(\.status) == [.wip, .planned])
+            #expect(projects.map(\.notes) == ["Gift for Mum", nil, nil] && projects.map(\.status) == [.wip, .planned, .planned])
+            #expect(projects[2].canvasId == nil && projects[2].name == "Fox chart")
             #expect(Timestamp.string(from: projects[0].startedAt) == "2026-01-05T00:00:00.000Z")
 
             r = try await stitch("journal", "rm", entry.id.text)

@@ -779,3 +779,13 @@ def test_plan_shop_and_turn_green(server, browser, shots):
     snap(browser, shots, "shopping-running-low")
     submit_in(browser, item, "Set aside")
     assert "Nothing to buy" in browser.page_source
+    # A project from a chart has no canvas: planned under a name, on a phone.
+    browser.set_window_size(*SIZES["phone"])
+    browser.get(server + "/app/projects/start")
+    section = browser.find_element(By.ID, "without-canvas")
+    section.find_element(By.NAME, "name").send_keys("Hare, from the chart")
+    submit_in(browser, section, "Plan it")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Hare, from the chart"
+    assert "Planned" in browser.find_element(By.ID, "project-facts").get_attribute("textContent")
+    assert browser.find_elements(By.ID, "patterns"), "the chart is added on the project's page"
+    snap(browser, shots, "project-without-canvas")

@@ -42,9 +42,10 @@ extension Canvas: DescribedRecord {
 
 extension Project: DescribedRecord {
     public static let described = RecordDescription<Project>(
-        table: "projects", blank: Project(canvasId: UUID(), startedAt: epoch, createdAt: epoch, updatedAt: epoch),
+        table: "projects", blank: Project(startedAt: epoch, createdAt: epoch, updatedAt: epoch),
         fields: [
             .id("canvasId", "canvas_id", { $0.canvasId }, { $0.canvasId = $1 }),
+            .text("name", "name", { $0.name }, { $0.name = $1 }, rule: .text(label: "Name", max: Limits.designName)),
             .choice("status", "status", { $0.status }, { $0.status = $1 }, default: .wip),
             .instant("startedAt", "started_at", { $0.startedAt }, { $0.startedAt = $1 }),
             .instant("finishingAt", "finishing_at", { $0.finishingAt }, { $0.finishingAt = $1 }),

@@ -102,10 +102,14 @@ public struct Canvas: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
-/// A canvas being stitched.
+/// A piece being stitched: a painted canvas from the stash, a chart (its patterns), or nothing yet.
 public struct Project: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
-    public var canvasId: UUID
+    /// The canvas from the stash, when it is one; a project from a chart has none.
+    public var canvasId: UUID?
+    /// What to call a project without a canvas ("Fox, from the chart"); with a canvas its design
+    /// name is the title (`title(canvas:)`).
+    public var name: String?
     public var status: ProjectStatus
     public var startedAt: Date
     public var finishingAt: Date?
@@ -116,11 +120,12 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     public var deletedAt: Date?
 
     public init(
-        id: UUID = UUID(), canvasId: UUID, status: ProjectStatus = .wip, startedAt: Date, finishingAt: Date? = nil,
+        id: UUID = UUID(), canvasId: UUID? = nil, name: String? = nil, status: ProjectStatus = .wip, startedAt: Date, finishingAt: Date? = nil,
         completedAt: Date? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.id = id
         self.canvasId = canvasId
+        self.name = name
         self.status = status
         self.startedAt = startedAt
         self.finishingAt = finishingAt
@@ -129,6 +134,14 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+    }
+
+    /// What the project is called wherever it is shown: its canvas's design name, else its own
+    /// name, else "Untitled project".
+    public func title(canvas: Canvas?) -> String {
+        if let canvas, canvas.id == canvasId { return canvas.designName }
+        if let name = name?.trimmedWhitespace, !name.isEmpty { return name }
+        return "Untitled project"
     }
 
     /// Applies a status change the way the product defines it: starting a planned project dates

@@ -43,24 +43,25 @@ struct ProjectController: RouteCollection {
             .filter { status == nil || $0.status == status }
             .sorted { ($0.startedAt, $0.createdAt, $0.id.text) > ($1.startedAt, $1.createdAt, $1.id.text) }
         let canvases = try await Self.canvases(userId: userId, db: req.db)
-        return try respond(projects.map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) })
+        return try respond(projects.map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) })
     }
 
     @Sendable
     func show(req: Request) async throws -> Response {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db).record
-        let canvas = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.record
+        let canvas = try await Self.canvas(of: project, userId: userId, db: req.db)
         return try respond(ProjectDetail(project: project, canvas: canvas))
     }
 
-    /// Starts a project from a canvas of the stash that has no live project.
+    /// Starts (or plans) a project: from a canvas of the stash that has no live project, or
+    /// without one (a chart, or nothing yet) under a name of its own.
     @Sendable
     func create(req: Request) async throws -> Response {
         let userId = try req.user.id
         let now = req.now
         let project = try await RecordWrites<ProjectModel>.create(
-            req, defaults: ["status": ProjectStatus.wip.rawValue, "startedAt": ts(now), "canvasId": ""],
+            req, defaults: ["status": ProjectStatus.wip.rawValue, "startedAt": ts(now)],
             transform: { project, now in
                 // A project created straight into a later stage gets that stage's date.
                 var stamped = project
@@ -69,7 +70,7 @@ struct ProjectController: RouteCollection {
                 return stamped
             },
             check: { project, db in try await Self.checkCanvas(project, userId: userId, db: db) })
-        let canvas = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.record
+        let canvas = try await Self.canvas(of: project, userId: userId, db: req.db)
         return try respond(ProjectDetail(project: project, canvas: canvas), status: .created)
     }
 
@@ -78,7 +79,7 @@ struct ProjectController: RouteCollection {
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
         let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: Self.stampStatus)
-        let canvas = try await Records.find(CanvasModel.self, record.canvasId, userId: userId, on: req.db)?.record
+        let canvas = try await Self.canvas(of: record, userId: userId, db: req.db)
         return try respond(ProjectDetail(project: record, canvas: canvas))
     }
 
@@ -127,12 +128,20 @@ struct ProjectController: RouteCollection {
         return Dictionary(canvases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// The project's canvas, when it has one.
+    static func canvas(of project: Project, userId: UUID, db: any Database) async throws -> Canvas? {
+        guard let canvasId = project.canvasId else { return nil }
+        return try await Records.find(CanvasModel.self, canvasId, userId: userId, on: db)?.record
+    }
+
+    /// A project's canvas, when it names one, is one of the user's with no other live project.
     static func checkCanvas(_ project: Project, userId: UUID, db: any Database) async throws {
-        guard try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: db) != nil else {
+        guard let canvasId = project.canvasId else { return }
+        guard try await Records.find(CanvasModel.self, canvasId, userId: userId, on: db) != nil else {
             throw APIError.missingReference(["canvasId": "Choose a canvas from your stash"])
         }
         let live = try await Records.matching(ProjectModel.self, on: db) {
-            $0.where("canvas_id", .equal, SQLUUID(project.canvasId)).where("id", .notEqual, SQLUUID(project.id))
+            $0.where("canvas_id", .equal, SQLUUID(canvasId)).where("id", .notEqual, SQLUUID(project.id))
         }
         if !live.isEmpty {
             throw APIError(.conflict, "This canvas already has a project", fields: ["canvasId": "Already has a project"])

@@ -31,7 +31,7 @@ struct ShoppingController: RouteCollection {
         let requirements = try await Records.list(RequirementModel.self, userId: userId, on: db)
         let inventory = InventoryIndex(try await Records.list(ThreadModel.self, userId: userId, on: db))
         let lines = try await Records.list(ShoppingLineModel.self, userId: userId, on: db)
-        let titled = projects.map { ($0, canvases[$0.canvasId]?.designName ?? "Untitled project") }
+        let titled = projects.map { ($0, $0.title(canvas: $0.canvasId.flatMap { canvases[$0] })) }
         return ShoppingListResponse(items: ShoppingList.compute(projects: titled, requirements: requirements, inventory: inventory, lines: lines))
     }
 

@@ -23,5 +23,6 @@ enum StitchMigrations {
         CreateClientThrottles(),
         AddPatternRenderClaims(),
         CreateShoppingLines(),
+        AllowProjectsWithoutCanvas(),
     ]
 }

@@ -306,14 +306,16 @@ enum SyncService {
         }
         switch record {
         case let project as Project:
-            guard try await owns(.canvas, project.canvasId) else { return .init(message: "No such canvas", fields: ["canvasId": "No such canvas"]) }
+            // A project from a chart, or from nothing yet, has no canvas to check.
+            guard let canvasId = project.canvasId else { break }
+            guard try await owns(.canvas, canvasId) else { return .init(message: "No such canvas", fields: ["canvasId": "No such canvas"]) }
             // One live project per canvas, counting what this push changes.
             let pushed = (state.accepted[.project] ?? [:]).values.compactMap { $0 as? Project }
             if pushed.contains(where: { $0.id != project.id && $0.canvasId == project.canvasId && $0.deletedAt == nil }) {
                 return .init(message: "This canvas already has a project", fields: ["canvasId": "Already has a project"])
             }
             let rows = try await Records.matching(ProjectModel.self, on: db) {
-                $0.where("canvas_id", .equal, SQLUUID(project.canvasId)).where("id", .notEqual, SQLUUID(project.id))
+                $0.where("canvas_id", .equal, SQLUUID(canvasId)).where("id", .notEqual, SQLUUID(project.id))
             }
             let stillLive = rows.filter { row in
                 guard let replaced = state.accepted[.project]?[row.id!] as? Project else { return true }

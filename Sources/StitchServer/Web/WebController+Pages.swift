@@ -290,13 +290,13 @@ extension WebController {
         let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
         let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
             .sorted { ($0.startedAt, $0.id.text) > ($1.startedAt, $1.id.text) }
-            .map { ProjectDetail(project: $0, canvas: canvases[$0.canvasId]) }
+            .map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) }
         return html(ProjectsPage(projects: projects).render(try await context(req)))
     }
 
     @Sendable func startProjectPage(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let taken = Set(try await Records.all(ProjectModel.self, userId: userId, on: req.db).map(\.canvasId))
+        let taken = Set(try await Records.all(ProjectModel.self, userId: userId, on: req.db).compactMap(\.canvasId))
         let available = try await Records.list(CanvasModel.self, userId: userId, on: req.db).filter { !taken.contains($0.id) }
             .sorted { $0.createdAt > $1.createdAt }
         return html(StartProjectPage(available: available).render(try await context(req)))
@@ -308,16 +308,30 @@ extension WebController {
         let now = req.now
         // "Plan" keeps it planned (not started): readiness says whether it can be started.
         let status = form["status"] == ProjectStatus.planned.rawValue ? ProjectStatus.planned : .wip
-        let project = try await RecordWrites<ProjectModel>.create(
-            req, body: ["canvasId": form["canvasId"] ?? ""], defaults: ["status": status.rawValue, "startedAt": ts(now)],
-            check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
-        return redirect(.project(project.id.wireText))
+        // From a canvas of the stash, or without one (a chart, or nothing yet) under a name.
+        var body: [String: Any] = [:]
+        if let canvasId = form["canvasId"], !canvasId.isEmpty {
+            body["canvasId"] = canvasId
+        } else {
+            let name = (form["name"] ?? "").trimmedWhitespace
+            guard !name.isEmpty else { return redirect(.startProject, flash: "Give a project without a canvas a name") }
+            body["name"] = name
+        }
+        do {
+            let project = try await RecordWrites<ProjectModel>.create(
+                req, body: body, defaults: ["status": status.rawValue, "startedAt": ts(now)],
+                check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
+            return redirect(.project(project.id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return redirect(.startProject, flash: fields.values.sorted().joined(separator: "; "))
+        }
     }
 
     func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
         let userId = try req.user.id
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let canvas = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.record
+        let canvas = try await ProjectController.canvas(of: project, userId: userId, db: req.db)
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
         let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
@@ -410,7 +424,7 @@ extension WebController {
         let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
         let images = entries.flatMap { byEntry[$0.id] ?? [] }
         guard let index = images.firstIndex(where: { $0.id == imageId }) else { throw Abort(.notFound) }
-        let title = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.designName ?? "Untitled project"
+        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
         return html(PhotoViewerPage(projectId: id, title: title, images: images, index: index).render(try await context(req)))
     }
 

@@ -44,7 +44,7 @@ extension WebController {
         let count = max(detail.pages.pageCount, 1)
         let asked = req.queryText("page").flatMap { Int($0) }
         let page = min(max(asked ?? pattern.lastPage, 1), count)
-        let title = try await Records.find(CanvasModel.self, project.canvasId, userId: userId, on: req.db)?.designName ?? "Untitled project"
+        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
         return html(PatternViewerPage(projectId: project.id.wireText, projectTitle: title, detail: detail, page: page).render(try await context(req)))
     }
 

@@ -70,7 +70,21 @@ struct StartProjectPage {
                        Layout.form(.startProject, context: context, attrs: "inline",
                                    void("input", ["type": "hidden", "name": "canvasId", "value": c.id.wireText]),
                                    el("button", ["class": "primary", "type": "submit", "aria-label": "Start \(c.designName)"], text("Start"))))
-                }))
+                }),
+            withoutCanvas(context))
+    }
+
+    /// A project stitched from a chart (its pattern added on its page), or not chosen yet: a name
+    /// instead of a canvas.
+    func withoutCanvas(_ context: PageContext) -> Node {
+        el("section", ["class": "card", "id": "without-canvas"],
+           el("h2", [:], text("Without a canvas")),
+           el("p", ["class": "muted"], text("Stitching from a chart? Give the project a name, then add the chart on its page.")),
+           Layout.form(.startProject, context: context,
+               Layout.field("Name", name: "name", required: true, id: "f-project-name", extra: ["placeholder": "Fox, from the chart", "maxlength": "200"]),
+               el("div", ["class": "toolbar"],
+                  el("button", ["class": "secondary", "type": "submit", "name": "status", "value": ProjectStatus.planned.rawValue], text("Plan it")),
+                  el("button", ["class": "primary", "type": "submit", "name": "status", "value": ProjectStatus.wip.rawValue], text("Start it")))))
     }
 }
 
