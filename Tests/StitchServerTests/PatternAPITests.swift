@@ -80,6 +80,37 @@ struct PatternAPITests {
         }
     }
 
+    @Test("Drawn pages are kept in the storage every instance shares, under their file's key, and go with it; no key reaches outside it")
+    func pagesInSharedStorage() async throws {
+        try await withTestApp { app, _ in
+            let (ann, project) = try await setUp(app)
+            let created = try await upload(ann, project.project.id, TestPDF.make(pages: 2)).decode(PatternDetail.self)
+            let key = created.pattern.fileKey
+            await app.patternRenderer.wait(key)
+            // What another instance would read from the same storage: the drawn page, as served.
+            let stored = try #require(try await app.imageStorage.get("\(key)/page-0002.png"))
+            let served = try await ann.send(.GET, "/patterns/\(created.pattern.id.wireText)/pages/2")
+            #expect(served.status == .ok && Data(buffer: served.body) == stored)
+            #expect(try await app.imageStorage.get("\(key)/thumb-0001.png") != nil)
+            for bad in ["\(key)/../x.png", "\(key)/page-0001.txt", "\(key)/Page-1.png", "../\(key)", "\(key)/a/b.png", "x/page-0001.png"] {
+                #expect(!ImageKeys.isWellFormedUnder(bad), "\(bad)")
+                await #expect(throws: (any Error).self) { try await app.imageStorage.put(Data([1]), key: bad) }
+            }
+            // A page the row says is drawn but the storage hasn't (drawn before pages were kept
+            // there, or lost) is drawn again, not "being drawn" forever.
+            try await app.imageStorage.delete("\(key)/page-0001.png")
+            let missing = try await ann.send(.GET, "/patterns/\(created.pattern.id.wireText)/pages/1")
+            #expect(missing.status == .conflict, "\(missing.status)")
+            await app.patternRenderer.wait(key)
+            #expect(try await ann.send(.GET, "/patterns/\(created.pattern.id.wireText)/pages/1").status == .ok)
+            // Deleting the account takes the file and its pages.
+            let gone = try await ann.send(.DELETE, "/auth/account", json: DeleteAccountRequest(password: "correct horse"))
+            #expect(gone.status == .noContent, "\(gone.text)")
+            #expect(try await app.imageStorage.get(key) == nil)
+            #expect(try await app.imageStorage.get("\(key)/page-0001.png") == nil)
+        }
+    }
+
     @Test("A picture is a one-page pattern, ready at once; a project's deletion takes its patterns with it")
     func picturePattern() async throws {
         try await withTestApp { app, _ in
@@ -121,7 +152,8 @@ struct PatternAPITests {
             #expect(try await ImageModel.query(on: app.db).filter(\.$userId == ann.id).count() == 0)
             #expect(try await PatternRenderModel.query(on: app.db).count() == 0)
             #expect(try await ann.syncVersion() == version)
-            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: PageFiles.root(app))) ?? []
+            // Nothing kept: no file, no drawn page (they live in the storage beside the file).
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: (app.config.dataDirectory as NSString).appendingPathComponent("images"))) ?? []
             #expect(leftovers.isEmpty, "\(leftovers)")
         }
     }
@@ -154,10 +186,10 @@ struct PatternAPITests {
             #expect(try await ann.send(.GET, "/patterns/\(id)/pages/200").status == .ok)
 
             // As if the server stopped part-way: the row says 40 drawn and the rest are gone.
-            let dir = try PageFiles.directory(created.pattern.fileKey, app: app)
             for n in 41...200 {
-                try FileManager.default.removeItem(atPath: "\(dir)/\(PageFiles.fileName("page", n))")
+                try await app.imageStorage.delete(try PageFiles.key(created.pattern.fileKey, "page", n))
             }
+            #expect(try await PageFiles.read(created.pattern.fileKey, page: 41, thumbnail: false, app: app) == nil)
             let row = try #require(try await PatternRenderModel.find(created.pattern.fileKey, on: app.db))
             row.status = PatternPages.Status.rendering.rawValue
             row.rendered = 40
@@ -187,8 +219,7 @@ struct PatternAPITests {
             #expect(try await ann.get("/patterns/\(id)", as: PatternDetail.self).pages == PatternPages(status: .ready, pageCount: 24, rendered: 24))
 
             // As if an instance that held the claim was killed after 8 pages.
-            let dir = try PageFiles.directory(key, app: app)
-            for n in 9...24 { try FileManager.default.removeItem(atPath: "\(dir)/\(PageFiles.fileName("page", n))") }
+            for n in 9...24 { try await app.imageStorage.delete(try PageFiles.key(key, "page", n)) }
             let row = try #require(try await PatternRenderModel.find(key, on: app.db))
             row.status = PatternPages.Status.rendering.rawValue
             row.rendered = 8

@@ -120,71 +120,81 @@ enum Poppler {
     }
 
     /// Draws pages `first...last` of the PDF twice, for reading (longest side `size` px) and as
-    /// thumbnails, into `directory` as page-0001.png / thumb-0001.png.
-    static func render(pdfAt path: String, pages: ClosedRange<Int>, into directory: String) throws {
+    /// thumbnails, into the scratch folder `directory`; answers each drawn file by the name it is
+    /// kept under (`PageFiles.fileName`).
+    static func render(pdfAt path: String, pages: ClosedRange<Int>, into directory: String) throws -> [(name: String, path: String)] {
         guard let pdftoppm = Subprocess.find("pdftoppm") else { throw missing }
-        // Names of this call's own (another instance may be drawing the same file meanwhile);
-        // each page then replaces its file whole.
-        let mine = UUID().uuidString.lowercased()
+        var drawnFiles: [(name: String, path: String)] = []
         for (prefix, size) in [("page", PageFiles.pageSize), ("thumb", PageFiles.thumbnailSize)] {
-            let root = "\(directory)/draw-\(mine)-\(prefix)"
+            let root = "\(directory)/draw-\(prefix)"
             let result = try Subprocess.run(pdftoppm, ["-png", "-scale-to", String(size), "-f", String(pages.lowerBound), "-l", String(pages.upperBound), path, root],
                                             timeout: 120)
             guard result.status == 0, !result.timedOut else {
                 throw RenderFailure(message: result.timedOut ? "Drawing pages \(pages) took too long" : "Pages \(pages) could not be drawn: \(result.errors.split(separator: "\n").first ?? "")")
             }
             // pdftoppm names them …-page-7.png, -07 or -007 (as many digits as the PDF's page count has).
-            let drawn = "draw-\(mine)-\(prefix)-"
+            let drawn = "draw-\(prefix)-"
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(drawn) && name.hasSuffix(".png") {
-                guard let number = Int(name.dropFirst(drawn.count).dropLast(4)) else { continue }
-                let target = "\(directory)/\(PageFiles.fileName(prefix, number))"
-                guard rename("\(directory)/\(name)", target) == 0 else {
-                    throw RenderFailure(message: "Page \(number) could not be saved (error \(errno))")
-                }
+                guard let number = Int(name.dropFirst(drawn.count).dropLast(4)), pages.contains(number) else { continue }
+                drawnFiles.append((PageFiles.fileName(prefix, number), "\(directory)/\(name)"))
             }
         }
+        return drawnFiles
     }
 
     struct RenderFailure: Error { var message: String }
 }
 
-/// Where a pattern file's drawn pages live: `<data dir>/pattern-pages/<file key>/`.
+/// A pattern file's drawn pages, kept beside the file in the shared storage
+/// (`app.imageStorage`) as `<file key>/page-0001.png` and `<file key>/thumb-0001.png`: every
+/// instance reads what any instance drew. Drawing happens in a scratch folder of the instance's
+/// own (`scratch`), from which each page goes to the storage whole.
 enum PageFiles {
     /// Longest side of a page drawn for reading (zoom goes to 3×), and of a thumbnail.
     static let pageSize = 1600
     static let thumbnailSize = 240
 
-    static func root(_ app: Application) -> String {
-        (app.config.dataDirectory as NSString).appendingPathComponent("pattern-pages")
-    }
-
-    static func directory(_ key: String, app: Application) throws -> String {
-        guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
-        return (root(app) as NSString).appendingPathComponent(key)
+    /// A folder of this instance's for drawing one file's pages, removed by the caller.
+    static func scratch() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-pages-\(UUID().uuidString.lowercased())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
     }
 
     static func fileName(_ prefix: String, _ number: Int) -> String {
         "\(prefix)-\(String(repeating: "0", count: max(0, 4 - String(number).count)))\(number).png"
     }
 
-    /// A drawn page or thumbnail (PNG, or JPEG for a picture's), nil when not there (yet).
+    /// The storage key of a file's page or thumbnail.
+    static func key(_ fileKey: String, _ prefix: String, _ number: Int) throws -> String {
+        guard ImageKeys.isWellFormed(fileKey) else { throw APIError.notFound }
+        return "\(fileKey)/\(fileName(prefix, number))"
+    }
+
+    /// A drawn page or thumbnail (PNG), nil when not there (yet).
     static func read(_ key: String, page: Int, thumbnail: Bool, app: Application) async throws -> Data? {
-        let dir = try directory(key, app: app)
-        let prefix = thumbnail ? "thumb" : "page"
-        return try await app.threadPool.runIfActive {
-            FileManager.default.contents(atPath: "\(dir)/\(fileName(prefix, page))")
+        try await app.imageStorage.get(try Self.key(key, thumbnail ? "thumb" : "page", page))
+    }
+
+    /// Puts drawn files (`Poppler.render`'s, `drawPicture`'s) into the storage, each whole.
+    static func store(_ files: [(name: String, path: String)], of key: String, app: Application) async throws {
+        guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
+        for file in files {
+            guard let data = try await app.threadPool.runIfActive({ FileManager.default.contents(atPath: file.path) }) else {
+                throw Poppler.RenderFailure(message: "A drawn page went missing before it was kept")
+            }
+            try await app.imageStorage.put(data, key: "\(key)/\(file.name)")
         }
     }
 
     static func remove(_ key: String, app: Application) async throws {
-        let dir = try directory(key, app: app)
-        try await app.threadPool.runIfActive { try? FileManager.default.removeItem(atPath: dir) }
+        try await app.imageStorage.deleteAll(under: key)
     }
 
     /// A picture as a one-page pattern: itself, re-encoded by libgd (a HEIC becomes a PNG every
     /// browser shows; a huge photo is scaled to `pageSize`), and its thumbnail.
-    static func drawPicture(_ data: Data, format: ImageFormat, into directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    static func drawPicture(_ data: Data, format: ImageFormat, into directory: String) throws -> [(name: String, path: String)] {
+        var drawnFiles: [(name: String, path: String)] = []
         guard let image = Pictures.decode(data, format: format) else {
             throw APIError(.unprocessableEntity, "The picture can't be read: it starts like a \(format.rawValue.uppercased()) but isn't a whole one", fields: ["file": "Damaged picture"])
         }
@@ -196,8 +206,11 @@ enum PageFiles {
             var length: Int32 = 0
             guard let png = gdImagePngPtr(drawn, &length) else { throw Poppler.RenderFailure(message: "The picture could not be drawn") }
             defer { gdFree(png) }
-            try Data(bytes: png, count: Int(length)).write(to: URL(fileURLWithPath: "\(directory)/\(fileName(prefix, 1))"), options: .atomic)
+            let path = "\(directory)/\(fileName(prefix, 1))"
+            try Data(bytes: png, count: Int(length)).write(to: URL(fileURLWithPath: path), options: .atomic)
+            drawnFiles.append((fileName(prefix, 1), path))
         }
+        return drawnFiles
     }
 }
 
@@ -271,19 +284,24 @@ final class PatternRenderer: LifecycleHandler, Sendable {
                 try await row.save(on: db)
                 return
             }
-            let dir = try PageFiles.directory(key, app: app)
-            let source = "\(dir)/source-\(UUID().uuidString.lowercased()).pdf"
-            try await app.threadPool.runIfActive {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-                try data.write(to: URL(fileURLWithPath: source), options: .atomic)
-            }
-            defer { try? FileManager.default.removeItem(atPath: source) }
+            // Drawn in a scratch folder of this instance's; each page then goes to the shared storage.
+            let dir = try await app.threadPool.runIfActive { try PageFiles.scratch() }
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let source = "\(dir)/source.pdf"
+            try await app.threadPool.runIfActive { try data.write(to: URL(fileURLWithPath: source), options: .atomic) }
             var first = row.rendered + 1
             while first <= row.pageCount {
                 if Task.isCancelled { return }  // resumed from here at the next boot
                 let range = first...min(row.pageCount, first + Self.batch - 1), last = range.upperBound
                 do {
-                    try await app.threadPool.runIfActive { try Poppler.render(pdfAt: source, pages: range, into: dir) }
+                    let drawn = try await app.threadPool.runIfActive { try Poppler.render(pdfAt: source, pages: range, into: dir) }
+                    try await PageFiles.store(drawn, of: key, app: app)
+                    for file in drawn { try? FileManager.default.removeItem(atPath: file.path) }
+                    // The file was deleted meanwhile (its row goes with it): what was just kept goes too.
+                    guard try await PatternRenderModel.find(key, on: db) != nil else {
+                        try await PageFiles.remove(key, app: app)
+                        return
+                    }
                 } catch let failure as Poppler.RenderFailure {
                     row.status = PatternPages.Status.failed.rawValue
                     row.message = failure.message
@@ -381,14 +399,16 @@ enum Patterns {
 
     /// A PDF's pages counted (a 422 if it can't be opened), or a picture drawn as its one page.
     private static func prepare(_ data: Data, format: ImageFormat, key: String, app: Application) async throws -> PatternPages {
-        let dir = try PageFiles.directory(key, app: app)
+        guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
+        let dir = try await app.threadPool.runIfActive { try PageFiles.scratch() }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         guard format == .pdf else {
-            try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+            let drawn = try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+            try await PageFiles.store(drawn, of: key, app: app)
             return PatternPages(status: .ready, pageCount: 1, rendered: 1)
         }
         let count = try await app.threadPool.runIfActive {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let probe = "\(dir)/probe-\(UUID().uuidString.lowercased()).pdf"
+            let probe = "\(dir)/probe.pdf"
             try data.write(to: URL(fileURLWithPath: probe))
             defer { try? FileManager.default.removeItem(atPath: probe) }
             return try Poppler.pageCount(ofPDFAt: probe, maxPages: Limits.maxPatternPages)
@@ -403,11 +423,20 @@ enum Patterns {
 
     /// A page (or its thumbnail) to send: 404 outside the pattern, 409 while it is still being drawn.
     static func page(_ pattern: Pattern, number: Int, thumbnail: Bool, userId: UUID, app: Application, db: any Database) async throws -> Response {
-        let (_, pages) = try await Self.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
+        var (_, pages) = try await Self.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
         guard number >= 1, number <= pages.pageCount else {
             throw APIError(.notFound, "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")")
         }
-        guard number <= pages.rendered, let data = try await PageFiles.read(pattern.fileKey, page: number, thumbnail: thumbnail, app: app) else {
+        var found = number <= pages.rendered ? try await PageFiles.read(pattern.fileKey, page: number, thumbnail: thumbnail, app: app) : nil
+        if found == nil, number <= pages.rendered, pages.status == .ready {
+            // Drawn once but not in the storage (drawn before pages were kept there, or lost): the
+            // file is taken as newly arrived and drawn again, rather than "being drawn" forever.
+            app.logger.warning("Pattern \(pattern.fileKey): page \(number) is missing from storage; drawing the pages again")
+            try await PatternRenderModel.query(on: db).filter(\._$id == pattern.fileKey).delete()
+            pages = try await Self.pages(of: pattern.fileKey, userId: userId, app: app, db: db).pages
+            if number <= pages.rendered { found = try await PageFiles.read(pattern.fileKey, page: number, thumbnail: thumbnail, app: app) }
+        }
+        guard let data = found else {
             if pages.status == .failed { throw APIError(.unprocessableEntity, pages.message ?? "The pages could not be drawn") }
             throw APIError(.conflict, "Page \(number) is still being drawn (\(pages.rendered) of \(pages.pageCount) ready)", headers: ["Retry-After": "1"])
         }
