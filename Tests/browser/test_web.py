@@ -789,3 +789,55 @@ def test_plan_shop_and_turn_green(server, browser, shots):
     assert "Planned" in browser.find_element(By.ID, "project-facts").get_attribute("textContent")
     assert browser.find_elements(By.ID, "patterns"), "the chart is added on the project's page"
     snap(browser, shots, "project-without-canvas")
+
+
+def test_offline_in_a_shop(browser, shots):
+    """In a needlework shop with no signal, on a phone: the inventory, the shopping list and the
+    projects read as last seen, with "as of"; the inventory is searched on the page; a page never
+    opened says it can't be shown. Its own server, stopped mid-test (DevTools' offline switch
+    doesn't reach the service worker's fetches), with the page told it is offline."""
+    server_run = stitch_server()
+    base = next(server_run)
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Gil", "gil@example.com")
+        for number, quantity in [("3865", "2"), ("310", "1")]:
+            browser.get(base + "/app/inventory/new")
+            fill(browser, "brand", "DMC")
+            fill(browser, "number", number)
+            fill(browser, "quantity", quantity)
+            submit(browser, "Add thread")
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        manifest = browser.find_element(By.CSS_SELECTOR, "link[rel=manifest]").get_attribute("href")
+        assert manifest.endswith("/app/manifest.webmanifest")
+        # Seen online with the worker in charge: these are kept.
+        for path in ["/app/inventory", "/app/shopping", "/app/projects"]:
+            browser.get(base + path)
+            WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)  # the worker's copy is written just after the page arrives
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        next(server_run, None)  # the shop has no signal: the server stops, nothing answers
+
+        browser.get(base + "/app/inventory")
+        note = browser.find_element(By.ID, "offline-note")
+        assert note.text.startswith("Offline — as of") and note.get_attribute("data-as-of"), note.text
+        assert rows(browser) == ["DMC 310", "DMC 3865"]
+        assert "Reading only" in note.text
+        assert not browser.find_element(By.CSS_SELECTOR, "#threads form.step button").is_enabled(), "changes wait for the network"
+        search = browser.find_element(By.NAME, "q")
+        search.send_keys("3865")
+        search.submit()
+        WebDriverWait(browser, 5).until(lambda d: d.find_elements(By.ID, "offline-count"))
+        visible = [r for r in browser.find_elements(By.CSS_SELECTOR, "#threads .row") if r.is_displayed()]
+        assert [" ".join(r.find_element(By.CSS_SELECTOR, ".title").get_attribute("textContent").split()) for r in visible] == ["DMC 3865"]
+        assert "1 of 2 threads" in browser.find_element(By.ID, "offline-count").text
+        snap(browser, shots, "offline-inventory")
+        browser.get(base + "/app/shopping")
+        assert "Shopping list" in browser.find_element(By.TAG_NAME, "h1").text and browser.find_elements(By.ID, "offline-note")
+        browser.get(base + "/app/stash/new")
+        assert "You're offline" in browser.page_source, browser.page_source[:3000]
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        next(server_run, None)

@@ -1,4 +1,5 @@
 import Foundation
+import ServerCommon
 
 /// The installable web app: its manifest, icon, offline page and service worker. The worker
 /// keeps the shell (style, script, the offline page), keeps a copy of the note, notes, tasks and
@@ -25,47 +26,13 @@ enum PWA {
     <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><rect width="512" height="512" rx="96" fill="#1D2138"/><path d="M330 120a150 150 0 1 0 62 222A120 120 0 1 1 330 120z" fill="#E8C46A"/></svg>
     """#
 
-    /// Pages kept for reading offline: a note, the list of notes, tasks, the briefing, threads.
-    static let worker = #"""
-    const SHELL = 'selene-shell-v1', PAGES = 'selene-pages-v1', KEEP = 60;
-    const SHELL_FILES = ['/app/static/selene.css', '/app/static/selene.js', '/app/static/icon.svg', '/app/offline'];
-    const READABLE = /^\/app\/(notes(\/\d+)?|notes\/new|tasks|briefing|threads(\/\d+)?)$/;
+    /// Pages kept for reading offline: a note, the list of notes, tasks, the briefing, threads
+    /// (the worker both web apps share, `ServiceWorker`); and Web Push notifications.
+    static let worker = ServiceWorker.script(
+        name: "selene", shell: ["/app/static/selene.css", "/app/static/selene.js", "/app/static/icon.svg", "/app/offline"],
+        readable: #"^\/app\/(notes(\/\d+)?|notes\/new|tasks|briefing|threads(\/\d+)?)$"#, offline: "/app/offline", extra: push)
 
-    self.addEventListener('install', function (event) {
-      event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(SHELL_FILES); }).then(function () { return self.skipWaiting(); }));
-    });
-    self.addEventListener('activate', function (event) {
-      event.waitUntil(caches.keys().then(function (names) {
-        return Promise.all(names.filter(function (n) { return n !== SHELL && n !== PAGES; }).map(function (n) { return caches.delete(n); }));
-      }).then(function () { return self.clients.claim(); }));
-    });
-
-    function keep(request, response) {
-      if (!response.ok || response.redirected) return;
-      var copy = response.clone();
-      caches.open(PAGES).then(function (cache) {
-        cache.put(request, copy).then(function () {
-          cache.keys().then(function (keys) { keys.slice(0, Math.max(0, keys.length - KEEP)).forEach(function (k) { cache.delete(k); }); });
-        });
-      });
-    }
-
-    self.addEventListener('fetch', function (event) {
-      var request = event.request, url = new URL(request.url);
-      if (request.method !== 'GET' || url.origin !== self.location.origin) return;
-      if (url.pathname.indexOf('/app/static/') === 0) {
-        event.respondWith(caches.match(request).then(function (hit) { return hit || fetch(request); }));
-      } else if (request.mode === 'navigate') {
-        var readable = READABLE.test(url.pathname);
-        event.respondWith(fetch(request).then(function (response) {
-          if (readable) keep(request, response);
-          return response;
-        }).catch(function () {
-          return caches.match(request, { cacheName: PAGES }).then(function (hit) { return hit || caches.match('/app/offline'); });
-        }));
-      }
-    });
-
+    static let push = #"""
     self.addEventListener('push', function (event) {
       var data = {};
       try { data = event.data ? event.data.json() : {}; } catch (e) { data = { body: event.data ? event.data.text() : '' }; }

@@ -67,6 +67,8 @@ enum Layout {
                   void("meta", ["name": "theme-color", "content": "#F5F0E8"]),
                   el("title", [:], text(title == "Stitchuation" ? title : "\(title) · Stitchuation")),
                   void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
+                  void("link", ["rel": "manifest", "href": SiteURL.manifest.path]),
+                  void("link", ["rel": "icon", "href": SiteURL.icon.path, "type": "image/svg+xml"]),
                   el("script", ["src": SiteURL.script.path, "defer": "defer"])),
                el("body", [:], body)),
         ])

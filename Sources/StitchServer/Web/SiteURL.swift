@@ -19,7 +19,7 @@ enum SiteURL {
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
-    case stylesheet, script, font(String)
+    case stylesheet, script, font(String), icon, manifest, worker, offline
     case image(String)
 
     var components: [String] {
@@ -84,6 +84,10 @@ enum SiteURL {
         case .deleteAccount: ["app", "settings", "delete-account"]
         case .stylesheet: ["app", "static", "app.css"]
         case .script: ["app", "static", "app.js"]
+        case .icon: ["app", "static", "icon.svg"]
+        case .manifest: ["app", "manifest.webmanifest"]
+        case .worker: ["app", "sw.js"]
+        case .offline: ["app", "offline"]
         case .font(let name): ["app", "static", "fonts", name]
         case .image(let key): ["app", "images", key]
         }

@@ -71,6 +71,26 @@ struct WebController: RouteCollection {
         routes.get(use: home)
         routes.get(SiteURL.stylesheet.route, use: stylesheet)
         routes.get(SiteURL.script.route, use: script)
+        // The installable app: manifest, icon, the worker that keeps pages for reading offline, and
+        // the page it answers for one it hasn't kept.
+        routes.get(SiteURL.icon.route) { _ in
+            Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=3600"], body: .init(string: PWA.icon))
+        }
+        routes.get(SiteURL.manifest.route) { _ in
+            Response(status: .ok, headers: ["Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600"], body: .init(string: PWA.manifest))
+        }
+        routes.get(SiteURL.worker.route) { _ in
+            // Always fresh, so a new worker is picked up at once; scoped to the web app.
+            Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "Service-Worker-Allowed": "/app/"],
+                     body: .init(string: PWA.worker))
+        }
+        routes.get(SiteURL.offline.route) { _ in
+            let page = Layout.document("Offline", body: el("main", ["id": "main", "class": "offline"],
+                Layout.emptyState(icon: "inventory", title: "You're offline",
+                                  message: "This page wasn't opened while you had a connection, so there is no copy of it here. Your inventory, stash, projects and shopping list can be read as you last saw them.",
+                                  action: el("a", ["class": "button primary", "href": SiteURL.inventory.path], text("Inventory")))))
+            return Response(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"], body: .init(string: page.render()))
+        }
         routes.get(SiteURL.font(":name").route, use: font)
         routes.get(SiteURL.image(":key").route, use: image)
 

@@ -3,6 +3,63 @@ enum WebScript {
     static let source = #"""
     (function () {
       'use strict';
+      // Offline: the worker keeps the inventory, stash, projects and shopping list as last seen.
+      // Each page remembers when it was seen online; read offline, it says "as of" then. Signing in
+      // or out forgets every kept page (a shared phone keeps nothing of the account).
+      var PAGES = 'stitch-pages-v1', seenKey = 'stitch-seen:' + location.pathname + location.search;
+      if (/^\/app\/(signin|signup)/.test(location.pathname)) {
+        if (window.caches) caches.delete(PAGES);
+        try { Object.keys(localStorage).forEach(function (k) { if (k.indexOf('stitch-seen:') === 0) localStorage.removeItem(k); }); } catch (e) {}
+      } else if ('serviceWorker' in navigator) {
+        navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' }).catch(function () {});
+      }
+      function showOffline() {
+        var main = document.getElementById('main');
+        if (!main || document.getElementById('offline-note')) return;
+        var seen = null;
+        try { seen = localStorage.getItem(seenKey); } catch (e) {}
+        var note = document.createElement('p');
+        note.id = 'offline-note';
+        note.className = 'flash';
+        note.setAttribute('role', 'status');
+        note.textContent = (seen ? 'Offline — as of ' + new Date(Number(seen)).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+                                 : 'Offline — as last seen') + '. Reading only: changes wait for a connection.';
+        // Changes are not kept on the device yet: every button that would send one waits for the network.
+        Array.prototype.forEach.call(document.querySelectorAll('form[method=post] button'), function (b) { b.disabled = true; b.setAttribute('data-offline-disabled', ''); });
+        window.addEventListener('online', function () {
+          Array.prototype.forEach.call(document.querySelectorAll('[data-offline-disabled]'), function (b) { b.disabled = false; b.removeAttribute('data-offline-disabled'); });
+          var shown = document.getElementById('offline-note');
+          if (shown) shown.remove();
+        }, { once: true });
+        if (seen) note.setAttribute('data-as-of', new Date(Number(seen)).toISOString());
+        main.insertBefore(note, main.firstChild);
+      }
+      if (navigator.onLine === false) showOffline();
+      else { try { localStorage.setItem(seenKey, String(Date.now())); } catch (e) {} }
+      window.addEventListener('offline', showOffline);
+      // Searching the inventory with no network: the rows of the page kept offline are filtered here.
+      document.addEventListener('submit', function (event) {
+        var form = event.target;
+        if (navigator.onLine !== false || form.getAttribute('role') !== 'search') return;
+        var rows = document.querySelectorAll('#threads .row');
+        if (!rows.length) return;
+        event.preventDefault();
+        var q = ((form.querySelector('[name=q]') || {}).value || '').trim().toLowerCase();
+        var shown = 0;
+        Array.prototype.forEach.call(rows, function (row) {
+          var hit = !q || row.textContent.toLowerCase().indexOf(q) >= 0;
+          row.style.display = hit ? '' : 'none';  // (a .row's display: flex would outweigh [hidden])
+          if (hit) shown += 1;
+        });
+        var count = document.getElementById('offline-count');
+        if (!count) {
+          count = document.createElement('p');
+          count.id = 'offline-count';
+          count.setAttribute('role', 'status');
+          form.parentNode.insertBefore(count, form.nextSibling);
+        }
+        count.textContent = q ? shown + ' of ' + rows.length + ' threads match “' + q + '” (offline)' : '';
+      }, true);
       // "Print" (shown only with a script to press it): the print stylesheet makes the list a paper one.
       Array.prototype.forEach.call(document.querySelectorAll('[data-print]'), function (b) { b.hidden = false; });
       document.addEventListener('click', function (event) {

@@ -66,7 +66,7 @@ struct SettingsPage {
                   el("a", ["class": "button secondary", "href": SiteURL.restore.path], text("Restore a backup")))),
             el("section", ["class": "card"],
                el("h2", [:], text("Sync")),
-               el("p", ["class": "muted"], text("The web app works directly on the server, so it is always in sync. The iPhone app and the stitch command-line client keep a copy on the device and sync it with the server."))),
+               el("p", ["class": "muted"], text("The web app writes straight to the server, so it is always in sync; it keeps your inventory, stash, projects and shopping list as you last saw them, to read with no signal (changes wait for a connection). The iPhone app and the stitch command-line client keep a copy on the device, changes included, and sync it with the server."))),
             el("section", ["class": "card"],
                el("h2", [:], text("Leave Stitchuation")),
                el("p", ["class": "muted"], text("Deleting your account removes everything in it from this server.")),

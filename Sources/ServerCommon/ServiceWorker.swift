@@ -1,0 +1,68 @@
+import Foundation
+
+/// The service worker both web apps install (Selene's and Stitchuation's): it keeps the shell
+/// (style, script, icon, the offline page) and a copy of the pages last opened that `readable`
+/// matches, so they can be read with no network; everything else goes to the network as usual.
+/// Pages and the shell are fetched fresh whenever the network answers (a new release shows at
+/// once) and taken from the copies only when it doesn't. A page may ask for the copies to be
+/// forgotten (`postMessage('forget-pages')`, or deleting the `pages` cache itself): signing out
+/// on a shared phone leaves nothing of the account behind.
+public enum ServiceWorker {
+    /// - Parameters:
+    ///   - name: the caches' prefix ("stitch" → `stitch-shell-v1`, `stitch-pages-v1`).
+    ///   - shell: the files kept at install, the offline page among them.
+    ///   - readable: a JavaScript regular expression (source) for the paths kept for reading offline.
+    ///   - offline: the page answered for a page that isn't kept.
+    ///   - keep: how many pages are kept, the oldest dropped first.
+    ///   - extra: more of the worker (Selene's push notifications).
+    public static func script(name: String, shell: [String], readable: String, offline: String, keep: Int = 60, extra: String = "") -> String {
+        let files = shell.map { "'\($0)'" }.joined(separator: ", ")
+        return """
+        const SHELL = '\(name)-shell-v1', PAGES = '\(name)-pages-v1', KEEP = \(keep);
+        const SHELL_FILES = [\(files)];
+        const READABLE = /\(readable)/;
+
+        self.addEventListener('install', function (event) {
+          event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(SHELL_FILES); }).then(function () { return self.skipWaiting(); }));
+        });
+        self.addEventListener('activate', function (event) {
+          event.waitUntil(caches.keys().then(function (names) {
+            return Promise.all(names.filter(function (n) { return n !== SHELL && n !== PAGES; }).map(function (n) { return caches.delete(n); }));
+          }).then(function () { return self.clients.claim(); }));
+        });
+        self.addEventListener('message', function (event) {
+          if (event.data === 'forget-pages') event.waitUntil(caches.delete(PAGES));
+        });
+
+        function keep(request, response) {
+          if (!response.ok || response.redirected) return;
+          var copy = response.clone();
+          caches.open(PAGES).then(function (cache) {
+            cache.put(request, copy).then(function () {
+              cache.keys().then(function (keys) { keys.slice(0, Math.max(0, keys.length - KEEP)).forEach(function (k) { cache.delete(k); }); });
+            });
+          });
+        }
+
+        self.addEventListener('fetch', function (event) {
+          var request = event.request, url = new URL(request.url);
+          if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+          if (SHELL_FILES.indexOf(url.pathname) >= 0) {
+            event.respondWith(fetch(request).then(function (response) {
+              if (response.ok) { var copy = response.clone(); caches.open(SHELL).then(function (cache) { cache.put(url.pathname, copy); }); }
+              return response;
+            }).catch(function () { return caches.match(url.pathname, { cacheName: SHELL }); }));
+          } else if (request.mode === 'navigate') {
+            var readable = READABLE.test(url.pathname);
+            event.respondWith(fetch(request).then(function (response) {
+              if (readable) keep(request, response);
+              return response;
+            }).catch(function () {
+              return caches.match(request, { cacheName: PAGES }).then(function (hit) { return hit || caches.match('\(offline)', { cacheName: SHELL }); });
+            }));
+          }
+        });
+        \(extra)
+        """
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import ServerCommon
+
+/// The installable web app: its manifest, icon, offline page and service worker (the one both web
+/// apps share, `ServiceWorker`). The worker keeps the inventory, the stash and its canvases, the
+/// projects and each project's page, and the shopping list as last seen, so a stitcher in a shop
+/// with no signal can still read them; the page says since when (app.js). Signing out forgets them.
+enum PWA {
+    static let manifest = #"""
+    {
+      "name": "Stitchuation",
+      "short_name": "Stitchuation",
+      "description": "Your threads, canvases, projects and shopping list.",
+      "id": "/app/",
+      "start_url": "/app/inventory",
+      "scope": "/app/",
+      "display": "standalone",
+      "background_color": "#F5F0E8",
+      "theme_color": "#F5F0E8",
+      "icons": [
+        {"src": "/app/static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}
+      ]
+    }
+    """#
+
+    /// A needle and its thread on the app's cream.
+    static let icon = #"""
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><rect width="512" height="512" rx="96" fill="#F5F0E8"/><path d="M356 108L150 374" stroke="#3B2F2F" stroke-width="22" stroke-linecap="round"/><ellipse cx="344" cy="124" rx="10" ry="22" transform="rotate(38 344 124)" fill="#F5F0E8" stroke="#3B2F2F" stroke-width="8"/><path d="M344 124c-90 10-170 60-150 130s150 40 170 110-60 90-120 70" fill="none" stroke="#C4704B" stroke-width="16" stroke-linecap="round"/></svg>
+    """#
+
+    /// Paths kept for reading offline.
+    static let readable = #"^\/app\/(inventory|stash(\/[0-9a-f-]{36})?|projects(\/[0-9a-f-]{36})?|shopping)$"#
+
+    static let worker = ServiceWorker.script(
+        name: "stitch", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],
+        readable: readable, offline: SiteURL.offline.path)
+}
