@@ -46,7 +46,13 @@ struct ClientOptions: ParsableArguments {
         return ServerSettings(url: url, token: token ?? env["SELENE_TOKEN"] ?? stored?.token)
     }
 
-    var data: RemoteDataService { get throws { RemoteDataService(settings: try settings()) } }
+    /// How long a request may take before the server counts as unreachable: `SELENE_TIMEOUT`
+    /// seconds (a busy or slow machine), 30 by default.
+    var requestTimeout: TimeInterval {
+        ProcessInfo.processInfo.environment["SELENE_TIMEOUT"].flatMap(TimeInterval.init).flatMap { $0 > 0 ? $0 : nil } ?? 30
+    }
+
+    var data: RemoteDataService { get throws { RemoteDataService(settings: try settings(), timeout: requestTimeout) } }
     var llm: RemoteLLMService { get throws { RemoteLLMService(settings: try settings()) } }
 }
 

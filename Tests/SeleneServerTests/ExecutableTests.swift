@@ -22,7 +22,7 @@ struct ExecutableTests {
 
     /// Runs the binary on a thread of its own (never one of Swift's cooperative threads, which an
     /// in-process server may need meanwhile), feeding `input` to its standard input.
-    static func runAsync(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 60) async throws -> Run {
+    static func runAsync(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240) async throws -> Run {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try run(arguments, env: env, input: input, timeout: timeout) })
@@ -30,12 +30,15 @@ struct ExecutableTests {
         }
     }
 
-    static func run(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 60) throws -> Run {
+    static func run(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary())
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SELENE_") && $0.key != "HOST" && $0.key != "PORT" }
         for (k, v) in env { environment[k] = v }
+        // The live server shares two cores with every suite running beside it: a request may wait
+        // far longer than a person's 30 s (a refused connection still fails at once).
+        if environment["SELENE_TIMEOUT"] == nil { environment["SELENE_TIMEOUT"] = "180" }
         process.environment = environment
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
