@@ -38,6 +38,8 @@ public final class OllamaStub: Sendable {
         public var prompt: String
         /// `options.temperature` (Ollama) or `temperature` (OpenAI).
         public var temperature: Double?
+        /// `options.repeat_penalty` (Ollama) or `repeat_penalty` (llama.cpp's OpenAI-compatible side).
+        public var repeatPenalty: Double? = nil
     }
 
     public static let chatModel = "stub-chat"
@@ -52,10 +54,13 @@ public final class OllamaStub: Sendable {
         public var refuseSchemas = false
         /// `/v1/embeddings` answers 501, as llama-server does without `--embeddings`.
         public var embeddingsOff = false
-        public init(requiredKey: String? = nil, refuseSchemas: Bool = false, embeddingsOff: Bool = false) {
+        /// A request with `repeat_penalty` gets a 400, as from a server that takes only OpenAI's own fields.
+        public var refusePenalty = false
+        public init(requiredKey: String? = nil, refuseSchemas: Bool = false, embeddingsOff: Bool = false, refusePenalty: Bool = false) {
             self.requiredKey = requiredKey
             self.refuseSchemas = refuseSchemas
             self.embeddingsOff = embeddingsOff
+            self.refusePenalty = refusePenalty
         }
     }
 
@@ -287,7 +292,9 @@ public final class OllamaStub: Sendable {
             return "I couldn't find anything about that in your notes."
         }
         let parts = cited.map { number, body in
-            let title = body.components(separatedBy: " — ").first ?? body
+            // `[n] Title: text (written …)`: the title, or the text's start when the note has none.
+            let text = body.components(separatedBy: " (written ").first ?? body
+            let title = text.components(separatedBy: ": ").first ?? text
             return "\(title.prefix(80)) [\(number)]"
         }
         return "From your notes: " + parts.joined(separator: "; ") + "."

@@ -85,6 +85,9 @@ enum StubOpenAIRoutes {
         let prompt = messages.filter { $0.role != "system" }.map { "\($0.role): \($0.content)" }.joined(separator: "\n")
         let lastUser = messages.last { $0.role == "user" }?.content ?? ""
         StubRoutes.record(stub, req, body, text: lastUser, inputs: 1)
+        if stub.openAI.refusePenalty, body.repeat_penalty != nil {
+            return failure(.badRequest, "Unrecognized request argument supplied: repeat_penalty", type: "invalid_request_error")
+        }
         var schema: JSONValue?
         switch body.response_format?["type"]?.stringValue {
         case "json_schema"?:

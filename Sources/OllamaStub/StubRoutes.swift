@@ -6,7 +6,7 @@ import Vapor
 /// The stub's routes: Ollama's API, plus `/_stub/*` to set faults and read what was asked from
 /// another process (the browser tests).
 enum StubRoutes {
-    struct Options: Decodable { var num_ctx: Int?; var temperature: Double?; var num_predict: Int? }
+    struct Options: Decodable { var num_ctx: Int?; var temperature: Double?; var num_predict: Int?; var repeat_penalty: Double? }
     struct Message: Codable { var role: String; var content: String }
     struct Body: Decodable {
         var model: String?
@@ -22,6 +22,7 @@ enum StubRoutes {
         var max_tokens: Int?
         var response_format: JSONValue?
         var temperature: Double?
+        var repeat_penalty: Double?
     }
 
     static func register(on app: Application, stub: @escaping @Sendable () -> OllamaStub) {
@@ -69,7 +70,8 @@ enum StubRoutes {
         stub.record(.init(path: req.url.path, model: body.model, numCtx: body.options?.num_ctx,
                           keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
                           stream: body.stream ?? !req.url.path.hasPrefix("/v1"), hasFormat: body.format != nil || body.response_format != nil, text: text, inputs: inputs, prompt: prompt,
-                          temperature: body.options?.temperature ?? body.temperature))
+                          temperature: body.options?.temperature ?? body.temperature,
+                          repeatPenalty: body.options?.repeat_penalty ?? body.repeat_penalty))
     }
 
     static func known(_ model: String?) -> Bool {

@@ -50,11 +50,17 @@ public struct SeleneConfig: Sendable {
         /// Sent with every chat, answer and briefing that names none (analyses set their own):
         /// low, so answers keep to the notes, above 0 so a small model doesn't loop.
         public var chatTemperature: Double
+        /// The repetition penalty of structured answers (analyses, thread names, memories) —
+        /// Ollama's and llama.cpp's `repeat_penalty`; nil sends none. 1.1 unless set: greedy, a
+        /// small model filled all five concepts with one ("The Roofer" ×5) and copied the prompt;
+        /// with it the concepts are distinct (README, "Analyses at the first try"). Chat answers
+        /// get none: measured, it lost as many facts as it saved from loops.
+        public var repeatPenalty: Double?
 
         public init(provider: LLMProviderKind = .ollama, baseURL: String = "http://127.0.0.1:11434", apiKey: String? = nil,
                     chatModel: String = "llama3.2", embeddingModel: String = "nomic-embed-text", embedding: Endpoint? = nil,
                     numCtx: Int = 8192, keepAlive: String = "5m", requestTimeout: TimeInterval = 120, connectTimeout: TimeInterval = 5,
-                    structuredRetries: Int = 2, maxTokens: Int? = 1024, chatTemperature: Double = 0.2) {
+                    structuredRetries: Int = 2, maxTokens: Int? = 1024, chatTemperature: Double = 0.2, repeatPenalty: Double? = 1.1) {
             self.provider = provider
             self.baseURL = baseURL
             self.apiKey = apiKey
@@ -68,6 +74,7 @@ public struct SeleneConfig: Sendable {
             self.structuredRetries = structuredRetries
             self.maxTokens = maxTokens
             self.chatTemperature = chatTemperature
+            self.repeatPenalty = repeatPenalty
         }
     }
 
@@ -381,6 +388,14 @@ public struct SeleneConfig: Sendable {
         if let raw = value("SELENE_CHAT_TEMPERATURE") {
             guard let t = Double(raw), (0...2).contains(t) else { throw SeleneConfigError("SELENE_CHAT_TEMPERATURE must be a number from 0 to 2") }
             llm.chatTemperature = t
+        }
+        if let raw = value("SELENE_REPEAT_PENALTY") {
+            if raw.lowercased() == "off" {
+                llm.repeatPenalty = nil
+            } else {
+                guard let p = Double(raw), (1...2).contains(p) else { throw SeleneConfigError("SELENE_REPEAT_PENALTY must be a number from 1 to 2, or off") }
+                llm.repeatPenalty = p
+            }
         }
         return llm
     }

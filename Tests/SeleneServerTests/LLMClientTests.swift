@@ -161,6 +161,38 @@ struct LLMClientTests {
         }
     }
 
+    @Test("Structured answers go with a repetition penalty (1.1 unless set; off sends none), chat answers without", arguments: LLMProviderKind.allCases)
+    func repeatPenalty(provider: LLMProviderKind) async throws {
+        try await withClient(provider) { client, stub in
+            _ = try await client.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: "Worried about the garden?")
+            _ = try await client.chat([LLMMessage(role: .user, content: "What about the garden?")])
+            for try await _ in try await client.chatStream([LLMMessage(role: .user, content: "And the soil?")]) {}
+            #expect(stub.requests.map(\.repeatPenalty) == [1.1, nil, nil])
+        }
+        try await withClient(provider, adjust: { $0.repeatPenalty = nil }) { client, stub in
+            _ = try await client.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: "Worried about the garden?")
+            #expect(stub.requests.map(\.repeatPenalty) == [nil])
+        }
+        func penalty(_ env: [String: String]) throws -> Double? { try SeleneConfig.fromEnvironment(env).llm?.repeatPenalty }
+        #expect(try penalty(["SELENE_REPEAT_PENALTY": "off"]) == nil)
+        #expect(try penalty(["SELENE_REPEAT_PENALTY": "1.3"]) == 1.3)
+        #expect(try penalty([:]) == 1.1)
+        #expect { try penalty(["SELENE_REPEAT_PENALTY": "0.5"]) } throws: { "\($0)".contains("SELENE_REPEAT_PENALTY must be a number from 1 to 2, or off") }
+    }
+
+    @Test("OpenAI-compatible: a server that refuses repeat_penalty is asked again without it, and not sent it again")
+    func penaltyRefused() async throws {
+        try await withClient(.openai) { client, stub in
+            stub.openAI = .init(refusePenalty: true)
+            let analysis = try await client.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: "Worried about the garden?")
+            #expect(analysis.noteType == .question)
+            #expect(stub.requests.map(\.repeatPenalty) == [1.1, nil])
+            stub.clearRequests()
+            _ = try await client.structured(ThreadNaming.self, system: ProcessingPrompts.threadSystem, prompt: "1. Soil: compost soil")
+            #expect(stub.requests.map(\.repeatPenalty) == [nil], "the refusal is remembered")
+        }
+    }
+
     @Test("OpenAI-compatible: a server that refuses json_schema is asked for json_object with the schema in the prompt")
     func schemaFallback() async throws {
         try await withClient(.openai) { client, stub in

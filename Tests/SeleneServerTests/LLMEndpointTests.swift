@@ -29,7 +29,7 @@ struct LLMEndpointTests {
                 let embed: EmbedResponse = try await app.call(.POST, "/api/llm/embed", json: EmbedRequest(text: "garden"), token: testToken)
                 #expect(embed.embedding == OllamaStub.embedding("garden") && embed.model == OllamaStub.embeddingModel)
                 let chat = try await app.send(.POST, "/api/llm/chat", token: testToken,
-                                              json: LLMChatRequest(messages: [LLMMessage(role: .system, content: "\(PromptMarkers.contextHeader)\n[1] Tomatoes — 2026-01-01 — plant tomatoes"),
+                                              json: LLMChatRequest(messages: [LLMMessage(role: .system, content: "\(PromptMarkers.contextHeader)\n[1] Tomatoes: plant tomatoes (written 1 Jan 2026)"),
                                                                               LLMMessage(role: .user, content: "Question: when do I plant tomatoes?")]))
                 let chatChunks = try lines(chat)
                 #expect(chatChunks.compactMap(\.delta).joined() == "From your notes: Tomatoes [1].")

@@ -59,9 +59,9 @@ struct AnswerHygieneTests {
         let context: [Int: Note] = [1: note(1, "Long run of 24 km today, knee felt fine until the last hill.", title: "Marathon training"),
                                     2: note(2, "Fed the starter at 8pm, doubled by morning.", title: "Sourdough")]
         let echoed = """
-            2026-11-26 — Long run of 24 km today [1].
-            [1] Marathon training — 2026-11-26 — Long run of 24 km today, knee felt fine until the last hill.
-            [2] Sourdough — 2026-11-26 — Fed the starter at 8pm, doubled by morning [2].
+            Long run of 24 km today [1]. (written 26 Nov
+            [1] Marathon training: Long run of 24 km today, knee felt fine until the last hill. (written 26 Nov 2026)
+            2. [2] Sourdough: Fed the starter at 8pm, doubled by morning [2]. (written 26 Nov 2026)
             """
         let question = "How long was my long run in marathon training?"
         let result = CitationAttribution.attribute(echoed, context: context, question: question)

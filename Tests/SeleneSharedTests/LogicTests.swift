@@ -114,7 +114,9 @@ struct ContextAndCitationTests {
         #expect(context.estimatedTokens <= 1000)
         #expect(context.notes.count >= 5 && context.omitted == 30 - context.notes.count)
         #expect(context.notes[1]?.id == 1 && context.notes[2]?.id == 2)
-        #expect(context.text.contains("[1] Note 1 — ") && context.text.hasPrefix(PromptMarkers.contextHeader))
+        #expect(context.text.contains("[1] Note 1: word1 ") && context.text.hasPrefix(PromptMarkers.contextHeader))
+        // The day last and in words, the title only when there is one.
+        #expect(ContextBuilder().build(notes: [note(4, "Fed the starter.")]).text.hasSuffix("\n[1] Fed the starter. (written 15 Jan 2027)"))
         let memories = [Memory(id: 1, content: "Lives in Lisbon", type: .fact, confidence: 0.9, sourceSessionId: nil, embedding: nil, createdAt: now, lastAccessedAt: now)]
         let withMemories = ContextBuilder().build(notes: [note(1, "garden")], memories: memories, extra: "The thread \"Garden\".")
         #expect(withMemories.text.contains(PromptMarkers.memoriesHeader + "\n- Lives in Lisbon"))
@@ -135,9 +137,9 @@ struct ContextAndCitationTests {
         #expect(messages[0].content.hasSuffix("\n\nEarlier in this conversation: We talked about soil."))
         // The citation rule sits between the notes and the question, in the last turn.
         let last = messages[3].content
-        #expect(last.hasSuffix("Question: When?") && last.contains("[1] Garden — "))
+        #expect(last.hasSuffix("Question: When?") && last.contains("[1] Garden: Planted tomatoes (written "))
         let rule = try #require(last.range(of: "square brackets"))
-        #expect(last.range(of: "[1] Garden — ")!.lowerBound < rule.lowerBound && rule.upperBound < last.range(of: "Question: When?")!.lowerBound)
+        #expect(last.range(of: "[1] Garden: ")!.lowerBound < rule.lowerBound && rule.upperBound < last.range(of: "Question: When?")!.lowerBound)
         #expect(!PromptBuilder.chat(question: "Hi", context: .empty, summary: nil, history: [], mode: .chat).last!.content.contains("square brackets"))
         #expect(PromptBuilder.memoryExtraction(history, known: []).contains(PromptMarkers.memoryExtraction))
         #expect(PromptBuilder.compression(previousSummary: "x", messages: history).contains("Summary so far: x"))

@@ -201,8 +201,9 @@ def test_thirty_notes_end_processed_or_failed_with_a_reason(selene):
     # A retry is asked with a temperature above 0; each retry is at most one note not valid at its first try.
     retries = [c for c in analyses if (c.get("temperature") or 0) > 0]
     first_try_valid = 30 - len(retries) - counts["failed"]
-    # The target is 24 of 30 (#46); a clean CI run of 2026-11-26 measured 21 (9 retries). The floor keeps a margin.
-    assert first_try_valid >= 18, f"{first_try_valid} of 30 analyses valid at the first try ({len(retries)} retries)"
+    # 8 of 10 (#46). With the prompt naming no counts or enum values and a repetition penalty, two runs on
+    # 2026-11-26 measured 27 and 26 (the prompt before: 21 and 22).
+    assert first_try_valid >= 24, f"{first_try_valid} of 30 analyses valid at the first try ({len(retries)} retries)"
     print(f"\n30 notes: {counts['done']} processed, {counts['failed']} failed, in {took:.0f} s; at least {first_try_valid} valid at the first try; "
           f"{len(analyses)} analysis requests; e.g. {done[0].get('title') or done[0]['content'][:30]!r} → "
           f"{json.dumps({k: done[0].get(k) for k in ('primaryTheme', 'noteType', 'sentiment', 'actionability', 'concepts')})[:300]}")
@@ -308,10 +309,11 @@ def test_direct_questions_cite_the_note_that_answers_them(selene):
         lines.append(f"{'✓' if right else '✗'} {question} → {text[:160]!r} cites {[note_label(n)[:24] for n in cited]}"
                      + (f" ({by})" if right else ""))
     print("\n" + "\n".join(lines))
-    # The target is 9 of 10 (#46); SmolLM2-135M at temperature 0.2 gave 8 and 7 on 2026-11-26: the misses
-    # were answers that looped on the context lines' dates or invented, holding nothing to cite. The
-    # floor keeps a margin for sampling; every run prints the ten answers above.
-    assert cited_right >= 6, f"{cited_right} of 10 direct questions cite the note that answers them"
+    # The target is 9 of 10 (#46). SmolLM2-135M at temperature 0.2 gave 8 and 7 on 2026-11-26 with the
+    # `— 2026-11-26 —` context lines (misses looping on the dates), then 9 and 9 with the day last in
+    # words and the loops tidied; the one miss left invents a figure ("1,800" for the second quote) and
+    # cites nothing. The floor leaves one more miss to sampling; every run prints the ten answers above.
+    assert cited_right >= 8, f"{cited_right} of 10 direct questions cite the note that answers them"
 
 
 def test_no_template_token_reaches_a_stored_message(selene):

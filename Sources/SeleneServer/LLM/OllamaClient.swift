@@ -71,7 +71,7 @@ public struct OllamaClient: LLMBackend {
 
     public func chat(_ messages: [LLMMessage], model: String, temperature: Double?, schema: JSONValue?) async throws -> LLMAnswer {
         let body = ChatBody(model: model, messages: messages.map(ChatBody.Message.init), stream: false, format: schema,
-                            options: options(temperature), keepAlive: settings.keepAlive)
+                            options: options(temperature, repeatPenalty: schema == nil ? nil : settings.repeatPenalty), keepAlive: settings.keepAlive)
         let (status, data) = try await transport.send(.POST, "/api/chat", body: body)
         try check(status: status, body: data, model: model)
         struct Answer: Decodable {
@@ -98,8 +98,9 @@ public struct OllamaClient: LLMBackend {
 
     // MARK: Transport
 
-    private func options(_ temperature: Double?) -> Options {
-        Options(numCtx: settings.numCtx, temperature: temperature, numPredict: settings.maxTokens, stop: TemplateTokens.stopSequences)
+    private func options(_ temperature: Double?, repeatPenalty: Double? = nil) -> Options {
+        Options(numCtx: settings.numCtx, temperature: temperature, numPredict: settings.maxTokens, stop: TemplateTokens.stopSequences,
+                repeatPenalty: repeatPenalty)
     }
 
     struct Options: Encodable {
@@ -108,7 +109,8 @@ public struct OllamaClient: LLMBackend {
         var numPredict: Int?
         /// Turn markers: the answer ends where the model starts another turn.
         var stop: [String]?
-        enum CodingKeys: String, CodingKey { case numCtx = "num_ctx", temperature, numPredict = "num_predict", stop }
+        var repeatPenalty: Double?
+        enum CodingKeys: String, CodingKey { case numCtx = "num_ctx", temperature, numPredict = "num_predict", stop, repeatPenalty = "repeat_penalty" }
     }
 
     struct GenerateBody: Encodable {

@@ -16,6 +16,7 @@ public struct OpenAICompatibleClient: LLMBackend {
     let transport: LLMTransport
     /// Set once a server refused `json_schema`: later structured requests ask for `json_object`.
     private let schemasRefused = NIOLockedValueBox(false)
+    private let penaltyRefused = NIOLockedValueBox(false)
 
     public var kind: LLMProviderKind { .openai }
     public var baseURL: String { transport.baseURL }
@@ -82,9 +83,16 @@ public struct OpenAICompatibleClient: LLMBackend {
     }
 
     private func complete(_ messages: [LLMMessage], model: String, temperature: Double?, format: OpenAIWire.ResponseFormat?) async throws -> LLMAnswer {
+        // A structured answer goes with the repetition penalty, unless this server refused it once.
+        let penalty = format == nil || penaltyRefused.withLockedValue({ $0 }) ? nil : settings.repeatPenalty
         let body = OpenAIWire.ChatBody(model: model, messages: messages, stream: false, temperature: temperature,
-                                       maxTokens: settings.maxTokens, responseFormat: format)
+                                       maxTokens: settings.maxTokens, responseFormat: format, repeatPenalty: penalty)
         let (status, data) = try await transport.send(.POST, "/chat/completions", body: body)
+        if penalty != nil, (400..<500).contains(Int(status.code)), String(decoding: data, as: UTF8.self).contains("repeat_penalty") {
+            // A server that takes only OpenAI's own fields: the same request without it, from now on.
+            penaltyRefused.withLockedValue { $0 = true }
+            return try await complete(messages, model: model, temperature: temperature, format: format)
+        }
         try check(status: status, body: data, model: model)
         let answer = try Self.wire { try OpenAIWire.completion(data) }
         return LLMAnswer(text: answer.text, truncated: answer.truncated, generatedTokens: answer.generatedTokens)

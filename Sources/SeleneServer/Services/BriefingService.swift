@@ -69,7 +69,7 @@ struct BriefingService {
             do {
                 let answer = try await llm.generate(BriefingContextBuilder.prompt(context, budget: await llm.contextTokens() / 2),
                                                     system: BriefingContextBuilder.system, temperature: 0.4)
-                let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+                let trimmed = AnswerTidy.tidy(answer).text
                 if !trimmed.isEmpty { text = trimmed; author = .llm }
             } catch {
                 logger.notice("Briefing written without the LLM: \(error)")

@@ -50,7 +50,9 @@ public enum CitationAttribution {
     }
 
     static let framing: Set<String> = ["said", "say", "says", "according", "mentioned", "mention", "wrote", "write", "based", "seems",
-                                       "yes", "sure", "okay", "ok", "hi", "hello", "question", "answer", "selene"]
+                                       "yes", "sure", "okay", "ok", "hi", "hello", "question", "answer", "selene",
+                                       // "How much did I spend…": "much" made a note's "much better crumb" about the question.
+                                       "much", "many"]
 
     /// Sentences of an answer with the range each covers, line breaks kept.
     static func sentences(_ text: String) -> [Range<String.Index>] {
@@ -99,14 +101,17 @@ public enum CitationAttribution {
         !questionTerms.isEmpty && TextTokens.matched(questionTerms, in: (note.title ?? "") + " " + note.content) > 0
     }
 
-    static let echoedLine = try! NSRegularExpression(pattern: #"^\s*(?:\d+[.)]\s*)?\[(\d{1,3})\]\s*(.*?)\s+—\s+\d{4}-\d{2}-\d{2}\s+—\s*(.*)$"#)
-    static let echoedDate = try! NSRegularExpression(pattern: #"^(\s*)(?:\d{4}-\d{2}-\d{2}\s+—\s*)+"#)
+    /// A context line copied back (`ContextBuilder.line`): `[n] Title: text (written 26 Nov 2026)`,
+    /// perhaps numbered as a list item.
+    static let echoedLine = try! NSRegularExpression(pattern: #"^\s*(?:\d+[.)]\s*)?\[(\d{1,3})\]\s*(.*?)\s*\(written\b[^)]*\)?\s*$"#)
+    /// The day of a context line, copied (or cut off) anywhere in an answer's line.
+    static let echoedDate = try! NSRegularExpression(pattern: #"\s*\(written(?:\s+\d{1,2}(?:\s+[A-Z][a-z]{2}(?:\s+\d{0,4})?)?)?\)?"#)
 
-    /// A small model often copies the notes it was shown back, as they were listed ("[2] Sourdough
-    /// — 2026-11-26 — Fed the starter…"), the ones about the question among the rest. A copied
-    /// line of a note that shares a word with the question becomes that note's words with its
-    /// citation; one of a note about something else goes (when some line is left); a copied date
-    /// prefix goes.
+    /// A small model often copies the notes it was shown back, as they were listed ("[2] Sourdough:
+    /// Fed the starter… (written 26 Nov 2026)"), the ones about the question among the rest. A
+    /// copied line of a note that shares a word with the question becomes that note's words with
+    /// its citation; one of a note about something else goes (when some line is left); a copied
+    /// day goes.
     public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String) -> String {
         let terms = questionTerms(question)
         var kept: [String] = []
@@ -114,13 +119,16 @@ public enum CitationAttribution {
         for line in answer.components(separatedBy: "\n") {
             let range = NSRange(line.startIndex..., in: line)
             if let m = echoedLine.firstMatch(in: line, range: range), let nr = Range(m.range(at: 1), in: line), let n = Int(line[nr]),
-               let note = context[n], let rest = Range(m.range(at: 3), in: line) {
+               let note = context[n], let rest = Range(m.range(at: 2), in: line) {
                 guard relevant(note, to: terms) else { dropped = true; continue }
                 var body = String(line[rest]).trimmingCharacters(in: .whitespaces)
+                if let title = note.title?.trimmingCharacters(in: .whitespaces), !title.isEmpty, body.hasPrefix(title + ":") {
+                    body = body.dropFirst(title.count + 1).trimmingCharacters(in: .whitespaces)
+                }
                 if CitationParser.marker.firstMatch(in: body, range: NSRange(body.startIndex..., in: body)) == nil { body = insertMarker(n, into: body) }
                 kept.append(body)
             } else {
-                kept.append(echoedDate.stringByReplacingMatches(in: line, range: range, withTemplate: "$1"))
+                kept.append(echoedDate.stringByReplacingMatches(in: line, range: range, withTemplate: ""))
             }
         }
         let text = kept.joined(separator: "\n")

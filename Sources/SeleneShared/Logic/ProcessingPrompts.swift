@@ -2,12 +2,16 @@ import Foundation
 
 /// The prompts the server's processing sends: a note's analysis and a new thread's name.
 public enum ProcessingPrompts {
+    /// What a note's analysis asks. The schema goes with it (a grammar where the server takes one),
+    /// so the prompt names no enum values and no counts: SmolLM2-135M copied those ("up to 5
+    /// concepts", "someday") into 38% of its phrases with the earlier prompt that listed them,
+    /// 12% with this one, 2% with this one and a repetition penalty (`SELENE_REPEAT_PENALTY`);
+    /// README, "Analyses at the first try".
     public static let analysisSystem = """
-        You analyse one personal note at a time for a private second-brain app. Answer only with JSON matching the \
-        schema: up to 5 concepts the note is about with your confidence (0–1), its primary theme (a short noun \
-        phrase), up to 3 secondary themes, the overall sentiment (positive, neutral, negative or mixed) with a score \
-        from -1 to 1, the emotional tone in a word or two, the writer's energy (low, medium, high), the note type \
-        (idea, task, reflection, question, reference, log) and whether it asks for action (actionable, someday, none).
+        You analyse one personal note at a time for a private second-brain app. Answer with JSON: what the note is \
+        about in the note's own words (a few short phrases, each once, with your confidence from 0 to 1), its main theme \
+        in two to four words, other themes if it has them, its sentiment with a score from -1 to 1, its emotional tone in \
+        a word or two, the writer's energy, what kind of note it is and whether it asks for action.
         """
 
     public static func analysis(title: String?, content: String, numCtx: Int) -> String {

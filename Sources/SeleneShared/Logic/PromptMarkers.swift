@@ -7,7 +7,7 @@ public enum PromptMarkers {
     public static let compression = "Summarise the conversation so far"
     public static let briefing = "Write my morning briefing"
     public static let taskSuggestion = "Suggest next tasks"
-    /// Notes in a chat prompt's context are lines `[n] title — date — text`.
+    /// Notes in a chat prompt's context are lines `[n] Title: text (written 26 Nov 2026)`.
     public static let contextHeader = "Notes from my second brain:"
     public static let memoriesHeader = "What you remember about me:"
     /// Where a server can't be given a schema (`json_object` only), the system message carries it

@@ -65,7 +65,11 @@ extension NoteAnalysis: StructuredAnswer {
         // Words of the prompt that are also everyday subjects of a note stay allowed.
         let subjects: Set<String> = ["personal", "private", "brain", "app", "energy", "writer"]
         var words = Set(TextTokens.searchTerms(ProcessingPrompts.analysisSystem, limit: 1000).filter { !subjects.contains($0) }.map(TextTokens.stem))
-        for word in ["concept", "concepts", "theme", "themes", "json", "schema", "up", "to", "note", "notes", "none", "n/a", "na", "unknown"] {
+        // The schema's keys and enum values, which the model sees in its grammar if not in the prompt.
+        let schemaWords = ["concept", "concepts", "theme", "themes", "primary", "secondary", "confidence", "json", "schema", "up", "to",
+                           "note", "notes", "none", "n/a", "na", "unknown", "level", "type", "actionability"]
+            + Sentiment.allowedValues + EnergyLevel.allowedValues + NoteType.allowedValues + Actionability.allowedValues
+        for word in schemaWords {
             words.insert(TextTokens.stem(word))
         }
         return words

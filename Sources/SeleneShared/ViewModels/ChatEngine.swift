@@ -125,11 +125,12 @@ public struct ChatEngine: Sendable {
         return (found, context, messages)
     }
 
-    /// A whole answer as it is kept: its citations checked against the notes shown, added where
-    /// the model left them out (`CitationAttribution`), and resolved.
+    /// A whole answer as it is kept: without a small model's loops and hanging labels
+    /// (`AnswerTidy`), its citations checked against the notes shown, added where the model left
+    /// them out (`CitationAttribution`), and resolved.
     public static func resolve(_ text: String, context: ChatContext, question: String? = nil,
                                attribution: CitationAttribution.Settings = .default) -> ParsedAnswer {
-        let attributed = CitationAttribution.attribute(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes,
+        let attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
                                                        question: question, settings: attribution)
         return CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
     }

@@ -28,10 +28,14 @@ public enum OpenAIWire {
         public var response_format: JSONValue?
         /// Turn markers: the answer ends where the model starts another turn.
         public var stop: [String] = TemplateTokens.stopSequences
+        /// llama.cpp's (and LM Studio's, LocalAI's) repetition penalty; not OpenAI's own, so sent
+        /// only when set.
+        public var repeat_penalty: Double?
 
         public init(model: String, messages: [LLMMessage], stream: Bool, temperature: Double? = nil, maxTokens: Int? = nil,
-                    responseFormat: ResponseFormat? = nil) {
+                    responseFormat: ResponseFormat? = nil, repeatPenalty: Double? = nil) {
             self.model = model
+            repeat_penalty = repeatPenalty
             self.stream = stream
             self.temperature = temperature
             max_tokens = maxTokens

@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a small model leaves in an answer that a person shouldn't have to read: Selene's own
+/// instructions copied back ("Answer from these notes only. After each sentence, …"), the same
+/// words again and again until the token limit ("2026-11-26 — 2026-11-26 — 2026-…"), a line it
+/// already wrote, and a label left hanging at the end ("Answer:", "The answer is:"). The first
+/// time stays; the copies, repeats and the hanging label go. Nothing else changes. Seen with SmolLM2-135M on
+/// the real-model tier; a larger model rarely needs it, and then it changes nothing.
+public enum AnswerTidy {
+    /// `text` tidied, and how many repeats and labels were taken out.
+    public static func tidy(_ text: String) -> (text: String, removed: Int) {
+        var removed = 0
+        var out = withoutInstructions(text, removed: &removed)
+        out = withoutRepeatedLines(out, removed: &removed)
+        out = withoutLoops(out, removed: &removed)
+        out = withoutHangingLabel(out, removed: &removed)
+        // What was taken out leaves no run of empty lines behind.
+        if removed > 0 { out = out.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression) }
+        return (out.trimmingCharacters(in: .whitespacesAndNewlines), removed)
+    }
+
+    /// The sentences of the instructions a chat prompt gives the model (who Selene is, the citation
+    /// rule), each as its words.
+    static let instructionSentences: [Set<String>] = (PromptBuilder.system(for: .chat) + " " + PromptBuilder.citationRule)
+        .split(separator: ".").map { Set(TextTokens.words(String($0))) }.filter { $0.count >= 4 }
+
+    /// A sentence of the answer made of at least 70% of one of those sentences' words (a copy,
+    /// perhaps in the first person: "I'm Selene, a private thinking companion"), or a line
+    /// "Question: …" (the prompt's own label, the question copied back), is dropped.
+    static func withoutInstructions(_ text: String, removed: inout Int) -> String {
+        var out = ""
+        for range in CitationAttribution.sentences(text) {
+            let sentence = text[range]
+            let words = Set(TextTokens.words(String(sentence)))
+            let atLineStart = range.lowerBound == text.startIndex || text[text.index(before: range.lowerBound)] == "\n"
+            let copied = (atLineStart && sentence.trimmingCharacters(in: .whitespaces).hasPrefix("Question:"))
+                || instructionSentences.contains { rule in Double(rule.intersection(words).count) >= 0.7 * Double(rule.count) && words.count <= rule.count * 2 }
+            if copied {
+                removed += 1
+                // Its line break stays, so the lines around it stay apart.
+                if sentence.hasSuffix("\n") { out += "\n" }
+                continue
+            }
+            out += sentence
+        }
+        return out
+    }
+
+    /// A line equal (case and spacing aside) to one before it, dropped; empty lines kept.
+    static func withoutRepeatedLines(_ text: String, removed: inout Int) -> String {
+        var seen = Set<String>()
+        var kept: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let key = line.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if key.count >= 8, !seen.insert(key).inserted {
+                removed += 1
+                continue
+            }
+            kept.append(line)
+        }
+        return kept.joined(separator: "\n")
+    }
+
+    /// A piece of 3 to 80 characters said three or more times in a row, kept once; a start of it
+    /// that follows (the loop cut by the token limit) goes too.
+    static let loop = try! NSRegularExpression(pattern: #"(.{3,80}?)\1{2,}"#, options: [.dotMatchesLineSeparators])
+
+    static func withoutLoops(_ text: String, removed: inout Int) -> String {
+        var out = ""
+        var cursor = text.startIndex
+        for match in loop.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let whole = Range(match.range, in: text), let piece = Range(match.range(at: 1), in: text),
+                  whole.lowerBound >= cursor else { continue }
+            let unit = text[piece]
+            // "ha ha ha" or "!!!" is a word's own repeat, not a loop: only pieces with a letter or digit
+            // and more than one kind of character count.
+            guard unit.contains(where: { $0.isLetter || $0.isNumber }), Set(unit).count > 2 else { continue }
+            out += text[cursor..<whole.lowerBound]
+            out += unit
+            removed += 1
+            cursor = whole.upperBound
+            let rest = text[cursor...]
+            if !rest.isEmpty, rest.count < unit.count, unit.hasPrefix(rest) { cursor = text.endIndex }
+        }
+        out += text[cursor...]
+        return out
+    }
+
+    /// "Answer:", "The answer is:", "Answer: [1]" with nothing after it, at the end.
+    static let hangingLabel = try! NSRegularExpression(
+        pattern: #"(?:^|\n|(?<=[.!?])\s)\s*(?:the\s+)?answer(?:\s+is)?\s*[:.]?\s*(?:\[\d+\]\s*)*[.:]?\s*$"#, options: [.caseInsensitive])
+
+    static func withoutHangingLabel(_ text: String, removed: inout Int) -> String {
+        guard let match = hangingLabel.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+              let range = Range(match.range, in: text) else { return text }
+        let before = text[..<range.lowerBound]
+        // An answer that is nothing but the label stays as it is: there is nothing else to show.
+        guard !before.allSatisfy({ $0.isWhitespace }) else { return text }
+        removed += 1
+        return String(before)
+    }
+}
