@@ -4,7 +4,8 @@ the note that holds it (the model's own citations), loop, or run to the 160-toke
 the real-model tier's ten questions, Benchmarks/selene-answers' tuning half, and 20 what/when
 questions of Benchmarks/selene-talk's tuning half (no expected words: citations only). The notes
 shown are the five sharing most words with the question, the answer note among them. `iso` is
-the line before 2026-11-26 (`[n] title — 2026-11-26 — text`), `words` Selene's now.
+the line before 2026-11-26 (`[n] title — 2026-11-26 — text`), `words` Selene's now. `"k": N` among the sampling
+options shows N notes instead of five (the answer note always among them).
 
     python3 Benchmarks/selene-sampling/chat.py http://127.0.0.1:PORT/v1 'iso|{"temperature":0.2};words|{"temperature":0.2}' tier,answers,talk
 """
@@ -73,10 +74,11 @@ sets = {"tier": lambda: load_tier(), "answers": lambda: load_answers("dev"), "an
 for v in variants:
     style, _, sampling = v.partition("|")
     extra = json.loads(sampling) if sampling else {}
+    k = extra.pop("k", 5)
     for name in which:
         qs = sets[name](); hold = cite = lp = cut = 0; t0 = time.time(); ex = []
         for q, ids, ans, notes in qs:
-            ctx = contexts(notes, q, ids)
+            ctx = contexts(notes, q, ids, k)
             text, finish = ask(extra, style, q, ctx)
             nums = {int(x) for x in re.findall(r"\[(\d+)\]", text)}
             right = {i + 1 for i, n in enumerate(ctx) if n[0] in ids}

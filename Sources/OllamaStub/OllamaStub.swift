@@ -22,7 +22,12 @@ import Vapor
 public final class OllamaStub: Sendable {
     public enum Fault: String, Sendable, Codable, CaseIterable {
         case none, slow, serverError, cutStream, streamError, invalidJSON, modelMissing
+        /// A plain-text answer of words of no note or question, as a small model writes a story of its own.
+        case invented
     }
+
+    /// What `.invented` answers (SmolLM2-135M's briefing on the real-model tier, 2026-11-26).
+    public static let inventedAnswer = "The day I woke up and I had to make a decision, I had to make a choice, and I had to make it right. I was in the kitchen."
 
     public struct Recorded: Sendable, Codable, Hashable {
         public var path: String

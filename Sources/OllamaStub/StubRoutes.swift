@@ -155,7 +155,7 @@ enum StubRoutes {
 
     /// The answer to a request: JSON for a schema (or broken JSON under `.invalidJSON`), else text.
     static func reply(fault: OllamaStub.Fault, schema: JSONValue?, system: String, prompt: String, lastUser: String) -> String {
-        guard let schema else { return OllamaStub.answer(system: system, prompt: prompt) }
+        guard let schema else { return fault == .invented ? OllamaStub.inventedAnswer : OllamaStub.answer(system: system, prompt: prompt) }
         if fault == .invalidJSON { return "{\"primaryTheme\": \"\", \"not\": \"valid\"" }
         return OllamaStub.structured(schema: schema, text: lastUser.isEmpty ? prompt : lastUser)
     }

@@ -53,7 +53,7 @@ struct SeleneBench {
             case "--tune": options.tune = true
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,thresholds]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,passages,thresholds]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune]
                     """)
                 exit(2)
@@ -69,6 +69,7 @@ struct SeleneBench {
         if options.only.contains("quality") || options.only.contains("chunks") { try await QualityBench.run(options: options, report: &report) }
         if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
         if options.only.contains("answers") { try await AnswerBench.run(options: options, report: &report) }
+        if options.only.contains("passages") { try await PassageBench.run(options: options, report: &report) }
         if options.only.contains("thresholds") { try await ThresholdBench.run(options: options, report: &report) }
         report.printTable()
         if let path = options.json { try report.write(to: path) }

@@ -44,7 +44,7 @@ struct HostedSwitchTests {
                         let usage = try #require(health.hosted)
                         let received = hosted.received.withLockedValue { $0 }
                         if personal {
-                            #expect(answer == "hosted streamed answer" && received.contains { $0.contains("talked about my sister") })
+                            #expect(answer.hasPrefix("hosted streamed answer\n\nYour note says:") && received.contains { $0.contains("talked about my sister") })
                             #expect(usage.sent >= 1 && usage.lastSentAt == clock.now)
                         } else {
                             #expect(answer.hasPrefix("From your notes:") && received.isEmpty, "\(answer) \(received)")

@@ -111,11 +111,13 @@ struct LLMClientTests {
 
     @Test("Faults: a 500 and a slow answer are 'unavailable'; nothing listening is 'unreachable'", arguments: LLMProviderKind.allCases)
     func faults(provider: LLMProviderKind) async throws {
-        try await withClient(provider, timeout: 1) { client, stub in
+        // A timeout a loaded machine can't reach by accident (a 1 s one did, answering the 500 late,
+        // with a model server and PostgreSQL beside it).
+        try await withClient(provider, timeout: 5) { client, stub in
             stub.setFault(.serverError, times: 1)
             await #expect { try await client.generate("x") } throws: { ($0 as? LLMError)?.isTransient == true && "\($0)".contains("500") }
-            // The answer would come after 6 s and succeed: only the client's 1 s timeout makes this throw.
-            stub.setFault(.slow, times: 1, slowSeconds: 6)
+            // The answer would come after 12 s and succeed: only the client's 5 s timeout makes this throw.
+            stub.setFault(.slow, times: 1, slowSeconds: 12)
             await #expect { try await client.embed(["x"]) } throws: { ($0 as? LLMError)?.isTransient == true && ($0 as? LLMError)?.isOutage == false }
             let recovered = try await client.embed(["x"])
             #expect(recovered.count == 1)

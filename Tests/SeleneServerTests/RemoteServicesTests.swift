@@ -182,7 +182,9 @@ struct RemoteServicesTests {
                 let all = PrivacyRouter(local: live.llm, hosted: service, settings: .init(hostedEnabled: true, allowPersonalContent: true))
                 let open = ChatViewModel(data: live.data, llm: all, now: live.now)
                 await open.ask("What did I write about my sister?")
-                #expect(open.lastAnswer?.text == "hosted streamed answer")
+                // The hosted answer cites no note, so Selene quotes the note about the question under it.
+                #expect(open.lastAnswer?.text == "hosted streamed answer\n\nYour note says: “Therapy session notes: talked about my sister” [1]")
+                #expect(open.lastAnswer?.seleneCitedNoteIds.count == 1)
                 #expect(hosted.received.withLockedValue { $0 }.contains { $0.contains("Therapy session notes") })
             }
         } catch {

@@ -186,6 +186,12 @@ struct ThreadsAndBriefingTests {
                 #expect(tomorrow.id != briefing.id && tomorrow.notes.map(\.id) == [fresh.id])
                 let forced = try await app.send(.POST, "/api/briefing")
                 #expect(try forced.status == .created && forced.decode(Briefing.self).id == tomorrow.id)
+                // A story of the model's own, about none of the notes: the briefing is written from them instead.
+                stub.setFault(.invented, times: 1)
+                let invented = try await app.send(.POST, "/api/briefing")
+                let written = try invented.decode(Briefing.self)
+                #expect(written.author == .extractive && written.text.contains("1 new note") && !written.text.contains("kitchen"), "\(written.text)")
+                #expect(stub.requests.filter { $0.path == "/api/generate" }.count == 4, "the model was asked")
             }
         }
     }

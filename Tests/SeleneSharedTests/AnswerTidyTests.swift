@@ -29,6 +29,15 @@ struct AnswerTidyTests {
         #expect(AnswerTidy.tidy(question).text == "Measure first next time: 3 mm [1].\n\nIt is 3 mm.")
         let twice = "1. Claire liked the castle most.\n2. The food was good.\n1. Claire liked the castle most."
         #expect(AnswerTidy.tidy(twice).text == "1. Claire liked the castle most.\n2. The food was good.")
+        // CI, 2026-11-27: "When is my dentist appointment?" answered by one line to the token limit.
+        let lines = String(repeating: " Wednesdays, 12:00 PM\n", count: 8) + " Wedne"
+        #expect(AnswerTidy.tidy(lines).text == "Wednesdays, 12:00 PM")
+        // The real-model tier, 2026-11-27: one line under five citation numbers (the markers went
+        // later, leaving " 27 Nov 2026" five times), and a citation the model left open.
+        let numbered = "[1] 27 Nov 2026\n[2] 27 Nov 2026\n3. [3] 27 Nov 2026\n[4] 27 Nov 2026"
+        #expect(AnswerTidy.tidy(numbered).text == "[1] 27 Nov 2026")
+        #expect(AnswerTidy.tidy(" Wed 12:30 PM\n Wed 14:30 PM\n\n[2").text == "Wed 12:30 PM\n Wed 14:30 PM")
+        #expect(AnswerTidy.tidy("It is 24 km [1, 2").text == "It is 24 km")
     }
 
     @Test("A right answer, a word's own repeat and an answer that is only a label are left alone", arguments: [
@@ -69,5 +78,82 @@ struct ListWalkCitationTests {
         let parsed = ChatEngine.resolve(raw, context: context, question: "How much did I spend on groceries this month?")
         #expect(parsed.citedNoteIds == [1], "\(parsed.text)")
         #expect(!parsed.text.contains("Answer from these notes only"), "\(parsed.text)")
+    }
+}
+
+@Suite("What the note about the question says, under an answer that doesn't cite it")
+struct AnswerPassageTests {
+    /// The real-model tier's notes about the house and the week (2026-11-27's CI run).
+    let shown = ContextBuilder().build(notes: [
+        note(1, "Dentist appointment moved to Tuesday 3pm."),
+        note(2, "The roofer came by: the flashing around the chimney is rusted through. Quote was 1,800.", title: "Roof"),
+        note(3, "Second quote for the chimney flashing: 1,450, can start in two weeks. Leaning towards this one.", title: "Roof again"),
+        note(4, "Groceries were 420 this month, up from 350. Eating out is the real leak: 260.", title: "Budget"),
+        note(5, "Note to self: the wifi password for the cabin is on the back of the router."),
+    ])
+
+    @Test("An invented answer gets the sentence of the note about the question, cited as Selene's", arguments: [
+        ("How much was the second quote for the chimney flashing?", "Quote was 1,800 [2].", Int64(3), "Second quote for the chimney flashing: 1,450, can start in two weeks."),
+        ("When is my dentist appointment?", " Wednesdays, 12:00 PM\n Wednesdays, 12:00 PM\n Wedne", Int64(1), "Dentist appointment moved to Tuesday 3pm."),
+        ("How much did I spend on groceries this month?", "320, 3% of the total bill.", 4, "Groceries were 420 this month, up from 350."),
+        ("How much was the second quote for the chimney flashing?", "It was 1,800.", 3, "Second quote for the chimney flashing: 1,450, can start in two weeks."),
+        ("Where is the wifi password for the cabin?", "", 5, "Note to self: the wifi password for the cabin is on the back of the router."),
+    ])
+    func quoted(question: String, raw: String, id: Int64, sentence: String) {
+        let parsed = ChatEngine.resolve(raw, context: shown, question: question)
+        #expect(parsed.text.hasSuffix("Your note says: “\(sentence)” [\(parsed.citations.count)]"), "\(parsed.text)")
+        #expect(parsed.citedNoteIds.last == id)
+        #expect(parsed.seleneCitedNoteIds == [id])
+    }
+
+    @Test("No quote when the answer cites a note, when no note is clearly about the question, or when it is switched off")
+    func notQuoted() {
+        // The model cites the note: nothing to add.
+        let cited = ChatEngine.resolve("Tuesday at 3pm [1].", context: shown, question: "When is my dentist appointment?")
+        #expect(cited.text == "Tuesday at 3pm [1].")
+        #expect(cited.citedNoteIds == [1] && cited.seleneCitedNoteIds.isEmpty)
+        // Two notes hold as much of the question: neither is quoted.
+        let tied = ChatEngine.resolve("I don't know.", context: shown, question: "What did the roofer say about the chimney?")
+        #expect(AnswerPassage.find(for: "What did I say about the chimney flashing?", context: shown.notes) == nil)
+        #expect(tied.citations.isEmpty || tied.citedNoteIds == [2])
+        // Less than half of the question's words in any note.
+        #expect(ChatEngine.resolve("No idea.", context: shown, question: "What did the vet say about the cat's kidneys?").text == "No idea.")
+        #expect(ChatEngine.resolve("320.", context: shown, question: "How much did I spend on groceries this month?", passage: nil).text == "320.")
+    }
+
+    @Test("A long sentence is quoted up to a word")
+    func long() {
+        let words = Array(repeating: "dentist", count: 60).joined(separator: " ")
+        let found = AnswerPassage.find(for: "When is the dentist?", context: ContextBuilder().build(notes: [note(9, words + ".")]).notes)
+        #expect(found?.text.hasSuffix("dentist…") == true)
+        #expect((found?.text.count ?? 0) <= AnswerPassage.longest + 1)
+    }
+}
+
+@Suite("A model's briefing is about the person's notes")
+struct BriefingGroundingTests {
+    let context = BriefingContext(date: "2026-11-27", newNotes: [
+        note(1, "The roofer came by: the flashing around the chimney is rusted through. Quote was 1,800.", title: "Roof"),
+        note(2, "Dentist appointment moved to Tuesday 3pm."),
+        note(3, "Note to self: the wifi password for the cabin is on the back of the router."),
+    ], threads: [], associations: [], tasks: [])
+
+    @Test("Stories of the model's own speak of nothing it was given", arguments: [
+        // SmolLM2-135M on the real-model tier, 2026-11-26 and 27.
+        "In under 200 words:\n\nThe day I woke up and I had to make a decision, I had to make a choice, and I had to make it right.",
+        "In 2026-11-27, I have a morning briefing from my notes. The previous morning, I wrote a note to myself. The next morning, I wrote a note to myself.",
+        "In 2026-11-27, I wrote a morning briefing for the team to discuss the Lisbon trip. The next day, I was asked to renew the passport.",
+    ])
+    func invented(text: String) {
+        #expect(BriefingContextBuilder.mentions(text, context: context) == 0)
+        #expect(!BriefingContextBuilder.isGrounded(text, in: context))
+    }
+
+    @Test("A briefing that names a note's subject is the model's to keep")
+    func grounded() {
+        #expect(BriefingContextBuilder.isGrounded("Good morning. The roofer's chimney quote came in at 1,800; the dentist moved you to Tuesday.", in: context))
+        #expect(BriefingContextBuilder.mentions("The roofer's chimney quote came in at 1,800; the dentist moved you to Tuesday 3pm.", context: context) == 2)
+        // Nothing given, nothing to speak of.
+        #expect(BriefingContextBuilder.isGrounded("A quiet day.", in: BriefingContext(date: "2026-11-27", newNotes: [], threads: [], associations: [], tasks: [])))
     }
 }

@@ -309,11 +309,11 @@ def test_direct_questions_cite_the_note_that_answers_them(selene):
         lines.append(f"{'✓' if right else '✗'} {question} → {text[:160]!r} cites {[note_label(n)[:24] for n in cited]}"
                      + (f" ({by})" if right else ""))
     print("\n" + "\n".join(lines))
-    # The target is 9 of 10 (#46). SmolLM2-135M at temperature 0.2 gave 8 and 7 on 2026-11-26 with the
-    # `— 2026-11-26 —` context lines (misses looping on the dates), then 9 and 9 with the day last in
-    # words and the loops tidied; the one miss left invents a figure ("1,800" for the second quote) and
-    # cites nothing. The floor leaves one more miss to sampling; every run prints the ten answers above.
-    assert cited_right >= 8, f"{cited_right} of 10 direct questions cite the note that answers them"
+    # 9 of 10 (#46). SmolLM2-135M at temperature 0.2 gave 9, 9 and 7 with the model's and Selene's
+    # citations alone (2026-11-26/27: the misses invented a figure or looped, holding nothing to cite);
+    # with the note about the question quoted under an answer that doesn't cite it (AnswerPassage),
+    # 10 of 10. A miss now needs retrieval to leave the note out, or a tie between two notes.
+    assert cited_right >= 9, f"{cited_right} of 10 direct questions cite the note that answers them"
 
 
 def test_no_template_token_reaches_a_stored_message(selene):
@@ -325,16 +325,26 @@ def test_no_template_token_reaches_a_stored_message(selene):
             assert not TEMPLATE_TOKEN.search(message["content"]), message
 
 
-def test_briefing_written_by_the_model(selene):
+def test_briefing_is_about_the_notes(selene):
     base, proxy = selene
     settle(base, PROCESS_BOUND)
     before = len(proxy.chats)
     briefing = api(base, "GET", "/api/briefing")
-    assert briefing["text"].strip()
-    assert briefing["author"] == "llm", briefing
-    assert not TEMPLATE_TOKEN.search(briefing["text"]), briefing["text"]
+    text = briefing["text"]
+    assert text.strip()
+    assert not TEMPLATE_TOKEN.search(text), text
     assert len(proxy.chats) > before, "the model was asked"
-    print(f"\nbriefing: {briefing['text'][:300]!r}")
+    # What a person reads is about their notes: the model's briefing when it speaks of them (two of
+    # a note's words), else the one Selene writes from them, which names them.
+    # The prompt's own words ("morning briefing", "threads", …) say nothing of a note.
+    words = set(re.findall(r"[a-z0-9]+", text.lower())) - {"morning", "briefing", "note", "notes", "thread", "threads", "task",
+                                                          "tasks", "today", "write", "written", "new", "since", "last", "open"}
+    about = [title or content[:30] for title, content in NOTES
+             if (title and re.search(r"\b" + re.escape(title.lower()) + r"\b", text.lower()))
+             or len(words & {w for w in re.findall(r"[a-z0-9]+", (title + " " + content).lower()) if len(w) > 3}) >= 2]
+    assert briefing["author"] in ("llm", "extractive"), briefing
+    assert about, f"the briefing ({briefing['author']}) speaks of none of the notes: {text!r}"
+    print(f"\nbriefing ({briefing['author']}, about {len(about)} notes): {text[:300]!r}")
 
 
 def test_answers_cut_short_are_retried_then_failed_with_the_reason():

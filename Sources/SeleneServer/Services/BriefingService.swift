@@ -70,7 +70,14 @@ struct BriefingService {
                 let answer = try await llm.generate(BriefingContextBuilder.prompt(context, budget: await llm.contextTokens() / 2),
                                                     system: BriefingContextBuilder.system, temperature: 0.4)
                 let trimmed = AnswerTidy.tidy(answer).text
-                if !trimmed.isEmpty { text = trimmed; author = .llm }
+                if trimmed.isEmpty {
+                    logger.notice("The model's briefing was empty; the briefing is written from the notes")
+                } else if !BriefingContextBuilder.isGrounded(trimmed, in: context) {
+                    logger.notice("The model's briefing speaks of none of the notes, threads or tasks it was given; the briefing is written from them instead")
+                } else {
+                    text = trimmed
+                    author = .llm
+                }
             } catch {
                 logger.notice("Briefing written without the LLM: \(error)")
             }

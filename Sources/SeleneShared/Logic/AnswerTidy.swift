@@ -3,7 +3,8 @@ import Foundation
 /// What a small model leaves in an answer that a person shouldn't have to read: Selene's own
 /// instructions copied back ("Answer from these notes only. After each sentence, …"), the same
 /// words again and again until the token limit ("2026-11-26 — 2026-11-26 — 2026-…"), a line it
-/// already wrote, and a label left hanging at the end ("Answer:", "The answer is:"). The first
+/// already wrote (under another citation number too), a citation left open ("[2"), and a label
+/// left hanging at the end ("Answer:", "The answer is:"). The first
 /// time stays; the copies, repeats and the hanging label go. Nothing else changes. Seen with SmolLM2-135M on
 /// the real-model tier; a larger model rarely needs it, and then it changes nothing.
 public enum AnswerTidy {
@@ -13,6 +14,7 @@ public enum AnswerTidy {
         var out = withoutInstructions(text, removed: &removed)
         out = withoutRepeatedLines(out, removed: &removed)
         out = withoutLoops(out, removed: &removed)
+        out = withoutOpenMarkers(out, removed: &removed)
         out = withoutHangingLabel(out, removed: &removed)
         // What was taken out leaves no run of empty lines behind.
         if removed > 0 { out = out.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression) }
@@ -46,19 +48,48 @@ public enum AnswerTidy {
         return out
     }
 
-    /// A line equal (case and spacing aside) to one before it, dropped; empty lines kept.
+    /// A line equal (case and spacing aside) to one before it, dropped; empty lines kept. After
+    /// a repeat, a last line that begins one already written (the repeat cut by the token limit) goes too.
     static func withoutRepeatedLines(_ text: String, removed: inout Int) -> String {
         var seen = Set<String>()
         var kept: [Substring] = []
+        var repeated = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let key = line.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            let key = lineKey(line)
             if key.count >= 8, !seen.insert(key).inserted {
                 removed += 1
+                repeated = true
                 continue
             }
             kept.append(line)
         }
+        if repeated, let last = kept.last {
+            let key = lineKey(last)
+            if key.count >= 3, seen.contains(where: { $0.count > key.count && $0.hasPrefix(key) }) {
+                kept.removeLast()
+                removed += 1
+            }
+        }
         return kept.joined(separator: "\n")
+    }
+
+    /// What makes two lines the same: their words, case and spacing aside, without citation markers
+    /// or list numbers ("[1] 27 Nov 2026" and "2. [3] 27 Nov 2026" are one line said twice; the
+    /// markers go later anyway when their notes don't hold the line).
+    static func lineKey(_ line: Substring) -> String {
+        let unmarked = CitationParser.marker.stringByReplacingMatches(in: String(line), range: NSRange(line.startIndex..., in: line), withTemplate: " ")
+        return unmarked.replacingOccurrences(of: #"^\s*\d{1,3}[.)]\s"#, with: "", options: .regularExpression)
+            .lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// A citation marker the token limit or the model left open ("… [2" at a line's end).
+    static let openMarker = try! NSRegularExpression(pattern: #"[ \t]*\[\d{1,3}(?:,\s*\d{1,3})*[ \t]*$"#, options: [.anchorsMatchLines])
+
+    static func withoutOpenMarkers(_ text: String, removed: inout Int) -> String {
+        let count = openMarker.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text))
+        guard count > 0 else { return text }
+        removed += count
+        return openMarker.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
     }
 
     /// A piece of 3 to 80 characters said three or more times in a row, kept once; a start of it

@@ -53,6 +53,28 @@ public enum BriefingContextBuilder {
 
     public static let system = "You are Selene, a calm thinking companion. You write short, specific morning briefings from the person's own notes. Never invent notes."
 
+    /// How many of the briefing's new notes, threads and tasks `text` speaks of: an item counts
+    /// when the text has two of its content words (by stem; one, when it has only one), leaving
+    /// out the words the prompt itself uses ("notes", "morning", "threads", …).
+    public static func mentions(_ text: String, context: BriefingContext) -> Int {
+        let generic = Set(TextTokens.searchTerms(system + " " + prompt(BriefingContext(date: context.date, newNotes: [], threads: [], associations: [], tasks: [])),
+                                                 limit: 200).map(TextTokens.stem))
+        let items = context.newNotes.prefix(20).map { ($0.title ?? "") + " " + $0.content }
+            + context.threads.prefix(5).map { $0.name + " " + $0.summary } + context.tasks.prefix(10).map(\.title)
+        return items.filter { item in
+            let terms = TextTokens.searchTerms(item, limit: 16).filter { !generic.contains(TextTokens.stem($0)) }
+            return !terms.isEmpty && TextTokens.matched(terms, in: text) >= min(2, terms.count)
+        }.count
+    }
+
+    /// Whether a model's briefing is about the person's notes: it speaks of at least one of what
+    /// it was given (anything, when it was given nothing). A small model sometimes writes a story
+    /// of its own ("The day I woke up and I had to make a decision…"); the person is better
+    /// served by the briefing written from the data.
+    public static func isGrounded(_ text: String, in context: BriefingContext) -> Bool {
+        context.newNotes.isEmpty && context.threads.isEmpty && context.tasks.isEmpty || mentions(text, context: context) > 0
+    }
+
     /// The briefing written from the data alone.
     public static func extractive(_ context: BriefingContext) -> String {
         var parts: [String] = []

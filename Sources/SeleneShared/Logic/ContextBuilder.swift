@@ -70,7 +70,7 @@ public struct ContextBuilder: Sendable {
     /// the note has one. The day comes last and in words: with `[n] title — 2026-11-26 — text` a
     /// small model began its answer with the date and repeated it to the token limit (SmolLM2-135M
     /// held the fact in 10 of 20 tuning questions of `Benchmarks/selene-answers` that way, 15 with
-    /// this line; README, "Answers").
+    /// this line; README, "What Selene does about a small model's answers").
     static func line(number: Int, title: String?, body: String, createdAt: Date) -> String {
         let title = title.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         return "[\(number)] \(title.isEmpty ? "" : title + ": ")\(body) (written \(Self.writtenOn(createdAt)))"
@@ -78,10 +78,16 @@ public struct ContextBuilder: Sendable {
 
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     /// `26 Nov 2026` (the day in UTC, as `WireDate.day`).
     static func writtenOn(_ date: Date) -> String {
-        let parts = WireDate.day(of: date).split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]) else { return WireDate.day(of: date) }
-        return "\(parts[2]) \(months[parts[1] - 1]) \(parts[0])"
+        let day = utc.dateComponents([.year, .month, .day], from: date)
+        guard let year = day.year, let month = day.month, let dayOfMonth = day.day, months.indices.contains(month - 1) else { return WireDate.day(of: date) }
+        return "\(dayOfMonth) \(months[month - 1]) \(year)"
     }
 }

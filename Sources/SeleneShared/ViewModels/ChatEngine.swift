@@ -127,12 +127,19 @@ public struct ChatEngine: Sendable {
 
     /// A whole answer as it is kept: without a small model's loops and hanging labels
     /// (`AnswerTidy`), its citations checked against the notes shown, added where the model left
-    /// them out (`CitationAttribution`), and resolved.
+    /// them out (`CitationAttribution`), and resolved. When one shown note is clearly about the
+    /// question and the answer doesn't cite it, its sentence is quoted under the answer
+    /// (`AnswerPassage`; nil leaves it out).
     public static func resolve(_ text: String, context: ChatContext, question: String? = nil,
-                               attribution: CitationAttribution.Settings = .default) -> ParsedAnswer {
+                               attribution: CitationAttribution.Settings = .default,
+                               passage: AnswerPassage.Settings? = .default) -> ParsedAnswer {
         let attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
                                                        question: question, settings: attribution)
-        return CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
+        let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
+        guard let question, let passage, let found = AnswerPassage.find(for: question, context: context.notes, settings: passage),
+              let note = context.notes[found.number], !parsed.citedNoteIds.contains(note.id) else { return parsed }
+        return CitationParser.parse(AnswerPassage.appending(found, to: attributed.text), context: context.notes,
+                                    bySelene: attributed.added.union([found.number]))
     }
 
     /// What else the context says: the thread the question is about, and open tasks.
