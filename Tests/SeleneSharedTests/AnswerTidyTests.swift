@@ -136,6 +136,7 @@ struct BriefingGroundingTests {
         note(1, "The roofer came by: the flashing around the chimney is rusted through. Quote was 1,800.", title: "Roof"),
         note(2, "Dentist appointment moved to Tuesday 3pm."),
         note(3, "Note to self: the wifi password for the cabin is on the back of the router."),
+        note(4, "Car service due at 60,000 km, currently 58,400. Book the garage for next month.", title: "Car"),
     ], threads: [], associations: [], tasks: [])
 
     @Test("Stories of the model's own speak of nothing it was given", arguments: [
@@ -143,6 +144,10 @@ struct BriefingGroundingTests {
         "In under 200 words:\n\nThe day I woke up and I had to make a decision, I had to make a choice, and I had to make it right.",
         "In 2026-11-27, I have a morning briefing from my notes. The previous morning, I wrote a note to myself. The next morning, I wrote a note to myself.",
         "In 2026-11-27, I wrote a morning briefing for the team to discuss the Lisbon trip. The next day, I was asked to renew the passport.",
+        // CI of b86c1e0: numbers only, two of them the car note's.
+        "The 2020-21, 2021-22, 2022-23, " + (24...76).map { "2023-\($0)" }.joined(separator: ", "),
+        // Short words of a note and nothing of four letters: "the car is due" says too little to keep.
+        "The car is due, the car is due.",
     ])
     func invented(text: String) {
         #expect(BriefingContextBuilder.mentions(text, context: context) == 0)

@@ -54,16 +54,23 @@ public enum BriefingContextBuilder {
     public static let system = "You are Selene, a calm thinking companion. You write short, specific morning briefings from the person's own notes. Never invent notes."
 
     /// How many of the briefing's new notes, threads and tasks `text` speaks of: an item counts
-    /// when the text has two of its content words (by stem; one, when it has only one), leaving
-    /// out the words the prompt itself uses ("notes", "morning", "threads", …).
+    /// when the text has two of its words (by stem; one, when it has only one), one of them a word
+    /// of four letters or more, leaving out the words the prompt itself uses ("notes", "morning",
+    /// "threads", …) and bare numbers: a model's run of "2023-58, 2023-60, …" shares "58" and "60"
+    /// with "Car service due at 60,000 km, currently 58,400" and says nothing of the car (CI,
+    /// 2026-11-27).
     public static func mentions(_ text: String, context: BriefingContext) -> Int {
         let generic = Set(TextTokens.searchTerms(system + " " + prompt(BriefingContext(date: context.date, newNotes: [], threads: [], associations: [], tasks: [])),
                                                  limit: 200).map(TextTokens.stem))
         let items = context.newNotes.prefix(20).map { ($0.title ?? "") + " " + $0.content }
             + context.threads.prefix(5).map { $0.name + " " + $0.summary } + context.tasks.prefix(10).map(\.title)
+        let isWord = { (term: String) in term.count >= 4 && term.allSatisfy(\.isLetter) }
         return items.filter { item in
-            let terms = TextTokens.searchTerms(item, limit: 16).filter { !generic.contains(TextTokens.stem($0)) }
-            return !terms.isEmpty && TextTokens.matched(terms, in: text) >= min(2, terms.count)
+            let terms = TextTokens.searchTerms(item, limit: 16).filter { term in
+                term.contains(where: \.isLetter) && !generic.contains(TextTokens.stem(term))
+            }
+            let found = TextTokens.matching(terms, in: text)
+            return !terms.isEmpty && found.count >= min(2, terms.count) && found.contains(where: isWord)
         }.count
     }
 

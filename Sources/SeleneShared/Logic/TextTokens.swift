@@ -36,10 +36,16 @@ public enum TextTokens {
     /// How many of `terms` a text has, by stem (a term of five letters or more also matches a
     /// longer word it begins: "recommend", "recommendation").
     public static func matched(_ terms: [String], in text: String) -> Int {
+        matching(terms, in: text).count
+    }
+
+    /// Those of `terms` a text has, by stem, as `matched` counts them.
+    public static func matching(_ terms: [String], in text: String) -> [String] {
         let stems = Set(words(text).map(stem))
-        return terms.map(stem).filter { term in
-            stems.contains(term) || term.count >= 5 && stems.contains { $0.count > term.count && $0.hasPrefix(term) }
-        }.count
+        return terms.filter { word in
+            let term = stem(word)
+            return stems.contains(term) || term.count >= 5 && stems.contains { $0.count > term.count && $0.hasPrefix(term) }
+        }
     }
 
     /// The distinct content words of a query, in order, at most `limit`.
