@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "JWT", package: "jwt"),
+                // Mail (password resets) over SMTP with STARTTLS or TLS.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts"), .copy("Resources/catalogs")]
         ),

@@ -66,6 +66,48 @@ public struct RefreshRequest: Codable, Sendable {
     public init(refreshToken: String) { self.refreshToken = refreshToken }
 }
 
+/// `POST /auth/password-reset`: mail a link to set a new password to this address, if an account
+/// signs in with it. The answer is the same either way.
+public struct PasswordResetRequest: Codable, Sendable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+extension PasswordResetRequest: Validatable {
+    public func validate(into v: inout Validator) { Rules.validateEmail(email, into: &v) }
+}
+
+/// `POST /auth/password-reset/confirm`: the token from the mailed link and the new password.
+public struct PasswordResetConfirmRequest: Codable, Sendable {
+    /// Characters of a link's token (32 random bytes, base64url without padding).
+    public static let tokenLength = 43
+    public var token: String
+    public var newPassword: String
+
+    public init(token: String, newPassword: String) {
+        self.token = token
+        self.newPassword = newPassword
+    }
+}
+
+extension PasswordResetConfirmRequest: Validatable {
+    public func validate(into v: inout Validator) {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        if token.count != Self.tokenLength || !token.allSatisfy(alphabet.contains) {
+            v.fail("token", "This is not a password-reset link's code; open the link from the email again")
+        }
+        var rules = Validator()
+        Rules.validatePassword(newPassword, into: &rules)
+        if let message = rules.fields["password"] { v.fail("newPassword", message) }
+    }
+}
+
+/// The answer to a reset request, whether or not an account has the address.
+public struct PasswordResetAccepted: Codable, Sendable, Hashable {
+    public var message: String
+    public init(message: String) { self.message = message }
+}
+
 public struct LogoutRequest: Codable, Sendable {
     public var refreshToken: String?
     public init(refreshToken: String? = nil) { self.refreshToken = refreshToken }

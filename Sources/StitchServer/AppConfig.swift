@@ -94,6 +94,15 @@ public struct AppConfig: Sendable {
     public var maxPatternBytes: Int = 50 * 1024 * 1024
     /// `METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
     public var metricsToken: String?
+    /// `SMTP_URL` …: where password-reset mail goes. Without it a reset is refused, saying so.
+    public var smtp: SMTPSettings?
+    /// `PUBLIC_URL`: the web app's address as people reach it (`https://stitch.example.com`), for
+    /// links in mail. Never taken from a request's Host header, which whoever asks chooses.
+    public var publicURL: String?
+    /// Password-reset requests one address may cause in `resetRequestWindow`, and how long a link lasts.
+    public var resetRequestLimit: Int = 3
+    public var resetRequestWindow: TimeInterval = 3600
+    public var resetLinkLifetime: TimeInterval = 3600
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
         self.database = database
@@ -158,6 +167,16 @@ public struct AppConfig: Sendable {
         if let token = env["METRICS_TOKEN"], !token.isEmpty {
             guard token.utf8.count >= minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(minimumSecretBytes) characters") }
             config.metricsToken = token
+        }
+        config.smtp = try SMTPSettings.fromEnvironment(env)
+        if let raw = env["PUBLIC_URL"], !raw.isEmpty {
+            guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigError("PUBLIC_URL must be the web app's address, like https://stitch.example.com")
+            }
+            config.publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+        }
+        if config.smtp != nil, config.publicURL == nil {
+            throw ConfigError("SMTP_URL is set but PUBLIC_URL is not: mail needs the web app's address for its links (e.g. PUBLIC_URL=https://stitch.example.com)")
         }
         config.instagram = oauth(prefix: "INSTAGRAM", env: env,
                                  tokenURL: "https://api.instagram.com/oauth/access_token",

@@ -17,6 +17,8 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.tableStatistics = TableStatistics(logger: app.logger)
     app.lifecycle.use(TableStatisticsLifecycle())
     app.clock = clock
+    app.storage[Application.MailQueueKey.self] = MailQueue()
+    app.lifecycle.use(MailQueueLifecycle())
 
     _ = installWireFormat
 

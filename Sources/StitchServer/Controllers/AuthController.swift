@@ -11,6 +11,8 @@ struct AuthController: RouteCollection {
         throttled.post("login", use: login)
         throttled.post("refresh", use: refresh)
         throttled.post("provider", use: provider)
+        throttled.post("password-reset", use: requestPasswordReset)
+        throttled.post("password-reset", "confirm", use: confirmPasswordReset)
         let signedIn = auth.grouped(RequireUser())
         signedIn.post("logout", use: logout)
         signedIn.get("me", use: me)
@@ -84,6 +86,18 @@ struct AuthController: RouteCollection {
         guard ok, let user, user.passwordHash != nil else { throw failure }
         try await LoginThrottleModel.query(on: req.db).filter(\.$email == email).delete()
         return user
+    }
+
+    @Sendable
+    func requestPasswordReset(req: Request) async throws -> Response {
+        let accepted = try await PasswordReset.request(try req.decodeJSON(PasswordResetRequest.self), req: req)
+        return try jsonResponse(accepted, status: .accepted, headers: ["Cache-Control": "no-store"])
+    }
+
+    @Sendable
+    func confirmPasswordReset(req: Request) async throws -> HTTPStatus {
+        _ = try await PasswordReset.confirm(try req.decodeJSON(PasswordResetConfirmRequest.self), req: req)
+        return .noContent
     }
 
     @Sendable

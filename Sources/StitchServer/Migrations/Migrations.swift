@@ -24,5 +24,6 @@ enum StitchMigrations {
         AddPatternRenderClaims(),
         CreateShoppingLines(),
         AllowProjectsWithoutCanvas(),
+        CreatePasswordResets(),
     ]
 }

@@ -15,6 +15,8 @@ public enum Housekeeping {
         public var webSessions = 0
         public var loginThrottles = 0
         public var clientThrottles = 0
+        public var passwordResets = 0
+        public var resetThrottles = 0
     }
 
     /// Deletes, as of `now`:
@@ -23,7 +25,8 @@ public enum Housekeeping {
     ///   a live access token's sign-in keeps the refresh token issued with it, which outlives it;
     /// - web sessions past their expiry (their cookie is already refused);
     /// - login throttles whose failure window (and so their lock) is over: the next failure
-    ///   starts a new window, exactly as with no row.
+    ///   starts a new window, exactly as with no row;
+    /// - password-reset links past their hour, used or not, and reset counts whose window is over.
     public static func prune(now: Date, config: AppConfig, on db: any Database) async throws -> Pruned {
         var pruned = Pruned()
         pruned.refreshTokens = try await db.sql.delete(from: RefreshTokenModel.schema)
@@ -38,6 +41,12 @@ public enum Housekeeping {
             .returning("id").all().count
         pruned.clientThrottles = try await db.sql.delete(from: ClientThrottleModel.schema)
             .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.clientAttemptWindow)))
+            .returning("id").all().count
+        pruned.passwordResets = try await db.sql.delete(from: PasswordResetModel.schema)
+            .where("expires_at", .lessThanOrEqual, SQLBind(now))
+            .returning("id").all().count
+        pruned.resetThrottles = try await db.sql.delete(from: ResetThrottleModel.schema)
+            .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.resetRequestWindow)))
             .returning("id").all().count
         return pruned
     }
@@ -66,7 +75,7 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                     do {
                         let pruned = try await Housekeeping.prune(now: clock.now(), config: config, on: db)
                         if pruned != Housekeeping.Pruned() {
-                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles")
+                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts")
                         }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")

@@ -6,7 +6,7 @@ import Vapor
 /// two cannot drift. Parameters are given as ":name" when registering, as the value when linking.
 enum SiteURL {
     case home
-    case signIn, signUp, signOut, appleSignIn, appleCallback, oauthSignIn(String), oauthCallback(String)
+    case signIn, signUp, signOut, forgotPassword, resetPassword, appleSignIn, appleCallback, oauthSignIn(String), oauthCallback(String)
     case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
@@ -28,6 +28,8 @@ enum SiteURL {
         case .signIn: ["app", "signin"]
         case .signUp: ["app", "signup"]
         case .signOut: ["app", "signout"]
+        case .forgotPassword: ["app", "forgot-password"]
+        case .resetPassword: ["app", "reset-password"]
         case .appleSignIn: ["app", "signin", "apple"]
         case .appleCallback: ["app", "signin", "apple", "callback"]
         case .oauthSignIn(let provider): ["app", "signin", provider]

@@ -147,6 +147,52 @@ extension WebController {
         return redirect(.settings, flash: "Your password is changed. Every other device and browser has been signed out.")
     }
 
+    // MARK: Forgot password
+
+    @Sendable func forgotPasswordPage(req: Request) async throws -> Response {
+        html(ForgotPasswordPage(canSend: req.config.smtp != nil).render(try await context(req)))
+    }
+
+    @Sendable func forgotPassword(req: Request) async throws -> Response {
+        let email = try FormData.parse(req)["email"] ?? ""
+        do {
+            let accepted = try await PasswordReset.request(PasswordResetRequest(email: email), req: req)
+            return html(ForgotPasswordPage(email: email, sent: accepted.message).render(try await context(req)))
+        } catch let error as APIError {
+            let page = ForgotPasswordPage(email: email, errors: error.fields ?? [:], message: error.fields == nil ? error.reason : nil,
+                                          canSend: req.config.smtp != nil)
+            return html(page.render(try await context(req)), status: error.status, headers: error.headers)
+        }
+    }
+
+    @Sendable func resetPasswordPage(req: Request) async throws -> Response {
+        let token = req.queryText("token") ?? ""
+        let usable = try await PasswordReset.isUsable(token, req: req)
+        return html(ResetPasswordPage(token: token, message: usable ? nil : PasswordReset.invalidLink.reason, usable: usable).render(try await context(req)),
+                    status: usable ? .ok : .badRequest)
+    }
+
+    @Sendable func resetPassword(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let body = PasswordResetConfirmRequest(token: form["token"] ?? "", newPassword: form.fields["newPassword"] ?? "")
+        guard body.newPassword == form.fields["confirmPassword"] else {
+            let page = ResetPasswordPage(token: body.token, errors: ["confirmPassword": "The two new passwords are not the same"])
+            return html(page.render(try await context(req)), status: .badRequest)
+        }
+        do {
+            _ = try await PasswordReset.confirm(body, req: req)
+        } catch let error as APIError {
+            // A bad or spent link can't be mended by typing again: offer a new one.
+            let spent = error.fields?["token"] != nil
+            let page = ResetPasswordPage(token: body.token, errors: error.fields ?? [:], message: spent ? error.reason : (error.fields == nil ? error.reason : nil),
+                                         usable: !spent)
+            return html(page.render(try await context(req)), status: error.status)
+        }
+        let response = redirect(.signIn, flash: "Your password is changed, and every device and browser signed in to your account was signed out. Sign in with the new password.")
+        try await WebSession.end(req: req, response: response)
+        return response
+    }
+
     // MARK: Deletion
 
     @Sendable func deleteAccountPage(req: Request) async throws -> Response {

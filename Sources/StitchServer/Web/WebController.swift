@@ -100,6 +100,10 @@ struct WebController: RouteCollection {
         open.get(SiteURL.signUp.route, use: signUpPage)
         open.grouped(ClientThrottle()).post(SiteURL.signUp.route, use: signUp)
         open.post(SiteURL.signOut.route, use: signOut)
+        open.get(SiteURL.forgotPassword.route, use: forgotPasswordPage)
+        open.grouped(ClientThrottle()).post(SiteURL.forgotPassword.route, use: forgotPassword)
+        open.get(SiteURL.resetPassword.route, use: resetPasswordPage)
+        open.grouped(ClientThrottle()).post(SiteURL.resetPassword.route, use: resetPassword)
         open.post(SiteURL.appleSignIn.route, use: appleStart)
         // Apple posts back cross-site: no CSRF cookie arrives; the signed state stands in for it.
         routes.post(SiteURL.appleCallback.route, use: appleCallback)
@@ -184,10 +188,11 @@ struct WebController: RouteCollection {
         return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? req.queryText("flash"))
     }
 
-    func html(_ node: Node, status: HTTPStatus = .ok) -> Response {
+    func html(_ node: Node, status: HTTPStatus = .ok, headers extra: HTTPHeaders = [:]) -> Response {
         let response = Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
                                                          "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
                                                          "Referrer-Policy": "same-origin"])
+        for (name, value) in extra { response.headers.replaceOrAdd(name: name, value: value) }
         response.body = .init(string: node.render())
         return response
     }
@@ -294,9 +299,7 @@ struct WebController: RouteCollection {
             return response
         } catch let error as APIError {
             let page = SignInPage(mode: .signIn, email: form["email"] ?? "", message: error.reason)
-            let response = html(page.render(try await context(req)), status: error.status)
-            for (name, value) in error.headers { response.headers.replaceOrAdd(name: name, value: value) }
-            return response
+            return html(page.render(try await context(req)), status: error.status, headers: error.headers)
         }
     }
 

@@ -33,7 +33,55 @@ struct SignInPage {
                 el("button", ["class": "primary", "type": "submit"], text(signingUp ? "Create account" : "Sign in"))),
             el("p", [:], signingUp
                 ? el("a", ["href": SiteURL.signIn.path], text("I already have an account"))
-                : el("a", ["href": SiteURL.signUp.path], text("Create an account")))))
+                : group([el("a", ["href": SiteURL.signUp.path], text("Create an account")), text(" · "),
+                         el("a", ["href": SiteURL.forgotPassword.path], text("Forgot password?"))]))))
+    }
+}
+
+/// "Forgot password": an address to mail a link to, then what was done.
+struct ForgotPasswordPage {
+    var email = ""
+    var errors: [String: String] = [:]
+    var message: String?
+    /// The answer once asked (the same whether or not an account has the address).
+    var sent: String?
+    /// False when the server has no mail set up: the page says so instead of offering the form.
+    var canSend = true
+
+    func render(_ context: PageContext) -> Node {
+        Layout.document("Forgot password", body: el("main", ["class": "signin", "id": "main"],
+            el("h1", [:], text("Forgot password")),
+            sent.map { el("p", ["class": "flash", "role": "status"], text($0)) }
+                ?? el("p", ["class": "tagline"], text(canSend ? "We'll email you a link to choose a new password." : PasswordReset.unconfigured.reason)),
+            message.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
+            when(sent == nil && canSend, Layout.form(.forgotPassword, context: context,
+                Layout.field("Email", name: "email", value: email, type: "email", error: errors["email"], required: true,
+                             extra: ["autocomplete": "email", "inputmode": "email"]),
+                el("button", ["class": "primary", "type": "submit"], text("Email me a link")))),
+            el("p", [:], el("a", ["href": SiteURL.signIn.path], text("Back to sign in")))))
+    }
+}
+
+/// The page a mailed link opens: the new password, twice.
+struct ResetPasswordPage {
+    var token: String
+    var errors: [String: String] = [:]
+    var message: String?
+    /// False for a link that has expired or was used: the page offers a new one instead.
+    var usable = true
+
+    func render(_ context: PageContext) -> Node {
+        Layout.document("Choose a new password", body: el("main", ["class": "signin", "id": "main"],
+            el("h1", [:], text("Choose a new password")),
+            message.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
+            usable
+                ? Layout.form(.resetPassword, context: context,
+                      void("input", ["type": "hidden", "name": "token", "value": token]),
+                      PasswordPage.newPasswordFields(errors: errors),
+                      el("p", ["class": "muted"], text("Every device and browser signed in to your account will be signed out.")),
+                      el("button", ["class": "primary", "type": "submit"], text("Set new password")))
+                : el("p", [:], el("a", ["class": "button primary", "href": SiteURL.forgotPassword.path], text("Email me a new link"))),
+            el("p", [:], el("a", ["href": SiteURL.signIn.path], text("Back to sign in")))))
     }
 }
 

@@ -148,12 +148,19 @@ struct PasswordPage {
                Layout.form(.password, context: context,
                    Layout.field("Current password", name: "currentPassword", type: "password", error: errors["currentPassword"], required: true,
                                 extra: ["autocomplete": "current-password"]),
-                   Layout.field("New password", name: "newPassword", type: "password", error: errors["newPassword"], required: true,
-                                extra: ["autocomplete": "new-password", "minlength": String(Limits.passwordMinCharacters)]),
-                   Layout.field("New password again", name: "confirmPassword", type: "password", error: errors["confirmPassword"], required: true,
-                                extra: ["autocomplete": "new-password"]),
+                   Self.newPasswordFields(errors: errors),
                    el("p", ["class": "muted"], text("Every other device and browser signed in to this account will be signed out.")),
                    el("button", ["class": "primary", "type": "submit"], text("Change password")))))
+    }
+
+    /// The new password, twice (here and on the page a reset link opens).
+    static func newPasswordFields(errors: [String: String]) -> Node {
+        group([
+            Layout.field("New password", name: "newPassword", type: "password", error: errors["newPassword"], required: true,
+                         extra: ["autocomplete": "new-password", "minlength": String(Limits.passwordMinCharacters)]),
+            Layout.field("New password again", name: "confirmPassword", type: "password", error: errors["confirmPassword"], required: true,
+                         extra: ["autocomplete": "new-password"]),
+        ])
     }
 }
 
