@@ -75,6 +75,22 @@ public actor APIClient {
         _ = try await send("POST", "/auth/password", body: ChangePasswordRequest(currentPassword: current, newPassword: new), authorized: true)
     }
 
+    /// Asks the server to mail a link to choose a new password; answers what the server says,
+    /// which is the same whether or not an account has the address.
+    public func requestPasswordReset(email: String) async throws -> String {
+        let accepted: PasswordResetAccepted = try decode(try await send("POST", "/auth/password-reset", body: PasswordResetRequest(email: email), authorized: false))
+        return accepted.message
+    }
+
+    /// Sets a new password with a mailed link's token (or the whole link). The server ends every
+    /// session of the account, so this device's is forgotten too: sign in with the new password.
+    public func confirmPasswordReset(token: String, newPassword: String) async throws {
+        let given = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = given.range(of: "token=").map { String(given[$0.upperBound...].prefix { $0 != "&" && $0 != "#" }) } ?? given
+        _ = try await send("POST", "/auth/password-reset/confirm", body: PasswordResetConfirmRequest(token: token, newPassword: newPassword), authorized: false)
+        try tokens.clear()
+    }
+
     /// Deletes the account and everything in it on the server, then forgets the session.
     public func deleteAccount(_ request: DeleteAccountRequest) async throws {
         _ = try await send("DELETE", "/auth/account", body: request, authorized: true)

@@ -82,6 +82,16 @@ struct Context {
 enum Terminal {
     static var isInteractive: Bool { isatty(STDERR_FILENO) != 0 }
 
+    /// A new password, typed twice, or STITCH_NEW_PASSWORD for scripts.
+    static func newPassword() throws -> String {
+        if let given = ProcessInfo.processInfo.environment["STITCH_NEW_PASSWORD"] { return given }
+        let new = try password(prompt: "New password (at least \(Limits.passwordMinCharacters) characters): ", fromEnvironment: false)
+        guard try password(prompt: "New password again: ", fromEnvironment: false) == new else {
+            throw CLIError("The two new passwords are not the same; nothing changed", code: .invalid)
+        }
+        return new
+    }
+
     /// Reads a password without echo, or from STITCH_PASSWORD for scripts.
     static func password(prompt: String, fromEnvironment: Bool = true) throws -> String {
         if fromEnvironment, let env = ProcessInfo.processInfo.environment["STITCH_PASSWORD"] { return env }

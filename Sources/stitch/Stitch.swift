@@ -9,7 +9,7 @@ struct Stitch: AsyncParsableCommand {
         commandName: "stitch",
         abstract: "Stitchuation from the terminal: threads, canvases, projects, journal and shopping list, offline first.",
         subcommands: [
-            Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
+            Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, ForgotPassword.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
             Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self,
             ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self,
         ])
@@ -97,17 +97,38 @@ struct PasswordCommand: AsyncParsableCommand {
             let ctx = try Context.open()
             guard ctx.signedIn else { throw ClientError.signedOut }
             let current = try Terminal.password(prompt: "Current password: ")
-            let new: String
-            if let given = ProcessInfo.processInfo.environment["STITCH_NEW_PASSWORD"] {
-                new = given
-            } else {
-                new = try Terminal.password(prompt: "New password (at least \(Limits.passwordMinCharacters) characters): ", fromEnvironment: false)
-                guard try Terminal.password(prompt: "New password again: ", fromEnvironment: false) == new else {
-                    throw CLIError("The two new passwords are not the same; nothing changed", code: .invalid)
-                }
-            }
+            let new = try Terminal.newPassword()
             try await ctx.api.changePassword(current: current, new: new)
             print("Password changed. Every other device and browser has been signed out; this one stays signed in.")
+        }
+    }
+}
+
+struct ForgotPassword: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forgot-password", abstract: "Get a link by email to choose a new password, then set it with the link.",
+        discussion: """
+            stitch forgot-password --server URL --email ADDRESS mails the link; \
+            stitch forgot-password --server URL --link 'LINK FROM THE EMAIL' sets the new password (asked twice; STITCH_NEW_PASSWORD in scripts). \
+            Every device and browser signed in to the account is signed out; sign in again with stitch login.
+            """)
+    @Option var server: String
+    @Option(help: "The address the account signs in with.") var email: String?
+    @Option(help: "The link from the email (or its token).") var link: String?
+
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open(server: server)
+            switch (email, link) {
+            case (let email?, nil):
+                print(try await ctx.api.requestPasswordReset(email: email))
+            case (nil, let link?):
+                let new = try Terminal.newPassword()
+                try await ctx.api.confirmPasswordReset(token: link, newPassword: new)
+                print("Password changed, and every device and browser signed in to the account signed out. Sign in with: stitch login --server \(server) --email …")
+            default:
+                throw CLIError("Give either --email (to get a link) or --link (to use it)", code: .invalid)
+            }
         }
     }
 }

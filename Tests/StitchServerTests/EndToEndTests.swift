@@ -8,8 +8,9 @@ import Testing
 import VaporTesting
 
 /// The real server listening on a random local port, for clients that speak HTTP.
-func withLiveServer(prepare: (Application) -> Void = { _ in }, _ body: (Application, TestClock, String) async throws -> Void) async throws {
-    try await withTestApp { app, clock in
+func withLiveServer(prepare: (Application) -> Void = { _ in }, adjust: (inout AppConfig) -> Void = { _ in },
+                    _ body: (Application, TestClock, String) async throws -> Void) async throws {
+    try await withTestApp(adjust: adjust) { app, clock in
         prepare(app)
         try await app.server.start(address: .hostname("127.0.0.1", port: 0))
         let port = try #require(app.http.server.shared.localAddress?.port)

@@ -186,6 +186,38 @@ struct PasswordResetTests {
         }
     }
 
+    @Test("A device over HTTP (StitchKit) and the stitch CLI: ask for a link, set the password with it; the device's session is forgotten")
+    func clients() async throws {
+        let binary = try #require(EndToEndTests.stitchBinary(), "build the stitch executable first (swift build)")
+        let sink = try SMTPSink()
+        defer { sink.stop() }
+        try await withLiveServer(adjust: { config in
+            config.smtp = sink.settings()
+            config.publicURL = "https://stitch.test"
+        }) { app, clock, server in
+            let device = try Device(server: server, clock: clock)
+            _ = try await device.api.register(email: "ann@example.com", password: "correct horse", displayName: "Ann")
+            #expect(try await device.api.requestPasswordReset(email: "ann@example.com").contains("within an hour"))
+            let link = "https://stitch.test/app/reset-password?token=" + (try #require(try await sink.waitFor(1)[0].token))
+            try await device.api.confirmPasswordReset(token: link + "\n", newPassword: "new battery staple")
+            #expect(try device.tokens.load() == nil, "signed out on the device too")
+            _ = try await device.api.login(email: "ann@example.com", password: "new battery staple")
+
+            // The CLI: the same two steps, the new password from STITCH_NEW_PASSWORD.
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-reset-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["STITCH_HOME": home, "STITCH_NEW_PASSWORD": "third battery staple"]
+            var r = try await EndToEndTests.run(binary, ["forgot-password", "--server", server, "--email", "ann@example.com"], env: env)
+            #expect(r.code == 0 && r.out.contains("we've sent it a link"), "\(r.out) \(r.err)")
+            let token = try #require(try await sink.waitFor(2)[1].token)
+            r = try await EndToEndTests.run(binary, ["forgot-password", "--server", server, "--link", "https://stitch.test/app/reset-password?token=\(token)"], env: env)
+            #expect(r.code == 0 && r.out.contains("Password changed"), "\(r.out) \(r.err)")
+            r = try await EndToEndTests.run(binary, ["forgot-password", "--server", server, "--link", token], env: env)
+            #expect(r.code != 0 && r.err.contains("expired or was already used"), "\(r.out) \(r.err)")
+            #expect(try await login(app, password: "third battery staple").status == .ok)
+        }
+    }
+
     @Test("The mail client refuses to send over a server without STARTTLS, and says why a server refused it")
     func mailerFailures() async throws {
         let plain = try SMTPSink(security: .none, auth: false)
