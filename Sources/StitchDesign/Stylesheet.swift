@@ -112,6 +112,8 @@ public enum Stylesheet {
                                   border-radius: var(--radius-subtle); padding: var(--space-sm) var(--space-md); min-height: 48px; width: 100%; }
         input[type=checkbox] { width: 24px; min-height: 24px; height: 24px; }
         .error { color: #8A2F12; font: var(--font-subheadline); font-weight: 600; }
+        /* Kept on the device until the network is back (app.js): marked, not hidden. */
+        .pending { border-left: 3px dashed var(--color-terracotta); }
         .flash { background: var(--color-terracotta-muted); color: var(--color-espresso); padding: var(--space-md); border-radius: var(--radius-subtle); margin-bottom: var(--space-md); }
         .empty { text-align: center; padding: var(--space-xxxl) var(--space-lg); }
         .empty .icon { font-size: 48px; }

@@ -25,15 +25,110 @@ struct PWATests {
             let readable = try NSRegularExpression(pattern: PWA.readable)
             func kept(_ path: String) -> Bool { readable.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil }
             let id = UUID().wireText
-            for path in ["/app/inventory", "/app/stash", "/app/stash/\(id)", "/app/projects", "/app/projects/\(id)", "/app/shopping"] {
+            for path in ["/app/inventory", "/app/inventory/new", "/app/stash", "/app/stash/\(id)", "/app/projects", "/app/projects/\(id)", "/app/shopping"] {
                 #expect(kept(path), "\(path) is read offline")
             }
-            for path in ["/app/settings", "/app/signin", "/app/stash/new", "/app/projects/start", "/app/inventory/new", "/app/settings/export.json"] {
+            for path in ["/app/settings", "/app/signin", "/app/stash/new", "/app/projects/start", "/app/settings/export.json"] {
                 #expect(!kept(path), "\(path) is not kept")
             }
             // Every signed-in page links the manifest.
             let page = try await app.send(.GET, "/app/signin").text
             #expect(page.contains("rel=\"manifest\" href=\"/app/manifest.webmanifest\""))
+        }
+    }
+
+    struct WebSyncAnswer: Decodable {
+        var results: [SyncResult]
+        var changes: [SyncChange]
+    }
+
+    /// Changes the web app kept offline, as app.js sends them to /app/sync.
+    static func kept(_ changes: [(type: String, id: UUID, fields: String, at: String)]) -> String {
+        "{\"changes\":[" + changes.map { "{\"type\":\"\($0.type)\",\"id\":\"\($0.id.wireText)\",\"fields\":\($0.fields),\"changedAt\":\"\($0.at)\"}" }
+            .joined(separator: ",") + "]}"
+    }
+
+    @Test("Changes kept offline in the browser: laid over the server's record and dated when they were made; a later change elsewhere wins and comes back; bad ones are refused by name; no token, no change")
+    func keptOffline() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let black = try await ann.thread("DMC", "310", quantity: 1, extra: ["colorName": "Black", "notes": "for the outline"])
+            let gold = try await ann.thread("DMC", "3865", quantity: 2)
+            let project = try await ann.create("/projects", ["name": "Shop sampler", "status": "planned"], as: ProjectDetail.self).project
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let page = try await web.request(.GET, "/app/inventory").text
+            #expect(page.contains("data-user=\"\(ann.auth.user.id.wireText)\""))
+            let token = try await web.csrf(from: "/app/inventory")
+            let csrf: HTTPHeaders = ["X-CSRF-Token": token]
+
+            // DMC 3865 changed on a device after the browser's offline step (made a minute ago).
+            clock.advance(by: 60)
+            let made = Timestamp.string(from: clock.now.addingTimeInterval(-30))
+            let put = try await ann.sendObject(.PUT, "/threads/\(gold.id.wireText)", ["quantity": 7])
+            try #require(put.status == .ok, "\(put.text)")
+            let newThread = UUID(), note = UUID(), other = UUID(), bought = UUID(), badBuy = UUID()
+            let madeAfter = Timestamp.string(from: clock.now.addingTimeInterval(-20))
+            let body = Self.kept([
+                ("thread", black.id, #"{"quantity":4}"#, made),
+                ("thread", gold.id, #"{"quantity":3}"#, made),
+                ("thread", newThread, #"{"brand":"DMC","number":"444","colorName":"Dark lemon","fiberType":"cotton","quantity":2,"createdAt":"\#(made)"}"#, made),
+                ("journalEntry", note, #"{"projectId":"\#(project.id.wireText)","notes":"Bought the gold","createdAt":"\#(made)"}"#, made),
+                ("thread", UUID(), #"{"quantity":1}"#, made),
+                ("canvas", other, #"{"designName":"Hare"}"#, made),
+                // Bought after the quantity was set: both count (4 + 2), in the order they were made.
+                ("purchase", bought, #"{"brand":"DMC","number":"310","quantity":2}"#, madeAfter),
+                ("purchase", badBuy, #"{"brand":"DMC","number":"310","quantity":0}"#, madeAfter),
+            ])
+            // Without the page's token nothing changes.
+            #expect(try await web.request(.POST, "/app/sync", json: body).status == .forbidden)
+            #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 1)
+
+            let res = try await web.request(.POST, "/app/sync", json: body, headers: csrf)
+            try #require(res.status == .ok, "\(res.text)")
+            let answer = try res.decode(WebSyncAnswer.self)
+            let status = Dictionary(uniqueKeysWithValues: answer.results.map { ($0.id, $0.status) })
+            #expect(status[black.id] == .applied && status[newThread] == .applied && status[note] == .applied)
+            #expect(status[gold.id] == .stale, "\(String(describing: status[gold.id])) \(res.text)")
+            #expect(status[other] == .rejected && status[bought] == .applied && status[badBuy] == .rejected)
+            #expect(answer.results.map(\.id) == [black.id, gold.id, newThread, note, answer.results[4].id, other, bought, badBuy])
+            #expect(answer.results.filter { $0.status == .rejected }.count == 3)
+            #expect(answer.results.first { $0.id == badBuy }?.error?.fields?["quantity"] != nil)
+            // The server's copy of what it kept comes back.
+            let goldCopy = try #require(answer.changes.first { $0.id == gold.id })
+            #expect(try goldCopy.record(as: InventoryThread.self).quantity == 7)
+
+            // Only the changed field moved; the rest of the record is the server's.
+            let blackNow = try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self)
+            #expect(blackNow.quantity == 6 && blackNow.colorName == "Black" && blackNow.notes == "for the outline")
+            #expect(try await ann.get("/threads/\(gold.id.wireText)", as: InventoryThread.self).quantity == 7)
+            let added = try await ann.get("/threads/\(newThread.wireText)", as: InventoryThread.self)
+            #expect(added.brand == "DMC" && added.number == "444" && added.quantity == 2 && added.colorName == "Dark lemon")
+            #expect(try await ann.get("/projects/\(project.id.wireText)/entries", as: [JournalEntryDetail].self).map(\.entry.notes) == ["Bought the gold"])
+
+            // Sent again (the answer was lost on the way): nothing changes twice.
+            let again = try await web.request(.POST, "/app/sync", json: body, headers: csrf)
+            #expect(again.status == .ok)
+            #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 6)
+            #expect(try await ann.get("/projects/\(project.id.wireText)/entries", as: [JournalEntryDetail].self).count == 1)
+
+            // Someone else's browser can't reach Ann's records: an id of hers is not theirs to change.
+            let bob = WebClient(app: app)
+            _ = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            try await bob.signIn("bob@example.com")
+            let bobToken = try await bob.csrf(from: "/app/settings")
+            let later = Timestamp.string(from: clock.now.addingTimeInterval(1))
+            let theft = try await bob.request(.POST, "/app/sync", json: Self.kept([("thread", black.id, #"{"quantity":99}"#, later)]),
+                                              headers: ["X-CSRF-Token": bobToken])
+            #expect(theft.status == .ok && !theft.text.contains("for the outline"))
+            #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 6)
+
+            // Signed out: 401, and the page keeps what it has for the next sign-in.
+            let out = WebClient(app: app)
+            #expect(try await out.request(.POST, "/app/sync", json: body, headers: csrf).status != .ok)
+            // Malformed: a clear 400.
+            let bad = try await web.request(.POST, "/app/sync", json: #"{"changes":[{"type":"thread"}]}"#, headers: csrf)
+            #expect(bad.status == .badRequest)
         }
     }
 }

@@ -12,8 +12,9 @@ final class WebClient {
 
     init(app: Application) { self.app = app }
 
-    func request(_ method: HTTPMethod, _ path: String, form: [String: String]? = nil) async throws -> TestingHTTPResponse {
-        var headers = HTTPHeaders()
+    func request(_ method: HTTPMethod, _ path: String, form: [String: String]? = nil, json: String? = nil,
+                 headers extra: HTTPHeaders = [:]) async throws -> TestingHTTPResponse {
+        var headers = extra
         if !cookies.isEmpty { headers.replaceOrAdd(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
         var body: ByteBuffer?
         if let form {
@@ -21,6 +22,10 @@ final class WebClient {
             c.queryItems = form.map { URLQueryItem(name: $0.key, value: $0.value) }
             body = ByteBuffer(string: (c.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B"))
             headers.contentType = .urlEncodedForm
+        }
+        if let json {
+            body = ByteBuffer(string: json)
+            headers.contentType = .json
         }
         let res = try await app.testing().sendRequest(method, path, headers: headers, body: body)
         for cookie in res.headers[.setCookie] {

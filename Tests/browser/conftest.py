@@ -97,32 +97,49 @@ def follow(driver, element):
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
+class StitchServer:
+    """The real stitchuation binary (STITCH_SERVER_BIN) on a free port with a throwaway data
+    directory. `stop()` and `start()` again keep its port and its data: a server that goes away
+    and comes back. `extra_env` may hold `of_base`, a function of the base URL, for settings that
+    name the server's own address."""
+
+    def __init__(self, **extra_env):
+        self.binary = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
+        self.data = tempfile.mkdtemp(prefix="stitch-web-")
+        self.base = f"http://127.0.0.1:{free_port()}"
+        settings = extra_env.pop("of_base", lambda _: {})(self.base)
+        # Every test signs in from 127.0.0.1: the per-address limit (ClientThrottleTests) is lifted here.
+        self.env = dict(os.environ, DATA_DIR=self.data, PORT=self.base.rsplit(":", 1)[1], HOST="127.0.0.1", LOG_LEVEL="warning",
+                        CLIENT_ATTEMPT_LIMIT="100000", **extra_env, **settings)
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen([self.binary, "serve"], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for _ in range(200):
+            try:
+                if urllib.request.urlopen(self.base + "/health", timeout=1).status == 200:
+                    return self
+            except Exception:
+                time.sleep(0.1)
+        self.proc.kill()
+        raise RuntimeError("server did not start: " + self.proc.stdout.read().decode(errors="replace"))
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
 def stitch_server(**extra_env):
-    """Starts the real stitchuation binary (STITCH_SERVER_BIN) on a free port with a throwaway data
-    directory; yields its base URL (a generator for a fixture). `extra_env` may be a function of
-    the base URL, for settings that name the server's own address."""
-    binary = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
-    data = tempfile.mkdtemp(prefix="stitch-web-")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    settings = extra_env.pop("of_base", lambda _: {})(base)
-    # Every test signs in from 127.0.0.1: the per-address limit (ClientThrottleTests) is lifted here.
-    env = dict(os.environ, DATA_DIR=data, PORT=str(port), HOST="127.0.0.1", LOG_LEVEL="warning", CLIENT_ATTEMPT_LIMIT="100000",
-               **extra_env, **settings)
-    proc = subprocess.Popen([binary, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(base + "/health", timeout=1).status == 200:
-                break
-        except Exception:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise RuntimeError("server did not start: " + proc.stdout.read().decode(errors="replace"))
-    yield base
-    proc.terminate()
-    proc.wait(timeout=10)
-    shutil.rmtree(data, ignore_errors=True)
+    """A StitchServer started; yields its base URL (a generator for a fixture) and ends it."""
+    server = StitchServer(**extra_env).start()
+    yield server.base
+    server.close()
 
 
 def touch(driver, kind, points):

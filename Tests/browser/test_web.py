@@ -5,6 +5,7 @@ local port with a temporary data directory, walks through the product as a needl
 and screenshots each key page at phone, tablet and desktop sizes into SCREENSHOT_DIR
 (default test-artifacts/screenshots)."""
 import base64
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
+from conftest import SIZES, StitchServer, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -791,13 +792,36 @@ def test_plan_shop_and_turn_green(server, browser, shots):
     snap(browser, shots, "project-without-canvas")
 
 
+def stitch_cli(home, *args):
+    """The stitch CLI (STITCH_CLI_BIN; StitchKit's sync engine and local store) as a device of its own."""
+    server_bin = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
+    binary = os.environ.get("STITCH_CLI_BIN", os.path.join(os.path.dirname(server_bin), "stitch"))
+    done = subprocess.run([binary, *args], env=dict(os.environ, STITCH_HOME=home, STITCH_PASSWORD="correct horse"),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def quantities(browser):
+    return {" ".join(r.find_element(By.CSS_SELECTOR, ".title").get_attribute("textContent").split()):
+            r.find_element(By.CSS_SELECTOR, "output.qty").text for r in browser.find_elements(By.CSS_SELECTOR, "#threads .row")}
+
+
+def network(browser, offline):
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
 def test_offline_in_a_shop(browser, shots):
     """In a needlework shop with no signal, on a phone: the inventory, the shopping list and the
     projects read as last seen, with "as of"; the inventory is searched on the page; a page never
-    opened says it can't be shown. Its own server, stopped mid-test (DevTools' offline switch
-    doesn't reach the service worker's fetches), with the page told it is offline."""
-    server_run = stitch_server()
-    base = next(server_run)
+    opened says it can't be shown. Quantities stepped, a line of the shopping list bought, a thread
+    added and a journal note written offline are kept on the device through a reload, and sent when the network is back, dated when
+    they were made: a later change on a StitchKit device (the stitch CLI) wins and is shown; the
+    rest reach the server and the device's next pull. The server itself goes away (DevTools'
+    offline switch doesn't reach the service worker's fetches) and the page is told it is offline."""
+    server = StitchServer().start()
+    base = server.base
+    device = tempfile.mkdtemp(prefix="stitch-device-")
     try:
         browser.set_window_size(*SIZES["phone"])
         sign_up(browser, base, "Gil", "gil@example.com")
@@ -807,25 +831,37 @@ def test_offline_in_a_shop(browser, shots):
             fill(browser, "number", number)
             fill(browser, "quantity", quantity)
             submit(browser, "Add thread")
+        browser.get(base + "/app/projects/start")
+        section = browser.find_element(By.ID, "without-canvas")
+        section.find_element(By.NAME, "name").send_keys("Shop sampler")
+        submit_in(browser, section, "Plan it")
+        project = browser.current_url.split("#")[0]
+        # Running low on DMC 310: two on the shopping list by hand.
+        browser.get(base + "/app/shopping")
+        click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
+        fill(browser, "number", "310")
+        fill(browser, "quantity", "2")
+        submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
+        assert browser.find_elements(By.CSS_SELECTOR, "#shopping .row[data-item='DMC 310']")
+        stitch_cli(device, "login", "--server", base, "--email", "gil@example.com")
         browser.get(base + "/app/inventory")
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         manifest = browser.find_element(By.CSS_SELECTOR, "link[rel=manifest]").get_attribute("href")
         assert manifest.endswith("/app/manifest.webmanifest")
         # Seen online with the worker in charge: these are kept.
-        for path in ["/app/inventory", "/app/shopping", "/app/projects"]:
+        for path in ["/app/inventory", "/app/shopping", "/app/projects", "/app/inventory/new", project[len(base):]]:
             browser.get(base + path)
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
         time.sleep(0.5)  # the worker's copy is written just after the page arrives
         browser.execute_cdp_cmd("Network.enable", {})
-        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        next(server_run, None)  # the shop has no signal: the server stops, nothing answers
+        network(browser, offline=True)
+        server.stop()  # the shop has no signal: nothing answers
 
         browser.get(base + "/app/inventory")
         note = browser.find_element(By.ID, "offline-note")
         assert note.text.startswith("Offline — as of") and note.get_attribute("data-as-of"), note.text
+        assert "kept on this device" in note.text
         assert rows(browser) == ["DMC 310", "DMC 3865"]
-        assert "Reading only" in note.text
-        assert not browser.find_element(By.CSS_SELECTOR, "#threads form.step button").is_enabled(), "changes wait for the network"
         search = browser.find_element(By.NAME, "q")
         search.send_keys("3865")
         search.submit()
@@ -834,10 +870,69 @@ def test_offline_in_a_shop(browser, shots):
         assert [" ".join(r.find_element(By.CSS_SELECTOR, ".title").get_attribute("textContent").split()) for r in visible] == ["DMC 3865"]
         assert "1 of 2 threads" in browser.find_element(By.ID, "offline-count").text
         snap(browser, shots, "offline-inventory")
+        # Stepped offline: DMC 3865 2 → 3 (the device will change it later), DMC 310 1 → 2.
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 3865']"))
+        WebDriverWait(browser, 5).until(lambda d: quantities(d).get("DMC 3865") == "3")
+        browser.get(base + "/app/inventory")
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 310']"))
+        WebDriverWait(browser, 5).until(lambda d: quantities(d).get("DMC 310") == "2")
+        # Bought the two DMC 310 on the list, ticked offline: 2 + 2 = 4.
         browser.get(base + "/app/shopping")
-        assert "Shopping list" in browser.find_element(By.TAG_NAME, "h1").text and browser.find_elements(By.ID, "offline-note")
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='Bought DMC 310']"))
+        WebDriverWait(browser, 5).until(lambda d: "Bought 2 — kept on this device" in d.find_element(By.ID, "shopping").text)
+        # A thread added offline, from the form kept for it.
+        browser.get(base + "/app/inventory/new")
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "444")
+        fill(browser, "colorName", "Dark lemon")
+        fill(browser, "quantity", "2")
+        add_another = browser.find_element(By.ID, "f-addAnother")
+        if add_another.is_selected():
+            click(browser, add_another)
+        submit(browser, "Add thread")
+        assert browser.current_url == base + "/app/inventory"
+        # A journal note, on the project's page kept offline.
+        browser.get(project)
+        browser.find_element(By.ID, "f-entry-notes").send_keys("Bought the gold in the shop; the sampler can start")
+        click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Add entry']"))
+        WebDriverWait(browser, 5).until(lambda d: "Bought the gold" in d.find_element(By.ID, "journal").text)
+        # Nothing typed offline is lost on reload.
+        browser.get(base + "/app/inventory")
+        browser.refresh()
+        assert quantities(browser) == {"DMC 444": "2", "DMC 310": "4", "DMC 3865": "3"}, quantities(browser)
+        kept = browser.find_element(By.ID, "outbox-kept").text
+        assert kept.startswith("5 changes kept on this device"), kept
+        snap(browser, shots, "offline-changes-kept")
         browser.get(base + "/app/stash/new")
         assert "You're offline" in browser.page_source, browser.page_source[:3000]
+        browser.get(base + "/app/inventory")
+
+        # Meanwhile the server is back, and the device (which has its own signal) changes
+        # DMC 3865 after the browser did: 2 + 5 = 7.
+        server.start()
+        stitch_cli(device, "threads", "inc", "DMC", "3865", "5")
+        # The browser's network comes back: what it kept is sent.
+        network(browser, offline=False)
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "outbox-sent"))
+        sent = browser.find_element(By.ID, "outbox-sent").text
+        assert sent.startswith("Sent 4 changes made offline."), sent
+        assert "DMC 3865 was changed later on another device: it has 7 there" in sent, sent
+        assert quantities(browser)["DMC 3865"] == "7"
+        assert browser.execute_script("return localStorage.getItem('stitch-outbox')") == "[]"
+        assert not browser.find_elements(By.ID, "outbox-kept")
+        # The server has them, and the device's next pull brings them.
+        browser.refresh()
+        assert quantities(browser) == {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"}, quantities(browser)
+        snap(browser, shots, "offline-changes-sent")
+        stitch_cli(device, "sync")
+        on_device = {f"{t['brand']} {t['number']}": (t["quantity"], t.get("colorName")) for t in json.loads(stitch_cli(device, "threads", "list", "--json"))}
+        assert on_device == {"DMC 310": (4, None), "DMC 3865": (7, None), "DMC 444": (2, "Dark lemon")}, on_device
+        browser.get(base + "/app/shopping")
+        assert "Nothing to buy" in browser.page_source, "the bought line is gone from the list"
+        browser.get(project)
+        assert "Bought the gold in the shop; the sampler can start" in browser.find_element(By.ID, "entries").text
+        assert not browser.find_elements(By.CSS_SELECTOR, "#entries .pending")
     finally:
-        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        next(server_run, None)
+        network(browser, offline=False)
+        server.close()
+        shutil.rmtree(device, ignore_errors=True)

@@ -25,5 +25,6 @@ enum StitchMigrations {
         CreateShoppingLines(),
         AllowProjectsWithoutCanvas(),
         CreatePasswordResets(),
+        CreateAppliedWebPurchases(),
     ]
 }

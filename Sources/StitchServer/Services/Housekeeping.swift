@@ -17,6 +17,7 @@ public enum Housekeeping {
         public var clientThrottles = 0
         public var passwordResets = 0
         public var resetThrottles = 0
+        public var webPurchases = 0
     }
 
     /// Deletes, as of `now`:
@@ -26,7 +27,9 @@ public enum Housekeeping {
     /// - web sessions past their expiry (their cookie is already refused);
     /// - login throttles whose failure window (and so their lock) is over: the next failure
     ///   starts a new window, exactly as with no row;
-    /// - password-reset links past their hour, used or not, and reset counts whose window is over.
+    /// - password-reset links past their hour, used or not, and reset counts whose window is over;
+    /// - the ids of offline purchases applied longer ago than a web session can last (a page
+    ///   re-sends one only while it is signed in; `WebSession.absoluteLifetime`).
     public static func prune(now: Date, config: AppConfig, on db: any Database) async throws -> Pruned {
         var pruned = Pruned()
         pruned.refreshTokens = try await db.sql.delete(from: RefreshTokenModel.schema)
@@ -47,6 +50,9 @@ public enum Housekeeping {
             .returning("id").all().count
         pruned.resetThrottles = try await db.sql.delete(from: ResetThrottleModel.schema)
             .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.resetRequestWindow)))
+            .returning("id").all().count
+        pruned.webPurchases = try await db.sql.delete(from: "applied_web_purchases")
+            .where("created_at", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-WebSession.absoluteLifetime)))
             .returning("id").all().count
         return pruned
     }
@@ -75,7 +81,7 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                     do {
                         let pruned = try await Housekeeping.prune(now: clock.now(), config: config, on: db)
                         if pruned != Housekeeping.Pruned() {
-                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts")
+                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts, \(pruned.webPurchases) offline purchases' ids")
                         }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")

@@ -10,13 +10,7 @@ enum SyncService {
     static func sync(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> SyncResponse {
         let (cursor, pageSize) = try parse(request)
 
-        var push = PushOutcome()
-        if !request.changes.isEmpty {
-            push = try await db.writeTransaction { db in
-                try await apply(request.changes, userId: userId, app: app, db: db)
-            }
-            app.tableStatistics.refresh(afterWriting: push.rowsWritten, on: app.db)
-        }
+        let push = request.changes.isEmpty ? PushOutcome() : try await self.push(request.changes, userId: userId, app: app, db: db)
 
         let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db, faults: app.syncFaults)
         // The server's copy goes back for every stale change and every change the server stored
@@ -25,6 +19,15 @@ enum SyncService {
         // What the client just pushed and the server holds exactly as sent is not echoed back.
         let pulled = page.changes.filter { !corrected.contains($0.key) && !push.echoes.contains($0.key) }
         return SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: push.serverCopies + pulled, results: push.results)
+    }
+
+    /// Applies pushed changes in one transaction (last write wins by each change's `updatedAt`).
+    static func push(_ changes: [SyncChange], userId: UUID, app: Application, db: any Database) async throws -> PushOutcome {
+        let push = try await db.writeTransaction { db in
+            try await apply(changes, userId: userId, app: app, db: db)
+        }
+        app.tableStatistics.refresh(afterWriting: push.rowsWritten, on: app.db)
+        return push
     }
 
     /// The request's cursor and page size, checked.

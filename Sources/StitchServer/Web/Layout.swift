@@ -45,7 +45,7 @@ enum Layout {
             el("div", ["class": "shell"],
                el("nav", ["class": "sidebar", "aria-label": "Sections"], children:
                     [el("div", ["class": "brand"], text("Stitchuation"))] + navLinks(section)),
-               el("main", ["id": "main"], children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
+               el("main", ["id": "main", "data-user": context.user?.id.wireText, "data-csrf": context.csrf], children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
             el("nav", ["class": "tabbar", "aria-label": "Sections"], children: navLinks(section)),
         ]))
     }

@@ -19,7 +19,7 @@ enum SiteURL {
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
-    case stylesheet, script, font(String), icon, manifest, worker, offline
+    case stylesheet, script, font(String), icon, manifest, worker, offline, sync
     case image(String)
 
     var components: [String] {
@@ -77,6 +77,7 @@ enum SiteURL {
         case .shoppingDismiss: ["app", "shopping", "set-aside"]
         case .shoppingText: ["app", "shopping", "shopping-list.txt"]
         case .settings: ["app", "settings"]
+        case .sync: ["app", "sync"]
         case .exportJSON: ["app", "settings", "export.json"]
         case .exportCSV(let kind): ["app", "settings", "export", kind]
         case .importFile: ["app", "settings", "import"]

@@ -52,7 +52,9 @@ struct WebAuth: AsyncMiddleware {
             if req.body.data == nil {
                 _ = try await req.body.collect(max: (maxBody ?? req.application.routes.defaultMaxBodySize).value).get()
             }
-            let submitted = try FormData.parse(req).fields[WebSession.csrfField]
+            // A form carries the token as a field; the page's script (app.js, sending what was
+            // changed offline) as a header.
+            let submitted = try req.headers.first(name: WebSession.csrfHeader) ?? FormData.parse(req).fields[WebSession.csrfField]
             try WebSession.verifyCSRF(req, submitted: submitted)
         }
         if let user = try await WebSession.user(for: req) {
@@ -100,6 +102,8 @@ struct WebController: RouteCollection {
         open.get(SiteURL.signUp.route, use: signUpPage)
         open.grouped(ClientThrottle()).post(SiteURL.signUp.route, use: signUp)
         open.post(SiteURL.signOut.route, use: signOut)
+        // Answers 401 as JSON, not the sign-in page, to the script that calls it.
+        open.post(SiteURL.sync.route, use: sync)
         open.get(SiteURL.forgotPassword.route, use: forgotPasswordPage)
         open.grouped(ClientThrottle()).post(SiteURL.forgotPassword.route, use: forgotPassword)
         open.get(SiteURL.resetPassword.route, use: resetPasswordPage)

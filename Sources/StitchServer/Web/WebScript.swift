@@ -23,9 +23,13 @@ enum WebScript {
         note.className = 'flash';
         note.setAttribute('role', 'status');
         note.textContent = (seen ? 'Offline — as of ' + new Date(Number(seen)).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-                                 : 'Offline — as last seen') + '. Reading only: changes wait for a connection.';
-        // Changes are not kept on the device yet: every button that would send one waits for the network.
-        Array.prototype.forEach.call(document.querySelectorAll('form[method=post] button'), function (b) { b.disabled = true; b.setAttribute('data-offline-disabled', ''); });
+                                 : 'Offline — as last seen') + '. Quantities, purchases, new threads and journal notes are kept on this device '
+                                 + 'and sent when you are back online; other changes wait for a connection.';
+        // What the page keeps offline (below) stays usable; every other button waits for the network.
+        Array.prototype.forEach.call(document.querySelectorAll('form[method=post] button'), function (b) {
+          if (keptOffline(b.form)) return;
+          b.disabled = true; b.setAttribute('data-offline-disabled', '');
+        });
         window.addEventListener('online', function () {
           Array.prototype.forEach.call(document.querySelectorAll('[data-offline-disabled]'), function (b) { b.disabled = false; b.removeAttribute('data-offline-disabled'); });
           var shown = document.getElementById('offline-note');
@@ -34,9 +38,246 @@ enum WebScript {
         if (seen) note.setAttribute('data-as-of', new Date(Number(seen)).toISOString());
         main.insertBefore(note, main.firstChild);
       }
+      // Changes made with no network: the stepper, "Bought" on the shopping list, a new thread, a journal note. Each is kept on the
+      // device at once (localStorage: written before the next line runs, so a reload or a page
+      // change straight after loses nothing) with the moment it was made and the account that made
+      // it, shown on the page as it will be, and sent to /app/sync when the network is back, where
+      // last write wins by that moment: a later change from another device is kept, and shown.
+      var main = document.getElementById('main');
+      var user = main && main.getAttribute('data-user');
+      var OUTBOX = 'stitch-outbox';
+      var outbox = function () { try { return JSON.parse(localStorage.getItem(OUTBOX) || '[]'); } catch (e) { return []; } };
+      var saveOutbox = function (list) { localStorage.setItem(OUTBOX, JSON.stringify(list)); };
+      var mine = function () { return outbox().filter(function (c) { return c.user === user; }); };
+      var pending = function (type, id) { return mine().filter(function (c) { return c.type === type && c.id === id; })[0]; };
+      var newId = function () {
+        if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+        var b = crypto.getRandomValues(new Uint8Array(16)); b[6] = (b[6] & 15) | 64; b[8] = (b[8] & 63) | 128;
+        var h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join('');
+        return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-');
+      };
+      function keptOffline(form) {
+        if (!form) return false;
+        var action = form.getAttribute('action') || '';
+        return form.classList.contains('step') || /^\/app\/(inventory\/new|shopping\/bought)$/.test(action) || /^\/app\/projects\/[0-9a-f-]{36}\/entries$/.test(action);
+      }
+      var keep = function (type, id, fields, label) {
+        var list = outbox(), now = new Date().toISOString();
+        var found = list.filter(function (c) { return c.user === user && c.type === type && c.id === id; })[0];
+        if (found) { Object.keys(fields).forEach(function (k) { found.fields[k] = fields[k]; }); found.changedAt = now; }
+        else list.push({ user: user, type: type, id: id, fields: fields, changedAt: now, label: label });
+        saveOutbox(list);
+        showKept();
+      };
+      var status = function (id) {
+        var box = document.getElementById(id);
+        if (!box && main) {
+          box = document.createElement('p');
+          box.id = id; box.className = 'flash'; box.setAttribute('role', 'status');
+          main.insertBefore(box, main.firstChild);
+        }
+        return box;
+      };
+      var showKept = function () {
+        var n = mine().length, box = document.getElementById('outbox-kept');
+        if (!n) { if (box) box.remove(); return; }
+        status('outbox-kept').textContent = (n === 1 ? '1 change' : n + ' changes') + ' kept on this device, to be sent when you are back online.';
+      };
+      var setQuantity = function (row, quantity) {
+        var output = row.querySelector('output.qty');
+        if (output) output.textContent = String(quantity);
+        var minus = row.querySelector('form.step input[name=delta][value="-1"]');
+        if (minus) minus.form.querySelector('button').disabled = quantity === 0;
+      };
+      var threadRow = function (id) { return document.querySelector('#threads .row[data-thread="' + id + '"]'); };
+      // A thread added offline, on the inventory page: a row like the server's, marked as waiting.
+      var addThreadRow = function (change) {
+        var inventory = document.querySelector('form[role=search][action="/app/inventory"]');
+        if (!inventory || threadRow(change.id)) return;
+        var list = document.getElementById('threads');
+        if (!list) {
+          list = document.createElement('ul'); list.className = 'list'; list.id = 'threads';
+          var empty = main.querySelector('.empty-state, .empty'); if (empty) empty.replaceWith(list); else main.appendChild(list);
+        }
+        var f = change.fields, row = document.createElement('li');
+        row.className = 'row pending'; row.setAttribute('data-thread', change.id);
+        var swatch = document.createElement('span'); swatch.className = 'swatch';
+        if (f.colorHex) swatch.style.background = f.colorHex; else swatch.textContent = '?';
+        var grow = document.createElement('div'); grow.className = 'grow';
+        var title = document.createElement('span'); title.className = 'title'; title.textContent = f.brand + ' ' + f.number;
+        var sub = document.createElement('div'); sub.className = 'muted'; sub.textContent = [f.colorName, 'kept on this device'].filter(Boolean).join(' · ');
+        grow.appendChild(title); grow.appendChild(sub);
+        var stepper = document.createElement('div'); stepper.className = 'stepper';
+        var csrf = main.getAttribute('data-csrf');
+        var stepForm = function (delta, text, label) {
+          var form = document.createElement('form'); form.method = 'post'; form.className = 'step';
+          form.setAttribute('action', '/app/inventory/' + change.id + '/step');
+          form.innerHTML = '<input type="hidden" name="_csrf"><input type="hidden" name="delta"><button class="round" type="submit"></button>';
+          form.elements._csrf.value = csrf; form.elements.delta.value = String(delta);
+          form.querySelector('button').textContent = text; form.querySelector('button').setAttribute('aria-label', label + ' ' + f.brand + ' ' + f.number);
+          return form;
+        };
+        var output = document.createElement('output'); output.className = 'qty'; output.setAttribute('aria-live', 'polite');
+        output.setAttribute('aria-label', 'Quantity of ' + f.brand + ' ' + f.number);
+        stepper.appendChild(stepForm(-1, '−', 'One less')); stepper.appendChild(output); stepper.appendChild(stepForm(1, '+', 'One more'));
+        row.appendChild(swatch); row.appendChild(grow); row.appendChild(stepper);
+        list.insertBefore(row, list.firstChild);
+      };
+      // A journal note written offline, on its project's page.
+      var addEntry = function (change) {
+        var form = document.querySelector('form[action="/app/projects/' + change.fields.projectId + '/entries"]');
+        if (!form || document.querySelector('[data-entry="' + change.id + '"]')) return;
+        var journal = document.getElementById('journal'), list = document.getElementById('entries');
+        if (!list) {
+          list = document.createElement('ul'); list.className = 'list'; list.id = 'entries';
+          var empty = journal.querySelector('.empty-state, .empty'); if (empty) empty.replaceWith(list); else journal.appendChild(list);
+        }
+        var item = document.createElement('li'); item.className = 'card pending'; item.setAttribute('data-entry', change.id);
+        var when = document.createElement('time'); when.className = 'muted';
+        when.textContent = new Date(change.fields.createdAt).toLocaleDateString([], { dateStyle: 'long' }) + ' · kept on this device';
+        var text = document.createElement('p'); text.className = 'prewrap'; text.textContent = change.fields.notes;
+        item.appendChild(when); item.appendChild(text);
+        list.insertBefore(item, list.firstChild);
+      };
+      // "Bought" offline, on the shopping list: the line says so and waits.
+      var markBought = function (change) {
+        var f = change.fields, row = document.querySelector('#shopping .row[data-item="' + f.brand + ' ' + f.number + '"]');
+        if (!row || row.querySelector('.bought-offline')) return;
+        row.classList.add('pending');
+        var said = document.createElement('div'); said.className = 'muted bought-offline';
+        said.textContent = 'Bought ' + f.quantity + ' — kept on this device';
+        row.querySelector('.grow').appendChild(said);
+        Array.prototype.forEach.call(row.querySelectorAll('button'), function (b) { b.disabled = true; });
+      };
+      var titleOf = function (row) { var t = row.querySelector('.title'); return t ? t.textContent.replace(/\s+/g, ' ').trim() : ''; };
+      // What is kept shows on the page as it will be (after a reload too): a quantity set offline,
+      // plus what was bought after it.
+      var showPending = function () {
+        var kept = mine();
+        kept.forEach(function (change) {
+          if (change.type === 'thread') {
+            if (change.fields.brand !== undefined) addThreadRow(change);
+            var row = threadRow(change.id);
+            if (row && change.fields.quantity !== undefined) { setQuantity(row, change.fields.quantity); row.classList.add('pending'); }
+          } else if (change.type === 'journalEntry') addEntry(change);
+          else if (change.type === 'purchase') markBought(change);
+        });
+        kept.filter(function (c) { return c.type === 'purchase'; }).forEach(function (buy) {
+          Array.prototype.forEach.call(document.querySelectorAll('#threads .row'), function (row) {
+            if (titleOf(row) !== buy.fields.brand + ' ' + buy.fields.number) return;
+            var set = pending('thread', row.getAttribute('data-thread'));
+            if (set && set.fields.quantity !== undefined && set.changedAt >= buy.changedAt) return;
+            setQuantity(row, Number(row.querySelector('output.qty').textContent) + buy.fields.quantity);
+            row.classList.add('pending');
+          });
+        });
+        showKept();
+      };
+      var sending = false, sentCount = 0, notes = [];
+      var describe = function (result) {
+        var error = result.error || {};
+        return error.fields ? Object.keys(error.fields).map(function (k) { return error.fields[k]; }).join('; ') : (error.error || 'refused');
+      };
+      // The server's answer: kept changes leave the device; where the server kept a later change
+      // from another device, its value is shown and said.
+      var settle = function (batch, answer) {
+        var list = outbox();
+        batch.forEach(function (sent) {
+          var result = (answer.results || []).filter(function (r) { return r.id === sent.id; })[0];
+          if (!result) return;
+          var copy = (answer.changes || []).filter(function (c) { return c.id === sent.id; })[0];
+          list = list.filter(function (c) { return !(c.user === sent.user && c.type === sent.type && c.id === sent.id && c.changedAt === sent.changedAt); });
+          var row = sent.type === 'thread' && threadRow(sent.id);
+          if (sent.type === 'purchase') {
+            var line = document.querySelector('#shopping .row[data-item="' + sent.fields.brand + ' ' + sent.fields.number + '"] .bought-offline');
+            if (line) line.textContent = result.status === 'applied' ? 'Bought ' + sent.fields.quantity + ' — added to your inventory' : 'Not saved';
+          }
+          if (row) row.classList.remove('pending');
+          if (result.status === 'applied') sentCount += 1;
+          else if (result.status === 'stale') {
+            var quantity = copy && copy.data ? copy.data.quantity : undefined;
+            if (row && quantity !== undefined) setQuantity(row, quantity);
+            notes.push(sent.label + ' was changed later on another device' + (quantity !== undefined ? ': it has ' + quantity + ' there, which is kept.' : '; that change is kept.'));
+          } else notes.push(sent.label + ' was not saved: ' + describe(result) + '.');
+        });
+        saveOutbox(list);
+        var box = status('outbox-sent');
+        box.textContent = (sentCount ? 'Sent ' + (sentCount === 1 ? '1 change' : sentCount + ' changes') + ' made offline.' : 'Back online.') + (notes.length ? ' ' + notes.join(' ') : '');
+        showKept();
+      };
+      var flush = function () {
+        if (sending || navigator.onLine === false || !user) return;
+        var batch = mine().slice(0, 200);
+        if (!batch.length) return;
+        sending = true;
+        var send = function (token, retry) {
+          return fetch('/app/sync', {
+            method: 'POST', credentials: 'same-origin',
+            headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRF-Token': token || '' },
+            body: JSON.stringify({ changes: batch.map(function (c) { return { type: c.type, id: c.id, fields: c.fields, changedAt: c.changedAt }; }) })
+          }).then(function (response) {
+            // A token from a page kept since the browser last ran: a fresh page has this browser's.
+            if (response.status === 403 && retry) {
+              return fetch('/app/inventory', { credentials: 'same-origin' }).then(function (r) { return r.text(); }).then(function (html) {
+                var found = /data-csrf="([^"]+)"/.exec(html);
+                return send(found ? found[1] : token, false);
+              });
+            }
+            if (!response.ok) throw new Error('not sent: ' + response.status);  // signed out, say: kept for the next sign-in
+            return response.json().then(function (answer) { settle(batch, answer); });
+          });
+        };
+        send(main.getAttribute('data-csrf'), true)
+          .then(function () { sending = false; if (mine().length) flush(); })
+          .catch(function () { sending = false; });
+      };
+      if (user) { showPending(); flush(); window.addEventListener('online', flush); }
+
       if (navigator.onLine === false) showOffline();
       else { try { localStorage.setItem(seenKey, String(Date.now())); } catch (e) {} }
       window.addEventListener('offline', showOffline);
+      // Adding a thread or writing a journal note with no network: kept on the device.
+      document.addEventListener('submit', function (event) {
+        var form = event.target, action = form.getAttribute('action') || '';
+        if (navigator.onLine !== false || !user || form.classList.contains('step') || !keptOffline(form)) return;
+        event.preventDefault();
+        var value = function (name) { var f = form.elements[name]; return f && f.value.trim() ? f.value.trim() : undefined; };
+        var now = new Date().toISOString();
+        if (/\/entries$/.test(action)) {
+          var photos = form.elements.images;
+          if (photos && photos.files && photos.files.length) { window.alert('Photos need a connection: add them when you are back online.'); return; }
+          if (!value('notes')) { window.alert('Write a note first.'); return; }
+          var day = value('date'), projectId = action.split('/')[3];
+          var entry = { projectId: projectId, notes: value('notes'), createdAt: day && day !== now.slice(0, 10) ? day + 'T12:00:00.000Z' : now };
+          var id = newId();
+          keep('journalEntry', id, entry, 'The journal note');
+          addEntry({ id: id, fields: entry });
+          form.reset();
+          return;
+        }
+        if (/\/shopping\/bought$/.test(action)) {
+          var bought = { brand: value('brand'), number: value('number'), quantity: Math.floor(Number(value('quantity') || '0')), colorName: value('colorName') };
+          if (bought.colorName === undefined) delete bought.colorName;
+          if (!(bought.quantity >= 1)) { window.alert('Say how many skeins you bought.'); return; }
+          var buy = { id: newId(), fields: bought };
+          keep('purchase', buy.id, bought, bought.brand + ' ' + bought.number + ' (bought ' + bought.quantity + ')');
+          markBought(buy);
+          return;
+        }
+        var quantity = Number(value('quantity') || '0');
+        var thread = { brand: value('brand'), number: value('number'), colorName: value('colorName'), catalogColorName: value('catalogColorName'),
+                       colorHex: value('colorHex'), fiberType: value('fiberType') || 'wool', quantity: Math.max(0, Math.floor(quantity) || 0),
+                       weightOrLength: value('weightOrLength'), barcode: value('barcode'), notes: value('notes'), createdAt: now };
+        Object.keys(thread).forEach(function (k) { if (thread[k] === undefined) delete thread[k]; });
+        if (!thread.brand || !thread.number) { window.alert('A thread needs a brand and a number.'); return; }
+        keep('thread', newId(), thread, thread.brand + ' ' + thread.number);
+        if (form.elements.addAnother && form.elements.addAnother.checked) {
+          var brand = thread.brand;
+          form.reset(); form.elements.brand.value = brand;
+          status('outbox-kept').textContent = 'Kept ' + thread.brand + ' ' + thread.number + ' on this device. ' + status('outbox-kept').textContent;
+          if (form.elements.number) form.elements.number.focus();
+        } else location.href = '/app/inventory';
+      }, true);
       // Searching the inventory with no network: the rows of the page kept offline are filtered here.
       document.addEventListener('submit', function (event) {
         var form = event.target;
@@ -93,19 +334,29 @@ enum WebScript {
         event.preventDefault();
         var row = form.closest('.row');
         var output = row.querySelector('output.qty');
+        var thread = row.getAttribute('data-thread');
+        // With no network (or a thread still waiting to be sent) the step is kept on the device.
+        var local = function () {
+          var quantity = Math.max(0, Number(output.textContent) + Number(form.elements.delta.value));
+          var title = row.querySelector('.title');
+          keep('thread', thread, { quantity: quantity }, title ? title.textContent.replace(/\s+/g, ' ').trim() : 'A thread');
+          setQuantity(row, quantity);
+          row.classList.add('pending');
+          flush();
+        };
+        if (navigator.onLine === false || pending('thread', thread)) { local(); return; }
         fetch(form.action, {
           method: 'POST', credentials: 'same-origin',
           headers: { 'Accept': 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams(new FormData(form)).toString()
         }).then(function (response) {
-          if (!response.ok) throw new Error('step failed');
-          return response.json();
-        }).then(function (data) {
-          output.textContent = String(data.quantity);
-          output.classList.remove('bump'); void output.offsetWidth; output.classList.add('bump');
-          var minus = row.querySelector('form.step input[name=delta][value="-1"]');
-          if (minus) minus.form.querySelector('button').disabled = data.quantity === 0;
-        }).catch(function () { form.submit(); });
+          // The server answered but not with a quantity: the plain form post shows why.
+          if (!response.ok) { form.submit(); return; }
+          return response.json().then(function (data) {
+            setQuantity(row, data.quantity);
+            output.classList.remove('bump'); void output.offsetWidth; output.classList.add('bump');
+          });
+        }, local);  // no answer at all: kept on the device
       });
       // Find a thread in the catalog as you type: picking one fills brand, number, colour name
       // (unless one is typed already) and swatch, and remembers the catalog's name.

@@ -24,6 +24,7 @@ enum WebSession {
     static let cookie = "stitch_session"
     static let csrfCookie = "stitch_csrf"
     static let csrfField = "_csrf"
+    static let csrfHeader = "X-CSRF-Token"
     /// A session ends after this long unused: each day it is used, its end moves to this far
     /// from then ("the user stays logged in", SPEC) …
     static let lifetime: TimeInterval = 30 * 24 * 3600
