@@ -96,9 +96,7 @@ extension PasswordResetConfirmRequest: Validatable {
         if token.count != Self.tokenLength || !token.allSatisfy(alphabet.contains) {
             v.fail("token", "This is not a password-reset link's code; open the link from the email again")
         }
-        var rules = Validator()
-        Rules.validatePassword(newPassword, into: &rules)
-        if let message = rules.fields["password"] { v.fail("newPassword", message) }
+        Rules.validatePassword(newPassword, field: "newPassword", into: &v)
     }
 }
 

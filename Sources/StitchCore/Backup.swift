@@ -332,9 +332,7 @@ public struct ChangePasswordRequest: Codable, Sendable {
 extension ChangePasswordRequest: Validatable {
     public func validate(into v: inout Validator) {
         if currentPassword.isEmpty { v.fail("currentPassword", "Enter your current password") }
-        var rules = Validator()
-        Rules.validatePassword(newPassword, into: &rules)
-        if let message = rules.fields["password"] { v.fail("newPassword", message) }
+        Rules.validatePassword(newPassword, field: "newPassword", into: &v)
     }
 }
 

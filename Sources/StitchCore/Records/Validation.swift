@@ -148,11 +148,12 @@ public enum Rules {
         else if !isEmail(trimmed) { v.fail("email", "Enter a valid email address") }
     }
 
-    public static func validatePassword(_ password: String, into v: inout Validator) {
+    /// A password's length rules, reported under `field` (`newPassword` when one is changed).
+    public static func validatePassword(_ password: String, field: String = "password", into v: inout Validator) {
         if password.unicodeScalars.count < Limits.passwordMinCharacters {
-            v.fail("password", "Password must be at least \(Limits.passwordMinCharacters) characters")
+            v.fail(field, "Password must be at least \(Limits.passwordMinCharacters) characters")
         } else if password.unicodeScalars.count > Limits.passwordMaxCharacters {
-            v.fail("password", "Password must be at most \(Limits.passwordMaxCharacters) characters")
+            v.fail(field, "Password must be at most \(Limits.passwordMaxCharacters) characters")
         }
     }
 

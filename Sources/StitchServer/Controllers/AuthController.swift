@@ -76,7 +76,7 @@ struct AuthController: RouteCollection {
 
         let attempt = try await LoginThrottle.count(email: email, now: now, window: config.loginFailureWindow, on: req.db)
         if attempt.number > config.loginMaxFailures {
-            throw tooManyAttempts(retryAfter: attempt.windowStart.addingTimeInterval(config.loginFailureWindow).timeIntervalSince(now))
+            throw APIError.tooManyRequests("Too many sign-in attempts", until: attempt.windowStart.addingTimeInterval(config.loginFailureWindow), now: now)
         }
 
         let user = try await UserModel.query(on: req.db).filter(\.$email == email).first()
@@ -204,12 +204,5 @@ struct AuthController: RouteCollection {
         let (access, expires) = try await TokenService.makeAccessToken(userId: user.id!, familyId: session.familyId, app: req.application)
         let body = AuthResponse(user: user.profile(providers: providers), accessToken: access, refreshToken: session.token, accessTokenExpiresAt: expires)
         return try jsonResponse(body, status: status, headers: ["Cache-Control": "no-store"])
-    }
-
-    private static func tooManyAttempts(retryAfter seconds: TimeInterval) -> APIError {
-        let wait = max(1, Int(seconds.rounded(.up)))
-        return APIError(
-            .tooManyRequests, "Too many sign-in attempts. Try again in \(max(1, wait / 60)) minute(s).",
-            headers: ["Retry-After": String(wait)])
     }
 }

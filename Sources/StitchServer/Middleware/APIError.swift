@@ -30,6 +30,13 @@ public struct APIError: AbortError, Sendable {
         APIError(.conflict, "Something this refers to isn't there", fields: fields)
     }
 
+    /// A 429 for a count whose window ends at `end`: "`what`. Try again in N minute(s).", with
+    /// `Retry-After` in seconds (at least 1).
+    public static func tooManyRequests(_ what: String, until end: Date, now: Date) -> APIError {
+        let wait = max(1, Int(end.timeIntervalSince(now).rounded(.up)))
+        return APIError(.tooManyRequests, "\(what). Try again in \(max(1, wait / 60)) minute(s).", headers: ["Retry-After": String(wait)])
+    }
+
     public static let notFound = APIError(.notFound, "Not found")
     public static let unauthorized = APIError(
         .unauthorized, "Sign in to continue", headers: ["WWW-Authenticate": "Bearer"])

@@ -13,9 +13,8 @@ struct ClientThrottle: AsyncMiddleware {
             table: ClientThrottleModel.schema, key: "address", Self.clientAddress(req, trusted: config.trustedProxies), count: "attempts",
             now: req.now, window: config.clientAttemptWindow, on: req.db)
         guard attempt.number <= config.clientAttemptLimit else {
-            let wait = max(1, Int(attempt.windowStart.addingTimeInterval(config.clientAttemptWindow).timeIntervalSince(req.now).rounded(.up)))
-            throw APIError(.tooManyRequests, "Too many sign-in attempts from this address. Try again in \(max(1, wait / 60)) minute(s).",
-                           headers: ["Retry-After": String(wait)])
+            throw APIError.tooManyRequests("Too many sign-in attempts from this address",
+                                           until: attempt.windowStart.addingTimeInterval(config.clientAttemptWindow), now: req.now)
         }
         return try await next.respond(to: req)
     }

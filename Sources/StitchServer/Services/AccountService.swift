@@ -195,10 +195,22 @@ enum AccountService {
             model.passwordHash = newHash
             model.updatedAt = now
             try await model.save(on: db)
-            try await RefreshTokenModel.query(on: db).set(\.$revokedAt, to: now)
-                .filter(\.$user.$id == user.id).filter(\.$familyId != user.sessionId).filter(\.$revokedAt == nil).update()
-            try await WebSessionModel.query(on: db).filter(\.$userId == user.id).filter(\._$id != user.sessionId).delete()
+            try await endSessions(userId: user.id, except: user.sessionId, now: now, on: db)
         }
+    }
+
+    /// Signs the account out everywhere but `except` (the sign-in making the change, an app's
+    /// token family or a browser's session): every other refresh token is revoked and every
+    /// other web session deleted.
+    static func endSessions(userId: UUID, except: UUID?, now: Date, on db: any Database) async throws {
+        var tokens = RefreshTokenModel.query(on: db).set(\.$revokedAt, to: now).filter(\.$user.$id == userId).filter(\.$revokedAt == nil)
+        var sessions = WebSessionModel.query(on: db).filter(\.$userId == userId)
+        if let except {
+            tokens = tokens.filter(\.$familyId != except)
+            sessions = sessions.filter(\._$id != except)
+        }
+        try await tokens.update()
+        try await sessions.delete()
     }
 
     static func providerNames(_ userId: UUID, db: any Database) async throws -> String {

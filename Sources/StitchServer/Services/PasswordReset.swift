@@ -53,9 +53,8 @@ enum PasswordReset {
         let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", email, count: "requests",
                                                      now: now, window: config.resetRequestWindow, on: req.db)
         guard attempt.number <= config.resetRequestLimit else {
-            let wait = max(1, Int(attempt.windowStart.addingTimeInterval(config.resetRequestWindow).timeIntervalSince(now).rounded(.up)))
-            throw APIError(.tooManyRequests, "Too many reset links asked for this address. Try again in \(max(1, wait / 60)) minute(s).",
-                           headers: ["Retry-After": String(wait)])
+            throw APIError.tooManyRequests("Too many reset links asked for this address",
+                                           until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
         }
         guard let user = try await UserModel.query(on: req.db).filter(\.$email == email).first(), let userId = user.id else { return accepted }
 
@@ -130,8 +129,7 @@ enum PasswordReset {
             user.updatedAt = now
             try await user.save(on: db)
             try await PasswordResetModel.query(on: db).set(\.$usedAt, to: now).filter(\.$userId == userId).filter(\.$usedAt == nil).update()
-            try await RefreshTokenModel.query(on: db).set(\.$revokedAt, to: now).filter(\.$user.$id == userId).filter(\.$revokedAt == nil).update()
-            try await WebSessionModel.query(on: db).filter(\.$userId == userId).delete()
+            try await AccountService.endSessions(userId: userId, except: nil, now: now, on: db)
             if let email = user.email { try await LoginThrottleModel.query(on: db).filter(\.$email == email).delete() }
             return user
         }

@@ -184,7 +184,7 @@ extension WebController {
         } catch let error as APIError {
             // A bad or spent link can't be mended by typing again: offer a new one.
             let spent = error.fields?["token"] != nil
-            let page = ResetPasswordPage(token: body.token, errors: error.fields ?? [:], message: spent ? error.reason : (error.fields == nil ? error.reason : nil),
+            let page = ResetPasswordPage(token: body.token, errors: error.fields ?? [:], message: spent || error.fields == nil ? error.reason : nil,
                                          usable: !spent)
             return html(page.render(try await context(req)), status: error.status)
         }
