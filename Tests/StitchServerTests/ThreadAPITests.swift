@@ -63,6 +63,12 @@ struct ThreadAPITests {
             res = try await ann.sendObject(.POST, "/threads?merge=true", ["brand": "DMC", "number": "310", "quantity": -1])
             #expect(res.status == .badRequest)
             #expect(try await ann.get("/threads/\(first.id)", as: InventoryThread.self).quantity == 3)
+            // merge is true or false; anything else (schemathesis sent -1) is a 400, not a quiet "no".
+            for bad in ["-1", "yes", "1", ""] {
+                res = try await ann.sendObject(.POST, "/threads?merge=\(bad)", ["brand": "DMC", "number": "999", "quantity": 1])
+                #expect(res.status == .badRequest && res.text.contains("merge must be true or false"), "\(bad): \(res.text)")
+            }
+            #expect(try await ann.get("/threads", as: [InventoryThread].self).count == 2)
         }
     }
 

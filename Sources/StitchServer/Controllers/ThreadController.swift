@@ -70,9 +70,15 @@ struct ThreadController: RouteCollection {
     /// `?merge=true` asks to add to it (quantities added, empty fields filled: 200 with the thread).
     @Sendable
     func create(req: Request) async throws -> Response {
+        // Exactly `true` or `false`: anything else is a mistake to say, not a "no" to assume.
+        let merge: Bool
+        switch req.query[String.self, at: "merge"] {
+        case nil, "false": merge = false
+        case "true": merge = true
+        default: throw APIError.validation(["merge": "merge must be true or false"])
+        }
         do {
-            let (record, merged) = try await Self.create(req, body: try JSONMerge.object(from: req),
-                                                         merge: req.query[Bool.self, at: "merge"] ?? false)
+            let (record, merged) = try await Self.create(req, body: try JSONMerge.object(from: req), merge: merge)
             return try respond(record, status: merged ? .ok : .created)
         } catch let duplicate as DuplicateThread {
             throw duplicate.apiError
