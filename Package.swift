@@ -37,9 +37,11 @@ let package = Package(
         .target(name: "StitchCore"),
         // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
         .target(name: "StitchDesign"),
-        // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree.
+        // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree,
+        // migrating one instance at a time.
         .target(name: "ServerCommon", dependencies: [
             .product(name: "Vapor", package: "vapor"),
+            .product(name: "Fluent", package: "fluent"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
@@ -64,7 +66,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "stitchuation",
-            dependencies: ["StitchServer", .product(name: "Vapor", package: "vapor")]
+            dependencies: ["StitchServer", "ServerCommon", .product(name: "Vapor", package: "vapor")]
         ),
         // The offline-first client library. No server imports: it must also build for iOS/macOS.
         .target(name: "StitchKit", dependencies: ["StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -100,7 +102,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "selene",
-            dependencies: ["SeleneServer", "SeleneShared",
+            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon",
                            .product(name: "Vapor", package: "vapor"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),

@@ -162,6 +162,8 @@ public struct SeleneConfig: Sendable {
     /// Hour of the day (0–23, the server's time zone `SELENE_TIMEZONE`, UTC by default) when the
     /// morning briefing is written; nil turns the schedule off (on demand still works).
     public var briefingHour: Int? = 7
+    /// The minute of that hour (`SELENE_BRIEFING_HOUR=6:30`).
+    public var briefingMinute: Int = 0
     public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     public var apns: APNs?
     /// A request body larger than this is refused (413) before it is read; notes themselves are
@@ -323,8 +325,12 @@ public struct SeleneConfig: Sendable {
             if raw.lowercased() == "off" {
                 config.briefingHour = nil
             } else {
-                guard let hour = Int(raw), (0...23).contains(hour) else { throw SeleneConfigError("SELENE_BRIEFING_HOUR must be an hour from 0 to 23, or off") }
+                let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
+                guard (1...2).contains(parts.count), let hour = Int(parts[0]), (0...23).contains(hour),
+                      let minute = parts.count == 2 ? Int(parts[1]) : 0, (0...59).contains(minute), parts.count == 1 || parts[1].count == 2
+                else { throw SeleneConfigError("SELENE_BRIEFING_HOUR must be an hour from 0 to 23 (or a time such as 6:30), or off") }
                 config.briefingHour = hour
+                config.briefingMinute = minute
             }
         }
         if let raw = value("SELENE_TIMEZONE") {

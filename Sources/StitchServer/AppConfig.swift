@@ -103,6 +103,10 @@ public struct AppConfig: Sendable {
     public var resetRequestLimit: Int = 3
     public var resetRequestWindow: TimeInterval = 3600
     public var resetLinkLifetime: TimeInterval = 3600
+    /// `PATTERN_CLAIM_SECONDS`: how long an instance's claim on drawing a PDF's pages holds without
+    /// being renewed (after each batch of pages); an instance that stops mid-drawing is taken over
+    /// this long after its last batch. Far longer than a batch takes.
+    public var patternClaimLifetime: TimeInterval = 90
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
         self.database = database
@@ -167,6 +171,10 @@ public struct AppConfig: Sendable {
         if let token = env["METRICS_TOKEN"], !token.isEmpty {
             guard token.utf8.count >= minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(minimumSecretBytes) characters") }
             config.metricsToken = token
+        }
+        if let raw = env["PATTERN_CLAIM_SECONDS"], !raw.isEmpty {
+            guard let n = Int(raw), n >= 5 else { throw ConfigError("PATTERN_CLAIM_SECONDS must be a whole number of seconds from 5") }
+            config.patternClaimLifetime = TimeInterval(n)
         }
         config.smtp = try SMTPSettings.fromEnvironment(env)
         if let raw = env["PUBLIC_URL"], !raw.isEmpty {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SeleneServer
 import SeleneShared
+import ServerCommon
 import Vapor
 
 @main
@@ -22,6 +23,9 @@ struct ServerOptions: ParsableArguments {
     var logLevel: String?
 }
 
+/// Processes sharing one PostgreSQL database migrate one at a time under this advisory lock ("SELENE").
+let seleneMigrationLock: Int64 = 0x5345_4C45_4E45
+
 /// Runs `body` on a configured application (migrated unless told not to), then shuts it down.
 /// Failures print one clear line and exit 1.
 func withApplication(_ options: ServerOptions, migrate: Bool = true, _ body: (Application) async throws -> Void) async throws {
@@ -31,7 +35,7 @@ func withApplication(_ options: ServerOptions, migrate: Bool = true, _ body: (Ap
     do {
         let config = try SeleneConfig.fromEnvironment()
         try await configure(app, config: config)
-        if migrate { try await app.autoMigrate() }
+        if migrate { try await app.migrateOneAtATime(lockKey: seleneMigrationLock) }
         try await body(app)
     } catch {
         app.logger.critical("\(error)")
@@ -83,7 +87,7 @@ struct Serve: AsyncParsableCommand {
         let app = try await Application.make(env)
         do {
             try await configure(app, config: config)
-            if environment["SELENE_AUTO_MIGRATE"]?.lowercased() != "false" { try await app.autoMigrate() }
+            if environment["SELENE_AUTO_MIGRATE"]?.lowercased() != "false" { try await app.migrateOneAtATime(lockKey: seleneMigrationLock) }
             app.lifecycle.use(BackgroundWork())
             app.http.server.configuration.hostname = host
             app.http.server.configuration.port = port

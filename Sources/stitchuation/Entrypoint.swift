@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServerCommon
 import StitchServer
 import Vapor
 
@@ -18,7 +19,7 @@ enum Entrypoint {
             try await configure(app, config: config)
             if isServeCommand(env.arguments) {
                 if ProcessInfo.processInfo.environment["AUTO_MIGRATE"] != "false" {
-                    try await app.autoMigrate()
+                    try await app.migrateOneAtATime(lockKey: 0x5354_4954_4348)  // "STITCH"
                 }
                 // Expired sign-in records deleted at start and every hour (see Housekeeping).
                 app.lifecycle.use(HousekeepingSchedule())

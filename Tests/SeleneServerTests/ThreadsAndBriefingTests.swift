@@ -277,7 +277,7 @@ struct ThreadsAndBriefingTests {
         }
     }
 
-    @Test("The schedule: the next briefing at the configured hour in the configured zone")
+    @Test("The schedule: the next briefing at the configured hour (and minute) in the configured zone; a malformed time is refused")
     func schedule() async throws {
         try await withSelene(adjust: { $0.briefingHour = 7; $0.timeZone = TimeZone(identifier: "Europe/Berlin")! }) { app, _ in
             let service = BriefingService(db: app.db, services: app.selene, logger: app.logger)
@@ -285,6 +285,17 @@ struct ThreadsAndBriefingTests {
             #expect(service.nextRun(after: at) == WireDate.date(from: "2026-11-24T06:00:00Z"))
             #expect(service.nextRun(after: WireDate.date(from: "2026-11-24T06:00:00Z")!) == WireDate.date(from: "2026-11-25T06:00:00Z"))
             #expect(service.day(of: WireDate.date(from: "2026-11-24T23:30:00Z")!) == "2026-11-25")
+        }
+        // A time with minutes (SELENE_BRIEFING_HOUR=6:45).
+        let quarter = try SeleneConfig.fromEnvironment(["SELENE_BRIEFING_HOUR": "6:45"])
+        #expect(quarter.briefingHour == 6 && quarter.briefingMinute == 45)
+        try await withSelene(adjust: { $0.briefingHour = 6; $0.briefingMinute = 45 }) { app, _ in
+            let service = BriefingService(db: app.db, services: app.selene, logger: app.logger)
+            #expect(service.nextRun(after: WireDate.date(from: "2026-11-24T06:30:00Z")!) == WireDate.date(from: "2026-11-24T06:45:00Z"))
+            #expect(service.nextRun(after: WireDate.date(from: "2026-11-24T06:45:00Z")!) == WireDate.date(from: "2026-11-25T06:45:00Z"))
+        }
+        for bad in ["6:5", "6:60", "24:00", "6:", "6:30:00", "six"] {
+            #expect(throws: SeleneConfigError.self, "\(bad)") { try SeleneConfig.fromEnvironment(["SELENE_BRIEFING_HOUR": bad]) }
         }
     }
 

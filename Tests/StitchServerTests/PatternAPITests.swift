@@ -224,13 +224,13 @@ struct PatternAPITests {
             row.status = PatternPages.Status.rendering.rawValue
             row.rendered = 8
             row.claimedBy = "killed-instance"
-            row.claimedUntil = clock.now.addingTimeInterval(PatternRenderer.claimLifetime)
+            row.claimedUntil = clock.now.addingTimeInterval(app.config.patternClaimLifetime)
             try await row.save(on: app.db)
             other.start(key, app: app)
             await other.wait(key)
             #expect(other.drawings.withLockedValue { $0 } == 0, "the claim still holds")
             #expect(try await PatternRenderModel.find(key, on: app.db)?.rendered == 8)
-            clock.advance(by: PatternRenderer.claimLifetime + 1)
+            clock.advance(by: app.config.patternClaimLifetime + 1)
             other.start(key, app: app)
             await other.wait(key)
             #expect(other.drawings.withLockedValue { $0 } == 1)

@@ -149,12 +149,12 @@ struct BriefingService {
         }
     }
 
-    /// When the next scheduled briefing is due after `now` (the configured hour, local time).
+    /// When the next scheduled briefing is due after `now` (the configured time of day, local time).
     func nextRun(after now: Date) -> Date? {
         guard let hour = services.config.briefingHour else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = services.config.timeZone
-        var next = calendar.date(bySettingHour: hour, minute: 0, second: 0, of: now) ?? now
+        var next = calendar.date(bySettingHour: hour, minute: services.config.briefingMinute, second: 0, of: now) ?? now
         if next <= now { next = calendar.date(byAdding: .day, value: 1, to: next) ?? now.addingTimeInterval(86_400) }
         return next
     }

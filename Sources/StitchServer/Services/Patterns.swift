@@ -1,6 +1,7 @@
 import CGD
 import Fluent
 import Foundation
+import Metrics
 import NIOConcurrencyHelpers
 import SQLKit
 import StitchCore
@@ -223,12 +224,11 @@ enum PageFiles {
 /// that finds a file without pages.
 final class PatternRenderer: LifecycleHandler, Sendable {
     static let batch = 8
-    /// How long a claim holds without being renewed: far longer than a batch of 8 pages takes.
-    static let claimLifetime: TimeInterval = 90
     /// This instance, as its claims name it.
     let instance = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
     private let jobs = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
-    /// How many times this instance has started drawing a file (the cluster tier counts them).
+    /// How many times this instance has started drawing a file (also `stitch_pattern_drawings_total`
+    /// on /metrics, which the cluster tier reads from each instance).
     let drawings = NIOLockedValueBox(0)
 
     /// Takes (or renews) the file's claim for this instance, if nobody else holds one: one
@@ -236,7 +236,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
     func claim(_ key: String, app: Application) async throws -> Bool {
         let now = app.clock.now()
         let row = try await app.db.sql.raw("""
-            UPDATE pattern_renders SET claimed_by = \(bind: instance), claimed_until = \(bind: now.addingTimeInterval(Self.claimLifetime)) \
+            UPDATE pattern_renders SET claimed_by = \(bind: instance), claimed_until = \(bind: now.addingTimeInterval(app.config.patternClaimLifetime)) \
             WHERE key = \(bind: key) AND status = \(bind: PatternPages.Status.rendering.rawValue) \
             AND (claimed_by IS NULL OR claimed_by = \(bind: instance) OR claimed_until IS NULL OR claimed_until <= \(bind: now)) \
             RETURNING key
@@ -278,6 +278,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
             guard try await claim(key, app: app) else { return }
             guard let row = try await PatternRenderModel.find(key, on: db), row.status == PatternPages.Status.rendering.rawValue else { return }
             drawings.withLockedValue { $0 += 1 }
+            Counter(label: "stitch_pattern_drawings_total").increment()
             guard let data = try await app.imageStorage.get(key) else {
                 row.status = PatternPages.Status.failed.rawValue
                 row.message = "The pattern's file is missing"

@@ -1,0 +1,27 @@
+import Fluent
+import SQLKit
+import Vapor
+
+extension Application {
+    /// Runs the pending migrations, one instance at a time among all that share a PostgreSQL
+    /// database: instances started together (a deployment of several behind a load balancer)
+    /// would otherwise each try to create the same tables, and all but one would fail to start.
+    /// The first takes a session-level advisory lock (`lockKey`, one per product) for as long as it
+    /// migrates; the others wait for it and then find nothing left to do. SQLite is one process's.
+    public func migrateOneAtATime(lockKey: Int64) async throws {
+        guard let sql = db as? any SQLDatabase, sql.dialect.name == "postgresql" else {
+            try await autoMigrate()
+            return
+        }
+        try await sql.withSession { session in
+            try await session.raw("SELECT pg_advisory_lock(\(literal: lockKey))").run()
+            do {
+                try await self.autoMigrate()
+            } catch {
+                try? await session.raw("SELECT pg_advisory_unlock(\(literal: lockKey))").run()
+                throw error
+            }
+            try await session.raw("SELECT pg_advisory_unlock(\(literal: lockKey))").run()
+        }
+    }
+}
