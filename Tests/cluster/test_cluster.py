@@ -155,6 +155,14 @@ class Cluster:
         env.update(DATABASE_URL=database_url(self.database), DATA_DIR=self.data, HOST="127.0.0.1", LOG_LEVEL="info",
                    TRUSTED_PROXIES="127.0.0.1", CLIENT_ATTEMPT_LIMIT="100000", PATTERN_CLAIM_SECONDS="15")
         self.a, self.b = Instance("a", env, self.work), Instance("b", env, self.work)
+        self.haproxy = None
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # nothing started is left running when one part can't start
+            raise
+
+    def start(self):
         self.a.launch(); self.b.launch()
         self.a.ready(); self.b.ready()
         self.port = free_port()
