@@ -163,6 +163,14 @@ enum QualityBench {
                 print("   | \(kind) | \(table["after"]![kind]!.count) | " + cells.joined(separator: " | ") + " |")
             }
             let all = table.mapValues { $0["all"]! }
+            if let dev {
+                // The same methods on the tuning half: where a choice between them is made.
+                let tuning = asked.filter { dev[$0.id] != nil }
+                let cells = methods.prefix(4).map { name, _ in
+                    score(tuning, rankings[name] ?? [:], dev)["all"].map { String(format: "%@ %.3f / %.3f", name, $0.recall, $0.ndcg) } ?? name
+                }
+                print("   tuning half (\(tuning.count)): " + cells.joined(separator: ", "))
+            }
             print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change")
             print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG |")
             print("   |---|---|---|---|---|")

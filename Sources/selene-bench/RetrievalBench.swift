@@ -29,6 +29,11 @@ enum RetrievalBench {
         func noise() -> [Float] { (0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 } }
         func topicWord(_ topic: Int) -> String { word(10_000 + topic * 40 + Int(rng.next() % 40)) }
         func commonWord() -> String { word(Int(rng.next() % 3000)) }
+        // Every note starts with one of eight people's names, as a chat export's do: each name
+        // is in about an eighth of the notes, so a question naming one has its share counted
+        // (`KeywordSearch.share`) over some 12,500 notes at 100,000.
+        let people = ["Maya", "Jonah", "Priya", "Omar", "Hana", "Marco", "Ade", "Lena"]
+        func person() -> String { people[Int(rng.next() % UInt64(people.count))] }
 
         // The notes, written straight into the tables in batches (as processing would leave them).
         let sql = app.db as! any SQLDatabase
@@ -43,7 +48,7 @@ enum RetrievalBench {
                 let noteId = id + n + 1
                 let topic = Int(rng.next() % UInt64(topics))
                 let length = 20 + Int(rng.next() % 40)
-                let text = (0..<length).map { _ in rng.next() % 10 < 4 ? topicWord(topic) : commonWord() }.joined(separator: " ")
+                let text = person() + ": " + (0..<length).map { _ in rng.next() % 10 < 4 ? topicWord(topic) : commonWord() }.joined(separator: " ")
                 let vector = VectorUtility.normalized(zip(topicVectors[topic], noise()).map { $0 * 0.8 + $1 * 0.25 })
                 let type = NoteType.allCases[noteId % NoteType.allCases.count].rawValue
                 let action = Actionability.allCases[noteId % Actionability.allCases.count].rawValue
@@ -69,11 +74,13 @@ enum RetrievalBench {
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
         print("   vector index loaded in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s (\(app.selene.vectors.count) vectors)")
 
-        // Queries: two or three words of a topic, and a vector near that topic's.
+        // Queries: two or three words of a topic, every other one asking what someone said
+        // (a name to weigh), and a vector near that topic's.
         var queries: [(String, [Float])] = []
-        for _ in 0..<options.queries {
+        for n in 0..<options.queries {
             let topic = Int(rng.next() % UInt64(topics))
-            let text = (0..<(2 + Int(rng.next() % 2))).map { _ in topicWord(topic) }.joined(separator: " ")
+            let words = (0..<(2 + Int(rng.next() % 2))).map { _ in topicWord(topic) }.joined(separator: " ")
+            let text = n % 2 == 0 ? words : "What did \(person()) say about \(words)"
             queries.append((text, VectorUtility.normalized(zip(topicVectors[topic], noise()).map { $0 * 0.8 + $1 * 0.3 })))
         }
         let retriever = Retriever(db: app.db, services: app.selene)

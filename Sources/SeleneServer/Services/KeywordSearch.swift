@@ -4,7 +4,7 @@ import SeleneShared
 import SQLKit
 
 /// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice), PostgreSQL
-/// `tsvector` with `ts_rank_cd` (title weighted A), both stemming English. A query's content
+/// `tsvector` with `ts_rank_cd` normalised by length (title weighted A), both stemming English. A query's content
 /// words are OR'd, so notes matching more of them rank higher (`all: true` wants every one: a
 /// name). Answers note ids, best first.
 public struct KeywordSearch: Sendable {
@@ -25,12 +25,18 @@ public struct KeywordSearch: Sendable {
         var isEmpty: Bool { noteType == nil && actionability == nil }
     }
 
-    public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false) async throws -> [Int] {
+    /// `andAnyOf`: notes must also have one of these words.
+    public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false, andAnyOf others: [String]? = nil) async throws -> [Int] {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return [] }
         // Terms are letters and digits only, so neither query can be malformed.
-        return try await rank(sqlite: terms.map { "\"\($0)\"" }.joined(separator: all ? " AND " : " OR "),
-                              postgres: "to_tsquery('english', \(bind: terms.joined(separator: all ? " & " : " | ")))", limit: limit, filter: filter)
+        var sqlite = terms.map { "\"\($0)\"" }.joined(separator: all ? " AND " : " OR ")
+        var postgres = terms.joined(separator: all ? " & " : " | ")
+        if let others = others.map({ TextTokens.searchTerms($0.joined(separator: " ")) }), !others.isEmpty {
+            sqlite = "(\(sqlite)) AND (\(others.map { "\"\($0)\"" }.joined(separator: " OR ")))"
+            postgres = "(\(postgres)) & (\(others.joined(separator: " | ")))"
+        }
+        return try await rank(sqlite: sqlite, postgres: "to_tsquery('english', \(bind: postgres))", limit: limit, filter: filter)
     }
 
     /// The share of all notes that have every word of `query` (a name, say), counted up to `cap`
@@ -83,7 +89,8 @@ public struct KeywordSearch: Sendable {
             if !filter.isEmpty { query += join + "n.id" }
             query += ", " + tsquery + " q WHERE n.search_vector @@ q"
             query += filterClause
-            query += " ORDER BY ts_rank_cd(n.search_vector, q) DESC, n.id DESC LIMIT \(bind: limit)"
+            // Normalisation 1 divides by 1 + the log of the note's length, as BM25 weighs length.
+            query += " ORDER BY ts_rank_cd(n.search_vector, q, 1) DESC, n.id DESC LIMIT \(bind: limit)"
             rows = try await sql.raw(query).all()
         } else {
             var query: SQLQueryString = "SELECT f.rowid AS id FROM notes_fts f"

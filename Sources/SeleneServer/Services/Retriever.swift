@@ -104,15 +104,27 @@ public struct Retriever: Sendable {
         let range = tuning.timeFilter ? analysis.range : nil
         // The question's content words: not its words of time ("March", "last": the date's), of
         // asking ("what do I know about") or of tasks; the words as typed when that leaves none.
-        let words = tuning.contentWords ? analysis.keywords.joined(separator: " ") : query
-        let text = words.isEmpty ? query : words
+        var words = tuning.contentWords ? analysis.keywords : TextTokens.searchTerms(query)
         let keyword = KeywordSearch(db: db)
-        // Names weigh as much as they are rare (a name in every note says nothing).
+        // Names weigh as much as they are rare (a name in every note says nothing). A name in
+        // more than a few of the notes leaves the full-text list, as a common word weighs little
+        // there, and its own list keeps only its notes that have another word of the question:
+        // ranking every note of someone in a chat export (half of them) finds nothing and takes
+        // the time of all of them.
         var weighed = tuning.nameWeight
+        var otherWords: [String]? = nil
         if weighed > 0, !analysis.names.isEmpty, let rarity = tuning.nameRarity {
-            weighed = tuning.nameWeight(share: try await keyword.share(ofNotesWithAll: analysis.names.joined(separator: " "), cap: rarity.common))
+            let share = try await keyword.share(ofNotesWithAll: analysis.names.joined(separator: " "), cap: rarity.common)
+            weighed = tuning.nameWeight(share: share)
+            let nameTerms = Set(TextTokens.searchTerms(analysis.names.joined(separator: " ")))
+            let rest = words.filter { !nameTerms.contains($0) }
+            if share > rarity.rare, !rest.isEmpty {
+                words = rest
+                otherWords = rest
+            }
         }
         let nameWeight = weighed
+        let text = words.isEmpty ? query : words.joined(separator: " ")
         var vector = queryVector
         if vector == nil { vector = await embed(query) }
         if vector != nil {
@@ -145,7 +157,7 @@ public struct Retriever: Sendable {
             let vectorIds = vector.map { nearest($0, k: depth, filter: vf) } ?? []
             var nameIds: [Int] = []
             if nameWeight > 0, !analysis.names.isEmpty {
-                nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true)
+                nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true, andAnyOf: otherWords)
             }
             let phraseIds = analysis.phrases.isEmpty ? [] : try await keyword.rank(phrases: analysis.phrases, limit: depth, filter: narrowed)
             return [keywordIds, vectorIds, nameIds, phraseIds]

@@ -115,7 +115,7 @@ final class HTTPTransport: Sendable {
         case 401: throw SeleneClientError.signedOut(message)
         case 403: throw SeleneClientError.wrongToken(message)
         case 404: throw SeleneClientError.notFound(message)
-        case 502, 503 where path.hasPrefix("/api/llm"): throw SeleneClientError.llmUnavailable(message)
+        case 502 where path.hasPrefix("/api/llm"), 503 where path.hasPrefix("/api/llm"): throw SeleneClientError.llmUnavailable(message)
         default: throw SeleneClientError.server(status: http.statusCode, message: message, fields: body?.fields ?? [:])
         }
     }
