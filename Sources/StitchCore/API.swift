@@ -347,3 +347,104 @@ public struct PatternDetail: Codable, Sendable, Equatable {
         self.pages = pages
     }
 }
+
+/// What a pattern's colour key proposes for its project (`GET /patterns/{id}/key`): each thread
+/// the key names, matched to the catalogs and to the stitcher's inventory, and every line of the
+/// key that couldn't be read.
+public struct ChartKeyProposal: Codable, Sendable, Hashable {
+    /// One thread of the key, beside what the stitcher has.
+    public struct Row: Codable, Sendable, Hashable {
+        public var thread: ChartKey.Thread
+        /// Skeins of it in the inventory (0 when none).
+        public var owned: Int
+        /// The inventory thread a requirement will be linked to.
+        public var threadId: UUID?
+        /// The project already needs this brand and number: confirming adds nothing for it.
+        public var alreadyRequired: Bool
+        /// The nearest colours of other brands (or the brand's own), and how many of each the
+        /// stitcher has.
+        public var substitutes: [Substitute]
+
+        public init(thread: ChartKey.Thread, owned: Int, threadId: UUID?, alreadyRequired: Bool, substitutes: [Substitute]) {
+            self.thread = thread
+            self.owned = owned
+            self.threadId = threadId
+            self.alreadyRequired = alreadyRequired
+            self.substitutes = substitutes
+        }
+    }
+
+    public struct Substitute: Codable, Sendable, Hashable {
+        public var brand: String
+        public var number: String
+        public var name: String
+        public var hex: String
+        public var deltaE: Double
+        public var owned: Int
+
+        public init(brand: String, number: String, name: String, hex: String, deltaE: Double, owned: Int) {
+            self.brand = brand
+            self.number = number
+            self.name = name
+            self.hex = hex
+            self.deltaE = deltaE
+            self.owned = owned
+        }
+    }
+
+    public var patternId: UUID
+    public var projectId: UUID
+    /// What was read, in a sentence ("No colour key found", "This chart has no text…").
+    public var message: String
+    public var hasText: Bool
+    /// The fabric or canvas count stitch counts were turned into skeins with, and its source.
+    public var count: Int
+    public var countSource: String
+    public var rows: [Row]
+    public var unread: [ChartKey.Unread]
+
+    public init(patternId: UUID, projectId: UUID, message: String, hasText: Bool, count: Int, countSource: String, rows: [Row],
+                unread: [ChartKey.Unread]) {
+        self.patternId = patternId
+        self.projectId = projectId
+        self.message = message
+        self.hasText = hasText
+        self.count = count
+        self.countSource = countSource
+        self.rows = rows
+        self.unread = unread
+    }
+}
+
+/// The key's threads a stitcher confirms (`POST /patterns/{id}/key`): each becomes a requirement.
+public struct ChartKeyConfirmation: Codable, Sendable, Hashable {
+    public struct Row: Codable, Sendable, Hashable {
+        public var brand: String
+        public var number: String
+        public var quantityNeeded: Int
+        public var sectionId: UUID?
+
+        public init(brand: String, number: String, quantityNeeded: Int, sectionId: UUID? = nil) {
+            self.brand = brand
+            self.number = number
+            self.quantityNeeded = quantityNeeded
+            self.sectionId = sectionId
+        }
+    }
+
+    public var rows: [Row]
+
+    public init(rows: [Row]) { self.rows = rows }
+}
+
+/// What confirming a key did: the requirements added (one sync version) and the threads left
+/// out because the project already needs them.
+public struct ChartKeyResult: Codable, Sendable, Hashable {
+    public var added: [ProjectThread]
+    public var alreadyRequired: [String]
+
+    public init(added: [ProjectThread], alreadyRequired: [String]) {
+        self.added = added
+        self.alreadyRequired = alreadyRequired
+    }
+}

@@ -137,6 +137,12 @@ public enum Stylesheet {
         .pattern-thumbs a[aria-current="page"] { outline: 3px solid var(--color-terracotta); outline-offset: 2px; }
         .pattern-thumbs img, .pattern-thumbs .thumb-wait { display: flex; align-items: center; justify-content: center; width: 64px; height: 83px;
                          object-fit: contain; background: var(--color-cream); border-radius: var(--radius-subtle); color: var(--color-walnut); }
+        .key-row { flex-wrap: wrap; align-items: flex-start; }
+        .key-row > .key-take { flex: 1 1 100%; display: flex; align-items: center; gap: var(--space-sm); flex-wrap: wrap; }
+        .key-row > .key-take .title { font-weight: 600; }
+        .key-row > .key-detail { flex: 1 1 100%; }
+        .key-row > label { flex: 0 1 10rem; }
+        .key-row > .footnote { flex: 1 1 10rem; align-self: center; }
         .pattern-thumb { flex: none; width: 48px; height: 62px; object-fit: cover; border-radius: var(--radius-subtle); background: var(--color-parchment); }
         .pattern-progress { margin: 0 0 var(--space-md); }
         .pattern-progress progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }

@@ -187,6 +187,16 @@ public actor APIClient {
         }
     }
 
+    /// A pattern's colour key as the server reads it from the PDF (online only).
+    public func chartKey(patternId: UUID) async throws -> ChartKeyProposal {
+        try await get("/patterns/\(patternId.text)/key")
+    }
+
+    /// Adds the chosen threads of a pattern's key to its project's requirements.
+    public func confirmChartKey(patternId: UUID, _ confirmation: ChartKeyConfirmation) async throws -> ChartKeyResult {
+        try decode(try await send("POST", "/patterns/\(patternId.text)/key", body: confirmation, authorized: true))
+    }
+
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
         try decode(try await send("GET", path, body: Optional<String>.none, authorized: true))
     }

@@ -10,7 +10,7 @@ struct Stitch: AsyncParsableCommand {
         abstract: "Stitchuation from the terminal: threads, canvases, projects, journal and shopping list, offline first.",
         subcommands: [
             Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, ForgotPassword.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
-            Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self,
+            Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self, Patterns.self,
             ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self,
         ])
 

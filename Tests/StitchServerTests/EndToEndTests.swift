@@ -612,6 +612,55 @@ struct EndToEndTests {
         }
     }
 
+    @Test("The stitch CLI reads a chart's colour key from the server (what it names, what you have, what it couldn't read) and adds it to the project with --skip, --quantity and --section; again, it adds nothing")
+    func cliChartKey() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, _, server in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-key-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            func stitch(_ args: String...) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
+            }
+            // The chart arrives from another device (the web app or the phone uploads patterns).
+            let kim = try await TestUser.make(app, email: "kim@example.com", name: "Kim")
+            try await kim.thread("DMC", "310", quantity: 1)
+            let project = try await kim.project(canvas: try await kim.canvas("Winter Robin"))
+            _ = try await kim.create("/projects/\(project.project.id.wireText)/sections", ["name": "Border"], as: ProjectSection.self)
+            let res = try await kim.upload("/projects/\(project.project.id.wireText)/patterns",
+                                           files: [Fixtures.file(TestChart.twoPages, name: "file", filename: "Winter Robin chart.pdf", type: "application/pdf")])
+            try #require(res.status == .created, "\(res.text)")
+
+            var r = try await stitch("login", "--server", server, "--email", "kim@example.com")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("patterns", "list", "Winter Robin")
+            #expect(r.code == 0 && r.out.contains("Winter Robin chart"), "\(r.out) \(r.err)")
+            r = try await stitch("patterns", "key", "winter robin chart")
+            #expect(r.code == 0 && r.out.contains("Read 5 threads from the key."), "\(r.out) \(r.err)")
+            let table = r.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+            #expect(table.contains { $0.hasPrefix("DMC 310 Black 2 6400 stitches 1 blended with DMC 3865") }, "\(r.out)")
+            #expect(r.out.contains("page 2: = Cosmo 2500 Pale Pink 300 stitches — no catalog for Cosmo"), "\(r.out)")
+
+            r = try await stitch("patterns", "key", "Winter Robin chart", "--add", "--skip", "DMC 9999")
+            #expect(r.code == 3 && r.err.contains("--skip \"DMC 9999\": not a thread of this chart's key"), "\(r.code) \(r.err)")
+            r = try await stitch("patterns", "key", "Winter Robin chart", "--add", "--section", "DMC 321=Sky")
+            #expect(r.code == 6 && r.err.contains("No section Sky"), "\(r.code) \(r.err)")
+            r = try await stitch("patterns", "key", "Winter Robin chart", "--add", "--skip", "anchor 403", "--quantity", "DMC 3865=3",
+                                 "--section", "DMC 321=border")
+            #expect(r.code == 0 && r.out.contains("Added 4 threads to the project: DMC 310 × 2, DMC 321 × 1, DMC 3865 × 3, DMC 798 × 1."), "\(r.out) \(r.err)")
+            let needs = try await kim.get("/projects/\(project.project.id.wireText)/threads", as: [ProjectThread].self)
+            #expect(needs.map { "\($0.brand) \($0.number) \($0.quantityNeeded)" }.sorted() == ["DMC 310 2", "DMC 321 1", "DMC 3865 3", "DMC 798 1"])
+            #expect(needs.first { $0.number == "321" }?.sectionId != nil && needs.first { $0.number == "310" }?.threadId != nil)
+            // The device pulled them: its own readiness has them.
+            r = try await stitch("projects", "show", "Winter Robin", "--json")
+            #expect(r.out.contains("\"3865\""), "\(r.out)")
+
+            r = try await stitch("patterns", "key", "Winter Robin chart")
+            #expect(r.out.contains("already on the project's list"), "\(r.out)")
+            r = try await stitch("patterns", "key", "Winter Robin chart", "--add")
+            #expect(r.code == 0 && r.out.contains("Added 1 thread to the project: Anchor 403 × 1."), "only what it didn't have: \(r.out) \(r.err)")
+        }
+    }
+
     static func stitchBinary() -> String? {
         var candidates: [String] = []
         if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().appendingPathComponent("stitch").path) }

@@ -19,6 +19,11 @@ def pdf(pages, encrypted=False):
     if encrypted:
         objs[font + 1] = "<< /Filter /Standard /V 1 /R 2 /O <" + "ab" * 32 + "> /U <" + "cd" * 32 + "> /P -4 >>"
         extra = f" /Encrypt {font + 1} 0 R /ID [<{'01' * 16}> <{'01' * 16}>]"
+    return assemble(objs, extra)
+
+
+def assemble(objs, extra=""):
+    """Numbered objects (1 the catalog) as a PDF file with its cross-reference table."""
     out = b"%PDF-1.4\n"
     offsets = {}
     for k in sorted(objs):
@@ -30,3 +35,36 @@ def pdf(pages, encrypted=False):
     out += b"".join(f"{offsets[k]:010d} 00000 n \n".encode() for k in range(1, size))
     out += f"trailer\n<< /Size {size} /Root 1 0 R{extra} >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return out
+
+
+def text_pdf(pages):
+    """A PDF whose pages carry text at points, [(x, y, text, size), …] each (Helvetica), so
+    `pdftotext -layout` lays it out in columns as a charting program's key is."""
+    objs = {1: "<< /Type /Catalog /Pages 2 0 R >>"}
+    font = 3 + 2 * len(pages)
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
+    objs[2] = f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>"
+    for i, texts in enumerate(pages):
+        escape = lambda t: t.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        content = "\n".join(f"BT /F1 {s} Tf {x} {y} Td ({escape(t)}) Tj ET" for x, y, t, s in texts)
+        objs[3 + 2 * i] = (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+                           f"/Resources << /Font << /F1 {font} 0 R >> >> >>")
+        objs[4 + 2 * i] = f"<< /Length {len(content)} >>\nstream\n{content}\nendstream"
+    objs[font] = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    return assemble(objs)
+
+
+def chart_with_key():
+    """A one-page chart on 14 count with its key as a table: DMC 310 (1 skein), DMC 3865 (5,000
+    stitches: 3 skeins by the stated rule), Anchor 403 (1 skein), and a Madeira row no catalog
+    has (listed as not read)."""
+    rows = [["Symbol", "Strands", "Brand", "Number", "Colour name", "Stitches", "Skeins"],
+            ["X", "2", "DMC", "310", "Black", "1250", "1"],
+            ["O", "2", "DMC", "3865", "Winter White", "5000", ""],
+            ["#", "2", "Anchor", "403", "Black", "300", "1"],
+            ["%", "2", "Madeira", "2400", "White", "200", "1"]]
+    columns = [72, 120, 170, 230, 290, 400, 460]
+    texts = [(72, 740, "Spring Meadow - 14 count Aida", 16)]
+    texts += [(72, 700 - 12 * k, "X O # X O # " * 4, 9) for k in range(6)]
+    texts += [(x, 600 - 13 * n, cell, 9) for n, cells in enumerate(rows) for x, cell in zip(columns, cells) if cell]
+    return text_pdf([texts])

@@ -611,6 +611,84 @@ def test_pattern_viewer(server, browser, shots):
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_chart_key(server, browser, shots):
+    """A PDF chart's colour key read into the project's thread list, on a phone and at desktop
+    width: the review shows each thread beside what the stitcher has, how its skeins were found
+    and the line it couldn't read; one thread is left out and another's skeins changed; confirmed,
+    the project's list, readiness and the shopping list (with a nearest substitute) follow, and
+    reading the chart again offers nothing twice."""
+    import patterns
+    folder = tempfile.mkdtemp(prefix="stitch-key-")
+    chart = os.path.join(folder, "Spring Meadow.pdf")
+    with open(chart, "wb") as f:
+        f.write(patterns.chart_with_key())
+
+    sign_up(browser, server, "Kim", "kim@example.com")
+    browser.get(server + "/app/inventory/new")
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", "310")
+    fill(browser, "quantity", "1")
+    click(browser, browser.find_element(By.NAME, "addAnother"))
+    submit(browser, "Add thread")
+    browser.get(server + "/app/stash/new")
+    fill(browser, "designer", "Kim")
+    fill(browser, "designName", "Spring Meadow")
+    submit(browser, "Add canvas")
+    browser.get(server + "/app/projects/start")
+    submit(browser, "Start")
+    project_url = browser.current_url
+    browser.find_element(By.NAME, "file").send_keys(chart)
+    submit(browser, "Add pattern")
+    follow(browser, browser.find_element(By.ID, "read-key"))
+
+    message = browser.find_element(By.ID, "key-message").text
+    assert "Read 3 threads from the key" in message and "1 line of the key could not be read" in message, message
+    rows = {r.get_attribute("data-key"): r for r in browser.find_elements(By.CSS_SELECTOR, "#key-rows .key-row")}
+    assert list(rows) == ["DMC 310", "DMC 3865", "Anchor 403"]
+    text_of = lambda el: " ".join(el.get_attribute("textContent").split())
+    assert "You have 1, enough" in text_of(rows["DMC 310"])
+    assert "You have none" in text_of(rows["DMC 3865"]) and "estimated from 5000 stitches on 14 count" in text_of(rows["DMC 3865"])
+    assert "Nearest: Anchor" in text_of(rows["DMC 3865"])
+    assert rows["DMC 3865"].find_element(By.NAME, "quantity-1").get_attribute("value") == "3"
+    unread = text_of(browser.find_element(By.ID, "key-unread"))
+    assert "Madeira 2400 White" in unread and "no catalog for Madeira" in unread
+    for label, (w, h) in SIZES.items():
+        browser.set_window_size(w, h)
+        assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth"), label
+    browser.set_window_size(*SIZES["phone"])
+    snap(browser, shots, "chart-key")
+
+    # Anchor 403 left out, four skeins of DMC 3865 rather than three.
+    click(browser, browser.find_element(By.ID, "take-2"))
+    fill(browser, "quantity-1", "4")
+    submit(browser, "Add the ticked threads to Spring Meadow")
+    assert browser.current_url.startswith(project_url)
+    assert "Added 2 threads from the chart's key." in browser.find_element(By.CSS_SELECTOR, ".flash").text
+    needs = {" ".join(r.find_element(By.CSS_SELECTOR, "td").get_attribute("textContent").split()[:2]): r
+             for r in browser.find_elements(By.CSS_SELECTOR, "tr[data-requirement]")}
+    assert set(needs) == {"DMC 310", "DMC 3865"}, list(needs)
+    assert needs["DMC 3865"].find_element(By.CSS_SELECTOR, ".buy").text == "4"
+    assert needs["DMC 310"].find_element(By.CSS_SELECTOR, ".buy").text == "0"
+    assert browser.find_element(By.ID, "readiness-summary").get_attribute("data-color") == "yellow"
+    snap(browser, shots, "chart-key-project")
+
+    browser.get(server + "/app/shopping")
+    item = browser.find_element(By.CSS_SELECTOR, "#shopping .row[data-item='DMC 3865']")
+    item_text = text_of(item)
+    assert "buy 4" in item_text and "Nearest:" in item_text, item_text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#shopping .row[data-item='DMC 310']")
+    snap(browser, shots, "chart-key-shopping")
+
+    # Read again: what the project has is unticked and said; confirming it adds nothing.
+    browser.get(project_url)
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "#pattern-list a.title"))
+    follow(browser, browser.find_element(By.ID, "read-key"))
+    rows = {r.get_attribute("data-key"): r for r in browser.find_elements(By.CSS_SELECTOR, "#key-rows .key-row")}
+    assert "Already on the project's list" in text_of(rows["DMC 310"])
+    assert not browser.find_element(By.ID, "take-0").is_selected() and browser.find_element(By.ID, "take-2").is_selected()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def section_names(browser):
     return [" ".join(h.get_attribute("textContent").split()) for h in browser.find_elements(By.CSS_SELECTOR, "#threads h3[data-section]")]
 

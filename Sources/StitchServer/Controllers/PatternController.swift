@@ -16,6 +16,8 @@ struct PatternController: RouteCollection {
         patterns.delete(use: delete)
         patterns.get("pages", ":page", use: page)
         patterns.get("thumbnails", ":page", use: thumbnail)
+        patterns.get("key", use: key)
+        patterns.post("key", use: confirmKey)
     }
 
     @Sendable
@@ -95,6 +97,26 @@ struct PatternController: RouteCollection {
         let status = try await RecordWrites<PatternModel>.delete(req, id: id)
         try await Images.removeIfUnreferenced(pattern.fileKey, app: req.application, db: req.db)
         return status
+    }
+
+    /// The chart's colour key read from its PDF's text: the threads it names beside the
+    /// inventory and the project's list, and the lines it couldn't read.
+    @Sendable
+    func key(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let pattern = try await Records.require(PatternModel.self, req.uuid("patternId"), userId: userId, on: req.db).record
+        return try respond(try await ChartKeys.proposal(for: pattern, userId: userId, app: req.application, db: req.db))
+    }
+
+    /// Adds the chosen threads of the key to the project's requirements (one sync version); 201
+    /// when any was added, 200 when the project already needed them all.
+    @Sendable
+    func confirmKey(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let pattern = try await Records.require(PatternModel.self, req.uuid("patternId"), userId: userId, on: req.db).record
+        let confirmation = try req.decodeJSON(ChartKeyConfirmation.self)
+        let result = try await ChartKeys.confirm(confirmation, pattern: pattern, userId: userId, now: req.now, app: req.application, db: req.db)
+        return try respond(result, status: result.added.isEmpty ? .ok : .created)
     }
 
     @Sendable

@@ -13,7 +13,7 @@ enum SiteURL {
     case projectNotes(String), projectDates(String)
     case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
     case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
-    case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String)
+    case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String), patternKey(String, String)
     case newSection(String), section(String, String), moveSection(String, String), deleteSection(String, String)
     case newRequirement(String), requirement(String, String), deleteRequirement(String, String)
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
@@ -64,6 +64,7 @@ enum SiteURL {
         case .patternStatus(let project, let id): ["app", "projects", project, "patterns", id, "status"]
         case .patternLastPage(let project, let id): ["app", "projects", project, "patterns", id, "page"]
         case .deletePattern(let project, let id): ["app", "projects", project, "patterns", id, "delete"]
+        case .patternKey(let project, let id): ["app", "projects", project, "patterns", id, "key"]
         case .newSection(let id): ["app", "projects", id, "sections"]
         case .section(let project, let section): ["app", "projects", project, "sections", section]
         case .moveSection(let project, let section): ["app", "projects", project, "sections", section, "move"]

@@ -82,6 +82,55 @@ extension WebController {
         return req.redirect(to: SiteURL.pattern(project.id.wireText, pattern.id.wireText).path(query: ["page": String(clamped)]))
     }
 
+    /// The chart's colour key to review: each thread ticked unless the project already needs
+    /// it, its quantity and section to change, the lines that couldn't be read.
+    @Sendable func patternKey(req: Request) async throws -> Response {
+        try await patternKeyPage(req)
+    }
+
+    private func patternKeyPage(_ req: Request, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
+        let userId = try req.user.id
+        let (project, pattern) = try await ownedPattern(req)
+        let proposal = try await ChartKeys.proposal(for: pattern, userId: userId, app: req.application, db: req.db)
+        let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db)
+            .filter { $0.deletedAt == nil }.sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
+        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
+        return html(ChartKeyPage(projectId: project.id.wireText, projectTitle: title, pattern: pattern, proposal: proposal, sections: sections,
+                                 errors: errors).render(try await context(req)), status: status)
+    }
+
+    /// The ticked rows (`take-N` = "brand|number", `quantity-N`, `section-N`) become the
+    /// project's requirements; back to the project with what was added.
+    @Sendable func confirmPatternKey(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (project, pattern) = try await ownedPattern(req)
+        let form = try FormData.parse(req)
+        var rows: [ChartKeyConfirmation.Row] = []
+        var errors: [String: String] = [:]
+        for index in 0..<1_000 {
+            guard let taken = form["take-\(index)"] else {
+                if form["row-\(index)"] == nil { break }
+                continue
+            }
+            let parts = taken.split(separator: "|", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { errors["take-\(index)"] = "Not a thread of the key"; continue }
+            guard let text = form["quantity-\(index)"], let quantity = Int(text) else { errors["quantity-\(index)"] = "A whole number"; continue }
+            let section = form["section-\(index)"].flatMap { $0.isEmpty ? nil : UUID(text: $0) }
+            rows.append(.init(brand: parts[0], number: parts[1], quantityNeeded: quantity, sectionId: section))
+        }
+        if !errors.isEmpty { return try await patternKeyPage(req, errors: errors, status: .badRequest) }
+        do {
+            let result = try await ChartKeys.confirm(ChartKeyConfirmation(rows: rows), pattern: pattern, userId: userId, now: req.now,
+                                                     app: req.application, db: req.db)
+            var flash = result.added.isEmpty ? "Nothing added." : "Added \(result.added.count) thread\(result.added.count == 1 ? "" : "s") from the chart's key."
+            if !result.alreadyRequired.isEmpty { flash += " Already on the list: \(result.alreadyRequired.joined(separator: ", "))." }
+            return redirect(to: SiteURL.project(project.id.wireText).path + "#threads", flash: flash)
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await patternKeyPage(req, errors: ChartKeyPage.formFields(fields), status: .badRequest)
+        }
+    }
+
     @Sendable func deletePattern(req: Request) async throws -> Response {
         let (project, pattern) = try await ownedPattern(req)
         _ = try await RecordWrites<PatternModel>.delete(req, id: pattern.id)

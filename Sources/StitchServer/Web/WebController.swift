@@ -151,6 +151,8 @@ struct WebController: RouteCollection {
         app.get(SiteURL.patternStatus(":id", ":patternId").route, use: patternStatus)
         app.post(SiteURL.patternLastPage(":id", ":patternId").route, use: savePatternPage)
         app.post(SiteURL.deletePattern(":id", ":patternId").route, use: deletePattern)
+        app.get(SiteURL.patternKey(":id", ":patternId").route, use: patternKey)
+        app.post(SiteURL.patternKey(":id", ":patternId").route, use: confirmPatternKey)
         app.post(SiteURL.newSection(":id").route, use: addSection)
         app.post(SiteURL.newRequirement(":id").route, use: addRequirement)
         app.post(SiteURL.deleteRequirement(":id", ":reqId").route, use: deleteRequirement)

@@ -477,7 +477,9 @@ struct PatternViewerPage {
         let count = max(pages.pageCount, 1)
         return Layout.page(detail.pattern.title, section: .projects, context: context,
             el("div", ["class": "toolbar"], el("h1", [:], text(detail.pattern.title))),
-            el("p", [:], el("a", ["href": SiteURL.project(projectId).path + "#patterns"], text("Back to \(projectTitle)"))),
+            el("p", [:], el("a", ["href": SiteURL.project(projectId).path + "#patterns"], text("Back to \(projectTitle)")),
+               when(detail.contentType == ImageFormat.pdf.contentType,
+                    group([text(" · "), el("a", ["href": SiteURL.patternKey(projectId, id).path, "id": "read-key"], text("Read the colour key into the thread list"))]))),
             pages.status == .failed ? el("p", ["class": "flash", "role": "alert"], text(Self.progressText(pages, lastPage: page))) : nothing,
             el("div", ["class": "pattern-progress", "id": "pattern-progress", "hidden": pages.status == .rendering ? nil : "hidden",
                        "data-status-url": SiteURL.patternStatus(projectId, id).path],
