@@ -2,6 +2,7 @@ import Foundation
 import OllamaStub
 import SeleneShared
 @testable import SeleneServer
+import SQLKit
 import Testing
 import VaporTesting
 
@@ -128,6 +129,35 @@ struct RetrievalTests {
                 #expect(try await KeywordSearch(db: app.db).rank(phrases: ["cup of tea"], limit: 10) == [Int(tea.id)])
                 #expect(try await ids(#""kitchen sink""#).first == sink.id)
                 #expect(try await ids("when did I last get a haircut", tuning: .plain).first != cuts[2].id)
+            }
+        }
+    }
+
+    @Test("How common a name is: counted in a small collection; in a large one PostgreSQL reads it from its statistics, SQLite counts — both near the truth, capped")
+    func nameShare() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let search = KeywordSearch(db: app.db)
+                _ = try await NoteStore(db: app.db).capture(try CaptureInput(content: "Maya: the garden plan", source: .web).validated(),
+                                                            idempotent: false, now: Date())
+                #expect(try await search.share(ofNotesWithAll: "Maya") >= 0.25, "counted: in every note there is")
+                // 24,000 notes, each starting with one of eight names, as a chat export's do.
+                let sql = app.db as! any SQLDatabase
+                let names = "CASE g % 8 WHEN 0 THEN 'Maya' WHEN 1 THEN 'Jonah' WHEN 2 THEN 'Priya' WHEN 3 THEN 'Omar' WHEN 4 THEN 'Hana' WHEN 5 THEN 'Marco' WHEN 6 THEN 'Ade' ELSE 'Lena' END"
+                let rows = "SELECT \(names) || ': word' || (g % 500) || ' about ' || (CASE WHEN g % 2 = 0 THEN 'tea' ELSE 'coffee' END), \(app.db.isPostgres ? "now()" : "datetime('now')"), \(app.db.isPostgres ? "now()" : "datetime('now')"), 'web', 'h' || g, '[]', 'done', 1"
+                if app.db.isPostgres {
+                    try await sql.raw("INSERT INTO notes (content, created_at, captured_at, source, content_hash, tags, status, attempts) \(unsafeRaw: rows) FROM generate_series(1, 24000) AS s(g)").run()
+                    try await sql.raw("ANALYZE notes").run()
+                } else {
+                    try await sql.raw("WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 24000) INSERT INTO notes (content, created_at, captured_at, source, content_hash, tags, status, attempts) \(unsafeRaw: rows) FROM s").run()
+                }
+                let maya = try await search.share(ofNotesWithAll: "Maya")
+                #expect(abs(maya - 0.125) < 0.02, "\(maya)")
+                let tea = try await search.share(ofNotesWithAll: "tea")
+                #expect(abs(tea - 0.25) < 0.001, "in half the notes: a quarter, the cap (\(tea))")
+                let rare = try await search.share(ofNotesWithAll: "word7"), none = try await search.share(ofNotesWithAll: "Zebedee")
+                #expect(rare < 0.01 && none < 0.01, "\(rare) \(none)")
+                #expect(try await search.share(ofNotesWithAll: "Maya word8") < 0.01, "every word: the rarer one's share at most")
             }
         }
     }

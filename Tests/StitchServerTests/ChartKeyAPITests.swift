@@ -115,13 +115,15 @@ struct ChartKeyAPITests {
                 ([.init(brand: "Madeira", number: "2400", quantityNeeded: 1)], "Madeira 2400 is not in this chart's key"),
                 ([.init(brand: "DMC", number: "310", quantityNeeded: 1), .init(brand: "DMC", number: "3865", quantityNeeded: 0)], "From 1 to"),
                 ([.init(brand: "DMC", number: "310", quantityNeeded: 1), .init(brand: "DMC", number: "310", quantityNeeded: 2)], "chosen twice"),
-                ([.init(brand: "DMC", number: "310", quantityNeeded: 1, sectionId: foreignSection.id)], "No such section in this project"),
                 ([], "Choose at least one thread"),
             ]
             for (rows, message) in cases {
                 let res = try await ann.send(.POST, path, json: ChartKeyConfirmation(rows: rows))
                 #expect(res.status == .badRequest && res.text.contains(message), "\(rows): \(res.text)")
             }
+            // A section of another project: a reference that isn't there, as for any requirement.
+            let foreign = try await ann.send(.POST, path, json: ChartKeyConfirmation(rows: [.init(brand: "DMC", number: "310", quantityNeeded: 1, sectionId: foreignSection.id)]))
+            #expect(foreign.status == .conflict && foreign.text.contains("No such section in this project"), "\(foreign.text)")
             #expect(try await ann.send(.POST, path, raw: "{\"rows\": [{\"brand\": \"DMC\"}]}").status == .badRequest)
             #expect(try await ann.syncVersion() == before)
             #expect(try await ann.get("/projects/\(project.project.id.wireText)/threads", as: [ProjectThread].self).isEmpty)

@@ -44,6 +44,7 @@ public struct KeywordSearch: Sendable {
     public func share(ofNotesWithAll query: String, cap: Double = 0.25) async throws -> Double {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return 0 }
+        if db.isPostgres, let estimated = try await statisticsShare(terms) { return min(estimated, cap) }
         let sql = db.sql
         let total = try await sql.raw("SELECT count(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self) ?? 0
         guard total > 0 else { return 0 }
@@ -59,6 +60,31 @@ public struct KeywordSearch: Sendable {
                 """).first()?.decode(column: "n", as: Int.self) ?? 0
         }
         return Double(hits) / Double(total)
+    }
+
+    /// Notes from which PostgreSQL's statistics say how common a word is, rather than counting:
+    /// counting a name in a quarter of 100,000 notes reads 25,000 rows' `tsvector`s (some 30 ms).
+    static let statisticsFrom = 20_000.0
+
+    /// The share of notes with every word, from PostgreSQL's statistics of `search_vector`
+    /// (ANALYZE, run by autovacuum, keeps the most common lexemes' frequencies; one it doesn't
+    /// list is rarer than the rarest it does): the smallest of the words' shares. Nil for a
+    /// smaller table, or before there are statistics (then the notes are counted).
+    private func statisticsShare(_ terms: [String]) async throws -> Double? {
+        let sql = db.sql
+        guard let rows = try await sql.raw("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = to_regclass('notes')").first()?
+            .decode(column: "n", as: Double?.self), rows >= Self.statisticsFrom else { return nil }
+        let found = try await sql.raw("""
+            SELECT u.f::float8 AS f,
+                   (SELECT st.most_common_elem_freqs[array_length(st.most_common_elem_freqs, 1) - 2] FROM pg_stats st
+                    WHERE st.schemaname = current_schema() AND st.tablename = 'notes' AND st.attname = 'search_vector')::float8 AS floor
+            FROM unnest(tsvector_to_array(to_tsvector('english', \(bind: terms.joined(separator: " "))))) AS q(lexeme)
+            LEFT JOIN LATERAL (SELECT u.f FROM pg_stats st, unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS u(e, f)
+                               WHERE st.schemaname = current_schema() AND st.tablename = 'notes' AND st.attname = 'search_vector'
+                                 AND u.e = q.lexeme) u ON true
+            """).all()
+        guard let floor = try found.first?.decode(column: "floor", as: Double?.self) else { return nil }
+        return try found.map { try $0.decode(column: "f", as: Double?.self) ?? floor }.min()
     }
 
     /// Notes with every one of the phrases, their words in order ("kitchen sink"), best first.

@@ -44,8 +44,9 @@ enum ChartKeys {
     }
 
     /// The confirmed rows as requirements of the pattern's project, in one write at one sync
-    /// version. Each must be a thread of the key; one the project already needs (same brand and
-    /// number) is left out and named. Nothing is written if any row is wrong.
+    /// version. Each must be a thread of the key (else 400) and name a section of this project
+    /// (else 409, as a requirement's references are); one the project already needs (same brand,
+    /// number and section) is left out and named. Nothing is written if any row is wrong.
     static func confirm(_ confirmation: ChartKeyConfirmation, pattern: Pattern, userId: UUID, now: Date, app: Application,
                         db: any Database) async throws -> ChartKeyResult {
         let proposal = try await proposal(for: pattern, userId: userId, app: app, db: db)
@@ -71,12 +72,14 @@ enum ChartKeys {
         }
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: pattern.projectId, on: db)
             .filter { $0.deletedAt == nil }
+        if !errors.isEmpty { throw APIError.validation(errors) }
+        var missing: [String: String] = [:]
         for (index, row) in confirmation.rows.enumerated() {
             if let section = row.sectionId, !sections.contains(where: { $0.id == section }) {
-                errors["rows[\(index)].sectionId"] = "No such section in this project"
+                missing["rows[\(index)].sectionId"] = "No such section in this project"
             }
         }
-        if !errors.isEmpty { throw APIError.validation(errors) }
+        if !missing.isEmpty { throw APIError.missingReference(missing) }
         let picked = chosen
         return try await db.writeTransaction { db in
             let required = try await requirements(of: pattern.projectId, userId: userId, db: db)
