@@ -176,7 +176,8 @@ defaults
   timeout connect 5s
   timeout client 120s
   timeout server 120s
-  retries 2
+  timeout check 5s
+  retries 3
   option redispatch
 frontend stitch
   bind 127.0.0.1:{self.port}
@@ -186,8 +187,8 @@ backend instances
   option forwardfor
   option httpchk GET /health
   http-check expect status 200
-  server a 127.0.0.1:{self.a.port} check inter 500ms fall 2 rise 2
-  server b 127.0.0.1:{self.b.port} check inter 500ms fall 2 rise 2
+  server a 127.0.0.1:{self.a.port} check inter 1s fall 3 rise 2
+  server b 127.0.0.1:{self.b.port} check inter 1s fall 3 rise 2
 """)
         self.haproxy_log = os.path.join(self.work, "haproxy.log")
         self.haproxy = subprocess.Popen([os.environ.get("HAPROXY", "haproxy"), "-db", "-f", config],
