@@ -74,7 +74,15 @@ enum AnswerBench {
             let s = score(held, noteOf, .default)
             print(String(format: "   %@ (reported half, %d): contains %.2f, token F1 %.2f, cites the answer note %.2f (model %.2f), citation precision %.2f, retrieved %.2f, leaks %d, %.1f s/answer",
                          name, held.count, s.contains, s.f1, s.recall, s.modelRecall, s.precision, s.retrieved, s.leaks, s.seconds))
-            report.add("answers holding the fact (\(name))", database: nil, value: s.contains, unit: "share")
+            // Figures no shown note holds bring the note's sentence (`AnswerPassage.Figures`): the
+            // same answers without that check, on both halves (the tuning half saw the rule written).
+            let unchecked = score(held, noteOf, .default, passage: .init(checksFigures: false))
+            let tuned = set.filter { $0.question.half == "dev" }
+            print(String(format: "   … holding the fact with figures checked / not: reported half %.2f / %.2f, tuning half %.2f / %.2f",
+                         s.contains, unchecked.contains, score(tuned, noteOf, .default).contains,
+                         score(tuned, noteOf, .default, passage: .init(checksFigures: false)).contains))
+            report.add("answers holding the fact (\(name))", database: nil, value: s.contains, unit: "share",
+                       baseline: unchecked.contains, baselineName: "figures unchecked")
             report.add("answers' token F1 (\(name))", database: nil, value: s.f1, unit: "")
             report.add("answers citing the answer note (\(name))", database: nil, value: s.recall, unit: "share", baseline: s.modelRecall, baselineName: "the model's own citations")
             report.add("citation precision (\(name))", database: nil, value: s.precision, unit: "share")
@@ -85,11 +93,12 @@ enum AnswerBench {
 
     struct Scores { var contains = 0.0, f1 = 0.0, recall = 0.0, modelRecall = 0.0, precision = 0.0, retrieved = 0.0, leaks = 0, seconds = 0.0 }
 
-    static func score(_ answers: [Answered], _ noteOf: [String: Int], _ attribution: CitationAttribution.Settings) -> Scores {
+    static func score(_ answers: [Answered], _ noteOf: [String: Int], _ attribution: CitationAttribution.Settings,
+                      passage: AnswerPassage.Settings = .default) -> Scores {
         var s = Scores()
         var cited = 0, right = 0
         for a in answers {
-            let parsed = ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution)
+            let parsed = ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution, passage: passage)
             let expected = TextTokens.words(a.question.answer), got = TextTokens.words(parsed.text)
             if !expected.isEmpty, Set(expected).isSubset(of: Set(got)) { s.contains += 1 }
             s.f1 += f1(got, expected)

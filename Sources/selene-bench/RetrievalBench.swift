@@ -99,14 +99,26 @@ enum RetrievalBench {
             try await bareFTS(text)
         }
         var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
+        var named: [Double] = [], share: [Double] = [], nameList: [Double] = []
         var sources: [RetrievalSource: Int] = [:]
         for (text, vector) in queries {
+            // A question naming someone: the time of its name's share and of its names list apart.
+            let names = QueryAnalyzer.analyze(text, now: now).names
+            if !names.isEmpty {
+                let nameTerms = Set(TextTokens.searchTerms(names.joined(separator: " ")))
+                let rest = QueryAnalyzer.analyze(text, now: now).keywords.filter { !nameTerms.contains($0) }
+                share.append(try await SeleneBench.time { _ = try await keyword.share(ofNotesWithAll: names.joined(separator: " ")) })
+                nameList.append(try await SeleneBench.time {
+                    _ = try await keyword.rank(names.joined(separator: " "), limit: 50, all: true, andAnyOf: rest)
+                })
+            }
             ranked.append(try await SeleneBench.time { _ = try await keyword.rank(text, limit: 50) })
             fts.append(try await SeleneBench.time { try await bareFTS(text) })
             hybrid.append(try await SeleneBench.time {
                 let (_, source) = try await retriever.retrieve(text, limit: 10, queryVector: vector)
                 sources[source, default: 0] += 1
             })
+            if !names.isEmpty { named.append(hybrid.last!) }
             vectorOnly.append(try await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
             filtered.append(try await SeleneBench.time {
                 _ = try await retriever.retrieve(text, limit: 10, filter: .init(noteType: .idea), queryVector: vector)
@@ -118,6 +130,10 @@ enum RetrievalBench {
                    baseline: f, baselineName: "bare FTS query", target: "≤ 30 ms")
         report.add("retrieval p95", database: database, value: SeleneBench.percentile(hybrid, 0.95), unit: "ms",
                    baseline: SeleneBench.percentile(fts, 0.95), baselineName: "bare FTS p95")
+        report.add("… of questions naming someone", database: database, value: SeleneBench.median(named), unit: "ms", baseline: f, baselineName: "bare FTS query")
+        report.add("… … the name's share of the notes", database: database, value: SeleneBench.median(share), unit: "ms", baseline: f, baselineName: "bare FTS query")
+        report.add("… … the names list (name and another word, ranked)", database: database, value: SeleneBench.median(nameList), unit: "ms",
+                   baseline: f, baselineName: "bare FTS query")
         report.add("… with a note-type filter", database: database, value: SeleneBench.median(filtered), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… its full-text ranking (50, BM25/ts_rank)", database: database, value: SeleneBench.median(ranked), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… its vector search (\(options.notes) × \(dimension))", database: database, value: SeleneBench.median(vectorOnly), unit: "ms")

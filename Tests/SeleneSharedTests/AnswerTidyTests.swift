@@ -121,6 +121,74 @@ struct AnswerPassageTests {
         #expect(ChatEngine.resolve("320.", context: shown, question: "How much did I spend on groceries this month?", passage: nil).text == "320.")
     }
 
+    /// The tier's notes of 2026-11-27's CI run whose answers echoed the day they were written.
+    let written = ContextBuilder().build(notes: [
+        note(1, "Long run of 24 km today, knee felt fine until the last hill. Need new shoes soon.", title: "Marathon training"),
+        note(2, "Anna turns 40 on the 12th of May. She mentioned wanting a pottery class, maybe book one for two.", title: "Anna's birthday"),
+        note(3, "Parents' evening on the 14th. Ask about the maths club and the reading scheme.", title: "Kids' school"),
+    ])
+
+    @Test("An answer citing the note whose every figure no note holds is replaced by the note's sentence")
+    func inventedFiguresReplaced() {
+        // SmolLM2-135M, 2026-11-27: the day the note was written (its context line's), as the answer.
+        let day = ContextBuilder.writtenOn(note(1, "").createdAt)
+        let parsed = ChatEngine.resolve("Answer: \(day) [1]", context: written, question: "How long was my long run in marathon training?")
+        #expect(parsed.text == "Your note says: “Long run of 24 km today, knee felt fine until the last hill.” [1]")
+        #expect(parsed.citedNoteIds == [1] && parsed.seleneCitedNoteIds == [1])
+        let anna = ChatEngine.resolve("Anna's birthday: \(day) [2]", context: written, question: "When does Anna turn 40?")
+        #expect(anna.text == "Your note says: “Anna turns 40 on the 12th of May.” [1]", "\(anna.text)")
+        #expect(AnswerPassage.figures(of: "Anna's birthday: \(day) [2]", context: written, question: "When does Anna turn 40?") == .init(held: 0, unheld: 2))
+    }
+
+    @Test("An answer citing the note with a figure no note holds beside the note's keeps its words and gets the quote")
+    func inventedFigureQuoted() {
+        let parsed = ChatEngine.resolve("Anna turns 40 on the 2nd of June [2].", context: written, question: "When does Anna turn 40?")
+        #expect(parsed.text.hasPrefix("Anna turns 40 on the 2nd of June [1]."), "\(parsed.text)")
+        #expect(parsed.text.hasSuffix("Your note says: “Anna turns 40 on the 12th of May.” [1]"), "\(parsed.text)")
+        #expect(parsed.citedNoteIds == [2])
+    }
+
+    @Test("A neighbouring note's figure cited as the note's own gets the note's sentence")
+    func neighboursFigure() {
+        // The first roofer's 1,800 cited as the second quote: in a shown note, not in the one cited.
+        let parsed = ChatEngine.resolve("The second quote was 1,800 [3].", context: shown, question: "How much was the second quote for the chimney flashing?")
+        #expect(parsed.text == "The second quote was 1,800 [1].\n\nYour note says: “Second quote for the chimney flashing: 1,450, can start in two weeks.” [1]",
+                "\(parsed.text)")
+        #expect(parsed.citedNoteIds == [3])
+        #expect(AnswerPassage.figures(of: "The second quote was 1,800 [3].", context: shown, question: "", citing: [3]) == .init(held: 1, unheld: 1))
+        #expect(AnswerPassage.figures(of: "The second quote was 1,800.", context: shown, question: "") == .init(held: 2, unheld: 0))
+    }
+
+    @Test("Figures the notes hold, a list's numbers, markers, and the written day asked for are left as they are")
+    func heldFigures() {
+        for (question, answer) in [("How long was my long run in marathon training?", "1. It was 24 km [1]."),
+                                   ("When does Anna turn 40?", "On the 12th of May [2]."),
+                                   ("When is parents' evening?", "On the 14th [3], ask about the maths club."),
+                                   ("When did I write about my long run?", "You wrote about your long run on \(ContextBuilder.writtenOn(note(1, "").createdAt)) [1].")] {
+            let parsed = ChatEngine.resolve(answer, context: written, question: question)
+            #expect(!parsed.text.contains("Your note says"), "\(question) → \(parsed.text)")
+        }
+        // The day it was written is no answer to anything else, and counts only when asked for.
+        let day = ContextBuilder.writtenOn(note(1, "").createdAt)
+        #expect(AnswerPassage.figures(of: "On \(day) [1].", context: written, question: "When did I note my long run?") == .init(held: 2, unheld: 0))
+        #expect(AnswerPassage.figures(of: "On \(day) [1].", context: written, question: "When is my long run?") == .init(held: 0, unheld: 2))
+        // A figure the person gave earlier in the conversation (a turn, or the summary) is theirs.
+        let messages = PromptBuilder.chat(question: "When does Anna turn 40?", context: written, summary: "Anna's party is on the 9th.",
+                                          history: [ChatMessage(role: .user, content: "Her cake needs 3 eggs.", createdAt: now),
+                                                    ChatMessage(role: .assistant, content: "Noted: 7 eggs.", createdAt: now)], mode: .chat)
+        let earlier = PromptBuilder.earlierWords(in: messages)
+        #expect(earlier.contains("3 eggs") && earlier.contains("on the 9th") && !earlier.contains("7 eggs") && !earlier.contains("40"))
+        let party = "Anna's party is on the 9th, with 3 eggs in the cake [2]."
+        #expect(AnswerPassage.figures(of: party, context: written, question: "When does Anna turn 40?", earlier: earlier, citing: [2]) == .init(held: 2, unheld: 0))
+        #expect(!ChatEngine.resolve(party, context: written, question: "When does Anna turn 40?", earlier: earlier).text.contains("Your note says"))
+        #expect(ChatEngine.resolve(party, context: written, question: "When does Anna turn 40?").text.contains("Your note says"))
+        // Switched off: the cited answer is kept as it was.
+        let answer = "Your long run: \(day) [1]."
+        #expect(ChatEngine.resolve(answer, context: written, question: "How long was my long run in marathon training?").text.hasPrefix("Your note says"))
+        let off = ChatEngine.resolve(answer, context: written, question: "How long was my long run in marathon training?", passage: .init(checksFigures: false))
+        #expect(off.text == answer, "\(off.text)")
+    }
+
     @Test("A long sentence is quoted up to a word")
     func long() {
         let words = Array(repeating: "dentist", count: 60).joined(separator: " ")

@@ -10,6 +10,15 @@ import Foundation
 /// says: “Dentist appointment moved to Tuesday 3pm.” [1]". Nothing is quoted when no note clears
 /// the bar: a wrong quote is worse than none. The bar is chosen and measured in
 /// `selene-bench --only passages` (README "Selene's quotes").
+///
+/// Citing the note is not enough when the answer's figures aren't the note's: SmolLM2-135M
+/// answered "How long was my long run?" with "Answer: 27 Nov 2026 [1]" — the day the note was
+/// written, copied from its context line — and "When does Anna turn 40?" with "Anna's birthday:
+/// 27 Nov 2026" for a note saying "the 12th of May". An answer stating a figure (a run of digits)
+/// that neither the notes it cites (any shown note when it cites none) nor the question hold
+/// gets the quote too; one whose every
+/// figure is of that kind is replaced by it (`Figures`). The day a note was written counts as
+/// held only when the question asks when something was written.
 public enum AnswerPassage {
     public struct Settings: Sendable, Hashable {
         /// The least share of the question's content words the note must hold.
@@ -17,9 +26,13 @@ public enum AnswerPassage {
         /// How many more of them it must hold than the next shown note.
         public var minLead: Int
 
-        public init(minShare: Double = 0.5, minLead: Int = 1) {
+        /// Whether figures the shown notes don't hold bring the quote (see above).
+        public var checksFigures: Bool
+
+        public init(minShare: Double = 0.5, minLead: Int = 1, checksFigures: Bool = true) {
             self.minShare = minShare
             self.minLead = minLead
+            self.checksFigures = checksFigures
         }
 
         public static let `default` = Settings()
@@ -51,6 +64,45 @@ public enum AnswerPassage {
         guard chosen.count > longest else { return chosen }
         let cut = chosen.prefix(longest)
         return String(cut[..<(cut.lastIndex(of: " ") ?? cut.endIndex)]) + "…"
+    }
+
+    /// An answer's figures against what the model was shown: how many of them the notes it cites,
+    /// a recalled memory, the question or the person's earlier words hold, and how many none does.
+    public struct Figures: Sendable, Hashable {
+        public var held = 0
+        public var unheld = 0
+
+        /// Every figure is one nobody wrote: the answer says nothing the person can trust.
+        public var allUnheld: Bool { unheld > 0 && held == 0 }
+    }
+
+    /// Runs of digits ("1,450" → 1 and 450; "3pm" → 3); in an answer, without its citation
+    /// markers and a list item's number.
+    static func digitRuns(_ text: String) -> [String] {
+        text.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).map(String.init)
+    }
+
+    static let listNumber = try! NSRegularExpression(pattern: #"(?m)^\s*\d{1,2}[.)]\s"#)
+    static let asksWhenWritten = try! NSRegularExpression(pattern: #"\bwhen\b.*\b(?:write|wrote|written|noted?|mention(?:ed)?|log(?:ged)?|captured?|jot(?:ted)?)\b"#,
+                                                          options: [.caseInsensitive])
+
+    /// `citing`: the notes the answer cites; a figure must be in one of them (the first roofer's
+    /// quote cited as the second's is not held), or in any shown note when it cites none.
+    /// `earlier`: what the person said before in the conversation (its figures are theirs).
+    public static func figures(of answer: String, context: ChatContext, question: String, earlier: String = "", citing: Set<Int64> = []) -> Figures {
+        var text = CitationParser.marker.stringByReplacingMatches(in: answer, range: NSRange(answer.startIndex..., in: answer), withTemplate: " ")
+        text = listNumber.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
+        var shown = Set(digitRuns(([question, earlier] + context.memories.map(\.content)).joined(separator: " ")))
+        let whenWritten = asksWhenWritten.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)) != nil
+        for note in context.notes.values where citing.isEmpty || citing.contains(note.id) {
+            shown.formUnion(digitRuns((note.title ?? "") + " " + note.content))
+            if whenWritten { shown.formUnion(digitRuns(ContextBuilder.writtenOn(note.createdAt))) }
+        }
+        var figures = Figures()
+        for run in digitRuns(text) {
+            if shown.contains(run) { figures.held += 1 } else { figures.unheld += 1 }
+        }
+        return figures
     }
 
     /// `answer` with the passage under it, cited by its context number.

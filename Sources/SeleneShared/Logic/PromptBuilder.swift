@@ -34,7 +34,7 @@ public enum PromptBuilder {
     public static func chat(question: String, context: ChatContext, summary: String?, history: [ChatMessage],
                             mode: QueryAnalysis.Mode, thread: NoteThread? = nil) -> [LLMMessage] {
         var system = system(for: mode, thread: thread)
-        if let summary, !summary.isEmpty { system += "\n\nEarlier in this conversation: \(summary)" }
+        if let summary, !summary.isEmpty { system += "\n\n" + earlier + summary }
         var messages = [LLMMessage(role: .system, content: system)]
         for message in history where message.role != .system {
             messages.append(LLMMessage(role: message.role, content: message.content))
@@ -57,6 +57,15 @@ public enum PromptBuilder {
         if !openTasks.isEmpty { prompt += "Already open:\n" + openTasks.map { "- \($0.title)" }.joined(separator: "\n") + "\n\n" }
         prompt += "Answer with at most five new, concrete tasks, one per line, each starting with \"- \"."
         return [LLMMessage(role: .system, content: "You turn a person's notes into small, concrete next steps."), LLMMessage(role: .user, content: prompt)]
+    }
+
+    static let earlier = "Earlier in this conversation: "
+
+    /// What the person said before the question in a chat's messages: their earlier turns and
+    /// the conversation's summary (an answer may take a figure from them).
+    public static func earlierWords(in messages: [LLMMessage]) -> String {
+        let summary = messages.first { $0.role == .system }?.content.components(separatedBy: earlier).dropFirst().joined(separator: " ") ?? ""
+        return (messages.dropLast().filter { $0.role == .user }.map(\.content) + [summary]).joined(separator: "\n")
     }
 
     /// "- task" lines of an answer, cleaned, without the ones already open.

@@ -92,7 +92,7 @@ public struct ChatEngine: Sendable {
             if !text.allSatisfy(\.isWhitespace), let kept = try? await keep(text) { session = kept }
             return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
         }
-        let parsed = Self.resolve(text, context: context, question: question)
+        let parsed = Self.resolve(text, context: context, question: question, earlier: PromptBuilder.earlierWords(in: messages))
         let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds,
                                 seleneCitedNoteIds: parsed.seleneCitedNoteIds.isEmpty ? nil : parsed.seleneCitedNoteIds)
         session = base
@@ -128,17 +128,23 @@ public struct ChatEngine: Sendable {
     /// A whole answer as it is kept: without a small model's loops and hanging labels
     /// (`AnswerTidy`), its citations checked against the notes shown, added where the model left
     /// them out (`CitationAttribution`), and resolved. When one shown note is clearly about the
-    /// question and the answer doesn't cite it, its sentence is quoted under the answer
-    /// (`AnswerPassage`; nil leaves it out).
-    public static func resolve(_ text: String, context: ChatContext, question: String? = nil,
+    /// question and the answer doesn't cite it, or states figures no shown note holds, its
+    /// sentence is quoted under the answer, or instead of it when every figure is of that kind
+    /// (`AnswerPassage`; nil leaves it out). `earlier`: what the person said before in the
+    /// conversation, whose figures an answer may repeat.
+    public static func resolve(_ text: String, context: ChatContext, question: String? = nil, earlier: String = "",
                                attribution: CitationAttribution.Settings = .default,
                                passage: AnswerPassage.Settings? = .default) -> ParsedAnswer {
         let attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
                                                        question: question, settings: attribution)
         let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
         guard let question, let passage, let found = AnswerPassage.find(for: question, context: context.notes, settings: passage),
-              let note = context.notes[found.number], !parsed.citedNoteIds.contains(note.id) else { return parsed }
-        return CitationParser.parse(AnswerPassage.appending(found, to: attributed.text), context: context.notes,
+              let note = context.notes[found.number] else { return parsed }
+        let figures = passage.checksFigures
+            ? AnswerPassage.figures(of: attributed.text, context: context, question: question, earlier: earlier, citing: Set(parsed.citedNoteIds))
+            : .init()
+        guard !parsed.citedNoteIds.contains(note.id) || figures.unheld > 0 else { return parsed }
+        return CitationParser.parse(AnswerPassage.appending(found, to: figures.allUnheld ? "" : attributed.text), context: context.notes,
                                     bySelene: attributed.added.union([found.number]))
     }
 
