@@ -16,6 +16,7 @@ import urllib.request
 import pytest
 from conftest import SIZES, StitchServer, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -885,6 +886,16 @@ def quantities(browser):
             r.find_element(By.CSS_SELECTOR, "output.qty").text for r in browser.find_elements(By.CSS_SELECTOR, "#threads .row")}
 
 
+def settled_quantities(browser, expected):
+    """The list's quantities once the page has drawn them (a row's count can read empty while the
+    page is still applying what it kept), compared with `expected`."""
+    try:
+        WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: quantities(d) == expected)
+    except TimeoutException:
+        pass
+    return quantities(browser)
+
+
 def network(browser, offline):
     browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
@@ -977,7 +988,8 @@ def test_offline_in_a_shop(browser, shots):
         # Nothing typed offline is lost on reload.
         browser.get(base + "/app/inventory")
         browser.refresh()
-        assert quantities(browser) == {"DMC 444": "2", "DMC 310": "4", "DMC 3865": "3"}, quantities(browser)
+        got = settled_quantities(browser, {"DMC 444": "2", "DMC 310": "4", "DMC 3865": "3"})
+        assert got == {"DMC 444": "2", "DMC 310": "4", "DMC 3865": "3"}, got
         kept = browser.find_element(By.ID, "outbox-kept").text
         assert kept.startswith("5 changes kept on this device"), kept
         snap(browser, shots, "offline-changes-kept")
@@ -1000,7 +1012,8 @@ def test_offline_in_a_shop(browser, shots):
         assert not browser.find_elements(By.ID, "outbox-kept")
         # The server has them, and the device's next pull brings them.
         browser.refresh()
-        assert quantities(browser) == {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"}, quantities(browser)
+        got = settled_quantities(browser, {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"})
+        assert got == {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"}, got
         snap(browser, shots, "offline-changes-sent")
         stitch_cli(device, "sync")
         on_device = {f"{t['brand']} {t['number']}": (t["quantity"], t.get("colorName")) for t in json.loads(stitch_cli(device, "threads", "list", "--json"))}
