@@ -148,6 +148,21 @@ struct AnswerPassageTests {
         #expect(parsed.citedNoteIds == [2])
     }
 
+    @Test("A loop varied only by citation numbers is kept once when the numbers go")
+    func loopUnderMarkers() {
+        // SmolLM2-135M on the tier, 2026-11-27: "[1] 3 mm" then "1450" with one number or another to the token limit.
+        let hooks = ContextBuilder().build(notes: [
+            note(1, "Bought the wrong size of picture hooks again. Measure first next time: 3 mm."),
+            note(2, "Second quote for the chimney flashing: 1,450, can start in two weeks.", title: "Roof again"),
+            note(3, "Groceries were 420 this month, up from 350.", title: "Budget"),
+        ])
+        let raw = "[1] 3 mm\n" + (0..<40).map { " 1450 [\([1, 2, 3, 2][$0 % 4])]" }.joined(separator: "\n") + "\n 14"
+        let parsed = ChatEngine.resolve(raw, context: hooks, question: "What size of picture hooks do I need?")
+        #expect(parsed.text.components(separatedBy: "1450").count - 1 <= 1, "\(parsed.text)")
+        #expect(parsed.text.contains("3 mm"))
+        #expect(parsed.citedNoteIds.contains(1))
+    }
+
     @Test("A neighbouring note's figure cited as the note's own gets the note's sentence")
     func neighboursFigure() {
         // The first roofer's 1,800 cited as the second quote: in a shown note, not in the one cited.

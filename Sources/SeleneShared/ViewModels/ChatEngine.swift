@@ -135,8 +135,11 @@ public struct ChatEngine: Sendable {
     public static func resolve(_ text: String, context: ChatContext, question: String? = nil, earlier: String = "",
                                attribution: CitationAttribution.Settings = .default,
                                passage: AnswerPassage.Settings? = .default) -> ParsedAnswer {
-        let attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
+        var attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
                                                        question: question, settings: attribution)
+        // Citations taken out can bare a loop the model varied only by its numbers ("1450 [1]
+        // 1450 [2] 1450 [1] …" to the token limit, SmolLM2-135M on 2026-11-27): tidied again.
+        attributed.text = AnswerTidy.tidy(attributed.text).text
         let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
         guard let question, let passage, let found = AnswerPassage.find(for: question, context: context.notes, settings: passage),
               let note = context.notes[found.number] else { return parsed }
