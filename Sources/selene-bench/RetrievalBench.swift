@@ -103,14 +103,13 @@ enum RetrievalBench {
         var sources: [RetrievalSource: Int] = [:]
         for (text, vector) in queries {
             // A question naming someone: the time of its name's share and of its names list apart.
-            let names = QueryAnalyzer.analyze(text, now: now).names
+            let analysis = QueryAnalyzer.analyze(text, now: now)
+            let names = analysis.names.joined(separator: " ")
             if !names.isEmpty {
-                let nameTerms = Set(TextTokens.searchTerms(names.joined(separator: " ")))
-                let rest = QueryAnalyzer.analyze(text, now: now).keywords.filter { !nameTerms.contains($0) }
-                share.append(try await SeleneBench.time { _ = try await keyword.share(ofNotesWithAll: names.joined(separator: " ")) })
-                nameList.append(try await SeleneBench.time {
-                    _ = try await keyword.rank(names.joined(separator: " "), limit: 50, all: true, andAnyOf: rest)
-                })
+                let nameTerms = Set(TextTokens.searchTerms(names))
+                let rest = analysis.keywords.filter { !nameTerms.contains($0) }
+                share.append(try await SeleneBench.time { _ = try await keyword.share(ofNotesWithAll: names) })
+                nameList.append(try await SeleneBench.time { _ = try await keyword.rank(names, limit: 50, all: true, andAnyOf: rest) })
             }
             ranked.append(try await SeleneBench.time { _ = try await keyword.rank(text, limit: 50) })
             fts.append(try await SeleneBench.time { try await bareFTS(text) })

@@ -15,10 +15,9 @@ import Foundation
 /// answered "How long was my long run?" with "Answer: 27 Nov 2026 [1]" — the day the note was
 /// written, copied from its context line — and "When does Anna turn 40?" with "Anna's birthday:
 /// 27 Nov 2026" for a note saying "the 12th of May". An answer stating a figure (a run of digits)
-/// that neither the notes it cites (any shown note when it cites none) nor the question hold
-/// gets the quote too; one whose every
-/// figure is of that kind is replaced by it (`Figures`). The day a note was written counts as
-/// held only when the question asks when something was written.
+/// that nothing the person wrote holds (`figures`) gets the quote too; one whose every figure is
+/// of that kind is replaced by it. The day a note was written counts as held only when the
+/// question asks when something was written.
 public enum AnswerPassage {
     public struct Settings: Sendable, Hashable {
         /// The least share of the question's content words the note must hold.
