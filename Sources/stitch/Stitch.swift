@@ -114,7 +114,8 @@ struct ForgotPassword: AsyncParsableCommand {
             """)
     @Option var server: String
     @Option(help: "The address the account signs in with.") var email: String?
-    @Option(help: "The link from the email (or its token).") var link: String?
+    // Unconditional: a token is base64url and starts with "-" one time in 64 (CI, 2026-11-27).
+    @Option(parsing: .unconditional, help: "The link from the email (or its token).") var link: String?
 
     func run() async throws {
         try await Stitch.run {

@@ -214,6 +214,9 @@ struct PasswordResetTests {
             #expect(r.code == 0 && r.out.contains("Password changed"), "\(r.out) \(r.err)")
             r = try await EndToEndTests.run(binary, ["forgot-password", "--server", server, "--link", token], env: env)
             #expect(r.code != 0 && r.err.contains("expired or was already used"), "\(r.out) \(r.err)")
+            // A token starting with "-" (base64url: one in 64) is the link's value, not an option.
+            r = try await EndToEndTests.run(binary, ["forgot-password", "--server", server, "--link", "-" + token.dropFirst()], env: env)
+            #expect(r.code != 0 && r.err.contains("expired or was already used"), "\(r.out) \(r.err)")
             #expect(try await login(app, password: "third battery staple").status == .ok)
         }
     }
