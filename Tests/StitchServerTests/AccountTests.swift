@@ -1,4 +1,5 @@
 import Fluent
+import NIOConcurrencyHelpers
 import Foundation
 import SQLKit
 import StitchCore
@@ -61,6 +62,22 @@ func rowsOf(_ userId: UUID, email: String, app: Application) async throws -> [St
 func imageFiles(_ app: Application) throws -> Set<String> {
     let dir = (app.config.dataDirectory as NSString).appendingPathComponent("images")
     return Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+}
+
+/// The file storage, keeping what is drawn from a file 100 ms slower each, and counting it.
+final class SlowDrawnStorage: ImageStorage {
+    let inner: any ImageStorage
+    let kept = NIOLockedValueBox(0)
+    init(inner: any ImageStorage) { self.inner = inner }
+
+    func put(_ data: Data, key: String) async throws {
+        if key.contains("/") { try await Task.sleep(for: .milliseconds(100)) }
+        try await inner.put(data, key: key)
+        if key.contains("/") { kept.withLockedValue { $0 += 1 } }
+    }
+    func get(_ key: String) async throws -> Data? { try await inner.get(key) }
+    func delete(_ key: String) async throws { try await inner.delete(key) }
+    func deleteAll(under key: String) async throws { try await inner.deleteAll(under: key) }
 }
 
 @Suite("Leaving and securing an account: password change, deletion")
@@ -198,6 +215,31 @@ struct AccountLifecycleTests {
             let signIn = try await browser.request(.GET, res.headers.first(name: .location)!)
             #expect(signIn.text.contains("Your account and everything in it have been deleted."))
             #expect(try await rowsOf(ann.user.id, email: "ann@example.com", app: app).isEmpty)
+            #expect(try imageFiles(app).isEmpty)
+        }
+    }
+
+    @Test("Deleting an account while a pattern's pages are being kept: once it answers, no file of it is left, drawn or not")
+    func deleteWhileDrawing() async throws {
+        try await withTestApp { app, _ in
+            // Each drawn page is kept a little slowly, so that the deletion surely comes mid-batch.
+            let storage = SlowDrawnStorage(inner: app.imageStorage)
+            app.imageStorage = storage
+            let ann = try await TestUser.make(app, email: "ann@example.com")
+            let project = try await ann.project(canvas: try await ann.canvas("Nutcracker"))
+            let res = try await ann.upload("/projects/\(project.project.id.wireText)/patterns",
+                                           files: [Fixtures.file(TestPDF.make(pages: 20), name: "file", filename: "Long chart.pdf", type: "application/pdf")])
+            let created = try res.decode(PatternDetail.self)
+            #expect(res.status == .created && created.pages.status == .rendering, "\(res.text)")
+            for _ in 0..<1000 where storage.kept.withLockedValue({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(storage.kept.withLockedValue { $0 } > 0)
+            let deleted = try await ann.send(.DELETE, "/auth/account", json: DeleteAccountRequest(password: "correct horse"))
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            // Nothing is left, and nothing more is kept after the answer.
+            let keptBefore = storage.kept.withLockedValue { $0 }
+            #expect(try imageFiles(app).isEmpty)
+            await app.patternRenderer.wait(created.pattern.fileKey)
+            #expect(storage.kept.withLockedValue { $0 } == keptBefore)
             #expect(try imageFiles(app).isEmpty)
         }
     }

@@ -249,10 +249,7 @@ enum AccountService {
             if let email { try await LoginThrottleModel.query(on: db).filter(\.$email == email).delete() }
             try await db.sql.delete(from: UserModel.schema).where("id", .equal, SQLUUID(userId)).run()
         }
-        for key in keys {
-            try await app.imageStorage.delete(key)
-            try await PageFiles.remove(key, app: app)
-        }
+        for key in keys { try await Images.deleteFiles(key, app: app) }
         app.responseCache.forget(userId: userId)
     }
 }

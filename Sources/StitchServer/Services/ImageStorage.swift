@@ -145,6 +145,13 @@ enum Images {
         let patterns = try await Records.countAll(PatternModel.self, where: "file_key", equals: .text(key), on: db)
         guard canvases == 0, journal == 0, patterns == 0 else { return }
         try await ImageModel.query(on: db).filter(\._$id == key).delete()
+        try await deleteFiles(key, app: app)
+    }
+
+    /// Deletes a file and everything drawn from it, once this instance has stopped drawing it
+    /// (the row is already gone): nothing of it is left when the request that deleted it answers.
+    static func deleteFiles(_ key: String, app: Application) async throws {
+        await app.patternRenderer.stop(key)
         try await app.imageStorage.delete(key)
         try await PageFiles.remove(key, app: app)
     }

@@ -272,6 +272,15 @@ final class PatternRenderer: LifecycleHandler, Sendable {
         await jobs.withLockedValue { $0[key] }?.value
     }
 
+    /// Stops this process's drawing of the file, if any, and waits for it to end: the file is being
+    /// deleted, and a page stored after its files were removed would outlive it. (Another instance
+    /// drawing it finds its row gone after its next batch and removes what it kept.)
+    func stop(_ key: String) async {
+        guard let job = jobs.withLockedValue({ $0[key] }) else { return }
+        job.cancel()
+        await job.value
+    }
+
     private func render(_ key: String, app: Application) async {
         let db = app.db, logger = app.logger
         do {
