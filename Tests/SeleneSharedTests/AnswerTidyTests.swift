@@ -204,6 +204,21 @@ struct AnswerPassageTests {
         #expect(off.text == answer, "\(off.text)")
     }
 
+    @Test("A figure of the thread or the open tasks shown beside the notes is held: the answer that gives it stays as it is")
+    func extraFigures() {
+        let notes = [note(1, "Long run of 24 km today, knee felt fine until the last hill.", title: "Marathon training"),
+                     note(2, "Booked the physio for the knee.", title: "Knee")]
+        let extra = "The thread \"Marathon\": training for the spring race (5 notes).\nOpen tasks: buy shoes under 120; run 30 km before race day."
+        let context = ContextBuilder().build(notes: notes, extra: extra)
+        #expect(context.extra == extra)
+        let answer = "The thread has 5 notes [1], and a task says to run 30 km before race day."
+        #expect(AnswerPassage.figures(of: answer, context: context, question: "What's left for the marathon?", citing: [1]) == .init(held: 2, unheld: 0))
+        #expect(ChatEngine.resolve(answer, context: context, question: "What's left for the marathon?").text == answer)
+        // Without them shown, the same figures are nobody's.
+        let bare = ContextBuilder().build(notes: notes)
+        #expect(AnswerPassage.figures(of: answer, context: bare, question: "What's left for the marathon?", citing: [1]) == .init(held: 0, unheld: 2))
+    }
+
     @Test("A long sentence is quoted up to a word")
     func long() {
         let words = Array(repeating: "dentist", count: 60).joined(separator: " ")

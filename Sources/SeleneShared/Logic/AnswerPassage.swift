@@ -66,7 +66,8 @@ public enum AnswerPassage {
     }
 
     /// An answer's figures against what the model was shown: how many of them the notes it cites,
-    /// a recalled memory, the question or the person's earlier words hold, and how many none does.
+    /// a recalled memory, the thread or open tasks shown with them, the question or the person's
+    /// earlier words hold, and how many none does.
     public struct Figures: Sendable, Hashable {
         public var held = 0
         public var unheld = 0
@@ -91,7 +92,7 @@ public enum AnswerPassage {
     public static func figures(of answer: String, context: ChatContext, question: String, earlier: String = "", citing: Set<Int64> = []) -> Figures {
         var text = CitationParser.marker.stringByReplacingMatches(in: answer, range: NSRange(answer.startIndex..., in: answer), withTemplate: " ")
         text = listNumber.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
-        var shown = Set(digitRuns(([question, earlier] + context.memories.map(\.content)).joined(separator: " ")))
+        var shown = Set(digitRuns(([question, earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
         let whenWritten = asksWhenWritten.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)) != nil
         for note in context.notes.values where citing.isEmpty || citing.contains(note.id) {
             shown.formUnion(digitRuns((note.title ?? "") + " " + note.content))

@@ -9,6 +9,8 @@ public struct ChatContext: Sendable, Hashable {
     /// The notes by the number they carry in `text` (1-based).
     public var notes: [Int: Note]
     public var memories: [Memory]
+    /// What else the prompt says, as it was cut to fit (`build`'s `extra`: the thread, open tasks).
+    public var extra: String = ""
     /// Notes offered that didn't fit the budget.
     public var omitted: Int
     public var estimatedTokens: Int { TokenBudget.estimate(text) }
@@ -28,8 +30,10 @@ public struct ContextBuilder: Sendable {
     public func build(notes: [Note], memories: [Memory] = [], extra: String? = nil) -> ChatContext {
         var lines: [String] = []
         var used = 0
+        var shownExtra = ""
         if let extra, !extra.isEmpty {
             let cut = TokenBudget.truncate(extra, toTokens: budget / 4)
+            shownExtra = cut
             lines.append(cut)
             used += TokenBudget.estimate(cut)
         }
@@ -63,7 +67,7 @@ public struct ContextBuilder: Sendable {
             }
             if !numbered.isEmpty { lines.append(block.joined(separator: "\n")) }
         }
-        return ChatContext(text: lines.joined(separator: "\n\n"), notes: numbered, memories: kept, omitted: omitted)
+        return ChatContext(text: lines.joined(separator: "\n\n"), notes: numbered, memories: kept, extra: shownExtra, omitted: omitted)
     }
 
     /// A note as the model reads it: `[n] Title: text (written 26 Nov 2026)`, the title only when
