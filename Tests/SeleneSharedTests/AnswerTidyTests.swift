@@ -140,6 +140,25 @@ struct AnswerPassageTests {
         #expect(AnswerPassage.figures(of: "Anna's birthday: \(day) [2]", context: written, question: "When does Anna turn 40?") == .init(held: 0, unheld: 2))
     }
 
+    @Test("A line that is only a note's title and the day it was written goes, unless the question asks when it was written")
+    func titleAndDayLine() {
+        // SmolLM2-135M in the tier's terminal chat, 2026-11-27: the context line's ends first, then an answer.
+        let day = ContextBuilder.writtenOn(note(2, "").createdAt)
+        let raw = "[1] Anna's birthday: \(day)\nAnna turns 40 on the 12th of May [1]."
+        let parsed = ChatEngine.resolve(raw, context: written, question: "When is Anna's birthday?")
+        #expect(parsed.text == "Anna turns 40 on the 12th of May [1].", "\(parsed.text)")
+        #expect(parsed.citedNoteIds == [2])
+        for line in ["2. Anna's birthday — \(day) [2]", "Anna's birthday (written \(day))", "[2] Anna's Birthday: \(day)."] {
+            #expect(CitationAttribution.isTitleAndDay(line, context: written.notes), "\(line)")
+        }
+        for line in ["Anna's birthday: 12 May", "Anna's birthday [2]", "Kids' school: \(day) and the 14th", "Marathon training: 24 km"] {
+            #expect(!CitationAttribution.isTitleAndDay(line, context: written.notes), "\(line)")
+        }
+        // Asked when it was written, the day is the answer.
+        let asked = ChatEngine.resolve("[2] Anna's birthday: \(day)", context: written, question: "When did I write about Anna's birthday?")
+        #expect(asked.text.contains(day) && !asked.text.contains("Your note says"), "\(asked.text)")
+    }
+
     @Test("An answer citing the note with a figure no note holds beside the note's keeps its words and gets the quote")
     func inventedFigureQuoted() {
         let parsed = ChatEngine.resolve("Anna turns 40 on the 2nd of June [2].", context: written, question: "When does Anna turn 40?")

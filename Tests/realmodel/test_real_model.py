@@ -247,7 +247,7 @@ def test_chat_streams_through_the_web_app_and_cites_only_notes_it_was_shown(sele
         note = api(base, "GET", f"/api/notes/{note_id}")
         assert (note.get("title") or note["content"][:40]) in shown, f"note {note_id} was cited but not shown to the model"
     print(f"\nweb chat: first piece after {first_piece[0]:.1f} s, whole answer after {time.time() - started:.1f} s, "
-          f"cited {messages[-1].get('citedNoteIds')}: {messages[-1]['content'][:200]!r}")
+          f"cited {messages[-1].get('citedNoteIds')}: {ends(messages[-1]['content'])}")
 
 
 def test_chat_through_the_terminal_client(selene):
@@ -263,7 +263,10 @@ def test_chat_through_the_terminal_client(selene):
     session = api(base, "GET", f"/api/sessions/{answer['sessionId']}/messages?limit=10")["messages"]
     assert session[-1]["role"] == "assistant" and session[-1]["content"].strip()
     assert len(proxy.chats) > before
-    print(f"\nselene chat: {answer['answer'][:200]!r} cites {answer['citations']} of {answer['notes']}")
+    # What a person checks first: the answer cites the note that holds the birthday.
+    cited = [note_label(api(base, "GET", f"/api/notes/{i}")) for i in answer["citations"]]
+    print(f"\nselene chat: {ends(answer['answer'])} cites {[label[:24] for label in cited]}")
+    assert any(label.startswith("Anna's birthday") for label in cited), f"the answer doesn't cite Anna's birthday note: {answer['answer']!r}"
 
 
 # Direct questions a person would ask, each answered by one note (its title, or its first words),
@@ -293,6 +296,11 @@ def note_label(note):
     return note.get("title") or note["content"]
 
 
+def ends(text, each=200):
+    """An answer as the log shows it: whole, or its beginning and its end (a quote comes last)."""
+    return repr(text) if len(text) <= 2 * each else f"{text[:each]!r} … {text[-each:]!r}"
+
+
 def test_direct_questions_cite_the_note_that_answers_them(selene):
     base, proxy = selene
     settle(base, PROCESS_BOUND)
@@ -318,7 +326,7 @@ def test_direct_questions_cite_the_note_that_answers_them(selene):
         held = fact <= set(re.findall(r"[a-z]+|[0-9]+", text.lower()))
         holds_fact += held
         by = "Selene" if any(note_label(n).startswith(answering) and n["id"] in answer["seleneCitations"] for n in cited) else "model"
-        lines.append(f"{'✓' if right else '✗'}{'✓' if held else '✗'} {question} → {text[:200]!r} cites {[note_label(n)[:24] for n in cited]}"
+        lines.append(f"{'✓' if right else '✗'}{'✓' if held else '✗'} {question} → {ends(text)} cites {[note_label(n)[:24] for n in cited]}"
                      + (f" ({by})" if right else ""))
     print("\n" + "\n".join(lines))
     # 9 of 10 (#46). SmolLM2-135M at temperature 0.2 gave 9, 9 and 7 with the model's and Selene's

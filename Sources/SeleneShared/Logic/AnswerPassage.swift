@@ -83,8 +83,13 @@ public enum AnswerPassage {
     }
 
     static let listNumber = try! NSRegularExpression(pattern: #"(?m)^\s*\d{1,2}[.)]\s"#)
-    static let asksWhenWritten = try! NSRegularExpression(pattern: #"\bwhen\b.*\b(?:write|wrote|written|noted?|mention(?:ed)?|log(?:ged)?|captured?|jot(?:ted)?)\b"#,
-                                                          options: [.caseInsensitive])
+    static let whenWrittenPattern = try! NSRegularExpression(pattern: #"\bwhen\b.*\b(?:write|wrote|written|noted?|mention(?:ed)?|log(?:ged)?|captured?|jot(?:ted)?)\b"#,
+                                                             options: [.caseInsensitive])
+
+    /// Whether the question asks when something was written (the one question the day answers).
+    static func asksWhenWritten(_ question: String) -> Bool {
+        whenWrittenPattern.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)) != nil
+    }
 
     /// `citing`: the notes the answer cites; a figure must be in one of them (the first roofer's
     /// quote cited as the second's is not held), or in any shown note when it cites none.
@@ -93,7 +98,7 @@ public enum AnswerPassage {
         var text = CitationParser.marker.stringByReplacingMatches(in: answer, range: NSRange(answer.startIndex..., in: answer), withTemplate: " ")
         text = listNumber.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
         var shown = Set(digitRuns(([question, earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
-        let whenWritten = asksWhenWritten.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)) != nil
+        let whenWritten = asksWhenWritten(question)
         for note in context.notes.values where citing.isEmpty || citing.contains(note.id) {
             shown.formUnion(digitRuns((note.title ?? "") + " " + note.content))
             if whenWritten { shown.formUnion(digitRuns(ContextBuilder.writtenOn(note.createdAt))) }

@@ -114,10 +114,12 @@ public enum CitationAttribution {
     /// day goes.
     public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String) -> String {
         let terms = questionTerms(question)
+        let whenWritten = AnswerPassage.asksWhenWritten(question)
         var kept: [String] = []
         var dropped = false
         for line in answer.components(separatedBy: "\n") {
             let range = NSRange(line.startIndex..., in: line)
+            if !whenWritten, isTitleAndDay(line, context: context) { dropped = true; continue }
             if let m = echoedLine.firstMatch(in: line, range: range), let nr = Range(m.range(at: 1), in: line), let n = Int(line[nr]),
                let note = context[n], let rest = Range(m.range(at: 2), in: line) {
                 guard relevant(note, to: terms) else { dropped = true; continue }
@@ -133,6 +135,23 @@ public enum CitationAttribution {
         }
         let text = kept.joined(separator: "\n")
         return dropped && text.allSatisfy(\.isWhitespace) ? answer : text
+    }
+
+    /// A line that is only a shown note's title and the day it was written ("[1] Anna's
+    /// birthday: 27 Nov 2026", SmolLM2-135M in the tier's terminal chat): the ends of its context
+    /// line, without its words. It answers nothing but when the note was written.
+    static func isTitleAndDay(_ line: String, context: [Int: Note]) -> Bool {
+        func bare(_ text: String) -> String {
+            let unmarked = CitationParser.marker.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
+            return unmarked.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).filter { $0 != "written" }.joined(separator: " ")
+        }
+        var said = bare(line)
+        if let item = said.firstIndex(of: " "), said[..<item].allSatisfy(\.isNumber) { said = String(said[said.index(after: item)...]) }
+        guard said.contains(where: \.isLetter), said.contains(where: \.isNumber) else { return false }
+        return context.values.contains { note in
+            guard let title = note.title, !bare(title).isEmpty else { return false }
+            return said == bare(title + " " + ContextBuilder.writtenOn(note.createdAt))
+        }
     }
 
     public static func attribute(_ answer: String, context: [Int: Note], question: String? = nil, settings: Settings = .default) -> Result {
