@@ -140,7 +140,7 @@ struct AnswerPassageTests {
         #expect(AnswerPassage.figures(of: "Anna's birthday: \(day) [2]", context: written, question: "When does Anna turn 40?") == .init(held: 0, unheld: 2))
     }
 
-    @Test("A line that is only a note's title and the day it was written goes, unless the question asks when it was written")
+    @Test("A line that is only the day a note was written (after its title or \"Answer:\") goes, unless the question asks when it was written or a note says that day")
     func titleAndDayLine() {
         // SmolLM2-135M in the tier's terminal chat, 2026-11-27: the context line's ends first, then an answer.
         let day = ContextBuilder.writtenOn(note(2, "").createdAt)
@@ -148,12 +148,19 @@ struct AnswerPassageTests {
         let parsed = ChatEngine.resolve(raw, context: written, question: "When is Anna's birthday?")
         #expect(parsed.text == "Anna turns 40 on the 12th of May [1].", "\(parsed.text)")
         #expect(parsed.citedNoteIds == [2])
-        for line in ["2. Anna's birthday — \(day) [2]", "Anna's birthday (written \(day))", "[2] Anna's Birthday: \(day)."] {
+        for line in ["2. Anna's birthday — \(day) [2]", "Anna's birthday (written \(day))", "[2] Anna's Birthday: \(day).", "Answer: \(day)", "\(day) [1]"] {
             #expect(CitationAttribution.isTitleAndDay(line, context: written.notes), "\(line)")
         }
-        for line in ["Anna's birthday: 12 May", "Anna's birthday [2]", "Kids' school: \(day) and the 14th", "Marathon training: 24 km"] {
+        for line in ["Anna's birthday: 12 May", "Anna's birthday [2]", "Kids' school: \(day) and the 14th", "Marathon training: 24 km",
+                     "The party: \(day)", "Anna's birthday"] {
             #expect(!CitationAttribution.isTitleAndDay(line, context: written.notes), "\(line)")
         }
+        // A note that says the day in its words: the line may be its answer.
+        let party = ContextBuilder().build(notes: [note(1, "Anna's party is on \(day) at the cabin.", title: "Party")])
+        #expect(!CitationAttribution.isTitleAndDay("Party: \(day)", context: party.notes))
+        // The tier's long run, 2026-11-27: the answer, then the day as "Answer:".
+        let run = ChatEngine.resolve("Long run of 24 km today [1].\n\nAnswer: \(day)", context: written, question: "How long was my long run in marathon training?")
+        #expect(run.text == "Long run of 24 km today [1].", "\(run.text)")
         // Asked when it was written, the day is the answer.
         let asked = ChatEngine.resolve("[2] Anna's birthday: \(day)", context: written, question: "When did I write about Anna's birthday?")
         #expect(asked.text.contains(day) && !asked.text.contains("Your note says"), "\(asked.text)")
@@ -221,6 +228,69 @@ struct AnswerPassageTests {
         #expect(ChatEngine.resolve(answer, context: written, question: "How long was my long run in marathon training?").text.hasPrefix("Your note says"))
         let off = ChatEngine.resolve(answer, context: written, question: "How long was my long run in marathon training?", passage: .init(checksFigures: false))
         #expect(off.text == answer, "\(off.text)")
+    }
+
+    @Test("An answer without a figure, citing the note whose sentence has one, gets the sentence; one whose sentence has none is left as it is")
+    func missingFigure() {
+        // As SmolLM2-135M on the tier, 2026-11-27: the right note cited (by Selene), the other loaf described, no "75%".
+        let loaves = ContextBuilder().build(notes: [
+            note(1, "Next sourdough loaf: try 75% hydration and a longer cold proof.", title: "Sourdough"),
+            note(2, "The rye loaf came out dense; the starter was sluggish.", title: "Rye"),
+            note(3, "Note to self: the wifi password for the cabin is on the router.", title: "Cabin"),
+        ])
+        let question = "What hydration do I want for the next sourdough loaf?"
+        let parsed = ChatEngine.resolve("Try a higher hydration and a longer cold proof for the next sourdough loaf [1].", context: loaves, question: question)
+        #expect(parsed.text == "Try a higher hydration and a longer cold proof for the next sourdough loaf [1].\n\nYour note says: “Next sourdough loaf: try 75% hydration and a longer cold proof.” [1]",
+                "\(parsed.text)")
+        #expect(parsed.citedNoteIds == [1])
+        let off = ChatEngine.resolve("Try a higher hydration and a longer cold proof for the next sourdough loaf [1].", context: loaves, question: question,
+                                     passage: .init(quotesMissingFigure: false))
+        #expect(off.text == "Try a higher hydration and a longer cold proof for the next sourdough loaf [1].", "\(off.text)")
+        // The figure given: as it was. A sentence without a figure: nothing to miss.
+        #expect(ChatEngine.resolve("Try 75% hydration [1].", context: loaves, question: question).text == "Try 75% hydration [1].")
+        // The question's own figure is no answer: "Anna turns 40" for "When does Anna turn 40?".
+        let anna = ChatEngine.resolve("Anna turns 40 this year [2].", context: written, question: "When does Anna turn 40?")
+        #expect(anna.text.hasSuffix("Your note says: “Anna turns 40 on the 12th of May.” [1]"), "\(anna.text)")
+        #expect(AnswerPassage.figures(of: "Anna turns 40 this year [2].", context: written, question: "When does Anna turn 40?", citing: [2])
+                == .init(held: 1, unheld: 0, fromQuestion: 1))
+        let wifi = ChatEngine.resolve("It's on the router [3].", context: loaves, question: "Where is the wifi password for the cabin?")
+        #expect(wifi.text == "It's on the router [1]." && wifi.citedNoteIds == [3], "\(wifi.text)")
+    }
+
+    @Test("Lines copying a shown note about something else go, numbered or not; one copying the note about the question stays")
+    func copiedLines() {
+        let shown = ContextBuilder().build(notes: [
+            note(1, "Anna turns 40 on the 12th of May. She mentioned wanting a pottery class.", title: "Anna's birthday"),
+            note(2, "Thinking about Lisbon in October. Flights are cheaper midweek; need to ask Sam about dates.", title: "Holiday"),
+            note(3, "Parents' evening on the 14th. Ask about the maths club.", title: "Kids' school"),
+            note(4, "Grateful for the long walk with Mum along the river today, she told stories about her first job."),
+        ])
+        // SmolLM2-135M on the tier, 2026-11-27, for "When does Anna turn 40?".
+        let raw = "2. Holiday: Thinking about Lisbon in October. Flights are cheaper midweek; need to ask Sam about dates.\n"
+            + "3. Kids' school: Parents' evening on the 14th.\n4. Grateful for the long walk with Mum: Tom\nAnna turns 40 on the 12th of May [1]."
+        let cleaned = CitationAttribution.withoutEchoedContext(raw, context: shown.notes, question: "When does Anna turn 40?")
+        #expect(cleaned == "Anna turns 40 on the 12th of May [1].", "\(cleaned)")
+        #expect(CitationAttribution.copiedNote("Anna's birthday: Anna turns 40", context: shown.notes)?.id == 1)
+        #expect(CitationAttribution.copiedNote("Holiday in Lisbon sounds lovely", context: shown.notes) == nil)
+        // Nothing else left: the answer stays as it came (the quote goes under it).
+        let only = "3. Kids' school: Parents' evening on the 14th."
+        #expect(CitationAttribution.withoutEchoedContext(only, context: shown.notes, question: "When does Anna turn 40?") == only)
+    }
+
+    @Test("A quote without a figure takes the note's next sentence when that one has it")
+    func quoteTakesTheFigure() {
+        let hooks = ContextBuilder().build(notes: [
+            note(1, "Bought the wrong size of picture hooks again. Measure first next time: 3 mm. The frame shop closes at 6."),
+            note(2, "Second quote for the chimney flashing: 1,450, can start in two weeks.", title: "Roof again"),
+        ])
+        #expect(AnswerPassage.find(for: "What size of picture hooks do I need?", context: hooks.notes)?.text
+                == "Bought the wrong size of picture hooks again. Measure first next time: 3 mm.")
+        // A sentence with its figure stays alone.
+        #expect(AnswerPassage.find(for: "How much was the second quote for the chimney flashing?", context: hooks.notes)?.text
+                == "Second quote for the chimney flashing: 1,450, can start in two weeks.")
+        // SmolLM2-135M on the tier, 2026-11-27: "[1] 3 mm\n 1450", the roof's figure beside the hooks' one.
+        let parsed = ChatEngine.resolve("[1] 3 mm\n 1450", context: hooks, question: "What size of picture hooks do I need?")
+        #expect(parsed.text.hasSuffix("Your note says: “Bought the wrong size of picture hooks again. Measure first next time: 3 mm.” [1]"), "\(parsed.text)")
     }
 
     @Test("A figure of the thread or the open tasks shown beside the notes is held: the answer that gives it stays as it is")

@@ -289,6 +289,7 @@ QUESTIONS = [
 # 8 of 10. On 2026-11-27, 9: the sourdough answer listed the other loaf's note and no figure; two
 # of the nine (Anna's birthday, the dentist) were Selene's quote in place of an answer whose every
 # figure no note held ("Anna's birthday: 27 Nov 2026", the day the note was written, before).
+# Later that day, with an answer without a figure quoted too (`quotesMissingFigure`), 10 and 10.
 HOLDS_FACT = 8
 
 

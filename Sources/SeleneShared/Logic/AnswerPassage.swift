@@ -18,6 +18,11 @@ import Foundation
 /// that nothing the person wrote holds (`figures`) gets the quote too; one whose every figure is
 /// of that kind is replaced by it. The day a note was written counts as held only when the
 /// question asks when something was written.
+///
+/// An answer that states no figure (but the question's), when the note's sentence holds one, gets
+/// the quote as well (`quotesMissingFigure`): asked for the next loaf's hydration, SmolLM2-135M
+/// described the other loaf's note in words, cited the right one and never said "75%"; asked when
+/// Anna turns 40, "Anna turns 40 [1]".
 public enum AnswerPassage {
     public struct Settings: Sendable, Hashable {
         /// The least share of the question's content words the note must hold.
@@ -27,11 +32,18 @@ public enum AnswerPassage {
 
         /// Whether figures the shown notes don't hold bring the quote (see above).
         public var checksFigures: Bool
+        /// Whether an answer without a figure brings the quote when the quote has one (see above).
+        public var quotesMissingFigure: Bool
 
-        public init(minShare: Double = 0.5, minLead: Int = 1, checksFigures: Bool = true) {
+        /// Whether a quote without a figure takes the next sentence that has one (`quote`).
+        public var quotesNextFigure: Bool
+
+        public init(minShare: Double = 0.5, minLead: Int = 1, checksFigures: Bool = true, quotesMissingFigure: Bool = true, quotesNextFigure: Bool = true) {
             self.minShare = minShare
             self.minLead = minLead
             self.checksFigures = checksFigures
+            self.quotesMissingFigure = quotesMissingFigure
+            self.quotesNextFigure = quotesNextFigure
         }
 
         public static let `default` = Settings()
@@ -48,17 +60,24 @@ public enum AnswerPassage {
             .sorted { ($0.shared, -$0.number) > ($1.shared, -$1.number) }
         guard let best = scored.first, best.shared > 0, Double(best.shared) >= settings.minShare * Double(terms.count),
               best.shared - (scored.dropFirst().first?.shared ?? 0) >= settings.minLead else { return nil }
-        return (best.number, quote(best.note.content, terms: terms))
+        return (best.number, quote(best.note.content, terms: terms, nextFigure: settings.quotesNextFigure))
     }
 
-    /// The sentence of `content` holding most of `terms` (the first among equals), trimmed.
-    static func quote(_ content: String, terms: [String]) -> String {
+    /// The sentence of `content` holding most of `terms` (the first among equals), trimmed; with
+    /// the next sentence when that one has a figure and it has none, and both fit: "Bought the
+    /// wrong size of picture hooks again. Measure first next time: 3 mm."
+    static func quote(_ content: String, terms: [String], nextFigure: Bool = true) -> String {
         let sentences = CitationAttribution.sentences(content).map { content[$0].trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        var chosen = sentences.first ?? content
+        var index = 0
         var most = 0
-        for sentence in sentences {
+        for (i, sentence) in sentences.enumerated() {
             let shared = TextTokens.matched(terms, in: sentence)
-            if shared > most { (chosen, most) = (sentence, shared) }
+            if shared > most { (index, most) = (i, shared) }
+        }
+        var chosen = sentences.indices.contains(index) ? sentences[index] : content
+        if nextFigure, digitRuns(chosen).isEmpty, sentences.indices.contains(index + 1), !digitRuns(sentences[index + 1]).isEmpty,
+           chosen.count + 1 + sentences[index + 1].count <= longest {
+            chosen += " " + sentences[index + 1]
         }
         guard chosen.count > longest else { return chosen }
         let cut = chosen.prefix(longest)
@@ -74,6 +93,11 @@ public enum AnswerPassage {
 
         /// Every figure is one nobody wrote: the answer says nothing the person can trust.
         public var allUnheld: Bool { unheld > 0 && held == 0 }
+        /// Of those held, how many the question itself holds ("Anna turns 40" for "When does Anna turn 40?").
+        public var fromQuestion = 0
+
+        /// The answer states no figure but the question's.
+        public var none: Bool { unheld == 0 && held == fromQuestion }
     }
 
     /// Runs of digits ("1,450" → 1 and 450; "3pm" → 3); in an answer, without its citation
@@ -97,7 +121,8 @@ public enum AnswerPassage {
     public static func figures(of answer: String, context: ChatContext, question: String, earlier: String = "", citing: Set<Int64> = []) -> Figures {
         var text = CitationParser.marker.stringByReplacingMatches(in: answer, range: NSRange(answer.startIndex..., in: answer), withTemplate: " ")
         text = listNumber.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
-        var shown = Set(digitRuns(([question, earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
+        let asked = Set(digitRuns(question))
+        var shown = asked.union(digitRuns(([earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
         let whenWritten = asksWhenWritten(question)
         for note in context.notes.values where citing.isEmpty || citing.contains(note.id) {
             shown.formUnion(digitRuns((note.title ?? "") + " " + note.content))
@@ -106,6 +131,7 @@ public enum AnswerPassage {
         var figures = Figures()
         for run in digitRuns(text) {
             if shown.contains(run) { figures.held += 1 } else { figures.unheld += 1 }
+            if asked.contains(run) { figures.fromQuestion += 1 }
         }
         return figures
     }

@@ -16,10 +16,15 @@ public enum CitationAttribution {
         /// How much more of the sentence the best note must hold than the next best.
         public var minLead: Double
 
-        public init(minShare: Double = 0.34, minShared: Int = 2, minLead: Double = 0.15) {
+        /// Whether lines that only copy a shown note about something else, or a note's day, go
+        /// (`withoutEchoedContext`'s `copiedNote` and `isTitleAndDay`; its numbered lines go always).
+        public var dropsCopies: Bool
+
+        public init(minShare: Double = 0.34, minShared: Int = 2, minLead: Double = 0.15, dropsCopies: Bool = true) {
             self.minShare = minShare
             self.minShared = minShared
             self.minLead = minLead
+            self.dropsCopies = dropsCopies
         }
 
         public static let `default` = Settings()
@@ -110,16 +115,16 @@ public enum CitationAttribution {
     /// A small model often copies the notes it was shown back, as they were listed ("[2] Sourdough:
     /// Fed the starter… (written 26 Nov 2026)"), the ones about the question among the rest. A
     /// copied line of a note that shares a word with the question becomes that note's words with
-    /// its citation; one of a note about something else goes (when some line is left); a copied
-    /// day goes.
-    public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String) -> String {
+    /// its citation; one of a note about something else goes (when some line is left), with its
+    /// number and day or without (`copiedNote`); a copied day goes (`isTitleAndDay`).
+    public static func withoutEchoedContext(_ answer: String, context: [Int: Note], question: String, dropsCopies: Bool = true) -> String {
         let terms = questionTerms(question)
         let whenWritten = AnswerPassage.asksWhenWritten(question)
         var kept: [String] = []
         var dropped = false
         for line in answer.components(separatedBy: "\n") {
             let range = NSRange(line.startIndex..., in: line)
-            if !whenWritten, isTitleAndDay(line, context: context) { dropped = true; continue }
+            if dropsCopies, !whenWritten, isTitleAndDay(line, context: context) { dropped = true; continue }
             if let m = echoedLine.firstMatch(in: line, range: range), let nr = Range(m.range(at: 1), in: line), let n = Int(line[nr]),
                let note = context[n], let rest = Range(m.range(at: 2), in: line) {
                 guard relevant(note, to: terms) else { dropped = true; continue }
@@ -129,6 +134,8 @@ public enum CitationAttribution {
                 }
                 if CitationParser.marker.firstMatch(in: body, range: NSRange(body.startIndex..., in: body)) == nil { body = insertMarker(n, into: body) }
                 kept.append(body)
+            } else if dropsCopies, let note = copiedNote(line, context: context), !relevant(note, to: terms) {
+                dropped = true
             } else {
                 kept.append(echoedDate.stringByReplacingMatches(in: line, range: range, withTemplate: ""))
             }
@@ -137,26 +144,45 @@ public enum CitationAttribution {
         return dropped && text.allSatisfy(\.isWhitespace) ? answer : text
     }
 
-    /// A line that is only a shown note's title and the day it was written ("[1] Anna's
-    /// birthday: 27 Nov 2026", SmolLM2-135M in the tier's terminal chat): the ends of its context
-    /// line, without its words. It answers nothing but when the note was written.
+    /// The shown note a line copies, without its context line's number and day: its first words
+    /// (title first), at least `copiedWords` of them, perhaps as a list item ("2. Holiday: Thinking
+    /// about Lisbon in October…" for "When does Anna turn 40?", SmolLM2-135M on the tier).
+    static func copiedNote(_ line: String, context: [Int: Note]) -> Note? {
+        let said = words(AnswerPassage.listNumber.stringByReplacingMatches(in: line, range: NSRange(line.startIndex..., in: line), withTemplate: ""))
+        guard said.count >= copiedWords else { return nil }
+        return context.values.sorted { $0.id < $1.id }.first { note in
+            let own = words((note.title ?? "") + " " + note.content)
+            return zip(said, own).prefix { $0 == $1 }.count >= copiedWords
+        }
+    }
+
+    static let copiedWords = 4
+
+    /// A text's words, lower-cased, without citation markers.
+    static func words(_ text: String) -> [String] {
+        let unmarked = CitationParser.marker.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
+        return unmarked.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+    }
+
+    /// A line that is only the day a shown note was written, perhaps after its title or a label
+    /// ("[1] Anna's birthday: 27 Nov 2026", "Answer: 27 Nov 2026": SmolLM2-135M on the tier,
+    /// 2026-11-27): the ends of its context line, without its words. It answers nothing but when
+    /// the note was written, unless a shown note says that day in its words.
     static func isTitleAndDay(_ line: String, context: [Int: Note]) -> Bool {
-        func bare(_ text: String) -> String {
-            let unmarked = CitationParser.marker.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
-            return unmarked.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).filter { $0 != "written" }.joined(separator: " ")
-        }
-        var said = bare(line)
-        if let item = said.firstIndex(of: " "), said[..<item].allSatisfy(\.isNumber) { said = String(said[said.index(after: item)...]) }
-        guard said.contains(where: \.isLetter), said.contains(where: \.isNumber) else { return false }
-        return context.values.contains { note in
-            guard let title = note.title, !bare(title).isEmpty else { return false }
-            return said == bare(title + " " + ContextBuilder.writtenOn(note.createdAt))
-        }
+        func bare(_ text: String) -> String { words(text).filter { $0 != "written" }.joined(separator: " ") }
+        var said = bare(AnswerPassage.listNumber.stringByReplacingMatches(in: line, range: NSRange(line.startIndex..., in: line), withTemplate: ""))
+        if said.hasPrefix("answer ") { said = String(said.dropFirst("answer ".count)) }
+        guard said.contains(where: \.isNumber) else { return false }
+        let days = Set(context.values.map { bare(ContextBuilder.writtenOn($0.createdAt)) })
+        guard let day = days.first(where: { said == $0 || said.hasSuffix(" " + $0) }) else { return false }
+        let before = said.dropLast(day.count).trimmingCharacters(in: .whitespaces)
+        guard before.isEmpty || context.values.contains(where: { $0.title.map { bare($0) == before } ?? false }) else { return false }
+        return !context.values.contains { " \(bare(($0.title ?? "") + " " + $0.content)) ".contains(" \(day) ") }
     }
 
     public static func attribute(_ answer: String, context: [Int: Note], question: String? = nil, settings: Settings = .default) -> Result {
         guard !context.isEmpty else { return Result(text: answer, added: [], removed: []) }
-        var result = attributeSentences(question.map { withoutEchoedContext(answer, context: context, question: $0) } ?? answer,
+        var result = attributeSentences(question.map { withoutEchoedContext(answer, context: context, question: $0, dropsCopies: settings.dropsCopies) } ?? answer,
                                          context: context, settings: settings)
         // Citations of notes about something else beside ones about the question: the model went
         // through the list. Those go, when at least one cited note shares a word with the question.

@@ -128,9 +128,9 @@ public struct ChatEngine: Sendable {
     /// A whole answer as it is kept: without a small model's loops and hanging labels
     /// (`AnswerTidy`), its citations checked against the notes shown, added where the model left
     /// them out (`CitationAttribution`), and resolved. When one shown note is clearly about the
-    /// question and the answer doesn't cite it, or states figures no shown note holds, its
-    /// sentence is quoted under the answer, or instead of it when every figure is of that kind
-    /// (`AnswerPassage`; nil leaves it out). `earlier`: what the person said before in the
+    /// question and the answer doesn't cite it, states figures no shown note holds, or none where
+    /// the note's sentence has one, that sentence is quoted under the answer, or instead of it
+    /// when every figure is nobody's (`AnswerPassage`; nil leaves it out). `earlier`: what the person said before in the
     /// conversation, whose figures an answer may repeat.
     public static func resolve(_ text: String, context: ChatContext, question: String? = nil, earlier: String = "",
                                attribution: CitationAttribution.Settings = .default,
@@ -143,11 +143,11 @@ public struct ChatEngine: Sendable {
         let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
         guard let question, let passage, let found = AnswerPassage.find(for: question, context: context.notes, settings: passage),
               let note = context.notes[found.number] else { return parsed }
-        let figures = passage.checksFigures
-            ? AnswerPassage.figures(of: attributed.text, context: context, question: question, earlier: earlier, citing: Set(parsed.citedNoteIds))
-            : .init()
-        guard !parsed.citedNoteIds.contains(note.id) || figures.unheld > 0 else { return parsed }
-        return CitationParser.parse(AnswerPassage.appending(found, to: figures.allUnheld ? "" : attributed.text), context: context.notes,
+        let figures = AnswerPassage.figures(of: attributed.text, context: context, question: question, earlier: earlier, citing: Set(parsed.citedNoteIds))
+        let wrongFigure = passage.checksFigures && figures.unheld > 0
+        let missingFigure = passage.quotesMissingFigure && figures.none && !AnswerPassage.digitRuns(found.text).isEmpty
+        guard !parsed.citedNoteIds.contains(note.id) || wrongFigure || missingFigure else { return parsed }
+        return CitationParser.parse(AnswerPassage.appending(found, to: wrongFigure && figures.allUnheld ? "" : attributed.text), context: context.notes,
                                     bySelene: attributed.added.union([found.number]))
     }
 
