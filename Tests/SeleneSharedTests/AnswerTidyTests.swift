@@ -272,6 +272,18 @@ struct AnswerPassageTests {
         #expect(cleaned == "Anna turns 40 on the 12th of May [1].", "\(cleaned)")
         #expect(CitationAttribution.copiedNote("Anna's birthday: Anna turns 40", context: shown.notes)?.id == 1)
         #expect(CitationAttribution.copiedNote("Holiday in Lisbon sounds lovely", context: shown.notes) == nil)
+        // A shown note's title as a line's label, the rest made up (the tier, 2026-11-27, for the
+        // blood pressure): the line goes with the note it names.
+        let pressure = ContextBuilder().build(notes: [
+            note(1, "Blood pressure 128/82 at the pharmacy. Doctor wants a reading every week.", title: "Health"),
+            note(2, "Groceries were 420 this month, up from 350.", title: "Budget"),
+            note(3, "Slept badly again.", title: "Sleep"),
+        ])
+        let labelled = "[1] Blood pressure: 128/82 at the pharmacy.\n Budget: 300/420 at the pharmacy.\n Sleep: 420/75 at the pharmacy."
+        let kept = CitationAttribution.withoutEchoedContext(labelled, context: pressure.notes, question: "What was my blood pressure at the pharmacy?")
+        #expect(kept == "[1] Blood pressure: 128/82 at the pharmacy.", "\(kept)")
+        #expect(CitationAttribution.copiedNote("Health: fine", context: pressure.notes)?.id == 1)
+        #expect(CitationAttribution.copiedNote("My budget: fine", context: pressure.notes) == nil)
         // Nothing else left: the answer stays as it came (the quote goes under it).
         let only = "3. Kids' school: Parents' evening on the 14th."
         #expect(CitationAttribution.withoutEchoedContext(only, context: shown.notes, question: "When does Anna turn 40?") == only)

@@ -146,13 +146,18 @@ public enum CitationAttribution {
 
     /// The shown note a line copies, without its context line's number and day: its first words
     /// (title first), at least `copiedWords` of them, perhaps as a list item ("2. Holiday: Thinking
-    /// about Lisbon in October…" for "When does Anna turn 40?", SmolLM2-135M on the tier).
+    /// about Lisbon in October…" for "When does Anna turn 40?", SmolLM2-135M on the tier); or
+    /// its title as the line's label, whatever follows ("Budget: 300/420 at the pharmacy." for
+    /// "What was my blood pressure at the pharmacy?").
     static func copiedNote(_ line: String, context: [Int: Note]) -> Note? {
-        let said = words(AnswerPassage.listNumber.stringByReplacingMatches(in: line, range: NSRange(line.startIndex..., in: line), withTemplate: ""))
-        guard said.count >= copiedWords else { return nil }
+        let item = AnswerPassage.listNumber.stringByReplacingMatches(in: line, range: NSRange(line.startIndex..., in: line), withTemplate: "")
+        let said = words(item)
+        let label = item.firstIndex(of: ":").map { words(String(item[..<$0])) } ?? []
         return context.values.sorted { $0.id < $1.id }.first { note in
-            let own = words((note.title ?? "") + " " + note.content)
-            return zip(said, own).prefix { $0 == $1 }.count >= copiedWords
+            let title = words(note.title ?? "")
+            if !label.isEmpty, label == title { return true }
+            let own = title + words(note.content)
+            return said.count >= copiedWords && zip(said, own).prefix { $0 == $1 }.count >= copiedWords
         }
     }
 
