@@ -38,6 +38,10 @@ struct AnswerTidyTests {
         #expect(AnswerTidy.tidy(numbered).text == "[1] 27 Nov 2026")
         #expect(AnswerTidy.tidy(" Wed 12:30 PM\n Wed 14:30 PM\n\n[2").text == "Wed 12:30 PM\n Wed 14:30 PM")
         #expect(AnswerTidy.tidy("It is 24 km [1, 2").text == "It is 24 km")
+        // The tier, 2026-11-27, for the sourdough: two markers, fifty empty lines, a bracket left open.
+        let blank = "[1]\n [2]" + String(repeating: "\n", count: 50) + "[\n\nNext loaf: 75% hydration [1]."
+        #expect(AnswerTidy.tidy(blank).text == "[1]\n [2]\n\nNext loaf: 75% hydration [1].", "\(AnswerTidy.tidy(blank).text)")
+        #expect(AnswerTidy.tidy("It is 24 km [1].\n\n\n\nNeed new shoes [1].").text == "It is 24 km [1].\n\nNeed new shoes [1].")
     }
 
     @Test("A right answer, a word's own repeat and an answer that is only a label are left alone", arguments: [

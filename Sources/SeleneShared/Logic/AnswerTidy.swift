@@ -16,8 +16,9 @@ public enum AnswerTidy {
         out = withoutLoops(out, removed: &removed)
         out = withoutOpenMarkers(out, removed: &removed)
         out = withoutHangingLabel(out, removed: &removed)
-        // What was taken out leaves no run of empty lines behind.
-        if removed > 0 { out = out.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression) }
+        // No run of empty lines, whether the model wrote it (SmolLM2-135M on the tier, 2026-11-27:
+        // fifty of them between two markers) or what was taken out left it.
+        out = out.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression)
         return (out.trimmingCharacters(in: .whitespacesAndNewlines), removed)
     }
 
@@ -82,8 +83,8 @@ public enum AnswerTidy {
             .lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    /// A citation marker the token limit or the model left open ("… [2" at a line's end).
-    static let openMarker = try! NSRegularExpression(pattern: #"[ \t]*\[\d{1,3}(?:,\s*\d{1,3})*[ \t]*$"#, options: [.anchorsMatchLines])
+    /// A citation marker the token limit or the model left open ("… [2" or "… [" at a line's end).
+    static let openMarker = try! NSRegularExpression(pattern: #"[ \t]*\[(?:\d{1,3}(?:,\s*\d{1,3})*)?[ \t]*$"#, options: [.anchorsMatchLines])
 
     static func withoutOpenMarkers(_ text: String, removed: inout Int) -> String {
         let count = openMarker.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text))
