@@ -152,8 +152,16 @@ public struct SeleneConfig: Sendable {
 
     public var database: Database
     public var dataDirectory: String
-    /// Accepted bearer tokens; empty means no authentication (and loopback only).
+    /// Accepted bearer tokens; empty means no authentication (and loopback only), which only
+    /// `SELENE_API_TOKEN=off` asks for.
     public var apiTokens: [String]
+    /// With no `SELENE_API_TOKEN`, the token Selene made on its first start is kept here (0600)
+    /// and read at every start: `loadTokenFile()`.
+    public var tokenFile: String?
+    /// Names the server answers to besides loopback's and IP addresses (`SELENE_ALLOWED_HOSTS`,
+    /// the host of `SELENE_PUBLIC_URL`): a request for any other name is refused, so a web page
+    /// whose own name was re-pointed at this machine (DNS rebinding) can't read the notes.
+    public var allowedHosts = AllowedHosts()
     public var obsidianVault: String?
     /// nil when Selene is told to run without an LLM (`SELENE_LLM_URL=off`).
     public var llm: LLM?
@@ -210,6 +218,9 @@ public struct SeleneConfig: Sendable {
         public var keyFile: String
         public var subject: String
         public var allowHTTP = false
+        /// Names looked up here before the system's resolver (as /etc/hosts would): the tests'
+        /// push-service names that point inside the network.
+        public var hosts: [String: String] = [:]
         public init(keyFile: String, subject: String = "mailto:selene@localhost", allowHTTP: Bool = false) {
             self.keyFile = keyFile
             self.subject = subject
@@ -253,8 +264,12 @@ public struct SeleneConfig: Sendable {
         } else {
             database = .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("selene.sqlite"))
         }
+        let tokenSetting = value("SELENE_API_TOKEN")
+        let tokensOff = tokenSetting.map { ["off", "none"].contains($0.lowercased()) } ?? false
         var config = SeleneConfig(database: database, dataDirectory: dataDirectory,
-                                  apiTokens: try parseTokens(value("SELENE_API_TOKEN")))
+                                  apiTokens: tokensOff ? [] : try parseTokens(tokenSetting))
+        if tokenSetting == nil { config.tokenFile = (dataDirectory as NSString).appendingPathComponent("api-token") }
+        config.allowedHosts = try AllowedHosts.parse(value("SELENE_ALLOWED_HOSTS"), publicURL: value("SELENE_PUBLIC_URL"))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
         if let url = value("SELENE_HOSTED_URL") {
             guard isHTTPURL(url) else {

@@ -53,11 +53,10 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         apnsClient = client
     }
     if let settings = config.webPush {
-        let http = HTTPClient(eventLoopGroup: app.eventLoopGroup, configuration: .init(timeout: .init(connect: .seconds(10))))
-        app.lifecycle.use(HTTPClientShutdown(client: http))
         let key = try WebPushClient.loadOrCreateKey(at: settings.keyFile)
         app.selene.webPushBox.withLockedValue {
-            $0 = WebPushClient(key: key, subject: settings.subject, http: http, clock: clock, logger: app.logger, allowHTTP: settings.allowHTTP)
+            $0 = WebPushClient(key: key, subject: settings.subject, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger,
+                               allowHTTP: settings.allowHTTP, resolve: PushAddress.resolver(hosts: settings.hosts))
         }
     }
     if apnsClient != nil || app.selene.webPush != nil {
@@ -68,7 +67,9 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
 
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(SeleneErrorMiddleware())
+    app.middleware.use(RequestGuardMiddleware(hosts: config.allowedHosts))
     app.middleware.use(MethodNotAllowedMiddleware { method, allow in
         SeleneError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])
     })

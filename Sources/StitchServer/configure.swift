@@ -58,6 +58,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     // Only our own middleware: every failure answers the same JSON shape, and a known path asked
     // with the wrong method answers 405 with `Allow` rather than 404.
     app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
     app.middleware.use(MethodNotAllowedMiddleware { method, allow in
         APIError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])

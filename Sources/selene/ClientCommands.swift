@@ -43,7 +43,7 @@ struct ClientOptions: ParsableArguments {
         guard let url = ServerSettings.parseURL(address) else {
             throw ClientError(description: "\(address) is not a server address (like http://my-mac.local:5678).", code: .usage)
         }
-        return ServerSettings(url: url, token: token ?? env["SELENE_TOKEN"] ?? stored?.token)
+        return ServerSettings(url: url, token: token ?? env["SELENE_TOKEN"] ?? stored?.token ?? LocalServerToken.read(for: url))
     }
 
     /// How long a request may take before the server counts as unreachable: `SELENE_TIMEOUT`
@@ -104,7 +104,8 @@ struct Login: AsyncParsableCommand {
         try await client {
             let setup = ServerSetupViewModel(store: FileCredentialStore.standard())
             setup.address = server
-            setup.token = token ?? ProcessInfo.processInfo.environment["SELENE_TOKEN"] ?? readToken()
+            setup.token = token ?? ProcessInfo.processInfo.environment["SELENE_TOKEN"]
+                ?? ServerSettings.parseURL(server).flatMap(LocalServerToken.read(for:)) ?? readToken()
             guard await setup.testAndSave() else {
                 if case .failed(let why) = setup.status {
                     throw ClientError(description: why, code: why.contains("can't be reached") ? .unreachable : why.contains("address") ? .usage : .signedOut)
@@ -118,6 +119,20 @@ struct Login: AsyncParsableCommand {
     func readToken() -> String {
         FileHandle.standardError.write(Data("API token (empty if the server has none): ".utf8))
         return readLine(strippingNewline: true) ?? ""
+    }
+}
+
+/// A server on this machine keeps the token it made on its first start in its data folder
+/// (`SELENE_DATA_DIR`, `./data/selene` by default): the terminal reads it there when nothing else
+/// names one, as Jupyter's clients find a local server's token. Only for a loopback address:
+/// the token never goes to another machine that way.
+enum LocalServerToken {
+    static func read(for url: URL) -> String? {
+        guard let host = url.host?.lowercased(), host == "localhost" || host == "::1" || host.hasPrefix("127.") else { return nil }
+        let folder = ProcessInfo.processInfo.environment["SELENE_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "./data/selene"
+        guard let text = try? String(contentsOfFile: (folder as NSString).appendingPathComponent("api-token"), encoding: .utf8) else { return nil }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return token.isEmpty ? nil : token
     }
 }
 

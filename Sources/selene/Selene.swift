@@ -74,9 +74,11 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let host = hostname ?? environment["HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         let port = self.port ?? environment["PORT"].flatMap(Int.init) ?? 5678
-        let config: SeleneConfig
+        var config: SeleneConfig
+        let tokenCreated: Bool
         do {
             config = try SeleneConfig.fromEnvironment()
+            tokenCreated = try config.loadTokenFile()
             try ListenGuard.check(host: host, config: config)
         } catch {
             FileHandle.standardError.write(Data("selene: \(error)\n".utf8))
@@ -92,6 +94,10 @@ struct Serve: AsyncParsableCommand {
             app.http.server.configuration.hostname = host
             app.http.server.configuration.port = port
             app.logger.notice("Selene listening on http://\(host):\(port) (\(config.apiTokens.isEmpty ? "no API token: loopback only" : "API token required"))")
+            if let banner = config.tokenBanner(created: tokenCreated, base: Self.browserBase(host: host, port: port)) {
+                // Standard error, not the log: the first start's sign-in link is for the person who started it.
+                FileHandle.standardError.write(Data((banner + "\n").utf8))
+            }
             try await app.execute()
         } catch {
             app.logger.critical("\(error)")
@@ -99,6 +105,12 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         try await app.asyncShutdown()
+    }
+
+    /// The address a browser on this machine opens (a wildcard listener is reached on loopback).
+    static func browserBase(host: String, port: Int) -> String {
+        let name = ["0.0.0.0", "::", "[::]"].contains(host) ? "127.0.0.1" : host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "http://\(name):\(port)"
     }
 }
 
@@ -172,11 +184,35 @@ struct Reindex: AsyncParsableCommand {
 }
 
 struct TokenCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "token", abstract: "API tokens.", subcommands: [New.self])
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "API tokens.", subcommands: [New.self, Show.self])
 
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a fresh random token for SELENE_API_TOKEN.")
         func run() { print(APITokens.newToken()) }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print this server's API token (the one kept in the data folder, or SELENE_API_TOKEN's first) and the web app's sign-in link.")
+        @Option(name: [.customLong("port"), .customShort("p")], help: "The port the link names (PORT; default 5678).") var port: Int?
+
+        func run() throws {
+            var config: SeleneConfig
+            do {
+                config = try SeleneConfig.fromEnvironment()
+                try config.loadTokenFile()
+            } catch {
+                FileHandle.standardError.write(Data("selene: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+            guard let token = config.apiTokens.first else {
+                FileHandle.standardError.write(Data("selene: SELENE_API_TOKEN=off: this server has no token\n".utf8))
+                throw ExitCode.failure
+            }
+            let port = self.port ?? ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) ?? 5678
+            print(token)
+            print("Web app sign-in: http://127.0.0.1:\(port)/app/signin?token=\(token)")
+        }
     }
 }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import SeleneShared
 import TestDatabases
 import Testing
@@ -62,18 +65,76 @@ struct ExecutableTests {
         return path
     }
 
-    @Test("Without a token it refuses to listen beyond loopback and says why")
+    @Test("With tokens off it refuses to listen beyond loopback and says why")
     func refusesOpenNetwork() throws {
         let data = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: data) }
         for args in [["serve", "--hostname", "0.0.0.0", "--port", "0"], ["serve"]] {
-            let env = args.count == 1 ? ["SELENE_DATA_DIR": data, "HOST": "192.168.1.5", "PORT": "0"] : ["SELENE_DATA_DIR": data]
+            let env = args.count == 1 ? ["SELENE_DATA_DIR": data, "HOST": "192.168.1.5", "PORT": "0", "SELENE_API_TOKEN": "off"]
+                : ["SELENE_DATA_DIR": data, "SELENE_API_TOKEN": "off"]
             let run = try Self.run(args, env: env)
             #expect(run.status != 0)
             #expect(run.err.contains("Refusing to listen") && run.err.contains("SELENE_API_TOKEN"), "\(run.err)")
         }
         let short = try Self.run(["serve"], env: ["SELENE_DATA_DIR": data, "SELENE_API_TOKEN": "too-short"])
         #expect(short.status != 0 && short.err.contains("at least 32"))
+    }
+
+    @Test("The first start as the README has it: a token made and shown once with the web app's link; the API, the terminal and the webhook use it")
+    func firstStart() async throws {
+        let data = try tempDir(), home = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: home) }
+        let port = try freeLoopbackPort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.arguments = ["serve", "--port", "\(port)"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SELENE_") && $0.key != "HOST" && $0.key != "PORT" }
+        environment.merge(["SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": "off", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning"]) { $1 }
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        let base = "http://127.0.0.1:\(port)"
+        // The banner is written before the server answers; read standard error until the link shows.
+        var printed = ""
+        let deadline = Date().addingTimeInterval(180)
+        while !printed.contains("Drafts:"), Date() < deadline, process.isRunning {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let token = try String(contentsOfFile: data + "/api-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(printed.contains("\(base)/app/signin?token=\(token)") && printed.contains("selene login --server \(base)"), "\(printed)")
+        #expect(try FileManager.default.attributesOfItem(atPath: data + "/api-token")[.posixPermissions] as? Int == 0o600)
+
+        let env = ["SELENE_HOME": home, "SELENE_DATA_DIR": data]
+        // Without the token nothing is read; the terminal finds a local server's token in its data folder.
+        let anonymous = try await Self.runAsync(["search", "x", "--server", base, "--token", "wrong-token-wrong-token-wrong-token-00"], env: ["SELENE_HOME": home])
+        #expect(anonymous.status == 5, "\(anonymous.err)")
+        let login = try await Self.runAsync(["login", "--server", base], env: env)
+        #expect(login.status == 0 && login.out.contains("Connected to"), "\(login.out)\(login.err)")
+        let note = try await Self.runAsync(["note", "the safe code is 4711"], env: ["SELENE_HOME": home])
+        #expect(note.status == 0, "\(note.err)")
+
+        // The Drafts webhook with the same token, as the README's action sends it.
+        var hook = URLRequest(url: URL(string: base + "/webhook/api/drafts")!)
+        hook.httpMethod = "POST"
+        hook.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        hook.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        hook.httpBody = Data(#"{"content":"from Drafts","uuid":"6A1B0F1E-3E6F-4E0A-9C2D-3F5C2B1A0D9E"}"#.utf8)
+        let (_, hookResponse) = try await URLSession.shared.data(for: hook)
+        #expect((hookResponse as? HTTPURLResponse)?.statusCode == 201)
+        hook.setValue(nil, forHTTPHeaderField: "Authorization")
+        let (_, refused) = try await URLSession.shared.data(for: hook)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 401)
+
+        let show = try await Self.runAsync(["token", "show", "--port", "\(port)"], env: ["SELENE_DATA_DIR": data])
+        #expect(show.out.contains(token) && show.out.contains("\(base)/app/signin?token=\(token)"), "\(show.out)\(show.err)")
+        // A second start reads the same token and doesn't print it (it then finds the port taken and stops).
+        let again = try await Self.runAsync(["serve", "--port", "\(port)"], env: ["SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": "off"])
+        #expect(again.status != 0 && again.err.contains("api-token") && !again.err.contains(token), "\(again.err)")
     }
 
     @Test("selene token new prints a usable token")

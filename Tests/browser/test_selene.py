@@ -527,17 +527,25 @@ def test_installable_app_web_push_and_offline(selene, browser, shots):
         browser.get(base + "/app/threads/999999")
         assert "You're offline" in browser.page_source
         browser.get(base + "/app/notes/new")
-        # The server is unreachable but the machine's network is up: the page is told it is offline.
-        browser.execute_script("Object.defineProperty(navigator, 'onLine', { get: function () { return false; } });")
+        # The server is unreachable but the browser still says it is online (away from home, one
+        # bar of signal): the capture fails, and the words are kept, not lost.
+        assert browser.execute_script("return navigator.onLine") is True
         fill(browser, "content", "Written on the ferry without a signal")
         click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Save']"))
         until(browser, lambda d: "kept in this browser" in d.page_source)
+        assert "can't be reached" in browser.find_element(By.ID, "outbox-kept").text
         snap(browser, shots, "selene-offline-capture")
+        # And one written while the browser knows it is offline.
+        browser.execute_script("Object.defineProperty(navigator, 'onLine', { get: function () { return false; } });")
+        fill(browser, "content", "Second note from the ferry")
+        click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Save']"))
+        until(browser, lambda d: "2 waiting" in d.page_source)
     finally:
         restart_server()
-    browser.get(base + "/app/notes/new")
-    until(browser, lambda d: d.find_elements(By.ID, "outbox-sent"))
-    assert any(n["content"] == "Written on the ferry without a signal" for n in api(base, "GET", "/api/notes?limit=50")["notes"])
+    # Selene answers again: the page still open sends them by itself (no "online" event comes).
+    until(browser, lambda d: d.find_elements(By.ID, "outbox-sent"), seconds=40)
+    contents = [n["content"] for n in api(base, "GET", "/api/notes?limit=100")["notes"]]
+    assert contents.count("Written on the ferry without a signal") == 1 and contents.count("Second note from the ferry") == 1, contents
     assert browser.execute_script("return localStorage.getItem('selene-outbox')") == "[]"
 
 
@@ -564,12 +572,52 @@ def test_without_javascript(selene):
         driver.quit()
 
 
-def test_setup_screen_without_a_token(browser, shots):
-    """A server without a token (loopback only) opens on the set-up screen."""
+def test_first_start_signs_in_with_the_printed_link(browser, shots):
+    """As the README starts it (no SELENE_API_TOKEN): Selene makes a token, prints the web app's
+    sign-in link once, and the link signs the browser in; without it the notes stay closed."""
+    data = tempfile.mkdtemp(prefix="selene-first-")
+    port = free_port()
+    server = subprocess.Popen([binary("selene", "SELENE_SERVER_BIN"), "serve", "--port", str(port)],
+                              env=dict(os.environ, SELENE_DATA_DIR=data, SELENE_OLLAMA_URL="off", LOG_LEVEL="warning"),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        link = None
+        deadline = time.time() + 120
+        while link is None and time.time() < deadline:
+            line = server.stderr.readline()
+            if not line:
+                break
+            if "/app/signin?token=" in line:
+                link = line.split("open", 1)[1].strip()
+        assert link and link.startswith(base + "/app/signin?token="), link
+        wait_for(base + "/health", server)
+        token = open(os.path.join(data, "api-token")).read().strip()
+        assert link.endswith(token)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/api/notes", timeout=10)
+        assert refused.value.code == 401
+        browser.delete_all_cookies()
+        browser.get(base + "/")
+        assert "/app/signin" in browser.current_url and "token=" not in browser.current_url
+        browser.get(link)
+        assert "/app/chat" in browser.current_url and "token=" not in browser.current_url, browser.current_url
+        snap(browser, shots, "selene-first-start")
+        api(base, "POST", "/api/notes", {"content": "the safe code is 4711"}, token=token)
+        browser.get(base + "/app/notes")
+        assert "4711" in browser.page_source
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def test_setup_screen_with_tokens_off(browser, shots):
+    """SELENE_API_TOKEN=off (loopback only) opens on the set-up screen."""
     data = tempfile.mkdtemp(prefix="selene-open-")
     port = free_port()
     server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--port", str(port)],
-                   {"SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "warning"})
+                   {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": "off", "SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "warning"})
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/health", server)
@@ -586,4 +634,3 @@ def test_setup_screen_without_a_token(browser, shots):
         server.terminate()
         server.wait(timeout=10)
         shutil.rmtree(data, ignore_errors=True)
-

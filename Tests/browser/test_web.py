@@ -1027,3 +1027,68 @@ def test_offline_in_a_shop(browser, shots):
         network(browser, offline=False)
         server.close()
         shutil.rmtree(device, ignore_errors=True)
+
+
+def test_server_unreachable_while_online(browser, shots):
+    """One bar of signal is not "offline": the browser still says it is online, but the server
+    doesn't answer (stopped here). A purchase, a new thread and a journal note are kept on the
+    device, said so, and sent when the server answers again — the purchase counted once."""
+    server = StitchServer().start()
+    base = server.base
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Ida", "ida@example.com")
+        browser.get(base + "/app/inventory/new")
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "321")
+        fill(browser, "quantity", "1")
+        submit(browser, "Add thread")
+        browser.get(base + "/app/projects/start")
+        section = browser.find_element(By.ID, "without-canvas")
+        section.find_element(By.NAME, "name").send_keys("Signal sampler")
+        submit_in(browser, section, "Plan it")
+        project = browser.current_url.split("#")[0]
+        browser.get(base + "/app/shopping")
+        click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
+        fill(browser, "number", "321")
+        fill(browser, "quantity", "2")
+        submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        for path in ["/app/inventory", "/app/shopping", "/app/inventory/new", project[len(base):]]:
+            browser.get(base + path)
+            WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)
+        browser.get(base + "/app/shopping")
+        server.stop()  # the browser is left "online": only the server is gone
+        assert browser.execute_script("return navigator.onLine") is True
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='Bought DMC 321']"))
+        WebDriverWait(browser, 15).until(lambda d: "Bought 2 — kept on this device" in d.find_element(By.ID, "shopping").text)
+        assert "didn't answer" in browser.find_element(By.ID, "outbox-kept").text
+        snap(browser, shots, "unreachable-bought-kept")
+        browser.get(project)
+        browser.find_element(By.ID, "f-entry-notes").send_keys("Written with one bar of signal")
+        click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Add entry']"))
+        WebDriverWait(browser, 15).until(lambda d: "Written with one bar" in d.find_element(By.ID, "journal").text)
+        browser.get(base + "/app/inventory/new")
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "798")
+        fill(browser, "quantity", "3")
+        add_another = browser.find_element(By.ID, "f-addAnother")
+        if add_another.is_selected():
+            click(browser, add_another)
+        submit(browser, "Add thread")
+        WebDriverWait(browser, 15).until(lambda d: d.current_url == base + "/app/inventory")
+        kept = json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox')"))
+        assert sorted(c["type"] for c in kept) == ["journalEntry", "purchase", "thread"], kept
+        # The server answers again: the page sends what it kept on its own (no "online" event comes).
+        server.start()
+        WebDriverWait(browser, 40).until(lambda d: d.find_elements(By.ID, "outbox-sent"))
+        assert browser.execute_script("return localStorage.getItem('stitch-outbox')") == "[]"
+        browser.get(base + "/app/inventory")
+        got = settled_quantities(browser, {"DMC 321": "3", "DMC 798": "3"})
+        assert got == {"DMC 321": "3", "DMC 798": "3"}, got
+        browser.get(project)
+        assert "Written with one bar of signal" in browser.find_element(By.ID, "entries").text
+    finally:
+        server.close()

@@ -83,3 +83,57 @@ public enum ListenGuard {
             """)
     }
 }
+
+extension SeleneConfig {
+    /// With no `SELENE_API_TOKEN` set, the token kept in `tokenFile` becomes the server's: read
+    /// when it is there, made (32 random bytes, the file 0600 in a folder only its owner reads)
+    /// on the first start. Returns whether it was made now, so the one who started Selene is told
+    /// once how to use it. Does nothing when a token is set or tokens are off.
+    @discardableResult
+    public mutating func loadTokenFile() throws -> Bool {
+        guard let path = tokenFile, apiTokens.isEmpty else { return false }
+        let manager = FileManager.default
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let parsed = try? Self.parseTokens(token), parsed.count == 1 else {
+                throw SeleneConfigError("\(path) doesn't hold an API token (one line of at least \(Self.minimumTokenLength) characters): delete it and Selene makes a new one, or set SELENE_API_TOKEN")
+            }
+            apiTokens = parsed
+            return false
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        try manager.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let token = APITokens.generate()
+        // Made exclusively, so two processes starting at once can't both write one.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return try loadTokenFile() }
+            throw SeleneConfigError("The API token could not be kept in \(path): \(String(cString: strerror(errno)))")
+        }
+        let line = Array((token + "\n").utf8)
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        close(fd)
+        guard written == line.count else { throw SeleneConfigError("The API token could not be written to \(path)") }
+        apiTokens = [token]
+        return true
+    }
+
+    /// What `selene serve` says about the token at start: how to sign in the first time, where
+    /// the token is every other time (never the token itself in a log but on the first start).
+    public func tokenBanner(created: Bool, base: String) -> String? {
+        if apiTokens.isEmpty {
+            return "SELENE_API_TOKEN=off: no token, so anyone who can reach \(base) from this computer can read your notes. Selene answers on loopback only."
+        }
+        guard let path = tokenFile else { return nil }
+        guard created, let token = apiTokens.first else {
+            return "The API token is in \(path) (`selene token show` prints it and the web app's sign-in link)."
+        }
+        return """
+            Selene made an API token and kept it in \(path) (only you can read it).
+              Web app:  open \(base)/app/signin?token=\(token)
+              Terminal: selene login --server \(base)   (reads the token from the data folder)
+              Drafts:   paste the token into the Selene credential; `selene token show` prints it again.
+            """
+    }
+}

@@ -10,22 +10,50 @@ import SeleneShared
 /// encrypted for its subscription (RFC 8291, `aes128gcm` of RFC 8188) and sent to the browser's
 /// push service with a VAPID signature (RFC 8292, an ES256 JWT). A subscription the push service
 /// says is gone (404/410) is forgotten, as APNs's dead tokens are.
+///
+/// An endpoint is whatever the browser (or whoever holds a session) says, so it is where the
+/// server could be made to send requests: only https to a name that resolves to public addresses
+/// is used, checked when subscribing and again at each send, and the connection goes to the
+/// address that was checked (no second lookup a rebinding name could answer differently), with
+/// no redirects followed.
 final class WebPushClient: Sendable {
     let key: P256.Signing.PrivateKey
     let subject: String
-    let http: HTTPClient
+    let eventLoopGroup: any EventLoopGroup
     let clock: SeleneClock
     let logger: Logger
     /// Tests' push services speak plain HTTP on loopback (only there); real ones are HTTPS only.
     let allowHTTP: Bool
+    /// The name → addresses lookup (the system's resolver; tests give names of their own).
+    let resolve: @Sendable (String) async throws -> [IPAddress]
 
-    init(key: P256.Signing.PrivateKey, subject: String, http: HTTPClient, clock: SeleneClock, logger: Logger, allowHTTP: Bool = false) {
+    init(key: P256.Signing.PrivateKey, subject: String, eventLoopGroup: any EventLoopGroup, clock: SeleneClock, logger: Logger, allowHTTP: Bool = false,
+         resolve: @escaping @Sendable (String) async throws -> [IPAddress] = PushAddress.systemResolve) {
         self.key = key
         self.subject = subject
-        self.http = http
+        self.eventLoopGroup = eventLoopGroup
         self.clock = clock
         self.logger = logger
         self.allowHTTP = allowHTTP
+        self.resolve = resolve
+    }
+
+    /// The public address to send to for `endpoint`, or a field error saying why it isn't used.
+    /// A test's plain-HTTP loopback service (`allowHTTP`) is sent to as it is.
+    func checkedAddress(of endpoint: String) async throws -> IPAddress? {
+        guard let url = URL(string: endpoint), let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else {
+            throw FieldErrors(["endpoint": "endpoint must be the push service's https URL the browser gave"])
+        }
+        if allowHTTP && url.scheme == "http" { return nil }
+        let addresses: [IPAddress]
+        do { addresses = try await resolve(host) } catch {
+            throw FieldErrors(["endpoint": "the push service's name \(host) can't be resolved"])
+        }
+        guard let first = addresses.first else { throw FieldErrors(["endpoint": "the push service's name \(host) has no address"]) }
+        if let inside = addresses.first(where: { !$0.isPublic }) {
+            throw FieldErrors(["endpoint": "the push service's address \(inside) is on this machine or a private network; push services are on the public internet"])
+        }
+        return first
     }
 
     /// The application server key the browser subscribes with (uncompressed point, base64url).
@@ -56,9 +84,12 @@ final class WebPushClient: Sendable {
         var auth: Data
 
         init(endpoint: String, p256dh: String, auth: String, allowHTTP: Bool) throws {
-            guard endpoint.count <= 2000, let url = URL(string: endpoint), let host = url.host, !host.isEmpty,
+            guard endpoint.count <= 2000, let url = URL(string: endpoint), let host = url.host, !host.isEmpty, url.user == nil,
                   url.scheme == "https" || (allowHTTP && url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host)) else {
                 throw FieldErrors(["endpoint": "endpoint must be the push service's https URL the browser gave"])
+            }
+            if url.scheme == "https", let ip = IPAddress(host), !ip.isPublic {
+                throw FieldErrors(["endpoint": "the push service's address \(ip) is on this machine or a private network; push services are on the public internet"])
             }
             guard let key = Base64URL.decode(p256dh), key.count == 65, key.first == 4, (try? P256.KeyAgreement.PublicKey(x963Representation: key)) != nil else {
                 throw FieldErrors(["keys.p256dh": "p256dh must be the subscription's P-256 public key (65 bytes, base64url)"])
@@ -74,6 +105,21 @@ final class WebPushClient: Sendable {
 
     /// Sends one notification; the push service's answer sorted as APNs's are.
     func send(_ notification: PushNotification, to subscription: Subscription) async -> PushResult {
+        let address: IPAddress?
+        do { address = try await checkedAddress(of: subscription.endpoint) } catch {
+            return .failed(status: 0, reason: "\(error)")
+        }
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)))
+        if let address, let host = URL(string: subscription.endpoint)?.host {
+            configuration.dnsOverride = [host: address.description]
+        }
+        let http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        let result = await send(notification, to: subscription, http: http)
+        try? await http.shutdown()
+        return result
+    }
+
+    private func send(_ notification: PushNotification, to subscription: Subscription, http: HTTPClient) async -> PushResult {
         do {
             var payload: [String: String] = ["title": notification.title, "body": notification.body, "url": notification.link]
             if let tag = notification.collapseId { payload["tag"] = tag }
@@ -131,6 +177,53 @@ final class WebPushClient: Sendable {
         header.append(UInt8(senderPublic.count))
         header += senderPublic
         return header + sealed.ciphertext + sealed.tag
+    }
+}
+
+/// Looking a push service's name up, and which addresses it may have.
+enum PushAddress {
+    /// The system's lookup, with `hosts` answered first.
+    static func resolver(hosts: [String: String]) -> @Sendable (String) async throws -> [IPAddress] {
+        let fixed = hosts.reduce(into: [String: IPAddress]()) { $0[$1.key.lowercased()] = IPAddress($1.value) }
+        return { host in
+            if let ip = fixed[host.lowercased()] { return [ip] }
+            return try await systemResolve(host)
+        }
+    }
+
+    /// `getaddrinfo`, off the event loops.
+    @Sendable static func systemResolve(_ host: String) async throws -> [IPAddress] {
+        if let ip = IPAddress(host) { return [ip] }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                var hints = addrinfo()
+                hints.ai_family = AF_UNSPEC
+                var list: UnsafeMutablePointer<addrinfo>?
+                let status = getaddrinfo(host, nil, &hints, &list)
+                guard status == 0 else {
+                    continuation.resume(throwing: WebPushClient.WebPushError.invalid("\(host): \(String(cString: gai_strerror(status)))"))
+                    return
+                }
+                defer { freeaddrinfo(list) }
+                var found: [IPAddress] = []
+                var entry = list
+                while let info = entry?.pointee {
+                    if let address = info.ai_addr {
+                        if info.ai_family == AF_INET {
+                            let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                            found.append(IPAddress(bytes: withUnsafeBytes(of: v4) { Array($0) }))
+                        } else if info.ai_family == AF_INET6 {
+                            let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                            found.append(IPAddress(bytes: withUnsafeBytes(of: v6) { Array($0) }))
+                        }
+                    }
+                    entry = info.ai_next
+                }
+                var unique: [IPAddress] = []
+                for ip in found where !unique.contains(ip) { unique.append(ip) }
+                continuation.resume(returning: unique)
+            }
+        }
     }
 }
 

@@ -242,37 +242,74 @@ enum Assets {
           }).catch(function (e) { pushState.textContent = e.message; pushOn.disabled = false; });
         });
       }
-      // Capture offline: the note is kept in this browser and sent when the network is back.
-      var OUTBOX = 'selene-outbox';
+      // Capture away from home: a phone that believes it is online often can't reach Selene (or
+      // reaches it slowly). Every capture is sent by the page with a deadline; when it fails or
+      // takes too long, the note is kept in this browser, said so, and sent again until Selene
+      // answers. Each capture carries an id of its own, so sending it twice stores it once.
+      var OUTBOX = 'selene-outbox', DEADLINE = 6000;
       function outbox() { try { return JSON.parse(localStorage.getItem(OUTBOX) || '[]'); } catch (e) { return []; } }
+      function newId() {
+        if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+        var b = crypto.getRandomValues(new Uint8Array(16));
+        b[6] = (b[6] & 15) | 64; b[8] = (b[8] & 63) | 128;
+        var h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join('');
+        return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+      }
+      // fetch with a deadline: a request that hangs counts as failed.
+      function post(url, body) {
+        var abort = window.AbortController ? new AbortController() : null;
+        var timer = setTimeout(function () { if (abort) abort.abort(); }, DEADLINE);
+        return fetch(url, { method: 'POST', credentials: 'same-origin', body: body, signal: abort ? abort.signal : undefined })
+          .then(function (r) { clearTimeout(timer); return r; }, function (e) { clearTimeout(timer); throw e; });
+      }
+      function say(where, id, message) {
+        var p = document.getElementById(id);
+        if (!p) { p = document.createElement('p'); p.className = 'flash'; p.setAttribute('role', 'status'); p.id = id; where.prepend(p); }
+        p.textContent = message;
+      }
+      function keep(note, why) {
+        var kept = outbox();
+        if (!kept.some(function (k) { return k.captureId === note.captureId; })) kept.push(note);
+        localStorage.setItem(OUTBOX, JSON.stringify(kept));
+        capture.reset();
+        say(capture, 'outbox-kept', why + ': the note is kept in this browser and sent when Selene answers (' + kept.length + ' waiting).');
+        retryLater();
+      }
       var capture = document.querySelector('form[action="/app/notes/new"]');
-      if (capture && window.localStorage) {
+      if (capture && window.localStorage && window.fetch) {
         capture.addEventListener('submit', function (event) {
-          if (navigator.onLine) return;
           event.preventDefault();
-          var kept = outbox();
-          kept.push({ content: capture.querySelector('[name=content]').value, title: capture.querySelector('[name=title]').value });
-          localStorage.setItem(OUTBOX, JSON.stringify(kept));
-          capture.reset();
-          var p = document.createElement('p'); p.className = 'flash'; p.setAttribute('role', 'status');
-          p.textContent = 'You are offline: the note is kept in this browser and sent when you are back (' + kept.length + ' waiting).';
-          capture.prepend(p);
+          var note = { content: capture.querySelector('[name=content]').value, title: capture.querySelector('[name=title]').value, captureId: newId() };
+          if (navigator.onLine === false) { keep(note, 'You are offline'); return; }
+          var body = new URLSearchParams(new FormData(capture));
+          body.set('captureId', note.captureId);
+          post('/app/notes/new', body).then(function (r) {
+            // Selene answered: show what it said (the saved note, or why not).
+            if (r.redirected) { location.href = r.url; return; }
+            return r.text().then(function (html) { document.open(); document.write(html); document.close(); });
+          }, function () { keep(note, 'Selene can\'t be reached right now'); });
         });
       }
+      var flushing = false, retryTimer = null;
+      function retryLater() { if (!retryTimer && outbox().length) retryTimer = setTimeout(function () { retryTimer = null; flushOutbox(); }, 15000); }
       function flushOutbox() {
         var kept = outbox(), token = document.querySelector('input[name=_csrf]');
-        if (!kept.length || !navigator.onLine || !token) return;
+        if (!kept.length || !token || flushing) return;
+        flushing = true;
         var note = kept[0];
-        fetch('/app/notes/new', { method: 'POST', credentials: 'same-origin', redirect: 'manual',
-          body: new URLSearchParams({ _csrf: token.value, content: note.content, title: note.title || '' }) })
+        post('/app/notes/new', new URLSearchParams({ _csrf: token.value, content: note.content, title: note.title || '', captureId: note.captureId || '' }))
         .then(function (r) {
-          if (r.type !== 'opaqueredirect' && !r.ok) throw new Error('HTTP ' + r.status);
-          localStorage.setItem(OUTBOX, JSON.stringify(outbox().slice(1)));
+          flushing = false;
+          if (!r.ok) { retryLater(); return; }
+          var now = outbox();
+          if (now.length && now[0].captureId === note.captureId) localStorage.setItem(OUTBOX, JSON.stringify(now.slice(1)));
           var left = outbox().length;
           var main = document.querySelector('main');
-          if (main && !left) { var p = document.createElement('p'); p.className = 'flash'; p.setAttribute('role', 'status'); p.id = 'outbox-sent'; p.textContent = 'The notes you wrote offline were saved.'; main.prepend(p); }
+          var kept = document.getElementById('outbox-kept');
+          if (kept && !left) kept.remove();
+          if (main && !left) say(main, 'outbox-sent', 'The notes you wrote while Selene couldn\'t be reached were saved.');
           flushOutbox();
-        }).catch(function () {});
+        }, function () { flushing = false; retryLater(); });
       }
       window.addEventListener('online', flushOutbox);
       flushOutbox();

@@ -9,7 +9,7 @@ enum Pages {
     static func signIn(context: PageContext, error: String?) -> Node {
         Layout.document("Sign in", body: el("main", ["id": "main", "class": "signin"],
             el("h1", [:], Layout.moon(), text(" Selene")),
-            el("p", ["class": "muted"], text("Your notes, your threads of thought, your briefing. Sign in with one of this server's API tokens (SELENE_API_TOKEN).")),
+            el("p", ["class": "muted"], text("Your notes, your threads of thought, your briefing. Sign in with this server's API token: the link Selene printed when it first started, or paste the token (`selene token show` prints both).")),
             error.map { el("p", ["class": "flash error", "role": "alert"], text($0)) } ?? nothing,
             Layout.form(SiteURL.signIn.path, context: context,
                 el("label", ["for": "token"], text("API token"),
@@ -22,8 +22,8 @@ enum Pages {
         Layout.document("Set up", body: el("main", ["id": "main", "class": "signin"],
             el("h1", [:], Layout.moon(), text(" Welcome to Selene")),
             el("div", ["class": "card"],
-               el("p", [:], text("This server has no API token, so it only answers on this computer (127.0.0.1). That's fine for trying it out here.")),
-               el("p", [:], text("To use Selene from your phone or the Drafts app, restart it with a token and listen on your private network:")),
+               el("p", [:], text("This server was started with SELENE_API_TOKEN=off, so it has no token and only answers on this computer (127.0.0.1).")),
+               el("p", [:], text("To use Selene from your phone or the Drafts app, start it without that setting (it makes a token and keeps it in its data folder), or with a token of your own, and listen on your private network:")),
                el("p", [:], el("code", [:], text("SELENE_API_TOKEN=\(suggestedToken) selene serve --hostname 0.0.0.0"))),
                el("p", ["class": "muted"], text("(A fresh token, made just now; `selene token new` makes another.)"))),
             Layout.form(SiteURL.setup.path, context: context, Layout.button("Continue on this computer"))))

@@ -34,10 +34,20 @@ extension WebController {
 
     @Sendable func createNote(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
-        struct Form: Decodable { var content: String?; var title: String? }
+        struct Form: Decodable { var content: String?; var title: String?; var captureId: String? }
         let form = try Self.form(req, Form.self)
         do {
-            let note = try await Self.data(req).createNote(NewNote(content: form.content ?? "", title: form.title, source: .web))
+            let new = NewNote(content: form.content ?? "", title: form.title, source: .web)
+            let note: Note
+            if let id = form.captureId.flatMap(UUID.init(uuidString:)) {
+                // The page's id for this capture: sent again after an answer that never arrived, it is stored once.
+                var input = try new.input().validated()
+                input.sourceUuid = id.uuidString
+                note = try await NoteStore(db: req.writeDB).capture(input, idempotent: true, now: req.now).note
+                req.selene.queueSignal.wake()
+            } else {
+                note = try await Self.data(req).createNote(new)
+            }
             return Self.redirect(SiteURL.note(String(note.id)).path(query: ["flash": "Saved. Selene will work out what it's about in a moment."]))
         } catch let e as FieldErrors {
             return Self.render(req, Pages.newNote(content: form.content ?? "", title: form.title ?? "", errors: e.fields, context: Self.context(req)), status: .badRequest)

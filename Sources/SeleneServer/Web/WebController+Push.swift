@@ -22,6 +22,7 @@ extension WebController {
         struct Body: Decodable { struct Keys: Decodable { var p256dh: String; var auth: String }; var endpoint: String; var keys: Keys }
         let body = try req.decodeBody(Body.self)
         let subscription = try WebPushClient.Subscription(endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, allowHTTP: web.allowHTTP)
+        _ = try await web.checkedAddress(of: subscription.endpoint)
         let (device, created) = try await ConversationStore(db: req.db).register(web: subscription, now: req.now)
         return try json(device, status: created ? .created : .ok)
     }

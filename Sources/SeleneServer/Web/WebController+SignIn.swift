@@ -11,8 +11,20 @@ extension WebController {
             : Self.redirect(req.selene.config.apiTokens.isEmpty ? SiteURL.setup.path : SiteURL.signIn.path)
     }
 
+    /// The sign-in page; with `?token=` (the link `selene serve` prints on its first start, and
+    /// `selene token show`) it signs this browser in at once and leaves the token out of the
+    /// address bar and history by redirecting.
     @Sendable func signInPage(req: Request) async throws -> Response {
         if req.selene.config.apiTokens.isEmpty { return Self.redirect(SiteURL.setup.path) }
+        if let token = req.query[String.self, at: "token"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
+            guard req.selene.tokens.accepts(token) else {
+                return Self.render(req, Pages.signIn(context: Self.context(req), error: "That link's token isn't one of this server's API tokens."), status: .unauthorized)
+            }
+            let response = Self.redirect(SiteURL.chat.path)
+            response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")
+            try await WebSession.start(tokenHash: WebSession.hash(token), req: req, response: response)
+            return response
+        }
         return Self.render(req, Pages.signIn(context: Self.context(req), error: nil))
     }
 

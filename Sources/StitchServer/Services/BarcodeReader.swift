@@ -10,9 +10,11 @@ enum Pictures {
 
     /// A picture's pixels (libgd), nil when the bytes aren't a whole picture of `format`; the
     /// caller destroys the image.
+    /// Nothing is decoded whose header doesn't state a size within `ImageFormat.maxPixels`
+    /// (uploads were told why by `Images.check`; this is the last guard before the allocation).
     static func decode(_ data: Data, format: ImageFormat) -> gdImagePtr? {
         _ = quietLibgd
-        guard data.count < Int(Int32.max) else { return nil }
+        guard data.count < Int(Int32.max), (try? ImageFormat.checkPixels(data, format: format, requireHeader: true)) != nil else { return nil }
         var bytes = data
         return bytes.withUnsafeMutableBytes { raw -> gdImagePtr? in
             guard let base = raw.baseAddress else { return nil }

@@ -108,6 +108,14 @@ enum Images {
             throw APIError(.unsupportedMediaType, pdf ? "Only PDF, JPEG, PNG, HEIC and WebP files can be uploaded" : "Only JPEG, PNG, HEIC and WebP pictures can be uploaded",
                            fields: [field: pdf ? "Not a PDF, JPEG, PNG, HEIC or WebP file" : "Not a JPEG, PNG, HEIC or WebP picture"])
         }
+        do {
+            try ImageFormat.checkPixels(data, format: format, requireHeader: false)
+        } catch let limit as PictureLimitError {
+            switch limit {
+            case .tooManyPixels: throw APIError(.payloadTooLarge, limit.description, fields: [field: "The picture has too many pixels; send a smaller one"])
+            case .unreadable: throw APIError(.unprocessableEntity, limit.description, fields: [field: "Damaged picture"])
+            }
+        }
         return format
     }
 

@@ -78,10 +78,12 @@ enum Layout {
         void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])
     }
 
-    /// A form that changes something: POST, with the CSRF token.
+    /// A form that changes something: POST, with the CSRF token. An upload form names the token
+    /// in its address too, so the server checks it before it reads the files (`WebAuth`).
     static func form(_ action: SiteURL, context: PageContext, multipart: Bool = false, attrs cls: String = "stack", _ children: Node...) -> Node {
-        el("form", ["method": "post", "action": action.path, "class": cls, "enctype": multipart ? "multipart/form-data" : nil],
-           children: [csrf(context)] + children)
+        let target = multipart ? action.path(query: [WebSession.csrfField: context.csrf]) : action.path
+        return el("form", ["method": "post", "action": target, "class": cls, "enctype": multipart ? "multipart/form-data" : nil],
+                  children: [csrf(context)] + children)
     }
 
     static func field(_ label: String, name: String, value: String? = nil, type: String = "text", error: String? = nil,

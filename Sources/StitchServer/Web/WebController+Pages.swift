@@ -542,6 +542,13 @@ extension WebController {
         let quantity = Int(form["quantity"] ?? "") ?? 0
         let purchase = PurchaseRequest(brand: form["brand"] ?? "", number: form["number"] ?? "", quantity: quantity, colorName: form["colorName"])
         do {
+            if let id = form["changeId"].flatMap(UUID.init(uuidString:)) {
+                // Sent by the page with its id: a second copy (kept when the first one's answer was lost) adds nothing.
+                guard let thread = try await Self.applyPurchase(purchase, id: id, userId: req.user.id, req: req) else {
+                    return redirect(.shopping, flash: "That purchase was already added.")
+                }
+                return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
+            }
             let thread = try await ShoppingController.purchase(purchase, userId: req.user.id, req: req).thread
             return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
         } catch {

@@ -85,21 +85,29 @@ extension WebController {
             let (field, message) = JSONErrorMiddleware.describe(error)
             return SyncResult(id: change.id, type: nil, status: .rejected, error: APIErrorBody(error: message, fields: field.map { [$0: message] }))
         }
-        let now = req.now
         do {
-            try await req.db.writeTransaction { db in
-                let claimed = try await db.sql.raw("""
-                    INSERT INTO applied_web_purchases (id, user_id, created_at) VALUES (\(bind: change.id), \(bind: userId), \(bind: now)) \
-                    ON CONFLICT DO NOTHING RETURNING id
-                    """).first()
-                guard claimed != nil else { return }
-                _ = try await ShoppingController.purchase(body, userId: userId, now: now, in: db)
-            }
+            try await applyPurchase(body, id: change.id, userId: userId, req: req)
             return SyncResult(id: change.id, type: nil, status: .applied)
         } catch let error as APIError {
             return SyncResult(id: change.id, type: nil, status: .rejected, error: APIErrorBody(error: error.reason, fields: error.fields))
         } catch let error as ValidationError {
             return SyncResult(id: change.id, type: nil, status: .rejected, error: APIErrorBody(error: "Some fields need attention", fields: error.fields))
+        }
+    }
+
+    /// Adds a purchase's skeins once for its id, in the transaction that records the id: the page's
+    /// "Bought" form and its offline copy name the same id, so whichever arrives second adds
+    /// nothing. Answers the thread, or nil when the id was applied already.
+    @discardableResult
+    static func applyPurchase(_ body: PurchaseRequest, id: UUID, userId: UUID, req: Request) async throws -> InventoryThread? {
+        let now = req.now
+        return try await req.db.writeTransaction { db in
+            let claimed = try await db.sql.raw("""
+                INSERT INTO applied_web_purchases (id, user_id, created_at) VALUES (\(bind: id), \(bind: userId), \(bind: now)) \
+                ON CONFLICT DO NOTHING RETURNING id
+                """).first()
+            guard claimed != nil else { return nil }
+            return try await ShoppingController.purchase(body, userId: userId, now: now, in: db).thread
         }
     }
 

@@ -40,24 +40,41 @@ struct FormData {
 
 /// Checks the CSRF token of every state-changing request and signs the user in from the session
 /// cookie. Pages that need a user redirect to sign-in when there is none.
+///
+/// Who is asking is known before anything they send is read: a POST to a page that needs a user
+/// and comes without a live session is answered without reading its body, and a stranger's form
+/// post (sign-in, sign-up) is read only up to `anonymousMaxBody`. Where the token can be checked
+/// before the body — the page's script sends it as a header, an upload form in its address
+/// (`Layout.form(multipart:)`) — it is; a plain form's token is in the body, read then.
 struct WebAuth: AsyncMiddleware {
     let required: Bool
-    /// The most a form post may send (the application's default when nil). The body is collected
-    /// here, before the CSRF check reads it: middleware runs before a route collects its body, so
-    /// an upload larger than what arrives with the request head would otherwise have none yet.
+    /// The most a signed-in person's form post may send (the application's default when nil).
+    /// The body is collected here, before the CSRF check reads it: middleware runs before a route
+    /// collects its body, so an upload larger than what arrives with the request head would
+    /// otherwise have none yet.
     var maxBody: ByteCount? = nil
+    /// The most read of a post from someone not signed in: sign-in, sign-up and reset forms.
+    static let anonymousMaxBody = 64 * 1024
 
     func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let user = try await WebSession.user(for: req)
         if req.method == .POST {
-            if req.body.data == nil {
-                _ = try await req.body.collect(max: (maxBody ?? req.application.routes.defaultMaxBodySize).value).get()
-            }
+            if user == nil && required { return req.redirect(to: SiteURL.signIn.path) }
             // A form carries the token as a field; the page's script (app.js, sending what was
-            // changed offline) as a header.
-            let submitted = try req.headers.first(name: WebSession.csrfHeader) ?? FormData.parse(req).fields[WebSession.csrfField]
+            // changed offline) as a header; an upload form in its address.
+            var submitted = req.headers.first(name: WebSession.csrfHeader) ?? req.query[String.self, at: WebSession.csrfField]
+            if submitted == nil {
+                let limit = user == nil ? Self.anonymousMaxBody : (maxBody ?? req.application.routes.defaultMaxBodySize).value
+                if let data = req.body.data {
+                    guard data.readableBytes <= limit else { throw Abort(.payloadTooLarge) }
+                } else {
+                    _ = try await req.body.collect(max: limit).get()
+                }
+                submitted = try FormData.parse(req).fields[WebSession.csrfField]
+            }
             try WebSession.verifyCSRF(req, submitted: submitted)
         }
-        if let user = try await WebSession.user(for: req) {
+        if let user {
             req.auth.login(user)
         } else if required {
             return req.redirect(to: SiteURL.signIn.path)

@@ -56,9 +56,19 @@ enum WebScript {
         var h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join('');
         return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-');
       };
+      // A request that hangs (a weak signal, a captive portal) counts as failed after a few seconds.
+      function fetchWithDeadline(url, options) {
+        var abort = window.AbortController ? new AbortController() : null;
+        var timer = setTimeout(function () { if (abort) abort.abort(); }, 6000);
+        if (abort) options.signal = abort.signal;
+        return fetch(url, options).then(function (r) { clearTimeout(timer); return r; }, function (e) { clearTimeout(timer); throw e; });
+      }
+      function postWithDeadline(url, body) {
+        return fetchWithDeadline(url, { method: 'POST', credentials: 'same-origin', body: body });
+      }
       function keptOffline(form) {
         if (!form) return false;
-        var action = form.getAttribute('action') || '';
+        var action = (form.getAttribute('action') || '').split('?')[0];  // an upload form names its token after '?'
         return form.classList.contains('step') || /^\/app\/(inventory\/new|shopping\/bought)$/.test(action) || /^\/app\/projects\/[0-9a-f-]{36}\/entries$/.test(action);
       }
       var keep = function (type, id, fields, label) {
@@ -125,7 +135,7 @@ enum WebScript {
       };
       // A journal note written offline, on its project's page.
       var addEntry = function (change) {
-        var form = document.querySelector('form[action="/app/projects/' + change.fields.projectId + '/entries"]');
+        var form = document.querySelector('form[action^="/app/projects/' + change.fields.projectId + '/entries"]');
         if (!form || document.querySelector('[data-entry="' + change.id + '"]')) return;
         var journal = document.getElementById('journal'), list = document.getElementById('entries');
         if (!list) {
@@ -211,7 +221,7 @@ enum WebScript {
         if (!batch.length) return;
         sending = true;
         var send = function (token, retry) {
-          return fetch('/app/sync', {
+          return fetchWithDeadline('/app/sync', {
             method: 'POST', credentials: 'same-origin',
             headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRF-Token': token || '' },
             body: JSON.stringify({ changes: batch.map(function (c) { return { type: c.type, id: c.id, fields: c.fields, changedAt: c.changedAt }; }) })
@@ -229,18 +239,48 @@ enum WebScript {
         };
         send(main.getAttribute('data-csrf'), true)
           .then(function () { sending = false; if (mine().length) flush(); })
-          .catch(function () { sending = false; });
+          .catch(function () { sending = false; retrySoon(); });
+      };
+      // The server not answering says nothing to the browser's "online" event: try again now and then.
+      var retryTimer = null;
+      var retrySoon = function () {
+        if (retryTimer || !mine().length) return;
+        retryTimer = setTimeout(function () { retryTimer = null; flush(); }, 10000);
       };
       if (user) { showPending(); flush(); window.addEventListener('online', flush); }
 
       if (navigator.onLine === false) showOffline();
       else { try { localStorage.setItem(seenKey, String(Date.now())); } catch (e) {} }
       window.addEventListener('offline', showOffline);
-      // Adding a thread or writing a journal note with no network: kept on the device.
+      // A new thread, a journal note or a purchase is sent by the page with a deadline. With no
+      // network, or when the request fails or hangs (weak signal, a captive portal, the server
+      // restarting: the browser still says "online"), it is kept on the device and sent when the
+      // server answers again. A purchase carries its id, so one that reached the server before
+      // its answer was lost isn't counted twice.
       document.addEventListener('submit', function (event) {
-        var form = event.target, action = form.getAttribute('action') || '';
-        if (navigator.onLine !== false || !user || form.classList.contains('step') || !keptOffline(form)) return;
+        var form = event.target;
+        if (!user || form.classList.contains('step') || !keptOffline(form)) return;
         event.preventDefault();
+        var id = newId();
+        if (navigator.onLine === false) { keepForm(form, id, false); return; }
+        var multipart = (form.getAttribute('enctype') || '') === 'multipart/form-data';
+        var body = multipart ? new FormData(form) : new URLSearchParams(new FormData(form));
+        body.set('changeId', id);
+        var button = form.querySelector('button[type=submit]');
+        if (button) button.disabled = true;
+        postWithDeadline(form.action, body).then(function (response) {
+          if (response.redirected) { location.href = response.url; return; }
+          return response.text().then(function (html) {
+            if (response.url) history.replaceState(null, '', response.url);
+            document.open(); document.write(html); document.close();
+          });
+        }, function () {
+          if (button) button.disabled = false;
+          keepForm(form, id, true);
+        });
+      }, true);
+      var keepForm = function (form, givenId, unreachable) {
+        var action = (form.getAttribute('action') || '').split('?')[0];
         var value = function (name) { var f = form.elements[name]; return f && f.value.trim() ? f.value.trim() : undefined; };
         var now = new Date().toISOString();
         if (/\/entries$/.test(action)) {
@@ -249,19 +289,20 @@ enum WebScript {
           if (!value('notes')) { window.alert('Write a note first.'); return; }
           var day = value('date'), projectId = action.split('/')[3];
           var entry = { projectId: projectId, notes: value('notes'), createdAt: day && day !== now.slice(0, 10) ? day + 'T12:00:00.000Z' : now };
-          var id = newId();
-          keep('journalEntry', id, entry, 'The journal note');
-          addEntry({ id: id, fields: entry });
+          keep('journalEntry', givenId, entry, 'The journal note');
+          addEntry({ id: givenId, fields: entry });
           form.reset();
+          if (unreachable) sayUnreachable();
           return;
         }
         if (/\/shopping\/bought$/.test(action)) {
           var bought = { brand: value('brand'), number: value('number'), quantity: Math.floor(Number(value('quantity') || '0')), colorName: value('colorName') };
           if (bought.colorName === undefined) delete bought.colorName;
           if (!(bought.quantity >= 1)) { window.alert('Say how many skeins you bought.'); return; }
-          var buy = { id: newId(), fields: bought };
+          var buy = { id: givenId, fields: bought };
           keep('purchase', buy.id, bought, bought.brand + ' ' + bought.number + ' (bought ' + bought.quantity + ')');
           markBought(buy);
+          if (unreachable) sayUnreachable();
           return;
         }
         var quantity = Number(value('quantity') || '0');
@@ -270,14 +311,19 @@ enum WebScript {
                        weightOrLength: value('weightOrLength'), barcode: value('barcode'), notes: value('notes'), createdAt: now };
         Object.keys(thread).forEach(function (k) { if (thread[k] === undefined) delete thread[k]; });
         if (!thread.brand || !thread.number) { window.alert('A thread needs a brand and a number.'); return; }
-        keep('thread', newId(), thread, thread.brand + ' ' + thread.number);
+        keep('thread', givenId, thread, thread.brand + ' ' + thread.number);
+        if (unreachable) sayUnreachable();
         if (form.elements.addAnother && form.elements.addAnother.checked) {
           var brand = thread.brand;
           form.reset(); form.elements.brand.value = brand;
           status('outbox-kept').textContent = 'Kept ' + thread.brand + ' ' + thread.number + ' on this device. ' + status('outbox-kept').textContent;
           if (form.elements.number) form.elements.number.focus();
         } else location.href = '/app/inventory';
-      }, true);
+      };
+      var sayUnreachable = function () {
+        status('outbox-kept').textContent = 'The server didn\'t answer. ' + status('outbox-kept').textContent;
+        retrySoon();
+      };
       // Searching the inventory with no network: the rows of the page kept offline are filtered here.
       document.addEventListener('submit', function (event) {
         var form = event.target;

@@ -1,0 +1,141 @@
+import Foundation
+import StitchCore
+@testable import StitchServer
+import Testing
+import VaporTesting
+
+/// Attacks on everyone else's share of the server: a stranger's huge upload, a picture whose
+/// header asks for gigabytes of pixels. What a person would check: the answer comes, memory stays
+/// where it was, nothing is kept.
+@Suite("Resource limits: bodies read only for someone known, pixel bombs refused by their header")
+struct ResourceLimitTests {
+    /// This process's resident memory (Linux's /proc; nil elsewhere).
+    static func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kb * 1024
+    }
+
+    /// A PNG of `width` × `height` one-bit pixels, all white, compressed as zlib does best (the
+    /// 40,000 × 40,000 one is about 200 KB and decodes to gigabytes). python3's zlib writes it.
+    static func bomb(width: Int, height: Int) throws -> Data {
+        let script = """
+            import struct, sys, zlib
+            w, h = int(sys.argv[1]), int(sys.argv[2])
+            def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+            row = b'\\x00' + b'\\xff' * ((w + 7) // 8)
+            c = zlib.compressobj(9)
+            data = b''.join(c.compress(row * 1000) for _ in range(h // 1000)) + c.compress(row * (h % 1000)) + c.flush()
+            sys.stdout.buffer.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 1, 0, 0, 0, 0)) + chunk(b'IDAT', data) + chunk(b'IEND', b''))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, "\(width)", "\(height)"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    @Test("A 40,000 × 40,000 PNG of a few hundred KB is refused by its header on every picture path; memory stays put")
+    func pixelBomb() async throws {
+        let bomb = try Self.bomb(width: 40_000, height: 40_000)
+        #expect(bomb.count < 400_000 && ImageDimensions.read(bomb, format: .png) == ImageDimensions(width: 40_000, height: 40_000))
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            let project = try await ann.project(canvas: canvas)
+            let before = Self.residentBytes()
+            let file = { (name: String) in (name: name, filename: "bomb.png", type: "image/png", data: bomb) }
+            for (path, field) in [("/threads/scan", "image"), ("/canvases/\(canvas.id)/image", "image"), ("/images", "image"),
+                                  ("/projects/\(project.project.id)/patterns", "file")] {
+                let res = try await ann.upload(path, files: [file(field)])
+                #expect(res.status == .payloadTooLarge, "\(path): \(res.status) \(res.text)")
+                #expect(res.text.contains("megapixels"), "\(res.text)")
+            }
+            if let before, let after = Self.residentBytes() {
+                #expect(after - before < 1_000_000_000, "resident memory grew by \((after - before) / 1_000_000) MB")
+            }
+            #expect(try await ImageModel.query(on: app.db).count() == 0)
+            // A picture within the limit still goes through.
+            let fine = try Self.bomb(width: 2_000, height: 1_500)
+            #expect(try await ann.upload("/images", files: [(name: "image", filename: "fine.png", type: "image/png", data: fine)]).status == .created)
+        }
+    }
+
+    @Test("Headers are read for every format: PNG, JPEG (baseline and progressive), WebP (lossy, lossless, extended), HEIC's largest ispe")
+    func headers() throws {
+        func bytes(_ list: [UInt8]) -> Data { Data(list) }
+        let jpeg = bytes([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00, 0xFF, 0xC2, 0x00, 0x11, 0x08, 0x9C, 0x40, 0x75, 0x30, 0x03])
+        #expect(ImageDimensions.read(jpeg, format: .jpeg) == ImageDimensions(width: 30_000, height: 40_000))
+        var webpX = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0, 0, 0, 0]
+        webpX += [0x3F, 0x9C, 0x00, 0x3F, 0x9C, 0x00]  // 40,000 − 1 twice
+        #expect(ImageDimensions.read(Data(webpX), format: .webp) == ImageDimensions(width: 40_000, height: 40_000))
+        let lossless = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8L".utf8) + [5, 0, 0, 0, 0x2F, 0xFF, 0xFF, 0xFF, 0x0F] + [UInt8](repeating: 0, count: 8)
+        #expect(ImageDimensions.read(Data(lossless), format: .webp) == ImageDimensions(width: 16_384, height: 16_384))
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(payload.count + 8)
+            return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
+        }
+        func ispe(_ w: UInt32, _ h: UInt32) -> [UInt8] { box("ispe", [0, 0, 0, 0] + withUnsafeBytes(of: w.bigEndian, Array.init) + withUnsafeBytes(of: h.bigEndian, Array.init)) }
+        let heic = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0]) + box("meta", [0, 0, 0, 0] + box("iprp", box("ipco", ispe(512, 512) + ispe(60_000, 60_000))))
+        #expect(ImageDimensions.read(Data(heic), format: .heic) == ImageDimensions(width: 60_000, height: 60_000))
+        #expect(throws: PictureLimitError.self) { try ImageFormat.checkPixels(Data(heic), format: .heic, requireHeader: true) }
+        #expect(throws: PictureLimitError.unreadable(.jpeg)) { try ImageFormat.checkPixels(Data([0xFF, 0xD8, 0xFF, 0xDA]), format: .jpeg, requireHeader: true) }
+        #expect(throws: Never.self) { try ImageFormat.checkPixels(Data([0xFF, 0xD8, 0xFF, 0xDA]), format: .jpeg, requireHeader: false) }
+    }
+
+    /// Sends a request head announcing `length` bytes and a few of them over a real socket, and
+    /// reads the answer: the server answering before the body is there shows it didn't wait to read it.
+    static func answerBeforeBody(port: Int, head: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { throw TestFailure("could not connect") }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array((head + "--x\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n").utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+    }
+
+    struct TestFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test("A stranger's 300 MB form post or API upload is answered before its body arrives: nothing is read for nobody")
+    func anonymousBodies() async throws {
+        try await withTestApp { app, _ in
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            let port = try #require(app.http.server.shared.localAddress?.port)
+            let length = 300 * 1024 * 1024
+            for path in ["/app/settings/restore", "/app/stash/new", "/app/inventory/scan"] {
+                let answer = try await Task.detached {
+                    try Self.answerBeforeBody(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
+                }.value
+                #expect(answer.hasPrefix("HTTP/1.1 303") && answer.contains("location: /app/signin"), "\(path): \(answer.prefix(200))")
+            }
+            for path in ["/threads/scan", "/images", "/account/restore"] {
+                let answer = try await Task.detached {
+                    try Self.answerBeforeBody(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
+                }.value
+                #expect(answer.hasPrefix("HTTP/1.1 401"), "\(path): \(answer.prefix(200))")
+            }
+            // A stranger's sign-in form is read only up to a small limit.
+            let signIn = try await app.send(.POST, "/app/signin", rawBody: "email=a&password=" + String(repeating: "x", count: 200_000),
+                                            headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(signIn.status == .payloadTooLarge, "\(signIn.status)")
+            await app.server.shutdown()
+        }
+    }
+}
