@@ -86,6 +86,11 @@ public struct AppConfig: Sendable {
     public var databasePoolTimeout: TimeInterval = 10
     /// Largest request body accepted (image uploads included).
     public var maxBodySize: Int = 12 * 1024 * 1024
+    /// Threads for decoding pictures and running PDF tools (`ToolWork`), apart from the
+    /// database's; and how many of one account's jobs may run or wait at once (`TOOL_THREADS`,
+    /// `TOOL_JOBS_PER_ACCOUNT`).
+    public var toolThreads = max(1, System.coreCount)
+    public var toolJobsPerAccount = 2
     /// Memory for rendered list pages (`GET /threads`, `/canvases`), reused until the user's data
     /// changes; 0 turns the cache off. `LIST_CACHE_MB`.
     public var listCacheBytes: Int = 32 * 1024 * 1024
@@ -175,6 +180,12 @@ public struct AppConfig: Sendable {
         if let raw = env["PATTERN_CLAIM_SECONDS"], !raw.isEmpty {
             guard let n = Int(raw), n >= 5 else { throw ConfigError("PATTERN_CLAIM_SECONDS must be a whole number of seconds from 5") }
             config.patternClaimLifetime = TimeInterval(n)
+        }
+        for (key, apply) in [("TOOL_THREADS", { (c: inout AppConfig, n: Int) in c.toolThreads = n }),
+                             ("TOOL_JOBS_PER_ACCOUNT", { (c: inout AppConfig, n: Int) in c.toolJobsPerAccount = n })] {
+            guard let raw = env[key], !raw.isEmpty else { continue }
+            guard let n = Int(raw), (1...64).contains(n) else { throw ConfigError("\(key) must be a whole number from 1 to 64") }
+            apply(&config, n)
         }
         config.smtp = try SMTPSettings.fromEnvironment(env)
         if let raw = env["PUBLIC_URL"], !raw.isEmpty {

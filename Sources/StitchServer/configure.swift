@@ -30,6 +30,8 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
         // our own has room for every connection but one waiting, the writer, and password hashing.
         app.threadPool = NIOThreadPool(numberOfThreads: System.coreCount + 2)
     }
+    app.storage[Application.ToolWorkKey.self] = ToolWork(threads: config.toolThreads, perAccount: config.toolJobsPerAccount)
+    app.lifecycle.use(ToolWorkShutdown())
     let poolTimeout = TimeAmount.milliseconds(Int64(config.databasePoolTimeout * 1000))
     switch config.database {
     case .sqliteFile(let path):

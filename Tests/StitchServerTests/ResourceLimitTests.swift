@@ -138,4 +138,54 @@ struct ResourceLimitTests {
             await app.server.shutdown()
         }
     }
+
+    @Test("Pictures and PDF tools run on a pool of their own: another account's queries answer while they are busy; one account's share is bounded (429, Retry-After)")
+    func toolPool() async throws {
+        try await withTestApp(adjust: { $0.toolThreads = 1; $0.toolJobsPerAccount = 1 }) { app, _ in
+            let ann = try await TestUser.make(app)
+            let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            _ = try await bob.thread("DMC", "310")
+            // Ann's heavy PDF, as far as the server can tell: the tools' only thread is hers for a while.
+            let started = AsyncStream<Void>.makeStream()
+            let busy = Task {
+                try await app.tools.run(for: ann.id) { () -> Void in
+                    started.continuation.yield()
+                    Thread.sleep(forTimeInterval: 3)
+                }
+            }
+            for await _ in started.stream { break }
+            #expect(app.tools.load(of: ann.id) == 1)
+            // Bob's queries don't wait for Ann's tools.
+            let list = try await bob.send(.GET, "/threads")
+            #expect(list.status == .ok && list.text.contains("310"))
+            #expect(try await bob.send(.POST, "/threads", json: ["brand": "DMC", "number": "321"]).status == .created)
+            // Ann's next picture is refused until hers are done.
+            let photo = BarcodeImages.noBarcode()
+            let refused = try await ann.upload("/threads/scan", files: [(name: "image", filename: "p.jpg", type: "image/jpeg", data: photo)])
+            #expect(refused.status == .tooManyRequests && refused.headers.first(name: "Retry-After") == "5", "\(refused.status)")
+            try await busy.value
+            #expect(app.tools.load(of: ann.id) == 0)
+            let later = try await ann.upload("/threads/scan", files: [(name: "image", filename: "p.jpg", type: "image/jpeg", data: photo)])
+            #expect(later.status == .unprocessableEntity && later.text.contains("No barcode"), "\(later.status) \(later.text)")
+        }
+    }
+
+    @Test("Child processes run under prlimit (address space, CPU); their output is read up to a cap; a file's key text is kept by its key")
+    func childLimits() throws {
+        if ChildLimits.prlimit != nil {
+            let run = try Subprocess.run("/bin/sh", ["-c", "ulimit -v; ulimit -t"], timeout: 10)
+            let lines = run.output.split(separator: "\n")
+            #expect(lines.first == "\(ChildLimits.addressSpace / 1024)" && lines.last == "15", "\(run.output)")
+        }
+        let flood = try Subprocess.run("/bin/sh", ["-c", "head -c 20000000 /dev/zero"], timeout: 10)
+        #expect(flood.output.utf8.count == Subprocess.maxOutput)
+        let cache = KeyTextCache(capacity: 10)
+        cache.keep("12345", for: "a")
+        cache.keep("67890", for: "b")
+        #expect(cache.text(for: "a") == "12345")
+        cache.keep("abc", for: "c")  // over 10 characters: the least lately read goes
+        #expect(cache.text(for: "b") == nil && cache.text(for: "a") == "12345" && cache.text(for: "c") == "abc")
+        cache.forget("a")
+        #expect(cache.text(for: "a") == nil)
+    }
 }

@@ -42,7 +42,7 @@ enum BarcodeScanning {
             let format = try Images.check(data, maxBytes: app.config.maxImageBytes)
             let found: [BarcodeReader.Found]
             do {
-                found = try await app.threadPool.runIfActive { try BarcodeReader.read(data, format: format) }
+                found = try await app.tools.run(for: userId) { try BarcodeReader.read(data, format: format) }
             } catch BarcodeReader.Failure.unreadable(let format) {
                 throw APIError(.unprocessableEntity, "The picture could not be read: it starts like a \(format.rawValue.uppercased()) but isn't a whole one",
                                fields: ["image": "Take the photo again"])

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
 import StitchCore
 import Vapor
 
@@ -146,15 +147,53 @@ enum ChartKeys {
     static func text(of key: String, userId: UUID, app: Application, db: any Database) async throws -> String? {
         guard let image = try await Images.owned(key, userId: userId, on: db) else { throw APIError(.notFound, "The pattern's file is missing") }
         guard image.contentType == ImageFormat.pdf.contentType else { return nil }
+        // A stored file never changes: its text is read once per instance.
+        if let cached = KeyTextCache.shared.text(for: key) { return cached }
         guard let data = try await app.imageStorage.get(key) else { throw APIError(.notFound, "The pattern's file is missing") }
-        return try await app.threadPool.runIfActive {
+        let text = try await app.tools.run(for: userId) {
             let dir = try PageFiles.scratch()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let path = "\(dir)/chart.pdf"
             try data.write(to: URL(fileURLWithPath: path))
             return try Poppler.text(ofPDFAt: path)
         }
+        KeyTextCache.shared.keep(text, for: key)
+        return text
     }
+}
+
+/// The text layers read lately, by file key (a stored file never changes), up to `capacity`
+/// characters in all; the oldest read goes first.
+final class KeyTextCache: Sendable {
+    static let shared = KeyTextCache(capacity: 32 * 1024 * 1024)
+    let capacity: Int
+    private let entries = NIOLockedValueBox<[(key: String, text: String)]>([])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func text(for key: String) -> String? {
+        entries.withLockedValue { list in
+            guard let at = list.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = list.remove(at: at)
+            list.append(entry)
+            return entry.text
+        }
+    }
+
+    func keep(_ text: String, for key: String) {
+        guard text.utf8.count <= capacity else { return }
+        entries.withLockedValue { list in
+            list.removeAll { $0.key == key }
+            list.append((key, text))
+            var total = list.reduce(0) { $0 + $1.text.utf8.count }
+            while total > capacity, !list.isEmpty { total -= list.removeFirst().text.utf8.count }
+        }
+    }
+}
+
+extension KeyTextCache {
+    /// Forgets a file's text (deleted with its file).
+    func forget(_ key: String) { entries.withLockedValue { $0.removeAll { $0.key == key } } }
 }
 
 extension Poppler {

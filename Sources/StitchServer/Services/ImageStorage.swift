@@ -162,6 +162,7 @@ enum Images {
         await app.patternRenderer.stop(key)
         try await app.imageStorage.delete(key)
         try await PageFiles.remove(key, app: app)
+        KeyTextCache.shared.forget(key)
     }
 
     /// Image parts of a multipart body: fields named `image`, `images`, `image[]` or `images[]`.

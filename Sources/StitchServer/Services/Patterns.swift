@@ -57,11 +57,16 @@ enum Subprocess {
         return nil
     }
 
-    /// Blocking: call it on a thread pool.
+    /// The most of a tool's output that is read (`pdftotext` of a huge PDF says megabytes).
+    static let maxOutput = 8 * 1024 * 1024
+
+    /// Blocking: call it on the tools' pool (`ToolWork`). The child runs under `ChildLimits`, its
+    /// output read up to `maxOutput` bytes.
     static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        let (command, commandArguments) = ChildLimits.wrap(executable, arguments, timeout: timeout)
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = commandArguments
         // Output goes to files, not pipes: nothing can fill up and stall the tool.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-run-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
@@ -86,7 +91,11 @@ enum Subprocess {
         }
         try? out.close()
         try? err.close()
-        let read = { (suffix: String) in String(decoding: FileManager.default.contents(atPath: scratch.path + suffix) ?? Data(), as: UTF8.self) }
+        let read = { (suffix: String) -> String in
+            guard let handle = FileHandle(forReadingAtPath: scratch.path + suffix) else { return "" }
+            defer { try? handle.close() }
+            return String(decoding: (try? handle.read(upToCount: maxOutput)) ?? Data(), as: UTF8.self)
+        }
         return Result(status: process.terminationStatus, output: read(".out"), errors: read(".err"), timedOut: timedOut)
     }
 }
@@ -304,7 +313,7 @@ final class PatternRenderer: LifecycleHandler, Sendable {
                 if Task.isCancelled { return }  // resumed from here at the next boot
                 let range = first...min(row.pageCount, first + Self.batch - 1), last = range.upperBound
                 do {
-                    let drawn = try await app.threadPool.runIfActive { try Poppler.render(pdfAt: source, pages: range, into: dir) }
+                    let drawn = try await app.tools.run(for: nil, background: true) { try Poppler.render(pdfAt: source, pages: range, into: dir) }
                     try await PageFiles.store(drawn, of: key, app: app)
                     for file in drawn { try? FileManager.default.removeItem(atPath: file.path) }
                     // The file was deleted meanwhile (its row goes with it): what was just kept goes too.
@@ -368,7 +377,7 @@ enum Patterns {
         let key = ImageKeys.make(for: format)
         let pages: PatternPages
         do {
-            pages = try await prepare(data, format: format, key: key, app: app)
+            pages = try await prepare(data, format: format, key: key, userId: userId, app: app)
             _ = try await Images.store(data, format: format, key: key, userId: userId, app: app, db: db)
             try await PatternRenderModel(key: key, userId: userId, status: pages.status, pageCount: pages.pageCount, rendered: pages.rendered,
                                          now: app.clock.now()).create(on: db)
@@ -396,7 +405,7 @@ enum Patterns {
         }
         var pages: PatternPages
         do {
-            pages = try await prepare(data, format: ImageFormat.detect(data) ?? .pdf, key: key, app: app)
+            pages = try await prepare(data, format: ImageFormat.detect(data) ?? .pdf, key: key, userId: userId, app: app)
         } catch let error as APIError {
             pages = PatternPages(status: .failed, pageCount: 0, rendered: 0, message: error.reason)
         }
@@ -408,16 +417,16 @@ enum Patterns {
     }
 
     /// A PDF's pages counted (a 422 if it can't be opened), or a picture drawn as its one page.
-    private static func prepare(_ data: Data, format: ImageFormat, key: String, app: Application) async throws -> PatternPages {
+    private static func prepare(_ data: Data, format: ImageFormat, key: String, userId: UUID, app: Application) async throws -> PatternPages {
         guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
         let dir = try await app.threadPool.runIfActive { try PageFiles.scratch() }
         defer { try? FileManager.default.removeItem(atPath: dir) }
         guard format == .pdf else {
-            let drawn = try await app.threadPool.runIfActive { try PageFiles.drawPicture(data, format: format, into: dir) }
+            let drawn = try await app.tools.run(for: userId) { try PageFiles.drawPicture(data, format: format, into: dir) }
             try await PageFiles.store(drawn, of: key, app: app)
             return PatternPages(status: .ready, pageCount: 1, rendered: 1)
         }
-        let count = try await app.threadPool.runIfActive {
+        let count = try await app.tools.run(for: userId) {
             let probe = "\(dir)/probe.pdf"
             try data.write(to: URL(fileURLWithPath: probe))
             defer { try? FileManager.default.removeItem(atPath: probe) }
