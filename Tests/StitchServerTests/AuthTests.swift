@@ -394,7 +394,7 @@ struct ProviderTests {
             #expect(first.status == .ok, "\(first.text)")
             let a = try first.decode(AuthResponse.self)
             #expect(a.user.providers == [.apple] && a.user.displayName == "Ann")
-            let again = try await apple(app, try await FakeProviders.appleToken(expires: clock.now + 600))
+            let again = try await apple(app, try await FakeProviders.appleToken(expires: clock.now + 600, nonce: "n-456"), nonce: "n-456")
             #expect(try again.decode(AuthResponse.self).user.id == a.user.id)
             #expect(try await app.send(.GET, "/auth/me", token: a.accessToken).status == .ok)
             // Apple's recommended form: the token carries SHA-256 of the nonce the app holds.
@@ -417,7 +417,7 @@ struct ProviderTests {
                 "not.a.token",
             ]
             for token in bad {
-                let res = try await apple(app, token)
+                let res = try await apple(app, token, nonce: "n")
                 #expect(res.status == .unauthorized, "\(token.prefix(20))")
             }
             let nonced = try await FakeProviders.appleToken(expires: exp, nonce: "expected")
@@ -425,6 +425,9 @@ struct ProviderTests {
             #expect(try await UserModel.query(on: app.db).count() == 0)
             let missing = try await app.send(.POST, "/auth/provider", json: ProviderSignInRequest(provider: .apple))
             #expect(missing.status == .badRequest)
+            // A token without the nonce it was issued for is refused: a token seen once can't sign in again.
+            let unbound = try await apple(app, try await FakeProviders.appleToken(expires: exp, nonce: "n-9"))
+            #expect(unbound.status == .badRequest && unbound.error?.fields?["nonce"] != nil)
         }
     }
 
@@ -432,8 +435,8 @@ struct ProviderTests {
     func noMergeByEmail() async throws {
         try await withProviders { app, clock, _ in
             let existing = try await register(app, email: "ann@example.com")
-            let token = try await FakeProviders.appleToken(expires: clock.now + 600, email: "ann@example.com")
-            let res = try await apple(app, token)
+            let token = try await FakeProviders.appleToken(expires: clock.now + 600, nonce: "n-1", email: "ann@example.com")
+            let res = try await apple(app, token, nonce: "n-1")
             let a = try res.decode(AuthResponse.self)
             #expect(a.user.id != existing.user.id)
             #expect(a.user.email == nil)
@@ -474,7 +477,7 @@ struct ProviderTests {
     func notConfigured() async throws {
         try await withTestApp { app, clock in
             let token = try await FakeProviders.appleToken(expires: clock.now + 600)
-            #expect(try await app.send(.POST, "/auth/provider", json: ProviderSignInRequest(provider: .apple, idToken: token)).status == .unauthorized)
+            #expect(try await app.send(.POST, "/auth/provider", json: ProviderSignInRequest(provider: .apple, idToken: token, nonce: "n")).status == .unauthorized)
             #expect(try await app.send(.POST, "/auth/provider", json: ProviderSignInRequest(provider: .tiktok, code: "x")).status == .unauthorized)
             let bogus = try await app.send(.POST, "/auth/provider", rawBody: #"{"provider":"myspace","code":"x"}"#)
             #expect(bogus.status == .badRequest)

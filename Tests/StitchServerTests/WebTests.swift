@@ -258,12 +258,24 @@ struct AppleWebTests {
                 #expect(query.first { $0.name == "response_mode" }?.value == "form_post")
 
                 let token = try await FakeProviders.appleToken(expires: clock.now + 600, nonce: hashedNonce, email: "ann@privaterelay.appleid.com")
-                let callback = WebClient(app: app)  // Apple's post arrives without our cookies
+                // Login CSRF: the attacker's own state and token, posted from the victim's browser
+                // (which never started a sign-in), sign nobody in.
+                let victim = WebClient(app: app)
+                let csrf = try await victim.request(.POST, "/app/signin/apple/callback", form: ["state": state, "id_token": token])
+                #expect(csrf.status == .unauthorized && csrf.headers.setCookie?["stitch_session"] == nil)
+                // The browser that started it brings the flow's cookie (SameSite=None over HTTPS: Apple's post is cross-site).
+                let flow = try #require(start.headers.setCookie?["stitch_apple_flow"])
+                #expect(flow.isHTTPOnly && flow.path == "/app/signin/apple")
+                let callback = web
                 let ok = try await callback.request(.POST, "/app/signin/apple/callback",
                                                     form: ["state": state, "id_token": token, "user": #"{"name":{"firstName":"Ann","lastName":"Stitcher"}}"#])
                 #expect(ok.status == .seeOther && ok.headers.first(name: .location) == "/app/inventory")
                 #expect(try await callback.request(.GET, "/app/inventory").status == .ok)
                 #expect(try await UserModel.query(on: app.db).first()?.displayName == "Ann Stitcher")
+                // Each state once: the same post again (its cookie kept by hand) is refused.
+                let replay = WebClient(app: app)
+                replay.cookies["stitch_apple_flow"] = flow.string
+                #expect(try await replay.request(.POST, "/app/signin/apple/callback", form: ["state": state, "id_token": token]).status == .unauthorized)
 
                 let forged = try await WebClient(app: app).request(.POST, "/app/signin/apple/callback", form: ["state": state + "x", "id_token": token])
                 #expect(forged.status == .unauthorized)

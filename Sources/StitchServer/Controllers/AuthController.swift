@@ -145,7 +145,11 @@ struct AuthController: RouteCollection {
                 guard let token = body.idToken, !token.isEmpty else {
                     throw APIError.validation(["idToken": "An Apple identity token is required"])
                 }
-                identity = try await AppleSignIn.verify(idToken: token, nonce: body.nonce, app: req.application)
+                // The nonce binds the token to this sign-in: without one, a token seen once could sign in again.
+                guard let nonce = body.nonce, !nonce.isEmpty else {
+                    throw APIError.validation(["nonce": "The nonce the app sent to Apple is required"])
+                }
+                identity = try await AppleSignIn.verify(idToken: token, nonce: nonce, app: req.application)
             case .instagram, .tiktok:
                 guard let code = body.code, !code.isEmpty else {
                     throw APIError.validation(["code": "An authorization code is required"])

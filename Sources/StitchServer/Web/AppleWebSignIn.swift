@@ -1,15 +1,40 @@
 import ServerCommon
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import StitchCore
 import Vapor
 
 /// Sign in with Apple in the browser: a redirect to Apple's authorize page, and Apple's
-/// `form_post` back to the callback with an identity token. The callback arrives as a cross-site
-/// POST (no SameSite=Lax cookies), so the flow's `state` carries its own proof: a timestamp and a
-/// nonce signed with the server's secret. The token must carry that nonce (hashed, as Apple does).
+/// `form_post` back to the callback with an identity token. The flow's `state` is a timestamp and
+/// a nonce signed with the server's secret, and the token must carry that nonce (hashed, as Apple
+/// does). The state is bound to the browser that started: the nonce is also a cookie (`SameSite=None;
+/// Secure` over HTTPS, since Apple's post is cross-site), which the callback must bring, and a state
+/// is taken once. Without that, someone could start a sign-in with their own Apple ID and have a
+/// victim's browser finish it: signed into the attacker's account, adding their stash to it.
 enum AppleWebSignIn {
     static let stateLifetime: TimeInterval = 10 * 60
+    static let cookie = "stitch_apple_flow"
+
+    /// The states already taken, until they would have expired anyway (this instance's; another
+    /// instance would still need the browser's cookie, which the callback clears).
+    static let taken = NIOLockedValueBox<[String: Date]>([:])
+
+    /// Takes a state once: false when it was taken before.
+    static func take(_ nonce: String, now: Date) -> Bool {
+        taken.withLockedValue { taken in
+            taken = taken.filter { $0.value > now }
+            guard taken[nonce] == nil else { return false }
+            taken[nonce] = now.addingTimeInterval(stateLifetime + 60)
+            return true
+        }
+    }
+
+    static func flowCookie(_ value: String, req: Request, maxAge: Int) -> HTTPCookies.Value {
+        let secure = WebSession.isSecure(req)
+        return HTTPCookies.Value(string: value, expires: maxAge > 0 ? nil : Date(timeIntervalSince1970: 0), maxAge: maxAge, path: "/app/signin/apple",
+                                 isSecure: secure, isHTTPOnly: true, sameSite: secure ? HTTPCookies.SameSitePolicy.none : .lax)
+    }
 
     static func makeState(now: Date, secret: String) -> (state: String, nonce: String) {
         let nonce = TokenService.base64URL([UInt8].random(count: 16))
@@ -52,7 +77,9 @@ extension WebController {
     @Sendable func appleStart(req: Request) async throws -> Response {
         guard let apple = req.config.apple, apple.webRedirectURI != nil else { throw Abort(.notFound) }
         let (state, nonce) = AppleWebSignIn.makeState(now: req.now, secret: req.config.jwtSecret)
-        return req.redirect(to: AppleWebSignIn.authorizeURL(apple: apple, state: state, nonce: nonce), redirectType: .normal)
+        let response = req.redirect(to: AppleWebSignIn.authorizeURL(apple: apple, state: state, nonce: nonce), redirectType: .normal)
+        response.cookies[AppleWebSignIn.cookie] = AppleWebSignIn.flowCookie(nonce, req: req, maxAge: Int(AppleWebSignIn.stateLifetime))
+        return response
     }
 
     /// Apple's form post: verify the state and the identity token, then start a web session.
@@ -67,6 +94,10 @@ extension WebController {
         guard let state = form["state"], let nonce = AppleWebSignIn.verifyState(state, now: req.now, secret: req.config.jwtSecret) else {
             return try await failed("bad or expired state")
         }
+        guard let started = req.cookies[AppleWebSignIn.cookie]?.string, WebSession.constantTimeEquals(started, nonce) else {
+            return try await failed("the sign-in wasn't started in this browser")
+        }
+        guard AppleWebSignIn.take(nonce, now: req.now) else { return try await failed("the state was used already") }
         guard let token = form["id_token"] else { return try await failed(form["error"] ?? "no identity token") }
         let identity: ProviderIdentity
         do {
@@ -84,6 +115,7 @@ extension WebController {
         let (user, _) = try await AuthController.findOrCreate(identity, displayName: name, req: req) { _, _ in () }
         let response = redirect(.inventory)
         try await WebSession.start(userId: user.id!, req: req, response: response)
+        response.cookies[AppleWebSignIn.cookie] = AppleWebSignIn.flowCookie("", req: req, maxAge: 0)
         return response
     }
 }
