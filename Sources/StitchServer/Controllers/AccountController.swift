@@ -54,7 +54,7 @@ struct AccountController: RouteCollection {
         guard let model = try await UserModel.find(verified.userId, on: req.db) else { return .noContent }
         _ = try await TokenService.authenticate(token, on: req).get()
         let body = (req.body.data?.readableBytes ?? 0) > 0 ? try req.decodeJSON(DeleteAccountRequest.self) : DeleteAccountRequest()
-        try await AccountService.confirmDeletion(body, user: model, app: req.application)
+        try await AccountService.confirmDeletion(body, user: model, req: req)
         try await AccountService.deleteAccount(verified.userId, app: req.application, db: req.db)
         req.logger.info("Account \(verified.userId) deleted at its owner's request")
         return .noContent

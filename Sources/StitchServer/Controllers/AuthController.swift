@@ -62,29 +62,26 @@ struct AuthController: RouteCollection {
         return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
     }
 
-    /// Email and password, with per-account throttling kept in the database. Unknown addresses
-    /// take as long as wrong passwords and get the same answer. Shared by the API and the web app.
+    /// Email and password, counted in the database so every instance sees the counts. Unknown
+    /// addresses take as long as wrong passwords and get the same answer. Shared by the API and
+    /// the web app, and by the checks of a signed-in person's current password.
     ///
-    /// Every attempt is counted before bcrypt runs, in one atomic statement (`LoginThrottle.count`),
-    /// so attempts sent at once each see their own count: the first `loginMaxFailures` of a window
-    /// are checked, the rest are refused with a 429 without checking. A right password clears the count.
+    /// Attempts are counted per account and client (`PasswordAttempts`) before bcrypt runs, in one
+    /// atomic statement each, so attempts sent at once each see their own count. A client past
+    /// `loginMaxFailures` for an account is refused with 429 until its window passes; others are
+    /// not: a stranger failing from elsewhere can't lock the owner out. An account under attack
+    /// (more failures than that from all clients together) costs each check a short delay, and its
+    /// owner gets one mail a window. A right password clears that client's count.
     static func checkPassword(email rawEmail: String, password: String, req: Request) async throws -> UserModel {
         let email = Rules.normalizedEmail(rawEmail)
-        let now = req.now
-        let config = req.config
         let failure = APIError(.unauthorized, "Invalid email or password")
-
-        let attempt = try await LoginThrottle.count(email: email, now: now, window: config.loginFailureWindow, on: req.db)
-        if attempt.number > config.loginMaxFailures {
-            throw APIError.tooManyRequests("Too many sign-in attempts", until: attempt.windowStart.addingTimeInterval(config.loginFailureWindow), now: now)
-        }
-
         let user = try await UserModel.query(on: req.db).filter(\.$email == email).first()
+        let attempt = try await PasswordAttempts.admit(email: email, user: user, req: req)
         // An unknown address is checked against a dummy hash so it costs as much as a wrong password.
         let ok = try await req.application.passwords.verify(
             password, hash: user?.passwordHash ?? req.application.dummyPasswordHash)
         guard ok, let user, user.passwordHash != nil else { throw failure }
-        try await LoginThrottleModel.query(on: req.db).filter(\.$email == email).delete()
+        try await attempt.succeeded(on: req.db)
         return user
     }
 

@@ -186,9 +186,12 @@ enum AccountService {
         guard let hash = model.passwordHash else {
             throw APIError(.conflict, "This account signs in with \(try await providerNames(user.id, db: req.db)) and has no password to change")
         }
+        // Counted as a sign-in is: a stolen session can't be used to guess the password quickly.
+        let attempt = try await PasswordAttempts.admit(email: model.email ?? "user:\(user.id)", user: model, req: req)
         guard try await req.application.passwords.verify(body.currentPassword, hash: hash) else {
             throw APIError(.forbidden, "The current password is not right", fields: ["currentPassword": "Not your current password"])
         }
+        try await attempt.succeeded(on: req.db)
         let newHash = try await req.application.passwords.hash(body.newPassword)
         let now = req.now
         try await req.db.writeTransaction { db in
@@ -222,14 +225,17 @@ enum AccountService {
 
     /// Checks the request against the account: its password, or for an account without one the
     /// word DELETE. Anything else is a 403: the request is understood, the proof is missing.
-    static func confirmDeletion(_ body: DeleteAccountRequest, user: UserModel, app: Application) async throws {
+    static func confirmDeletion(_ body: DeleteAccountRequest, user: UserModel, req: Request) async throws {
         if let hash = user.passwordHash {
             guard let password = body.password, !password.isEmpty else {
                 throw APIError(.forbidden, "Enter your password to delete your account", fields: ["password": "Enter your password"])
             }
-            guard try await app.passwords.verify(password, hash: hash) else {
+            // Counted as a sign-in is (see changePassword).
+            let attempt = try await PasswordAttempts.admit(email: user.email ?? "user:\(user.id.map { "\($0)" } ?? "")", user: user, req: req)
+            guard try await req.application.passwords.verify(password, hash: hash) else {
                 throw APIError(.forbidden, "The password is not right", fields: ["password": "Not your password"])
             }
+            try await attempt.succeeded(on: req.db)
         } else if body.confirm != DeleteAccountRequest.confirmation {
             throw APIError(.forbidden, "Type \(DeleteAccountRequest.confirmation) to delete your account",
                            fields: ["confirm": "Type \(DeleteAccountRequest.confirmation)"])
@@ -246,7 +252,7 @@ enum AccountService {
                           RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema, "applied_web_purchases"] {
                 try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(userId)).run()
             }
-            if let email { try await LoginThrottleModel.query(on: db).filter(\.$email == email).delete() }
+            if let email { try await PasswordAttempts.clear(email: email, on: db) }
             try await db.sql.delete(from: UserModel.schema).where("id", .equal, SQLUUID(userId)).run()
         }
         for key in keys { try await Images.deleteFiles(key, app: app) }

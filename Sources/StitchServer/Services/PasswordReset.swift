@@ -130,7 +130,7 @@ enum PasswordReset {
             try await user.save(on: db)
             try await PasswordResetModel.query(on: db).set(\.$usedAt, to: now).filter(\.$userId == userId).filter(\.$usedAt == nil).update()
             try await AccountService.endSessions(userId: userId, except: nil, now: now, on: db)
-            if let email = user.email { try await LoginThrottleModel.query(on: db).filter(\.$email == email).delete() }
+            if let email = user.email { try await PasswordAttempts.clear(email: email, on: db) }
             return user
         }
     }

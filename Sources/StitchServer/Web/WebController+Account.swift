@@ -206,7 +206,7 @@ extension WebController {
         guard let user = try await UserModel.find(userId, on: req.db) else { throw WebError.signInRequired }
         let form = try FormData.parse(req)
         do {
-            try await AccountService.confirmDeletion(DeleteAccountRequest(password: form.fields["password"], confirm: form["confirm"]), user: user, app: req.application)
+            try await AccountService.confirmDeletion(DeleteAccountRequest(password: form.fields["password"], confirm: form["confirm"]), user: user, req: req)
         } catch let error as APIError {
             let page = DeleteAccountPage(hasPassword: user.passwordHash != nil, counts: try await Self.counts(userId, db: req.db),
                                          error: error.fields?.values.first ?? error.reason)
