@@ -568,3 +568,24 @@ struct WebEditingTests {
         }
     }
 }
+
+@Suite("Web: messages after a redirect are the server's own")
+struct FlashTests {
+    @Test("A link with words of someone else's in ?flash= shows nothing; the server's own message (signed) shows")
+    func signedFlash() async throws {
+        try await withTestApp { app, _ in
+            let web = WebClient(app: app)
+            try await web.signUp()
+            let phishing = "Your account is locked: call +1 555 0100 with your password"
+            let crafted = try await web.request(.GET, "/app/inventory?flash=" + (phishing.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            #expect(crafted.status == .ok && !crafted.text.contains("call +1 555"))
+            let forged = try await web.request(.GET, "/app/inventory?flash=Hello&fs=AAAAAAAAAAAAAAAAAAAAAA")
+            #expect(!forged.text.contains(">Hello<"))
+            let added = try await web.post("/app/shopping/add", from: "/app/shopping", ["brand": "DMC", "number": "310", "quantity": "2"])
+            let location = try #require(added.headers.first(name: .location))
+            #expect(location.contains("fs="), "\(location)")
+            let shown = try await web.request(.GET, location)
+            #expect(shown.text.contains("class=\"flash\""), "\(shown.text.prefix(300))")
+        }
+    }
+}

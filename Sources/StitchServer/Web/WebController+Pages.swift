@@ -225,7 +225,7 @@ extension WebController {
             let canvas = try await RecordWrites<CanvasModel>.create(req, body: body)
             if form["addAnother"] == "on" {
                 let response = Response(status: .seeOther)
-                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: ["another": "on", "designer": canvas.designer, "flash": "Added \(canvas.designName)."]))
+                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: Flash.query("Added \(canvas.designName).").merging(["another": "on", "designer": canvas.designer]) { a, _ in a }))
                 return response
             }
             return redirect(.canvas(canvas.id.wireText))

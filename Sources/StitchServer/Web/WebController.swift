@@ -1,6 +1,8 @@
 import ServerCommon
 import Fluent
 import Foundation
+import Crypto
+import NIOConcurrencyHelpers
 import StitchCore
 import StitchDesign
 import Vapor
@@ -82,6 +84,31 @@ struct WebAuth: AsyncMiddleware {
         let response = try await next.respond(to: req)
         WebSession.attachCSRF(req, to: response)
         return response
+    }
+}
+
+/// The message a page shows after a redirect (`?flash=`). Only the server's own messages show: each
+/// carries its signature (`fs`, HMAC with the server's secret), so a link someone else made with
+/// words of theirs ("your account is locked, call …") shows nothing on this site.
+enum Flash {
+    /// Derived from the server's secret (`configure` sets it), so every instance signs alike.
+    static let secret = NIOLockedValueBox(SymmetricKey(size: .bits256))
+
+    static func use(serverSecret: String) {
+        secret.withLockedValue { $0 = SymmetricKey(data: SHA256.hash(data: Data("flash:\(serverSecret)".utf8))) }
+    }
+
+    static func signature(_ text: String) -> String {
+        let key = secret.withLockedValue { $0 }
+        return String(TokenService.base64URL(HMAC<SHA256>.authenticationCode(for: Data("flash:\(text)".utf8), using: key)).prefix(22))
+    }
+
+    static func query(_ text: String) -> [String: String?] { ["flash": text, "fs": signature(text)] }
+
+    static func read(_ req: Request) -> String? {
+        guard let text = req.queryText("flash"), let given = req.queryText("fs"),
+              WebSession.constantTimeEquals(given, signature(text)) else { return nil }
+        return text
     }
 }
 
@@ -208,7 +235,7 @@ struct WebController: RouteCollection {
         if let user = req.auth.get(AuthenticatedUser.self), let model = try await UserModel.find(user.id, on: req.db) {
             profile = model.profile(providers: [])
         }
-        return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? req.queryText("flash"))
+        return PageContext(user: profile, csrf: WebSession.csrfToken(for: req), flash: flash ?? Flash.read(req))
     }
 
     func html(_ node: Node, status: HTTPStatus = .ok, headers extra: HTTPHeaders = [:]) -> Response {
@@ -222,7 +249,7 @@ struct WebController: RouteCollection {
 
     func redirect(_ url: SiteURL, flash: String? = nil) -> Response {
         let response = Response(status: .seeOther)
-        response.headers.replaceOrAdd(name: .location, value: flash.map { url.path(query: ["flash": $0]) } ?? url.path)
+        response.headers.replaceOrAdd(name: .location, value: flash.map { url.path(query: Flash.query($0)) } ?? url.path)
         return response
     }
 
@@ -230,7 +257,7 @@ struct WebController: RouteCollection {
     func redirect(to path: String, flash: String) -> Response {
         let parts = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         var c = URLComponents()
-        c.queryItems = [URLQueryItem(name: "flash", value: flash)]
+        c.queryItems = Flash.query(flash).sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         let response = Response(status: .seeOther)
         response.headers.replaceOrAdd(name: .location, value: String(parts[0]) + "?" + (c.percentEncodedQuery ?? "")
                                       + (parts.count > 1 ? "#" + parts[1] : ""))
