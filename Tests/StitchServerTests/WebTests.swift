@@ -588,4 +588,27 @@ struct FlashTests {
             #expect(shown.text.contains("class=\"flash\""), "\(shown.text.prefix(300))")
         }
     }
+
+    @Test("CSRF tokens are bound to the session: a tossed cookie with its own value, or another session's token, is refused; over HTTPS the cookies are __Host-")
+    func boundCSRF() async throws {
+        try await withTestApp { app, _ in
+            let ann = WebClient(app: app)
+            try await ann.signUp()
+            let token = try await ann.csrf(from: "/app/shopping")
+            // Double submit alone would take this: a value a neighbouring site set as the cookie, and the same in the form.
+            let tossed = WebClient(app: app)
+            tossed.cookies = ann.cookies
+            tossed.cookies["stitch_csrf"] = String(repeating: "t", count: 43)
+            let planted = try await tossed.request(.POST, "/app/shopping/add", form: ["_csrf": String(repeating: "t", count: 43), "brand": "DMC", "number": "1", "quantity": "1"])
+            #expect(planted.status == .forbidden, "\(planted.status)")
+            // Ann's own token still works, and not after her session changes.
+            #expect(try await ann.request(.POST, "/app/shopping/add", form: ["_csrf": token, "brand": "DMC", "number": "310", "quantity": "1"]).status == .seeOther)
+            let other = WebClient(app: app)
+            try await other.signUp(email: "bob@example.com")
+            other.cookies["stitch_csrf"] = ann.cookies["stitch_csrf"]
+            #expect(try await other.request(.POST, "/app/shopping/add", form: ["_csrf": token, "brand": "DMC", "number": "1", "quantity": "1"]).status == .forbidden)
+            let secure = try await WebClient(app: app).request(.GET, "/app/signin", headers: ["X-Forwarded-Proto": "https"])
+            #expect(secure.headers[.setCookie].contains { $0.hasPrefix("__Host-stitch_csrf=") && $0.contains("Secure") && $0.contains("Path=/") }, "\(secure.headers[.setCookie])")
+        }
+    }
 }

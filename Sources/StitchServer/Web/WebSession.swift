@@ -2,6 +2,7 @@ import ServerCommon
 import Crypto
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
 import Vapor
 
 final class WebSessionModel: Model, @unchecked Sendable {
@@ -18,11 +19,17 @@ final class WebSessionModel: Model, @unchecked Sendable {
 }
 
 /// Browser sessions: an opaque cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) naming a row in
-/// the database, so any instance can serve any request. Forms carry a CSRF token that must match
-/// a second cookie (double submit), checked on every state-changing request.
+/// the database, so any instance can serve any request. Forms carry a CSRF token, checked on every
+/// state-changing request: an HMAC (with a key from the server's secret) of a second cookie's
+/// random value and the session it was given to, so a token is good only beside the cookies it was
+/// made for, and one planted by a neighbouring site (cookie tossing) or carried over from another
+/// session is refused. Over HTTPS both cookies carry the `__Host-` prefix: Secure, path /, no
+/// domain, so no other host can set them.
 enum WebSession {
-    static let cookie = "stitch_session"
-    static let csrfCookie = "stitch_csrf"
+    static let baseCookie = "stitch_session"
+    static let baseCSRFCookie = "stitch_csrf"
+    /// The cookies' names for this request: `__Host-` before them over HTTPS.
+    static func cookieName(_ base: String, _ req: Request) -> String { isSecure(req) ? "__Host-" + base : base }
     static let csrfField = "_csrf"
     static let csrfHeader = "X-CSRF-Token"
     /// A session ends after this long unused: each day it is used, its end moves to this far
@@ -42,21 +49,21 @@ enum WebSession {
         session.createdAt = req.now
         session.expiresAt = req.now.addingTimeInterval(lifetime)
         try await session.create(on: req.db)
-        response.cookies[cookie] = HTTPCookies.Value(
+        response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(
             string: token, expires: session.expiresAt, maxAge: Int(lifetime), path: "/", isSecure: isSecure(req),
             isHTTPOnly: true, sameSite: .lax)
     }
 
     static func end(req: Request, response: Response) async throws {
-        if let token = req.cookies[cookie]?.string {
+        if let token = req.cookies[cookieName(baseCookie, req)]?.string {
             try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token)).delete()
         }
-        response.cookies[cookie] = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
+        response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
                                                      isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
     }
 
     static func user(for req: Request) async throws -> AuthenticatedUser? {
-        guard let token = req.cookies[cookie]?.string, !token.isEmpty else { return nil }
+        guard let token = req.cookies[cookieName(baseCookie, req)]?.string, !token.isEmpty else { return nil }
         guard let session = try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token)).first(),
               session.expiresAt > req.now
         else { return nil }
@@ -73,7 +80,7 @@ enum WebSession {
     /// (`attachCSRF`). The update is guarded by the end it read, so two requests at once move it once.
     static func slide(_ session: WebSessionModel, req: Request) async throws {
         let next = slidExpiry(createdAt: session.createdAt, now: req.now)
-        guard next.timeIntervalSince(session.expiresAt) >= slideEvery, let token = req.cookies[cookie]?.string else { return }
+        guard next.timeIntervalSince(session.expiresAt) >= slideEvery, let token = req.cookies[cookieName(baseCookie, req)]?.string else { return }
         try await WebSessionModel.query(on: req.db).filter(\.$id == session.id!).filter(\.$expiresAt == session.expiresAt)
             .set(\.$expiresAt, to: next).update()
         req.storage[SlidKey.self] = (token, next)
@@ -85,32 +92,50 @@ enum WebSession {
         req.url.scheme == "https" || req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
     }
 
-    /// The CSRF token for this browser: the cookie's, or a new one (set on the response).
-    static func csrfToken(for req: Request) -> String {
-        if let existing = req.cookies[csrfCookie]?.string, existing.count >= 32 { return existing }
+    /// The CSRF cookie's random value for this browser: the cookie's, or a new one (set on the response).
+    static func csrfSeed(for req: Request) -> String {
+        if let existing = req.cookies[cookieName(baseCSRFCookie, req)]?.string, existing.count >= 32 { return existing }
         if let made = req.storage[CSRFKey.self] { return made }
         let token = TokenService.base64URL([UInt8].random(count: 32))
         req.storage[CSRFKey.self] = token
         return token
     }
 
+    /// The token a page's forms carry: the seed bound to this browser's session (none before sign-in).
+    static func csrfToken(for req: Request) -> String {
+        bound(seed: csrfSeed(for: req), session: req.cookies[cookieName(baseCookie, req)]?.string)
+    }
+
+    static let csrfKey = NIOLockedValueBox(SymmetricKey(size: .bits256))
+
+    /// Set from the server's secret by `configure`, so every instance makes and checks the same tokens.
+    static func use(serverSecret: String) {
+        csrfKey.withLockedValue { $0 = SymmetricKey(data: SHA256.hash(data: Data("csrf:\(serverSecret)".utf8))) }
+    }
+
+    static func bound(seed: String, session: String?) -> String {
+        let key = csrfKey.withLockedValue { $0 }
+        let sessionPart = session.map { TokenService.hash($0) } ?? "-"
+        return TokenService.base64URL(HMAC<SHA256>.authenticationCode(for: Data("\(seed)|\(sessionPart)".utf8), using: key))
+    }
+
     static func attachCSRF(_ req: Request, to response: Response) {
-        if let slid = req.storage[SlidKey.self], response.cookies[cookie] == nil {
-            response.cookies[cookie] = HTTPCookies.Value(
+        if let slid = req.storage[SlidKey.self], response.cookies[cookieName(baseCookie, req)] == nil {
+            response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(
                 string: slid.token, expires: slid.expires, maxAge: max(0, Int(slid.expires.timeIntervalSince(req.now))), path: "/",
                 isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
         }
         if let made = req.storage[CSRFKey.self] {
-            response.cookies[csrfCookie] = HTTPCookies.Value(string: made, path: "/", isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
+            response.cookies[cookieName(baseCSRFCookie, req)] = HTTPCookies.Value(string: made, path: "/", isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
         }
     }
 
     struct CSRFKey: StorageKey { typealias Value = String }
 
-    /// Refuses a state-changing request whose form token does not match the cookie.
+    /// Refuses a state-changing request whose form token wasn't made for this browser's cookies.
     static func verifyCSRF(_ req: Request, submitted: String?) throws {
-        guard let cookie = req.cookies[csrfCookie]?.string, let submitted, !submitted.isEmpty,
-              cookie.count >= 32, constantTimeEquals(cookie, submitted)
+        guard let seed = req.cookies[cookieName(baseCSRFCookie, req)]?.string, let submitted, !submitted.isEmpty, seed.count >= 32,
+              constantTimeEquals(bound(seed: seed, session: req.cookies[cookieName(baseCookie, req)]?.string), submitted)
         else { throw WebError.csrf }
     }
 
