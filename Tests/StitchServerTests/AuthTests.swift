@@ -158,6 +158,21 @@ struct RefreshTokenTests {
         }
     }
 
+    @Test("Inside the grace window, the same token from another client is a replay: the family ends")
+    func graceNeedsSameClient() async throws {
+        try await withTestApp(adjust: { $0.trustedProxies = ["unknown"] }) { app, clock in
+            let auth = try await register(app)
+            func from(_ address: String, _ token: String) async throws -> TestingHTTPResponse {
+                try await app.send(.POST, "/auth/refresh", json: RefreshRequest(refreshToken: token), headers: ["X-Forwarded-For": address])
+            }
+            let first = try await from("198.51.100.20", auth.refreshToken).decode(AuthResponse.self)
+            clock.advance(by: 5)
+            #expect(try await from("203.0.113.9", auth.refreshToken).status == .unauthorized)
+            // The thief's try ended the family: the owner's successor is gone too.
+            #expect(try await from("198.51.100.20", first.refreshToken).status == .unauthorized)
+        }
+    }
+
     @Test("Once the successor has been used, replaying its parent is reuse even inside the window")
     func retryAfterSuccessorUsed() async throws {
         try await withTestApp { app, clock in

@@ -101,7 +101,8 @@ struct AuthController: RouteCollection {
     func refresh(req: Request) async throws -> Response {
         let body = try req.decodeJSON(RefreshRequest.self)
         do {
-            let rotated = try await TokenService.rotate(body.refreshToken, app: req.application, db: req.db)
+            let client = ClientThrottle.clientAddress(req, trusted: req.config.trustedProxies)
+            let rotated = try await TokenService.rotate(body.refreshToken, client: client, app: req.application, db: req.db)
             guard let user = try await UserModel.find(rotated.userId, on: req.db) else { throw APIError.unauthorized }
             return try await authResponse(
                 user: user, providers: try await providers(of: rotated.userId, db: req.db),

@@ -26,5 +26,6 @@ enum StitchMigrations {
         AllowProjectsWithoutCanvas(),
         CreatePasswordResets(),
         CreateAppliedWebPurchases(),
+        RefreshTokenUsedBy(),
     ]
 }

@@ -143,10 +143,11 @@ enum TokenService {
 
     enum RotationError: Error { case invalid, reused }
 
-    /// Rotates a refresh token: marks it used and issues its successor. An already-used token is
-    /// either a lost response retried within the grace window (same successor) or a replay, which
-    /// revokes the whole family.
-    static func rotate(_ presented: String, app: Application, db: any Database) async throws -> (userId: UUID, familyId: UUID, token: String) {
+    /// Rotates a refresh token: marks it used (and by which client) and issues its successor. An
+    /// already-used token is a lost response retried within the grace window by the same client
+    /// (same successor), or a replay — from anywhere else, or later — which revokes the whole family.
+    static func rotate(_ presented: String, client: String, app: Application, db: any Database) async throws -> (userId: UUID, familyId: UUID, token: String) {
+        let usedBy = hash("client:\(client)")
         enum Outcome { case rotated(UUID, UUID, String), reused(UUID) }
         let now = app.clock.now()
         let config = app.config
@@ -159,7 +160,7 @@ enum TokenService {
             let next = successor(of: presented, secret: config.jwtSecret)
             // Claim the token atomically: of two concurrent refreshes only one sees it unused.
             let claimed = try await db.sql.update(RefreshTokenModel.schema)
-                .set("used_at", to: SQLBind(now))
+                .set("used_at", to: SQLBind(now)).set("used_by", to: SQLBind(usedBy))
                 .where("id", .equal, SQLBind(rowId)).where("used_at", .is, SQLLiteral.null)
                 .returning("id")
                 .all()
@@ -175,7 +176,9 @@ enum TokenService {
             }
 
             let fresh = try await RefreshTokenModel.find(rowId, on: db)
-            if let usedAt = fresh?.usedAt, now.timeIntervalSince(usedAt) <= config.refreshGraceWindow,
+            let usedByRow = try await db.sql.select().column("used_by").from(RefreshTokenModel.schema).where("id", .equal, SQLBind(rowId)).first()
+            let sameClient = (try usedByRow?.decode(column: "used_by", as: String?.self)) == usedBy
+            if sameClient, let usedAt = fresh?.usedAt, now.timeIntervalSince(usedAt) <= config.refreshGraceWindow,
                let successorRow = try await RefreshTokenModel.query(on: db).filter(\.$tokenHash == hash(next)).first(),
                successorRow.usedAt == nil, successorRow.revokedAt == nil {
                 return .rotated(row.$user.id, row.familyId, next)
