@@ -66,6 +66,7 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     }
 
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
+    app.http.server.configuration.responseCompression = .text
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(SeleneErrorMiddleware())

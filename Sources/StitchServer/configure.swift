@@ -59,6 +59,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     // Only our own middleware: every failure answers the same JSON shape, and a known path asked
     // with the wrong method answers 405 with `Allow` rather than 404.
+    app.http.server.configuration.responseCompression = .text
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())

@@ -101,7 +101,7 @@ struct ResourceLimitTests {
         guard connected == 0 else { throw TestFailure("could not connect") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array((head + "--x\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n").utf8)
+        let request = Array((head + (head.hasPrefix("GET") ? "" : "--x\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n")).utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(fd, &buffer, buffer.count, 0)
@@ -187,5 +187,24 @@ struct ResourceLimitTests {
         #expect(cache.text(for: "b") == nil && cache.text(for: "a") == "12345" && cache.text(for: "c") == "abc")
         cache.forget("a")
         #expect(cache.text(for: "a") == nil)
+    }
+
+    @Test("Text answers are gzip-compressed when the client accepts it (pages, styles, scripts, JSON); pictures and fonts are not")
+    func compression() async throws {
+        try await withTestApp { app, _ in
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            let port = try #require(app.http.server.shared.localAddress?.port)
+            for path in ["/app/signin", "/app/static/app.css", "/app/static/app.js", "/catalog/search?q=310"] {
+                let head = try await Task.detached {
+                    try Self.answerBeforeBody(port: port, head: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, br\r\nConnection: close\r\n\r\n")
+                }.value.lowercased()
+                #expect(head.contains("content-encoding: gzip"), "\(path): \(head.prefix(400))")
+            }
+            let plain = try await Task.detached {
+                try Self.answerBeforeBody(port: port, head: "GET /app/signin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            }.value.lowercased()
+            #expect(!plain.contains("content-encoding"))
+            await app.server.shutdown()
+        }
     }
 }
