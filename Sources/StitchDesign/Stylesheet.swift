@@ -28,8 +28,8 @@ public enum Stylesheet {
 
     public static func css(fontsBase: String) -> String {
         """
-        @font-face { font-family: 'Playfair Display'; src: url('\(fontsBase)/PlayfairDisplay.ttf') format('truetype'); font-weight: 400 900; font-display: swap; }
-        @font-face { font-family: 'Source Serif 4'; src: url('\(fontsBase)/SourceSerif4.ttf') format('truetype'); font-weight: 200 900; font-display: swap; }
+        @font-face { font-family: 'Playfair Display'; src: url('\(fontsBase)/PlayfairDisplay.woff2') format('woff2'); font-weight: 400 900; font-display: optional; }
+        @font-face { font-family: 'Source Serif 4'; src: url('\(fontsBase)/SourceSerif4.woff2') format('woff2'); font-weight: 200 700; font-display: optional; }
         \(customProperties())
         *, *::before, *::after { box-sizing: border-box; }
         html { -webkit-text-size-adjust: 100%; }

@@ -226,8 +226,17 @@ struct WebTests {
             let css = try await app.send(.GET, "/app/static/app.css")
             #expect(css.status == .ok && css.text.contains("--color-linen: #F5F0E8;"))
             #expect(try await app.send(.GET, "/app/static/app.js").status == .ok)
-            let font = try await app.send(.GET, "/app/static/fonts/PlayfairDisplay.ttf")
-            #expect(font.status == .ok && font.body.readableBytes > 100_000)
+            // WOFF2, subset to Latin: a first visit moves tens of kilobytes of fonts, not 1.5 MB.
+            var fontBytes = 0
+            for name in ["PlayfairDisplay", "SourceSerif4"] {
+                let font = try await app.send(.GET, "/app/static/fonts/\(name).woff2")
+                #expect(font.status == .ok && font.headers.first(name: .contentType) == "font/woff2" && font.body.getString(at: 0, length: 4) == "wOF2")
+                fontBytes += font.body.readableBytes
+            }
+            #expect(fontBytes > 20_000 && fontBytes < 120_000, "\(fontBytes)")
+            #expect(try await app.send(.GET, "/app/static/fonts/PlayfairDisplay.ttf").status == .notFound)
+            let page = try await app.send(.GET, "/app/signin")
+            #expect(page.text.contains(#"rel="preload" href="/app/static/fonts/SourceSerif4.woff2" as="font""#))
             #expect(try await app.send(.GET, "/app/static/fonts/..%2F..%2Fopenapi.json").status == .notFound)
             let missing = try await app.send(.GET, "/app/no-such-page")
             #expect(missing.status == .notFound && missing.text.contains("We couldn&#39;t find that page"), "\(missing.text)")
