@@ -193,7 +193,7 @@ def test_streamed_chat_with_citations(selene, browser, shots):
     # The conversation was saved: it is there after a reload, with the same links.
     browser.refresh()
     assert len(browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")) == 3
-    assert "What's in my garden soil thread?" in browser.find_element(By.CSS_SELECTOR, ".sessions").text
+    assert "What's in my garden soil thread?" in browser.find_element(By.CSS_SELECTOR, ".sessions").get_attribute("textContent")
     follow(browser, browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")[0])
     assert "/app/notes/" in browser.current_url
     assert "Related notes" in browser.page_source
@@ -228,6 +228,10 @@ def test_sessions(selene, browser):
     before = len(browser.find_elements(By.CSS_SELECTOR, ".sessions li"))
     submit(browser, "New chat")
     ask(browser, "Anything about compost?")
+    # On a phone the conversations fold into one line; opened, they stay open from page to page.
+    summary = browser.find_element(By.CSS_SELECTOR, ".session-list > summary")
+    assert summary.text.startswith("Conversations (")
+    click(browser, summary)
     items = browser.find_elements(By.CSS_SELECTOR, ".sessions li")
     assert len(items) == before + 1 and items[0].text.startswith("Anything about compost?")
     oldest = items[-1]
@@ -238,6 +242,45 @@ def test_sessions(selene, browser):
     newest = browser.find_elements(By.CSS_SELECTOR, ".sessions li")[1]
     follow(browser, newest.find_element(By.XPATH, ".//button[normalize-space()='Delete']"))
     until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".sessions li")) == before)
+
+
+def test_chat_on_a_phone_keeps_the_answer_in_view(selene, browser, shots):
+    """At 390 × 664 (a phone with its keyboard up) and 390 × 844: the composer is one line with
+    the send button beside it, above the tab bar; the last line of a streamed answer is visible
+    above the composer, in a conversation and in a thread's chat."""
+    base, _ = selene
+    try:
+        for height in (664, 844):
+            browser.set_window_size(390, height)
+            for page in ["/app/chat", "thread"]:
+                if page == "thread":
+                    thread = api(base, "GET", "/api/threads")["threads"][0]
+                    browser.get(base + f"/app/threads/{thread['id']}")
+                else:
+                    browser.get(base + page)
+                    submit(browser, "New chat")
+                for question in ["What's in my garden soil thread?", "And what about the compost for the tomatoes in the raised bed?"]:
+                    ask(browser, question)
+                time.sleep(0.3)
+                box = browser.execute_script("""
+                    var r = function (el) { var b = el.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, height: b.height, left: b.left, right: b.right}; };
+                    var answers = document.querySelectorAll('#conversation > li.assistant');
+                    var tabbar = document.querySelector('.tabbar');
+                    return {answer: r(answers[answers.length - 1]), composer: r(document.querySelector('form.composer')),
+                            send: r(document.querySelector('form.composer button[type=submit]')), box: r(document.getElementById('question')),
+                            tabbar: r(tabbar), tabbarColor: getComputedStyle(tabbar).backgroundColor,
+                            composerColor: getComputedStyle(document.querySelector('form.composer')).backgroundColor, height: window.innerHeight};""")
+                where = f"{page} at 390 × {height}: {box}"
+                assert box["answer"]["bottom"] <= box["composer"]["top"] + 1, "the answer's last line is under the composer: " + where
+                assert box["answer"]["bottom"] > 0, "the answer is in view: " + where
+                assert box["composer"]["bottom"] <= box["tabbar"]["top"] + 1, "the composer sits above the tab bar: " + where
+                assert box["tabbar"]["bottom"] <= box["height"] + 1
+                assert box["composer"]["height"] < 110, "one line, not a block: " + where
+                assert abs(box["send"]["top"] - box["box"]["top"]) < 40 and box["send"]["left"] >= box["box"]["right"] - 1, "the button beside the box: " + where
+                assert box["tabbarColor"] not in ("rgba(0, 0, 0, 0)", "transparent") and box["composerColor"] not in ("rgba(0, 0, 0, 0)", "transparent")
+                browser.save_screenshot(os.path.join(shots, f"selene-{'thread' if page == 'thread' else 'chat'}-phone-{height}.png"))
+    finally:
+        browser.set_window_size(390, 844)
 
 
 def test_cut_answer_kept_and_marked(selene, browser, shots):

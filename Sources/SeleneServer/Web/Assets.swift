@@ -75,9 +75,23 @@ enum Assets {
     .cite.by-selene { font-weight: 400; font-style: italic; text-decoration: underline dotted; }
     .progress { color: var(--muted); font-style: italic; min-height: 1.5em; }
     .progress:not(:empty)::before { content: "◐ "; font-style: normal; color: var(--moon); }
-    .ask { position: sticky; bottom: 64px; background: var(--paper); padding-top: 8px; }
-    @media (min-width: 768px) { .ask { bottom: 0; } }
-    .ask .actions button[type=submit] { flex: 1; }
+    /* The composer: fixed above the tab bar on a phone (above the keyboard when it is up:
+       --keyboard, from visualViewport), the conversation scrolling behind nothing. */
+    .ask { position: sticky; bottom: 0; background: var(--paper); padding: 8px 0; z-index: 4; }
+    .composer-row { display: flex; gap: 8px; align-items: flex-end; }
+    .composer-row .grow { flex: 1; }
+    .composer textarea { min-height: 48px; max-height: 30vh; resize: none; overflow-y: auto; }
+    .composer button[type=submit] { flex: 0 0 auto; }
+    .session-list > summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--muted); }
+    .conversation > li { scroll-margin-bottom: calc(var(--composer-height, 72px) + 72px); }
+    @media (max-width: 767px) {
+      body.has-composer main { padding-bottom: calc(var(--composer-height, 72px) + 72px + env(safe-area-inset-bottom)); }
+      .ask { position: fixed; left: 0; right: 0; bottom: calc(56px + env(safe-area-inset-bottom)); padding: 8px var(--space); border-top: 1px solid var(--line); }
+      body.keyboard-up .ask { bottom: var(--keyboard, 0px); }
+      body.keyboard-up .tabbar { display: none; }
+      .chat h2 { font-size: 1rem; margin: .4em 0; }
+    }
+    @media (min-width: 768px) { .session-list > summary { display: none; } }
     .mic[hidden] { display: none; } .mic.listening { background: var(--danger); color: #fff; }
     label.choice { flex-direction: row; align-items: flex-start; gap: 12px; font-weight: 400; min-height: 48px; }
     .choice input[type=radio] { width: 24px; height: 24px; min-height: 0; flex: none; margin: 2px 0 0; padding: 0; }
@@ -103,6 +117,42 @@ enum Assets {
         var button = event.submitter || event.target.querySelector('[data-confirm]');
         if (button && button.hasAttribute && button.hasAttribute('data-confirm') && !window.confirm(button.getAttribute('data-confirm'))) { event.preventDefault(); }
       });
+      // The composer grows with its text; the page keeps room for it, and for the keyboard.
+      var composer = document.querySelector('form.composer');
+      if (composer) {
+        document.body.classList.add('has-composer');
+        var grow = composer.querySelector('textarea');
+        var measure = function () { document.documentElement.style.setProperty('--composer-height', composer.offsetHeight + 'px'); };
+        var fit = function () { grow.style.height = 'auto'; grow.style.height = Math.min(grow.scrollHeight + 2, window.innerHeight * 0.3) + 'px'; measure(); };
+        grow.addEventListener('input', fit);
+        fit();
+        if (window.visualViewport) {
+          var keyboard = function () {
+            var covered = Math.max(0, window.innerHeight - visualViewport.height - visualViewport.offsetTop);
+            document.documentElement.style.setProperty('--keyboard', covered + 'px');
+            document.body.classList.toggle('keyboard-up', covered > 80);
+          };
+          visualViewport.addEventListener('resize', keyboard);
+          visualViewport.addEventListener('scroll', keyboard);
+        }
+        // Wide screens show the conversations beside; a phone folds them into one line.
+        var list = document.querySelector('details[data-open-wide]');
+        if (list) {
+          // Opened by hand, it stays open from page to page (this tab).
+          if (window.matchMedia('(min-width: 768px)').matches || sessionStorage.getItem('selene-sessions-open') === 'true') list.open = true;
+          list.addEventListener('toggle', function () { try { sessionStorage.setItem('selene-sessions-open', String(list.open)); } catch (e) {} });
+        }
+      }
+      // The newest text stays in view above the composer while the answer is written (unless
+      // the person scrolled up to read something else).
+      var following = false;
+      ['wheel', 'touchmove'].forEach(function (kind) { window.addEventListener(kind, function () { following = false; }, { passive: true }); });
+      function keepInView(element) {
+        if (!following) return;
+        var room = (composer ? composer.getBoundingClientRect().top : window.innerHeight) - 8;
+        var box = element.getBoundingClientRect();
+        if (box.bottom > room || box.bottom < 0) element.scrollIntoView({ block: 'end' });
+      }
       // The answer streamed as it is written: the form posts to its stream URL and the
       // server-sent events (progress, delta, done, unavailable, error) update the page.
       var form = document.querySelector('form[data-stream]');
@@ -123,6 +173,9 @@ enum Assets {
           var text = document.createElement('div'); text.className = 'answer';
           answer.appendChild(who2); answer.appendChild(text); conversation.appendChild(answer);
           var sent = box.value; box.value = '';
+          box.dispatchEvent(new Event('input'));
+          following = true;
+          keepInView(answer);
           form.querySelector('button[type=submit]').disabled = true;
           fetch(form.getAttribute('data-stream'), { method: 'POST', body: data, credentials: 'same-origin',
             headers: { 'Accept': 'text/event-stream', 'Content-Type': 'application/x-www-form-urlencoded' } })
@@ -131,11 +184,12 @@ enum Assets {
             var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = '';
             function handle(name, payload) {
               if (name === 'progress') { progress.textContent = payload; }
-              else if (name === 'delta') { progress.textContent = 'Writing…'; text.textContent += JSON.parse(payload).text; }
+              else if (name === 'delta') { progress.textContent = 'Writing…'; text.textContent += JSON.parse(payload).text; keepInView(answer); }
               else if (name === 'done' || name === 'unavailable') {
                 progress.textContent = ''; var done = JSON.parse(payload); answer.outerHTML = done.html;
                 var list = document.getElementById('sessions'); if (list && done.sessions) list.innerHTML = done.sessions;
                 var heading = document.getElementById('conversation-title'); if (heading && done.title) heading.textContent = done.title;
+                if (conversation.lastElementChild) keepInView(conversation.lastElementChild);
               }
               else if (name === 'error') { progress.textContent = ''; box.value = sent; answer.remove(); question.remove();
                 var p = document.createElement('p'); p.className = 'flash error'; p.textContent = JSON.parse(payload).message; form.prepend(p); }

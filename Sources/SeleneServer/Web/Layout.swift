@@ -92,7 +92,7 @@ enum Layout {
             el("html", ["lang": "en"],
                el("head", [:],
                   void("meta", ["charset": "utf-8"]),
-                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover"]),
+                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover, interactive-widget=resizes-content"]),
                   void("meta", ["name": "theme-color", "content": "#1D2138"]),
                   el("title", [:], text(title == "Selene" ? title : "\(title) · Selene")),
                   void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),

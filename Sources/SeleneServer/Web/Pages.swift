@@ -48,8 +48,11 @@ enum Pages {
                el("section", ["class": "sessions", "aria-label": "Conversations"],
                   el("div", ["class": "actions"], el("h1", [:], text("Chat")),
                      Layout.form(SiteURL.newSession.path, context: context, cls: "inline", Layout.button("New chat", cls: "button quiet"))),
-                  el("div", ["id": "sessions"], page.sessions.isEmpty ? el("p", ["class": "muted"], text("No conversations yet.")) :
-                    el("ul", ["class": "list"], children: page.sessions.map { s in sessionRow(s, current: s.id == page.session.id, context: context) }))),
+                  // On a phone the list folds away (a line, not the top third of the screen); wide, it is open beside.
+                  el("details", ["class": "session-list", "data-open-wide": "true"],
+                     el("summary", [:], text("Conversations (\(page.sessions.count))")),
+                     el("div", ["id": "sessions"], page.sessions.isEmpty ? el("p", ["class": "muted"], text("No conversations yet.")) :
+                       el("ul", ["class": "list"], children: page.sessions.map { s in sessionRow(s, current: s.id == page.session.id, context: context) })))),
                el("section", ["aria-label": "Conversation"],
                   el("h2", ["id": "conversation-title"], text(page.session.title)),
                   conversation(page.session, titles: page.titles),
@@ -85,12 +88,14 @@ enum Pages {
     static func askForm(action: String, stream: String, draft: String, error: String?, placeholder: String, context: PageContext) -> Node {
         group([
             el("p", ["class": "progress", "id": "progress", "aria-live": "polite"]),
-            Layout.form(action, context: context, cls: "stack ask", attrs: ["data-stream": stream],
+            // The composer, as messaging apps have it: one line that grows with its text, the send
+            // button beside it, kept above the tab bar (and the keyboard) while the conversation scrolls.
+            Layout.form(action, context: context, cls: "ask composer", attrs: ["data-stream": stream],
                 error.map { el("p", ["class": "flash error", "role": "alert"], text($0)) } ?? nothing,
-                el("label", ["for": "question"], el("span", ["class": "visually-hidden"], text("Your question")),
-                   el("textarea", ["id": "question", "name": "question", "rows": "3", "placeholder": placeholder, "required": "required",
-                                   "enterkeyhint": "send"], text(draft))),
-                el("div", ["class": "actions"],
+                el("div", ["class": "composer-row"],
+                   el("label", ["for": "question", "class": "grow"], el("span", ["class": "visually-hidden"], text("Your question")),
+                      el("textarea", ["id": "question", "name": "question", "rows": "1", "placeholder": placeholder, "required": "required",
+                                      "enterkeyhint": "send"], text(draft))),
                    Layout.mic(for: "question", label: "Speak your question", context: context),
                    Layout.button("Ask"))),
         ])
