@@ -11,6 +11,7 @@ struct Selene: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selene",
         abstract: "Selene, a second brain on your own machine: the server, its admin commands, and a terminal client.",
+        version: SeleneVersion.current,
         subcommands: [
             Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, TokenCommand.self,
         ] + ClientCommands.all,

@@ -3,12 +3,17 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServerCommon
+import StitchCore
 import StitchServer
 import Vapor
 
 @main
 enum Entrypoint {
     static func main() async throws {
+        if CommandLine.arguments.dropFirst().first == "--version" {
+            print(StitchVersion.current)
+            return
+        }
         var env = try Environment.detect()
         try LoggingSystem.bootstrap(from: &env)
         let app = try await Application.make(env)

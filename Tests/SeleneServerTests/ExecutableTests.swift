@@ -137,6 +137,17 @@ struct ExecutableTests {
         #expect(again.status != 0 && again.err.contains("api-token") && !again.err.contains(token), "\(again.err)")
     }
 
+    @Test("selene --version prints the version the web app's More page shows (one place: SeleneVersion)")
+    func version() async throws {
+        let run = try Self.run(["--version"], env: [:])
+        #expect(run.status == 0 && run.out.trimmingCharacters(in: .whitespacesAndNewlines) == SeleneVersion.current)
+        try await withSelene(tokens: [testToken]) { app, _ in
+            let (cookie, _) = try await SafeDefaultTests.browserCookies(app, token: testToken)
+            let more = try await app.send(.GET, "/app/more", headers: ["Cookie": cookie])
+            #expect(more.text.contains("Selene \(SeleneVersion.current)"))
+        }
+    }
+
     @Test("selene token new prints a usable token")
     func tokenNew() throws {
         let run = try Self.run(["token", "new"], env: [:])

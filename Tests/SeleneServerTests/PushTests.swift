@@ -125,7 +125,7 @@ struct PushTests {
                 try await app.process()
                 _ = try await app.call(.GET, "/api/briefing", as: Briefing.self)
                 let titles = server.received.compactMap { (($0.payload?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["title"] as? String }
-                #expect(titles == ["New thread: Garden Tomato", "Your morning briefing is ready"])
+                #expect(titles == ["New thread detected: Garden Tomato", "Your morning briefing is ready"])
                 #expect(server.received.map { ($0.payload?["selene"] as? [String: String])?["link"] } == ["/app/threads/1", "/app/briefing"])
                 #expect(server.received.allSatisfy { $0.token == device && $0.problems.isEmpty })
                 #expect(app.selene.pushStatus.hasPrefix("Push to phones is on"))

@@ -128,7 +128,7 @@ struct WebPushTests {
                 // Events go out the same way.
                 await app.selene.events.announce(.threadDetected(NoteThread(id: 7, name: "Garden", summary: "Tomatoes and compost", status: .active,
                                                                             momentum: 1, lastActivityAt: clock.now, createdAt: clock.now, noteCount: 3)))
-                #expect(service.received.withLockedValue { $0 }.suffix(2).allSatisfy { $0.payload["title"] == "New thread: Garden" && $0.payload["url"] == "/app/threads/7" })
+                #expect(service.received.withLockedValue { $0 }.suffix(2).allSatisfy { $0.payload["title"] == "New thread detected: Garden" && $0.payload["url"] == "/app/threads/7" })
                 #expect(app.selene.pushStatus.contains("Web Push to browsers is on"))
             }
             // The key is kept (0600) and the same after a restart.

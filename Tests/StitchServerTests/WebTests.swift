@@ -620,4 +620,13 @@ struct FlashTests {
             #expect(secure.headers[.setCookie].contains { $0.hasPrefix("__Host-stitch_csrf=") && $0.contains("Secure") && $0.contains("Path=/") }, "\(secure.headers[.setCookie])")
         }
     }
+
+    @Test("Settings shows the version (one place: StitchVersion), as `stitchuation --version` prints it")
+    func version() async throws {
+        try await withTestApp { app, _ in
+            let web = WebClient(app: app)
+            try await web.signUp()
+            #expect(try await web.request(.GET, "/app/settings").text.contains("Stitchuation \(StitchVersion.current)"))
+        }
+    }
 }

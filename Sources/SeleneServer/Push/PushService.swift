@@ -5,7 +5,7 @@ import SeleneShared
 import Vapor
 
 /// Pushes what Selene announces to every registered device: "Your morning briefing is ready"
-/// after a briefing, "New thread: NAME" when one is detected — phones through APNs, browsers
+/// after a briefing, "New thread detected: NAME" (SELENE.md §4) when one is detected — phones through APNs, browsers
 /// through Web Push, from the one device table. A device its push service says is gone is
 /// forgotten.
 public struct PushService: Sendable {
@@ -26,7 +26,7 @@ public struct PushService: Sendable {
             await broadcast(PushNotification(title: "Your morning briefing is ready", body: TokenBudget.truncate(first, toTokens: 40),
                                              link: "/app/briefing", collapseId: "briefing-\(briefing.date)"))
         case .threadDetected(let thread):
-            await broadcast(PushNotification(title: "New thread: \(thread.name)", body: thread.summary, link: "/app/threads/\(thread.id)",
+            await broadcast(PushNotification(title: "New thread detected: \(thread.name)", body: thread.summary, link: "/app/threads/\(thread.id)",
                                              collapseId: "thread-\(thread.id)"))
         }
     }

@@ -219,7 +219,8 @@ enum Pages {
                 (SiteURL.notes, "Notes"), (SiteURL.tasks, "Tasks"), (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
                 (SiteURL.voice, "Voice input"), (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
-            Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")))
+            Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")),
+            el("p", ["class": "muted", "id": "version"], text("Selene \(SeleneVersion.current)")))
     }
 
     static func search(query: String, response: RetrieveResponse?, error: String?, context: PageContext) -> Node {

@@ -118,7 +118,8 @@ struct SettingsPage {
             el("section", ["class": "card"],
                el("h2", [:], text("Leave Stitchuation")),
                el("p", ["class": "muted"], text("Deleting your account removes everything in it from this server.")),
-               el("a", ["class": "button danger", "href": SiteURL.deleteAccount.path], text("Delete account…"))))
+               el("a", ["class": "button danger", "href": SiteURL.deleteAccount.path], text("Delete account…"))),
+            el("p", ["class": "muted", "id": "version"], text("Stitchuation \(StitchVersion.current)")))
     }
 }
 
