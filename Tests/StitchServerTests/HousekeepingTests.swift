@@ -43,10 +43,11 @@ struct HousekeepingTests {
             let before = try await counts(app)
 
             let pruned = try await Housekeeping.prune(now: clock.now, config: app.config, on: app.db)
-            // The old sign-in's two refresh tokens, the old web session, the two old throttles.
-            #expect(pruned == Housekeeping.Pruned(refreshTokens: 2, webSessions: 1, loginThrottles: 2))
+            // The old sign-in's two refresh tokens, the old web session, the two old addresses'
+            // throttles: each counted for the account and for the account and client (PasswordAttempts).
+            #expect(pruned == Housekeeping.Pruned(refreshTokens: 2, webSessions: 1, loginThrottles: 4))
             let after = try await counts(app)
-            #expect(after.refresh == before.refresh - 2 && after.web == before.web - 1 && after.throttles == before.throttles - 2)
+            #expect(after.refresh == before.refresh - 2 && after.web == before.web - 1 && after.throttles == before.throttles - 4)
 
             // The same answers for what was deleted …
             let expiredAfter = try await refresh(app, oldNext.refreshToken)
