@@ -144,6 +144,7 @@ struct AuthController: RouteCollection {
                     throw APIError.validation(["idToken": "An Apple identity token is required"])
                 }
                 // The nonce binds the token to this sign-in: without one, a token seen once could sign in again.
+                guard req.config.apple != nil else { throw APIError(.unauthorized, "Sign in with Apple is not configured on this server") }
                 guard let nonce = body.nonce, !nonce.isEmpty else {
                     throw APIError.validation(["nonce": "The nonce the app sent to Apple is required"])
                 }
