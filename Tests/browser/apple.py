@@ -8,10 +8,11 @@ import json
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from providers import StandInHandler
 
 CLIENT_ID = "com.stitchuation.web"
 
@@ -55,17 +56,9 @@ class Apple:
     def _handler(self):
         apple = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(StandInHandler):
             def answer(self, status, body, kind="text/html; charset=utf-8"):
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(status, body, kind)
 
             def do_GET(self):
                 url = urllib.parse.urlparse(self.path)

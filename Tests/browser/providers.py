@@ -15,6 +15,20 @@ INSTAGRAM = {"client_id": "ig-web-client", "secret": "ig-web-secret", "user": {"
 TIKTOK = {"client_key": "tt-web-client", "secret": "tt-web-secret", "user": {"open_id": "tt-open-id-9", "display_name": "Stitchy TT"}}
 
 
+class StandInHandler(BaseHTTPRequestHandler):
+    """A provider stand-in's request handler: quiet, and one way to answer."""
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body, kind="application/json"):
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class Providers:
     def __init__(self):
         self.codes = {}  # code -> {"provider", "redirect_uri", "challenge"}
@@ -46,17 +60,7 @@ class Providers:
     def _handler(self):
         providers = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def reply(self, status, body, kind="application/json"):
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        class Handler(StandInHandler):
 
             def do_GET(self):
                 url = urllib.parse.urlsplit(self.path)
