@@ -108,6 +108,16 @@ struct ResourceLimitTests {
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
     }
 
+    /// `answerBeforeBody` on a thread of its own: a blocking read on Swift's cooperative pool (two
+    /// threads on a 2-core machine) can starve the very server it waits for while other suites run.
+    static func answer(port: Int, head: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Self.answerBeforeBody(port: port, head: head) })
+            }
+        }
+    }
+
     struct TestFailure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
@@ -120,15 +130,11 @@ struct ResourceLimitTests {
             let port = try #require(app.http.server.shared.localAddress?.port)
             let length = 300 * 1024 * 1024
             for path in ["/app/settings/restore", "/app/stash/new", "/app/inventory/scan"] {
-                let answer = try await Task.detached {
-                    try Self.answerBeforeBody(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
-                }.value
+                let answer = try await Self.answer(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 303") && answer.contains("location: /app/signin"), "\(path): \(answer.prefix(200))")
             }
             for path in ["/threads/scan", "/images", "/account/restore"] {
-                let answer = try await Task.detached {
-                    try Self.answerBeforeBody(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
-                }.value
+                let answer = try await Self.answer(port: port, head: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: \(length)\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 401"), "\(path): \(answer.prefix(200))")
             }
             // A stranger's sign-in form is read only up to a small limit.
@@ -195,14 +201,10 @@ struct ResourceLimitTests {
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             let port = try #require(app.http.server.shared.localAddress?.port)
             for path in ["/app/signin", "/app/static/app.css", "/app/static/app.js", "/catalog/search?q=310"] {
-                let head = try await Task.detached {
-                    try Self.answerBeforeBody(port: port, head: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, br\r\nConnection: close\r\n\r\n")
-                }.value.lowercased()
+                let head = try await Self.answer(port: port, head: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, br\r\nConnection: close\r\n\r\n").lowercased()
                 #expect(head.contains("content-encoding: gzip"), "\(path): \(head.prefix(400))")
             }
-            let plain = try await Task.detached {
-                try Self.answerBeforeBody(port: port, head: "GET /app/signin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            }.value.lowercased()
+            let plain = try await Self.answer(port: port, head: "GET /app/signin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").lowercased()
             #expect(!plain.contains("content-encoding"))
             await app.server.shutdown()
         }
