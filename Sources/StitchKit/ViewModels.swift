@@ -315,28 +315,16 @@ public struct ShoppingListModel: Sendable {
     }
 
     /// Adds the skeins to the matching inventory thread, creating it if there is none, and takes
-    /// what goes beyond the projects' shortfall off the lines added by hand.
+    /// what goes beyond the projects' shortfall off the lines added by hand — the server's rule
+    /// (`ShoppingList.purchase`).
     @discardableResult
     public mutating func bought(brand: String, number: String, quantity: Int, colorName: String? = nil, in store: LocalStore) throws -> InventoryThread {
-        _ = try PurchaseRequest(brand: brand, number: number, quantity: quantity, colorName: colorName).validated()
-        let key = ThreadKey(brand: brand, number: number)
         try load(from: store)
-        let forProjects = items.first { $0.key == key }?.forProjects ?? 0
-        let match = try store.all(InventoryThread.self).filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
-            .sorted { $0.createdAt < $1.createdAt }.first
-        let saved: InventoryThread
-        if var thread = match {
-            guard thread.quantity <= Limits.maxQuantity - quantity else {
-                throw ValidationError("quantity", "You have \(thread.quantity); the most a thread can hold is \(Limits.maxQuantity)")
-            }
-            thread.quantity += quantity
-            saved = try store.save(thread)
-        } else {
-            let now = store.clock()
-            saved = try store.save(InventoryThread(brand: brand, number: number, colorName: colorName, quantity: quantity, createdAt: now, updatedAt: now))
-        }
-        try Self.write(ShoppingList.linesAfterBuying(key, quantity: quantity, forProjects: forProjects,
-                                                     lines: try store.all(ShoppingLine.self), now: store.clock()), to: store)
+        let outcome = try ShoppingList.purchase(PurchaseRequest(brand: brand, number: number, quantity: quantity, colorName: colorName),
+                                                threads: try store.all(InventoryThread.self), list: items,
+                                                lines: try store.all(ShoppingLine.self), now: store.clock())
+        let saved = try store.save(outcome.thread)
+        try Self.write(outcome.lines, to: store)
         try load(from: store)
         return saved
     }

@@ -98,4 +98,37 @@ struct ShoppingLineTests {
         #expect(throws: ValidationError.self) { try ShoppingLine(brand: " ", number: "1", quantity: 1, createdAt: t0, updatedAt: t0).validated() }
         #expect((try? line(3).validated()) != nil)
     }
+
+    @Test("Buying (ShoppingList.purchase): the oldest matching thread, ties broken by id; a new thread normalised; a full one refused")
+    func purchase() throws {
+        // Two live copies of DMC 310 made at the same moment (two devices offline): the lower id wins.
+        let a = thread { $0.id = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!; $0.quantity = 1 }
+        let b = thread { $0.id = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!; $0.quantity = 2 }
+        var gone = thread { $0.quantity = 9 }
+        gone.createdAt = t0.addingTimeInterval(-60)
+        gone.deletedAt = t0
+        let now = t0.addingTimeInterval(3600)
+        let items = list(owned: 1, wipNeeds: 3, lines: [line(2)])
+        let bought = try ShoppingList.purchase(PurchaseRequest(brand: "dmc ", number: "310", quantity: 3), threads: [a, gone, b],
+                                               list: items, lines: [line(2)], now: now)
+        #expect(!bought.created && bought.thread.id == b.id && bought.thread.quantity == 5 && bought.thread.updatedAt == now)
+        // 2 for the projects, the third off the hand line.
+        #expect(bought.lines.map(\.quantity) == [1] && bought.lines[0].deletedAt == nil)
+        // A thread updated later than now still moves forward.
+        var ahead = b
+        ahead.updatedAt = now.addingTimeInterval(10)
+        #expect(try ShoppingList.purchase(PurchaseRequest(brand: "DMC", number: "310", quantity: 1), threads: [ahead], list: [], lines: [], now: now)
+            .thread.updatedAt == now.addingTimeInterval(10.001))
+        // None owned: a new thread, trimmed as every new record is.
+        let new = try ShoppingList.purchase(PurchaseRequest(brand: " DMC ", number: " 321", quantity: 2, colorName: "Red"), threads: [gone], list: [], lines: [], now: now)
+        #expect(new.created && new.thread.brand == "DMC" && new.thread.number == "321" && new.thread.quantity == 2 && new.thread.createdAt == now)
+        // More than a thread holds, or a bad request: refused, by field.
+        let full = thread { $0.quantity = Limits.maxQuantity }
+        #expect(throws: ValidationError("quantity", "You have \(Limits.maxQuantity); the most a thread can hold is \(Limits.maxQuantity)")) {
+            try ShoppingList.purchase(PurchaseRequest(brand: "DMC", number: "310", quantity: 1), threads: [full], list: [], lines: [], now: now)
+        }
+        #expect(throws: ValidationError.self) {
+            try ShoppingList.purchase(PurchaseRequest(brand: "DMC", number: "310", quantity: 0), threads: [], list: [], lines: [], now: now)
+        }
+    }
 }

@@ -131,6 +131,42 @@ struct ShoppingLineAPITests {
         }
     }
 
+    @Test("Buying with two copies of a thread made at the same moment: the server and a device pick the same one and change the same lines")
+    func sameTieSameOutcome() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let wip = try await ann.project(canvas: try await ann.canvas("Nutcracker")).project
+            let t = clock.now
+            // Two devices added DMC 310 offline at the same moment; the lower id is the one bought onto.
+            let first = InventoryThread(id: UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!, brand: "DMC", number: "310",
+                                        quantity: 1, createdAt: t, updatedAt: t)
+            let second = InventoryThread(id: UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!, brand: "dmc", number: "310",
+                                         quantity: 2, createdAt: t, updatedAt: t)
+            let need = ProjectThread(projectId: wip.id, brand: "DMC", number: "310", quantityNeeded: 5, createdAt: t, updatedAt: t)
+            let hand = ShoppingLine(brand: "DMC", number: "310", quantity: 3, notes: "spare", createdAt: t, updatedAt: t)
+            for thread in [second, first] { try await Records.create(thread, as: ThreadModel.self, userId: ann.id, version: 1, on: app.db) }
+            try await Records.create(need, as: RequirementModel.self, userId: ann.id, version: 1, on: app.db)
+            try await Records.create(hand, as: ShoppingLineModel.self, userId: ann.id, version: 1, on: app.db)
+            let store = try LocalStore(path: nil, clock: { t })
+            for thread in [second, first] { try store.save(thread) }
+            try store.save(wip)
+            try store.save(need)
+            try store.save(hand)
+
+            let answer = try await ann.send(.POST, "/shopping-list/purchase", json: PurchaseRequest(brand: "DMC", number: "310", quantity: 4))
+            #expect(answer.status == .ok, "\(answer.text)")
+            let onServer = try answer.decode(InventoryThread.self)
+            var model = ShoppingListModel()
+            let onDevice = try model.bought(brand: "DMC", number: "310", quantity: 4, in: store)
+            #expect(onServer.id == first.id && onDevice.id == first.id && onServer.quantity == 5 && onDevice.quantity == 5)
+            let serverLines = try await ann.get("/shopping-list/lines", as: [ShoppingLine].self)
+            let deviceLines = try store.all(ShoppingLine.self)
+            // The project is 2 short (3 owned across both copies, 5 needed): the other 2 of the 4 come off the hand line.
+            #expect(serverLines.map { "\($0.id) \($0.quantity)" } == ["\(hand.id) 1"])
+            #expect(deviceLines.map { "\($0.id) \($0.quantity)" } == ["\(hand.id) 1"])
+        }
+    }
+
     @Test("Web: a planned project's short thread goes on the list with one tap, is bought from the list, and the project turns green")
     func webPlanToGreen() async throws {
         try await withTestApp { app, _ in

@@ -54,38 +54,27 @@ struct ShoppingController: RouteCollection {
         }
     }
 
-    /// The purchase's writes, in the caller's write transaction.
+    /// The purchase's writes (`ShoppingList.purchase`), in the caller's write transaction.
     static func purchase(_ body: PurchaseRequest, userId: UUID, now: Date, in db: any Database) async throws -> (thread: InventoryThread, created: Bool) {
         _ = try body.validated()
-        let key = ThreadKey(brand: body.brand, number: body.number)
         let version = try await SyncVersion.next(for: userId, on: db)
-        let before = try await compute(userId: userId, db: db).items.first { $0.key == key }
+        let threads = try await Records.list(ThreadModel.self, userId: userId, on: db)
+        let list = try await compute(userId: userId, db: db).items
         let lines = try await Records.list(ShoppingLineModel.self, userId: userId, on: db)
-        try await write(ShoppingList.linesAfterBuying(key, quantity: body.quantity, forProjects: before?.forProjects ?? 0, lines: lines, now: now),
-                        userId: userId, version: version, db: db)
-        let candidates = try await Records.all(ThreadModel.self, userId: userId, on: db)
-            .filter { ThreadKey(brand: $0.brand, number: $0.number) == key }
-            .sorted { ($0.createdAt, $0.id!.text) < ($1.createdAt, $1.id!.text) }
-        if let model = candidates.first {
-            var record = model.record
-            // Valid on its own, but too many with what is already there: a conflict with the
-            // stored state, not a malformed request.
-            guard record.quantity <= Limits.maxQuantity - body.quantity else {
-                throw APIError(.conflict, "That would be more skeins than a thread can hold",
-                               fields: ["quantity": "You have \(record.quantity); the most a thread can hold is \(Limits.maxQuantity)"])
-            }
-            record.quantity += body.quantity
-            record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
-            record = try record.validated()
-            try await Records.update(model, to: record, version: version, on: db)
-            return (record, false)
+        let outcome: Purchase
+        do { outcome = try ShoppingList.purchase(body, threads: threads, list: list, lines: lines, now: now) } catch {
+            // The request was valid on its own (above): too many with what is already there is a
+            // conflict with the stored state, not a malformed request.
+            throw APIError(.conflict, "That would be more skeins than a thread can hold", fields: error.fields)
         }
-        let record = try InventoryThread(
-            brand: body.brand, number: body.number, colorName: body.colorName, quantity: body.quantity,
-            createdAt: now, updatedAt: now
-        ).normalized.validated()
-        try await Records.create(record, as: ThreadModel.self, userId: userId, version: version, on: db)
-        return (record, true)
+        try await write(outcome.lines, userId: userId, version: version, db: db)
+        if outcome.created {
+            try await Records.create(outcome.thread, as: ThreadModel.self, userId: userId, version: version, on: db)
+        } else {
+            let model = try await Records.require(ThreadModel.self, outcome.thread.id, userId: userId, on: db)
+            try await Records.update(model, to: outcome.thread, version: version, on: db)
+        }
+        return (outcome.thread, outcome.created)
     }
 
     /// Sets a thread's line aside without buying (`ShoppingList.linesAfterDismissing`). Answers the

@@ -138,13 +138,6 @@ enum Records {
     }
 }
 
-/// A write's `updatedAt`: the server's now, and always later than what it replaces so that
-/// last-write-wins can never rank a server-side edit below the version it edited.
-func writeTimestamp(now: Date, after previous: Date?) -> Date {
-    guard let previous, previous >= now else { return now }
-    return previous.addingTimeInterval(0.001)
-}
-
 /// JSON bodies for create and partial update. A partial update is a JSON merge patch
 /// (RFC 7386): keys that are absent stay as they are, `null` clears an optional field, and the
 /// result is decoded and validated as a whole record, so both paths share every rule.
