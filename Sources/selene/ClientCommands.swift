@@ -6,7 +6,7 @@ import SeleneShared
 // Remote services and view models, never the server's internals (this file imports neither).
 
 enum ClientCommands {
-    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self]
+    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self, RememberCommand.self, MemoriesCommand.self]
 }
 
 // Vapor's ConsoleKit has property wrappers of the same names; this executable means ArgumentParser's.
@@ -250,6 +250,46 @@ struct TasksCommand: AsyncParsableCommand {
         try await client {
             let task = try await options.data.setTask(id: id, status: status)
             if options.json { try printJSON(task) } else { say(status == .done ? "Done: \(task.title)" : "Open again: \(task.title)") }
+        }
+    }
+}
+
+struct RememberCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remember", abstract: "Tell Selene something to remember (\"I'm vegetarian\"); it is used in later answers.")
+    @OptionGroup var options: ClientOptions
+    @Option(name: .long, help: "fact, preference, pattern or context (default: fact).") var kind: String = "fact"
+    @Argument(help: "What to remember.") var words: [String]
+
+    func run() async throws {
+        guard let type = MemoryType(rawValue: kind) else {
+            throw ClientError(description: "--kind is one of \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
+        }
+        try await client {
+            let memory = try await options.data.remember(RememberRequest(content: words.joined(separator: " "), type: type))
+            if options.json { try printJSON(memory) } else { say("Remembered (\(memory.id)): \(memory.content)") }
+        }
+    }
+}
+
+struct MemoriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "memories", abstract: "What Selene remembers about you; forget one with --forget N.")
+    @OptionGroup var options: ClientOptions
+    @Option(name: .long, help: "Forget the memory with this number.") var forget: Int64?
+
+    func run() async throws {
+        try await client {
+            let data = try options.data
+            if let forget {
+                try await data.deleteMemory(id: forget)
+                say("Forgotten.")
+                return
+            }
+            let memories = try await data.memories(limit: 500)
+            if options.json { try printJSON(MemoryList(memories: memories)); return }
+            if memories.isEmpty { say("No memories yet: `selene remember …` tells Selene something."); return }
+            for memory in memories { say("\(memory.id)\t\(memory.type.rawValue)\t\(memory.content)") }
         }
     }
 }

@@ -81,6 +81,23 @@ struct ClientEndToEndTests {
         }
     }
 
+    @Test("Memories by hand (the terminal's and the API's way): full confidence, embedded, merged when said again, refused when empty, used in the next answer")
+    @MainActor
+    func memoriesByHand() async throws {
+        try await withLiveSelene { live in
+            let said = try await live.data.remember(RememberRequest(content: "I'm vegetarian", type: .preference))
+            #expect(said.confidence == 1 && said.type == .preference && said.embedding?.isEmpty == false)
+            let again = try await live.data.remember(RememberRequest(content: "I'm vegetarian."))
+            #expect(again.id == said.id && again.type == .fact && again.content == "I'm vegetarian.")
+            await #expect(throws: (any Error).self) { try await live.data.remember(RememberRequest(content: "   ")) }
+            #expect(try await live.data.memories(limit: 50).count == 1)
+            let chat = ChatViewModel(data: live.data, llm: live.llm, now: live.now)
+            await chat.ask("I'm vegetarian: what should I cook for dinner?")
+            let prompt = try #require(live.stub.requests.last { $0.path == "/api/chat" && !$0.hasFormat }?.prompt)
+            #expect(prompt.contains(PromptMarkers.memoriesHeader) && prompt.contains("- I'm vegetarian."), "\(prompt)")
+        }
+    }
+
     @Test("A long session is compressed (state and summary saved) and still answers about its early part")
     @MainActor
     func compression() async throws {

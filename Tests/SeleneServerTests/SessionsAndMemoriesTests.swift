@@ -120,6 +120,47 @@ struct SessionsAndMemoriesTests {
         }
     }
 
+    @Test("Memories by hand on the web: the Memories page's form (refused when empty, merged when said again, kept with the model down); \"Remember this\" fills it with an answer's words")
+    func memoriesOnTheWeb() async throws {
+        try await withSelene(tokens: [testToken]) { app, clock in
+            let (cookie, csrf) = try await SafeDefaultTests.browserCookies(app, token: testToken)
+            func post(_ body: String) async throws -> TestingHTTPResponse {
+                try await app.send(.POST, "/app/memories", raw: body + "&_csrf=\(csrf)",
+                                   headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+            }
+            let store = ConversationStore(db: app.db)
+            let added = try await post("content=I%27m+vegetarian&type=preference")
+            #expect(added.status == .seeOther && added.headers.first(name: .location)?.contains("Remembered") == true, "\(added.headers)")
+            var kept = try await store.memories(limit: 50, includeEmbeddings: true)
+            // No model here: kept without an embedding; recall finds it by its words meanwhile.
+            #expect(kept.map(\.content) == ["I'm vegetarian"] && kept[0].type == .preference && kept[0].confidence == 1 && kept[0].embedding == nil)
+            // Said again in other case and punctuation: the same memory, in the newer words and kind.
+            let again = try await post("content=I%27m+Vegetarian.&type=fact")
+            #expect(again.headers.first(name: .location)?.contains("updated") == true)
+            kept = try await store.memories(limit: 50, includeEmbeddings: false)
+            #expect(kept.map(\.content) == ["I'm Vegetarian."] && kept[0].type == .fact)
+            // Nothing to remember: the form again, with the error, and nothing stored.
+            let empty = try await post("content=+++&type=fact")
+            #expect(empty.status == .badRequest && empty.text.contains("role=\"alert\""))
+            #expect(try await store.memories(limit: 50, includeEmbeddings: false).count == 1)
+            // Without the form's token, nothing either.
+            let forged = try await app.send(.POST, "/app/memories", raw: "content=x&_csrf=forged",
+                                            headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+            #expect(forged.status == .forbidden)
+
+            // "Remember this" on a whole answer: the form filled with its words, citation numbers left out.
+            let chat = session("Dinner", at: clock.now, messages: ["What do I cook on Fridays?", "Lentil soup on Fridays [1], with bread [1, 2]."])
+            #expect(try await app.send(.PUT, "/api/sessions/\(chat.id)", token: testToken, json: chat).status == .created)
+            let sid = chat.id.uuidString.lowercased(), mid = chat.messages[1].id.uuidString.lowercased()
+            let page = try await app.send(.GET, "/app/chat/\(sid)", headers: ["Cookie": cookie]).text
+            #expect(page.contains("/app/memories?message=\(mid)&amp;session=\(sid)") && page.contains("Remember this"), "\(page)")
+            let form = try await app.send(.GET, "/app/memories?message=\(mid)&session=\(sid)", headers: ["Cookie": cookie]).text
+            #expect(form.contains(">Lentil soup on Fridays, with bread.</textarea>") && form.contains("name=\"session\" value=\"\(sid)\""), "\(form)")
+            #expect(try await post("content=Lentil+soup+on+Fridays&type=pattern&session=\(sid)").status == .seeOther)
+            #expect(try await store.memories(limit: 50, includeEmbeddings: false).contains { $0.sourceSessionId == chat.id && $0.type == .pattern })
+        }
+    }
+
     @Test("Memory errors: out-of-range confidence, unknown type, bad embeddings, empty updates, unknown session")
     func memoryErrors() async throws {
         try await withSelene { app, _ in

@@ -8,6 +8,7 @@ struct MemoryController: RouteCollection {
         memories.get(use: list)
         memories.post(use: create)
         memories.post("touch", use: touch)
+        memories.post("remember", use: remember)
         memories.get(":id", use: show)
         memories.put(":id", use: update)
         memories.delete(":id", use: delete)
@@ -33,6 +34,17 @@ struct MemoryController: RouteCollection {
         let memory = try req.decodeBody(NewMemory.self).validated()
         let id = try await ConversationStore(db: req.db).addMemory(memory, now: req.now)
         return try json(CreatedId(id: Int64(id)), status: .created)
+    }
+
+    /// What the person asks Selene to remember: merged into a memory that says the same (200) or
+    /// a new one (201), embedded by the local model when it answers. Answers the memory.
+    @Sendable
+    func remember(req: Request) async throws -> Response {
+        let body = try req.decodeBody(RememberRequest.self)
+        let service = MemoryService(data: ServerDataProvider(app: req.application), llm: ServerLLMProvider(services: req.selene))
+        let (id, created) = try await service.remember(body.content, type: body.type ?? .fact, sessionId: body.sourceSessionId)
+        guard let memory = try await ConversationStore(db: req.db).memory(Int(id)) else { throw SeleneError.notFound("Memory \(id)") }
+        return try json(memory, status: created ? .created : .ok)
     }
 
     /// A partial update: absent keys stay; an embedding alone never touches the content.

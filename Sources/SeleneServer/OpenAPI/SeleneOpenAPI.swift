@@ -121,6 +121,10 @@ enum SeleneOpenAPI {
                                         responses: ["200": ok("MemoryList", "Memories"), "400": err("Bad parameter")]))
         add("post", "/api/memories", op("createMemory", "Remember something", body: "NewMemory",
                                          responses: ["201": ok("CreatedId", "Its id"), "400": err("Invalid input"), "409": err("sourceSessionId names no session"), "415": err("Not JSON")]))
+        add("post", "/api/memories/remember", op("rememberMemory", "Remember what the person said (full confidence, merged into a memory that says the same)",
+                                                  body: "RememberRequest",
+                                                  responses: ["200": ok("Memory", "The memory it was merged into"), "201": ok("Memory", "The new memory"),
+                                                              "400": err("Invalid input"), "409": err("sourceSessionId names no session"), "415": err("Not JSON")]))
         add("post", "/api/memories/touch", op("touchMemories", "Mark memories accessed now", body: "TouchRequest",
                                                responses: ["200": ok("Touched", "How many were found"), "400": err("Invalid input"), "415": err("Not JSON")]))
         add("get", "/api/memories/{id}", op("getMemory", "One memory with its embedding", pathParams: [idParam()],
@@ -367,6 +371,8 @@ enum SeleneOpenAPI {
             "NewMemory": object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
                                  "confidence": unit, "sourceSessionId": uuid, "embedding": embedding],
                                 required: ["content", "type", "confidence"]),
+            "RememberRequest": object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
+                                       "sourceSessionId": uuid], required: ["content"]),
             "MemoryUpdate": .object(["type": "object",
                                      "properties": .object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
                                                             "confidence": unit, "embedding": embedding].mapValues(nullable)),

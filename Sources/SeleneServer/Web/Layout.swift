@@ -86,23 +86,11 @@ enum Layout {
         .raw("<svg aria-hidden=\"true\" class=\"moon\" viewBox=\"0 0 24 24\" width=\"28\" height=\"28\"><path d=\"M14 3a8 8 0 1 0 7 11A7 7 0 0 1 14 3z\"/></svg>")
     }
 
-    static func document(_ title: String, body: Node) -> Node {
-        group([
-            .raw("<!DOCTYPE html>"),
-            el("html", ["lang": "en"],
-               el("head", [:],
-                  void("meta", ["charset": "utf-8"]),
-                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover, interactive-widget=resizes-content"]),
-                  void("meta", ["name": "theme-color", "content": "#1D2138"]),
-                  el("title", [:], text(title == "Selene" ? title : "\(title) · Selene")),
-                  void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
-                  void("link", ["rel": "manifest", "href": SiteURL.manifest.path]),
-                  void("link", ["rel": "icon", "href": SiteURL.icon.path, "type": "image/svg+xml"]),
-                  void("link", ["rel": "apple-touch-icon", "href": SiteURL.icon.path]),
-                  el("script", ["src": SiteURL.script.path, "defer": "defer"])),
-               el("body", [:], body)),
-        ])
-    }
+    static let head = DocumentHead(
+        app: "Selene", themeColor: "#1D2138", stylesheet: SiteURL.stylesheet.path, script: SiteURL.script.path,
+        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, resizesWithKeyboard: true)
+
+    static func document(_ title: String, body: Node) -> Node { ServerCommon.document(title, head: head, body: body) }
 
     /// A form that changes something: POST, with the CSRF token.
     static func form(_ action: String, context: PageContext, cls: String = "stack", attrs extra: Attrs = [:], _ children: Node...) -> Node {
@@ -188,10 +176,17 @@ enum Layout {
         })
     }
 
-    static func message(_ message: ChatMessage, titles: [Int64: String]) -> Node {
-        el("li", ["class": "message \(message.role.rawValue)\(message.isIncomplete ? " incomplete" : "")"],
+    /// A message of a conversation; a whole answer offers "Remember this" (the Memories page's
+    /// form, filled with its words).
+    static func message(_ message: ChatMessage, titles: [Int64: String], session: UUID? = nil) -> Node {
+        let remember = session.map { id -> Node in
+            guard message.role == .assistant, !message.isIncomplete else { return nothing }
+            let query = ["session": id.uuidString.lowercased(), "message": message.id.uuidString.lowercased()]
+            return el("a", ["class": "remember", "href": SiteURL.memories.path(query: query)], text("Remember this"))
+        } ?? nothing
+        return el("li", ["class": "message \(message.role.rawValue)\(message.isIncomplete ? " incomplete" : "")"],
            el("span", ["class": "who"], text(message.role == .user ? "You" : "Selene")),
            message.role == .assistant ? answer(CitationParser.segments(of: message, titles: titles)) : el("div", ["class": "answer"], text(message.content)),
-           message.isIncomplete ? el("p", ["class": "cut-off notice"], text("This answer was cut off before the end. Ask again for a whole one.")) : nothing)
+           message.isIncomplete ? el("p", ["class": "cut-off notice"], text("This answer was cut off before the end. Ask again for a whole one.")) : remember)
     }
 }

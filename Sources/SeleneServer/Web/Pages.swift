@@ -74,7 +74,7 @@ enum Pages {
     }
 
     static func conversation(_ session: ChatSession, titles: [Int64: String]) -> Node {
-        el("ol", ["class": "conversation", "id": "conversation"], children: session.messages.map { Layout.message($0, titles: titles) })
+        el("ol", ["class": "conversation", "id": "conversation"], children: session.messages.map { Layout.message($0, titles: titles, session: session.id) })
     }
 
     /// What the LLM couldn't answer: said plainly, with the notes that match.
@@ -102,7 +102,9 @@ enum Pages {
     }
 
     /// One streamed answer's final form (sent as the `done` event's HTML).
-    static func answered(_ message: ChatMessage, titles: [Int64: String]) -> Node { Layout.message(message, titles: titles) }
+    static func answered(_ message: ChatMessage, titles: [Int64: String], session: UUID?) -> Node {
+        Layout.message(message, titles: titles, session: session)
+    }
 
     // MARK: Threads
 
@@ -369,12 +371,30 @@ enum Pages {
                 }))
     }
 
-    static func memories(_ memories: [Memory], errors: [String: String], context: PageContext) -> Node {
+    /// What the add form holds: empty, what was typed (refused), or an answer's words ("Remember this").
+    struct MemoryDraft {
+        var content = ""
+        var type: MemoryType = .fact
+        var sessionId: UUID?
+    }
+
+    static func memories(_ memories: [Memory], errors: [String: String], draft: MemoryDraft, context: PageContext) -> Node {
         Layout.page("Memories", tab: .more, context: context,
             el("h1", [:], text("Memories")),
-            el("p", ["class": "muted"], text("What Selene learned about you in conversations. Edit or delete anything.")),
+            el("p", ["class": "muted"], text("What Selene knows about you: learned in conversations, or told. Edit or delete anything.")),
             errors.isEmpty ? nothing : el("p", ["class": "flash error", "role": "alert"], text(errors.values.sorted().joined(separator: "; "))),
-            memories.isEmpty ? Layout.empty("No memories yet", "Selene remembers facts and preferences you mention while chatting.") :
+            Layout.form(SiteURL.memories.path, context: context, cls: "card stack",
+                el("label", ["for": "remember"], text("Remember"),
+                   el("textarea", ["id": "remember", "name": "content", "rows": "2", "required": "required",
+                                   "placeholder": "I'm vegetarian. My sister is called Ana."], text(draft.content))),
+                draft.sessionId.map { void("input", ["type": "hidden", "name": "session", "value": $0.uuidString.lowercased()]) } ?? nothing,
+                el("div", ["class": "actions"],
+                   el("label", ["for": "remember-type"], text("Kind"),
+                      el("select", ["id": "remember-type", "name": "type"], children: MemoryType.allCases.map { t in
+                          el("option", ["value": t.rawValue, "selected": t == draft.type ? "selected" : nil], text(t.rawValue))
+                      })),
+                   Layout.button("Remember"))),
+            memories.isEmpty ? Layout.empty("No memories yet", "Selene remembers facts and preferences you mention while chatting, and what you tell it above.") :
                 el("ul", ["class": "list"], children: memories.map { m in
                     let id = String(m.id)
                     return el("li", ["class": "row"],

@@ -91,14 +91,15 @@ extension WebController {
     static func finish(_ outcome: ChatRun.Outcome, emit: @Sendable (String) async -> Void, titles: () async throws -> [Int64: String],
                        sessions: (() async throws -> String)? = nil) async {
         if outcome.answered, let message = outcome.session?.messages.last {
-            var payload = ["html": Pages.answered(message, titles: (try? await titles()) ?? [:]).render(), "title": outcome.session?.title ?? ""]
+            var payload = ["html": Pages.answered(message, titles: (try? await titles()) ?? [:], session: outcome.session?.id).render(),
+                           "title": outcome.session?.title ?? ""]
             if let sessions, let list = try? await sessions() { payload["sessions"] = list }
             await emit(ChatRun.event("done", payload))
         } else if let unavailable = outcome.unavailable {
             var html = el("li", ["class": "message assistant"], Pages.unavailableBox(unavailable, notes: outcome.foundNotes)).render()
             // An answer the model broke off stays in view, marked, above the notes.
             if let cut = outcome.session?.messages.last, cut.role == .assistant, cut.isIncomplete {
-                html = Pages.answered(cut, titles: (try? await titles()) ?? [:]).render() + html
+                html = Pages.answered(cut, titles: (try? await titles()) ?? [:], session: nil).render() + html
             }
             await emit(ChatRun.event("unavailable", ["html": html]))
         } else {

@@ -140,7 +140,36 @@ extension WebController {
     @Sendable func memories(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let list = try await ConversationStore(db: req.db).memories(limit: 500, includeEmbeddings: false)
-        return Self.render(req, Pages.memories(list, errors: [:], context: Self.context(req)))
+        return Self.render(req, Pages.memories(list, errors: [:], draft: try await Self.rememberDraft(req), context: Self.context(req)))
+    }
+
+    /// "Remember this" on an answer: the add form filled with the answer's words (citation
+    /// numbers left out), to shorten before saving, and the conversation it came from.
+    static func rememberDraft(_ req: Request) async throws -> Pages.MemoryDraft {
+        guard let sessionId = req.query[String.self, at: "session"].flatMap(UUID.init(uuidString:)),
+              let messageId = req.query[String.self, at: "message"].flatMap(UUID.init(uuidString:)),
+              let session = try await ConversationStore(db: req.db).session(sessionId),
+              let message = session.messages.first(where: { $0.id == messageId && $0.role == .assistant }) else { return Pages.MemoryDraft() }
+        let words = message.content.replacing(/\s*\[\d+(?:\s*,\s*\d+)*\]/, with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return Pages.MemoryDraft(content: String(words.prefix(SeleneLimits.maxMemory)), sessionId: sessionId)
+    }
+
+    /// A memory written by hand (`MemoryService.remember`): merged into one that says the same.
+    @Sendable func addMemory(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        struct Form: Decodable { var content: String?; var type: String?; var session: String? }
+        let form = try Self.form(req, Form.self)
+        let type = form.type.flatMap(MemoryType.init(rawValue:)) ?? .fact
+        let sessionId = form.session.flatMap(UUID.init(uuidString:))
+        do {
+            let service = MemoryService(data: Self.data(req), llm: ServerLLMProvider(services: req.selene))
+            let (_, created) = try await service.remember(form.content ?? "", type: type, sessionId: sessionId)
+            return Self.redirect(SiteURL.memories.path(query: ["flash": created ? "Remembered." : "Selene knew something like it: updated with your words."]))
+        } catch let e as FieldErrors {
+            let list = try await ConversationStore(db: req.db).memories(limit: 500, includeEmbeddings: false)
+            let draft = Pages.MemoryDraft(content: form.content ?? "", type: type, sessionId: sessionId)
+            return Self.render(req, Pages.memories(list, errors: e.fields, draft: draft, context: Self.context(req)), status: .badRequest)
+        }
     }
 
     @Sendable func updateMemory(req: Request) async throws -> Response {
@@ -161,7 +190,7 @@ extension WebController {
             }
         }
         let list = try await ConversationStore(db: req.db).memories(limit: 500, includeEmbeddings: false)
-        return Self.render(req, Pages.memories(list, errors: errors, context: Self.context(req)), status: .badRequest)
+        return Self.render(req, Pages.memories(list, errors: errors, draft: Pages.MemoryDraft(), context: Self.context(req)), status: .badRequest)
     }
 
     @Sendable func deleteMemory(req: Request) async throws -> Response {

@@ -70,6 +70,28 @@ public struct MemoryService: Sendable {
         return actions
     }
 
+    /// Remembers what the person asked Selene to ("remember that I'm vegetarian", or "Remember this"
+    /// on an answer): kept at full confidence, embedded when the model answers (until then recall
+    /// finds it by its words), and merged into a memory that already says the same — the person's
+    /// words and kind then replace it. Throws field errors for empty or overlong text. Answers the
+    /// memory's id and whether it is new.
+    @discardableResult
+    public func remember(_ content: String, type: MemoryType = .fact, sessionId: UUID? = nil) async throws -> (id: Int64, created: Bool) {
+        let checked = try NewMemory(content: content, type: type, confidence: 1, sourceSessionId: sessionId).validated()
+        let existing = try await data.memoriesWithEmbeddings(limit: 500)
+        let embedding = try? await llm.embed(checked.content)
+        // One candidate: one action, an insert or an update of the memory that says the same.
+        switch plan([(Extracted(content: checked.content, type: type, confidence: 1), embedding)], existing: existing, sessionId: sessionId)[0] {
+        case .insert(let memory):
+            return (try await data.insertMemory(memory), true)
+        case .update(let id, var update):
+            update.content = checked.content
+            update.type = type
+            _ = try await data.updateMemory(id: id, update)
+            return (id, false)
+        }
+    }
+
     /// What to do with freshly extracted memories given those already kept (pure: tested alone).
     public func plan(_ candidates: [(Extracted, [Float]?)], existing: [Memory], sessionId: UUID?) -> [Action] {
         var actions: [Action] = []

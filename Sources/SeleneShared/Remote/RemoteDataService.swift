@@ -130,6 +130,12 @@ public final class RemoteDataService: DataProvider {
         try await http.post("/api/memories", memory, as: CreatedId.self).id
     }
 
+    /// What the person asks Selene to remember (`POST /api/memories/remember`): the server keeps
+    /// it at full confidence, merged into a memory that says the same. Answers the memory.
+    public func remember(_ request: RememberRequest) async throws -> Memory {
+        try await http.post("/api/memories/remember", request, as: Memory.self)
+    }
+
     public func updateMemory(id: Int64, _ update: MemoryUpdate) async throws -> Memory {
         try HTTPTransport.decode(Memory.self, try await http.send("PUT", "/api/memories/\(id)", body: update))
     }

@@ -301,6 +301,20 @@ public struct NewMemory: Codable, Sendable, Hashable {
 }
 
 /// A partial update: absent keys stay. Updating the embedding never touches the content.
+/// `POST /api/memories/remember`: something the person asks Selene to remember ("I'm vegetarian"),
+/// kept at full confidence and merged into a memory that says the same (`MemoryService.remember`).
+public struct RememberRequest: Codable, Sendable, Hashable {
+    public var content: String
+    public var type: MemoryType?
+    /// The conversation it came from ("Remember this" on an answer).
+    public var sourceSessionId: UUID?
+    public init(content: String, type: MemoryType? = nil, sourceSessionId: UUID? = nil) {
+        self.content = content
+        self.type = type
+        self.sourceSessionId = sourceSessionId
+    }
+}
+
 public struct MemoryUpdate: Codable, Sendable, Hashable {
     public var content: String?
     public var type: MemoryType?
