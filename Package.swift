@@ -39,7 +39,12 @@ let package = Package(
         .target(name: "StitchDesign"),
         // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree,
         // migrating one instance at a time.
+        // Static files are compressed once, at start: gzip (zlib) and Brotli (Debian packages
+        // zlib1g-dev and libbrotli-dev; scripts/system-packages installs them when missing).
+        .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSystemBrotli", providers: [.apt(["libbrotli-dev"])]),
         .target(name: "ServerCommon", dependencies: [
+            "CSystemZlib", "CSystemBrotli",
             .product(name: "Vapor", package: "vapor"),
             .product(name: "Fluent", package: "fluent"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -62,7 +67,7 @@ let package = Package(
                 // Mail (password resets) over SMTP with STARTTLS or TLS.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts"), .copy("Resources/catalogs")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts"), .copy("Resources/catalogs"), .copy("Resources/web")]
         ),
         .executableTarget(
             name: "stitchuation",
@@ -98,7 +103,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
+            ],
+            resources: [.copy("Resources/web")]
         ),
         .executableTarget(
             name: "selene",
@@ -125,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "SeleneServerTests",
             dependencies: [
-                "SeleneServer", "SeleneShared", "OllamaStub", "TestDatabases",
+                "SeleneServer", "SeleneShared", "ServerCommon", "OllamaStub", "TestDatabases",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWT", package: "jwt"),
@@ -140,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit", "TestDatabases", "CGD",
+                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

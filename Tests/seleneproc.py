@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import re
 import urllib.parse
 import urllib.request
 
@@ -112,11 +113,17 @@ def sign_in(base):
     """A signed-in web session: an opener with its cookies, and the form token."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    opener.open(base + "/app/signin", timeout=30).read()  # the form's token comes as a cookie with the page
-    csrf = next(c.value for c in jar if c.name == "selene_csrf")
-    form = urllib.parse.urlencode({"token": TOKEN, "_csrf": csrf}).encode()
-    opener.open(urllib.request.Request(base + "/app/signin", data=form, method="POST"), timeout=30).read()
-    return opener, next(c.value for c in jar if c.name == "selene_csrf")
+    page = opener.open(base + "/app/signin", timeout=30).read().decode()
+    form = urllib.parse.urlencode({"token": TOKEN, "_csrf": form_token(page)}).encode()
+    # Signed in, the redirect's page carries the token made for this session's cookies.
+    page = opener.open(urllib.request.Request(base + "/app/signin", data=form, method="POST"), timeout=30).read().decode()
+    return opener, form_token(page)
+
+
+def form_token(page):
+    """The CSRF token a page's forms carry (bound to the cookies it came with)."""
+    field = re.search(r'<input[^>]*name="_csrf"[^>]*>', page).group(0)
+    return re.search(r'value="([^"]+)"', field).group(1)
 
 
 def chat_stream(opener, csrf, base, session, question, on_event=None, timeout=600):

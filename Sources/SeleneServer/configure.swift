@@ -40,6 +40,7 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         speech = SpeechToText(settings: settings, http: http)
     }
     app.selene = SeleneServices(config: config, clock: clock, llm: llm, speech: speech)
+    app.browserSession = WebSession.design(apiTokens: config.apiTokens)
     if !config.database.isPostgres {
         var loops = app.eventLoopGroup.makeIterator()
         let writer = loops.next()

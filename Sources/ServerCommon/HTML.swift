@@ -74,3 +74,54 @@ public func group(_ nodes: [Node]) -> Node { .fragment(nodes) }
 public let nothing = Node.fragment([])
 
 public func when(_ condition: Bool, _ node: @autoclosure () -> Node) -> Node { condition ? node() : nothing }
+
+/// What every page of a web app carries in its `<head>`: both apps' pages are `document`s.
+public struct DocumentHead: Sendable {
+    /// The app's name: a page's title is "Page · App" (the app's own name alone on its home).
+    public var app: String
+    public var themeColor: String
+    public var stylesheet: String
+    public var script: String
+    public var manifest: String
+    public var icon: String
+    /// Fonts every page needs (WOFF2), asked for with the page rather than after the stylesheet,
+    /// so `font-display: optional` can use them from the first paint.
+    public var preloadFonts: [String]
+    /// Whether the layout shrinks with the on-screen keyboard (`interactive-widget=resizes-content`),
+    /// for pages whose composer sits at the bottom.
+    public var resizesWithKeyboard: Bool
+
+    public init(app: String, themeColor: String, stylesheet: String, script: String, manifest: String, icon: String,
+                preloadFonts: [String] = [], resizesWithKeyboard: Bool = false) {
+        self.app = app
+        self.themeColor = themeColor
+        self.stylesheet = stylesheet
+        self.script = script
+        self.manifest = manifest
+        self.icon = icon
+        self.preloadFonts = preloadFonts
+        self.resizesWithKeyboard = resizesWithKeyboard
+    }
+}
+
+/// A whole page: the doctype, the shared head and the page's body.
+public func document(_ title: String, head: DocumentHead, body: Node) -> Node {
+    let viewport = "width=device-width, initial-scale=1, viewport-fit=cover" + (head.resizesWithKeyboard ? ", interactive-widget=resizes-content" : "")
+    return group([
+        .raw("<!DOCTYPE html>"),
+        el("html", ["lang": "en"],
+           el("head", [:], children: [
+               void("meta", ["charset": "utf-8"]),
+               void("meta", ["name": "viewport", "content": viewport]),
+               void("meta", ["name": "theme-color", "content": head.themeColor]),
+               el("title", [:], text(title == head.app ? title : "\(title) · \(head.app)")),
+           ] + head.preloadFonts.map { void("link", ["rel": "preload", "href": $0, "as": "font", "type": "font/woff2", "crossorigin": "anonymous"]) } + [
+               void("link", ["rel": "stylesheet", "href": head.stylesheet]),
+               void("link", ["rel": "manifest", "href": head.manifest]),
+               void("link", ["rel": "icon", "href": head.icon, "type": "image/svg+xml"]),
+               void("link", ["rel": "apple-touch-icon", "href": head.icon]),
+               el("script", ["src": head.script, "defer": "defer"]),
+           ]),
+           el("body", [:], body)),
+    ])
+}

@@ -69,7 +69,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
 
     await app.jwt.keys.add(hmac: HMACKey(from: config.jwtSecret), digestAlgorithm: .sha256, kid: TokenService.keyId)
     Flash.use(serverSecret: config.jwtSecret)
-    WebSession.use(serverSecret: config.jwtSecret)
+    app.browserSession = WebSession.design(serverSecret: config.jwtSecret)
 
     app.appleKeys = AppleKeyCache()
     // Drawing PDF patterns' pages in the background; stopped (to resume later) at shutdown.

@@ -80,8 +80,16 @@ struct SafeDefaultTests {
         let res = try await app.send(.GET, "/app/signin?token=\(token)")
         #expect(res.status == .seeOther && res.headers.first(name: .location) == "/app/chat")
         let session = try #require(res.headers.setCookie?["selene_session"]?.string)
-        let csrf = String(repeating: "c", count: 40)
-        return ("selene_session=\(session); selene_csrf=\(csrf)", csrf)
+        // A page gives the browser its CSRF cookie and its forms the token made for it and this session.
+        let page = try await app.send(.GET, "/app/more", headers: ["Cookie": "selene_session=\(session)"])
+        let seed = try #require(page.headers.setCookie?["selene_csrf"]?.string)
+        let input = try #require(page.text.firstMatch(of: /<input[^>]*name="_csrf"[^>]*>/)?.0)
+        let field = try #require(input.firstMatch(of: /value="([^"]+)"/)?.1)
+        let cookie = "selene_session=\(session); selene_csrf=\(seed)"
+        // The token is bound to both cookies: another browser's seed with it is refused.
+        #expect(try await app.send(.POST, "/app/push/subscribe", raw: "{}",
+                                   headers: ["Cookie": "selene_session=\(session); selene_csrf=\(String(repeating: "c", count: 43))", "X-CSRF-Token": String(field)]).status == .forbidden)
+        return (cookie, String(field))
     }
 
     @Test("Push subscriptions to loopback, private and link-local addresses are refused, by address or by name")

@@ -1,3 +1,4 @@
+import ServerCommon
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers

@@ -1,4 +1,5 @@
 import Foundation
+import ServerCommon
 import StitchCore
 @testable import StitchServer
 import Testing
@@ -195,18 +196,57 @@ struct ResourceLimitTests {
         #expect(cache.text(for: "a") == nil)
     }
 
-    @Test("Text answers are gzip-compressed when the client accepts it (pages, styles, scripts, JSON); pictures and fonts are not")
+    @Test("Text answers are gzip-compressed when the client accepts it (pages, JSON); the script and stylesheet are compressed once, Brotli first, and named by their content (immutable)")
     func compression() async throws {
         try await withTestApp { app, _ in
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             let port = try #require(app.http.server.shared.localAddress?.port)
-            for path in ["/app/signin", "/app/static/app.css", "/app/static/app.js", "/catalog/search?q=310"] {
-                let head = try await Self.answer(port: port, head: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, br\r\nConnection: close\r\n\r\n").lowercased()
-                #expect(head.contains("content-encoding: gzip"), "\(path): \(head.prefix(400))")
+            func head(_ path: String, _ extra: String = "") async throws -> String {
+                try await Self.answer(port: port, head: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)Connection: close\r\n\r\n").lowercased()
             }
-            let plain = try await Self.answer(port: port, head: "GET /app/signin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").lowercased()
+            for path in ["/app/signin", "/catalog/search?q=310"] {
+                let answer = try await head(path, "Accept-Encoding: gzip, br\r\n")
+                #expect(answer.contains("content-encoding: gzip"), "\(path): \(answer.prefix(400))")
+            }
+            // The page names the script and stylesheet by their content; those names are kept for a year.
+            let page = try await app.send(.GET, "/app/signin").text
+            for (asset, name) in [(WebAssets.script, "app.js"), (WebAssets.stylesheet, "app.css")] {
+                let hashed = "/app/static/" + asset.hashedName(name)
+                #expect(page.contains(hashed) && asset.hash.count == 10)
+                let brotli = try await head(hashed, "Accept-Encoding: gzip, deflate, br, zstd\r\n")
+                #expect(brotli.hasPrefix("http/1.1 200") && brotli.contains("content-encoding: br") && brotli.contains("immutable")
+                        && brotli.contains("content-length: \(asset.brotli.count)"), "\(brotli.prefix(400))")
+                let gzip = try await head(hashed, "Accept-Encoding: gzip, br;q=0\r\n")
+                #expect(gzip.contains("content-encoding: gzip") && gzip.contains("content-length: \(asset.gzip.count)"), "\(gzip.prefix(400))")
+                // The plain name answers the same file, asked for again each time; unchanged, a 304.
+                let plain = try await head("/app/static/" + name)
+                #expect(plain.contains("cache-control: no-cache") && !plain.contains("content-encoding") && plain.contains("content-length: \(asset.plain.count)"))
+                #expect(try await head("/app/static/" + name, "If-None-Match: \"\(asset.hash)\"\r\n").hasPrefix("http/1.1 304"))
+                // Both compressed forms are smaller and say the same as the plain one.
+                #expect(asset.brotli.count < asset.gzip.count && asset.gzip.count < asset.plain.count / 2)
+                #expect(try Self.decode(asset.gzip, "gzip") == asset.plain && Self.decode(asset.brotli, "brotli") == asset.plain)
+            }
+            let plain = try await head("/app/signin")
             #expect(!plain.contains("content-encoding"))
             await app.server.shutdown()
         }
+        #expect(Compression.accepted("gzip;q=1.0, br;q=0, identity") == ["gzip", "identity"])
+    }
+
+    /// Another implementation's reading of a compressed file: python3's gzip, or Google's brotli
+    /// module (PyPI, installed by scripts/test).
+    static func decode(_ bytes: [UInt8], _ module: String) throws -> [UInt8] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("asset-\(UUID().uuidString).gz")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import \(module), sys; sys.stdout.buffer.write(\(module).decompress(open(sys.argv[1], 'rb').read()))", file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Array(data)
     }
 }

@@ -202,7 +202,8 @@ def test_streamed_chat_with_citations(selene, browser, shots):
 def test_stream_events_in_order(selene, browser):
     """The stream the page reads: progress states in order, the answer's pieces, then the answer."""
     base, _ = selene
-    csrf = browser.get_cookie("selene_csrf")["value"]
+    browser.get(base + "/app/more")
+    csrf = browser.find_element(By.CSS_SELECTOR, 'input[name="_csrf"]').get_attribute("value")
     cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.get_cookies())
     request = urllib.request.Request(base + "/app/chat/00000000-0000-4000-8000-000000000001/stream", method="POST",
                                      data=urllib.parse.urlencode({"_csrf": csrf, "question": "garden soil?"}).encode(),

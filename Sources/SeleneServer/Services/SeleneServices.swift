@@ -3,25 +3,11 @@ import Fluent
 import NIOConcurrencyHelpers
 import Foundation
 import SeleneShared
+import ServerCommon
 import Vapor
 
-/// The server's idea of "now", behind a value so tests can fix it.
-public struct SeleneClock: Sendable {
-    public var now: @Sendable () -> Date
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
-    public static let live = SeleneClock { WireDate.rounded(Date()) }
-}
-
-/// A clock a test moves by hand.
-public final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
-    public var now: Date { lock.withLock { current } }
-    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
-    public func set(_ date: Date) { lock.withLock { current = date } }
-    public var clock: SeleneClock { SeleneClock { [self] in WireDate.rounded(now) } }
-}
+/// The server's idea of "now" (`ServerClock`, shared with Stitchuation); tests move a `ManualClock`.
+public typealias SeleneClock = ServerClock
 
 /// What happened that someone outside may want to hear of (part 4's push listens here).
 public enum SeleneEvent: Sendable, Hashable {

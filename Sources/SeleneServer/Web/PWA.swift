@@ -29,7 +29,7 @@ enum PWA {
     /// Pages kept for reading offline: a note, the list of notes, tasks, the briefing, threads
     /// (the worker both web apps share, `ServiceWorker`); and Web Push notifications.
     static let worker = ServiceWorker.script(
-        name: "selene", shell: ["/app/static/selene.css", "/app/static/selene.js", "/app/static/icon.svg", "/app/offline"],
+        name: "selene", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],
         readable: #"^\/app\/(notes(\/\d+)?|notes\/new|tasks|briefing|threads(\/\d+)?)$"#, offline: "/app/offline", extra: push)
 
     static let push = #"""

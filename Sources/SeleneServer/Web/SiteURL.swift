@@ -55,8 +55,8 @@ enum SiteURL {
         case .pushKey: ["app", "push", "key"]
         case .pushSubscribe: ["app", "push", "subscribe"]
         case .pushTest: ["app", "push", "test"]
-        case .stylesheet: ["app", "static", "selene.css"]
-        case .script: ["app", "static", "selene.js"]
+        case .stylesheet: ["app", "static", Assets.css.hashedName("selene.css")]
+        case .script: ["app", "static", Assets.js.hashedName("selene.js")]
         }
     }
 

@@ -11,8 +11,7 @@ struct WebController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
         routes.get("app", use: home)
-        routes.get(SiteURL.stylesheet.route) { _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
-        routes.get(SiteURL.script.route) { _ in Self.asset(Assets.js, type: "text/javascript; charset=utf-8") }
+        StaticAsset.serve(Assets.byName, under: ["app", "static"], on: routes)
         routes.get(SiteURL.icon.route) { _ in Self.asset(PWA.icon, type: "image/svg+xml") }
         routes.get(SiteURL.manifest.route) { _ in Self.asset(PWA.manifest, type: "application/manifest+json") }
         routes.get(SiteURL.worker.route) { _ in
@@ -63,6 +62,7 @@ struct WebController: RouteCollection {
         routes.post(SiteURL.editNote(":id").route, use: editNote)
         routes.post(SiteURL.deleteNote(":id").route, use: deleteNote)
         routes.get(SiteURL.memories.route, use: memories)
+        routes.post(SiteURL.memories.route, use: addMemory)
         routes.post(SiteURL.memory(":id").route, use: updateMemory)
         routes.post(SiteURL.deleteMemory(":id").route, use: deleteMemory)
         routes.get(SiteURL.devices.route, use: devices)

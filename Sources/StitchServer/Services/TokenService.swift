@@ -1,3 +1,4 @@
+import ServerCommon
 import Crypto
 import Fluent
 import Foundation
@@ -109,11 +110,7 @@ enum TokenService {
         return Data(base64Encoded: base64)
     }
 
-    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String { BrowserSession.base64URL(bytes) }
 
     static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).hex

@@ -57,25 +57,11 @@ enum Layout {
         }
     }
 
-    static func document(_ title: String, body: Node) -> Node {
-        group([
-            .raw("<!DOCTYPE html>"),
-            el("html", ["lang": "en"],
-               el("head", [:],
-                  void("meta", ["charset": "utf-8"]),
-                  void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1, viewport-fit=cover"]),
-                  void("meta", ["name": "theme-color", "content": "#F5F0E8"]),
-                  el("title", [:], text(title == "Stitchuation" ? title : "\(title) · Stitchuation")),
-                  // The text font is needed by every page: asked for with the page, not after the stylesheet
-                  // (font-display: optional then uses it from the first paint, or not at all: text never jumps).
-                  void("link", ["rel": "preload", "href": SiteURL.font("SourceSerif4.woff2").path, "as": "font", "type": "font/woff2", "crossorigin": "anonymous"]),
-                  void("link", ["rel": "stylesheet", "href": SiteURL.stylesheet.path]),
-                  void("link", ["rel": "manifest", "href": SiteURL.manifest.path]),
-                  void("link", ["rel": "icon", "href": SiteURL.icon.path, "type": "image/svg+xml"]),
-                  el("script", ["src": SiteURL.script.path, "defer": "defer"])),
-               el("body", [:], body)),
-        ])
-    }
+    static let head = DocumentHead(
+        app: "Stitchuation", themeColor: "#F5F0E8", stylesheet: SiteURL.stylesheet.path, script: SiteURL.script.path,
+        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, preloadFonts: [SiteURL.font("SourceSerif4.woff2").path])
+
+    static func document(_ title: String, body: Node) -> Node { ServerCommon.document(title, head: head, body: body) }
 
     static func csrf(_ context: PageContext) -> Node {
         void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])

@@ -115,8 +115,7 @@ enum Flash {
 struct WebController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
-        routes.get(SiteURL.stylesheet.route, use: stylesheet)
-        routes.get(SiteURL.script.route, use: script)
+        WebAssets.routes(routes)
         // The installable app: manifest, icon, the worker that keeps pages for reading offline, and
         // the page it answers for one it hasn't kept.
         routes.get(SiteURL.icon.route) { _ in
@@ -287,16 +286,6 @@ struct WebController: RouteCollection {
     @Sendable func home(req: Request) async throws -> Response {
         if try await WebSession.user(for: req) != nil { return req.redirect(to: SiteURL.inventory.path) }
         return req.redirect(to: SiteURL.signIn.path)
-    }
-
-    static let css = Stylesheet.css(fontsBase: "/" + SiteURL.font("").components.dropLast().joined(separator: "/"))
-
-    @Sendable func stylesheet(req: Request) async throws -> Response {
-        Response(status: .ok, headers: ["Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600"], body: .init(string: Self.css))
-    }
-
-    @Sendable func script(req: Request) async throws -> Response {
-        Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=3600"], body: .init(string: WebScript.source))
     }
 
     @Sendable func font(req: Request) async throws -> Response {

@@ -2,7 +2,6 @@ import ServerCommon
 import Crypto
 import Fluent
 import Foundation
-import NIOConcurrencyHelpers
 import Vapor
 
 final class WebSessionModel: Model, @unchecked Sendable {
@@ -18,20 +17,12 @@ final class WebSessionModel: Model, @unchecked Sendable {
     init() {}
 }
 
-/// Browser sessions: an opaque cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) naming a row in
-/// the database, so any instance can serve any request. Forms carry a CSRF token, checked on every
-/// state-changing request: an HMAC (with a key from the server's secret) of a second cookie's
-/// random value and the session it was given to, so a token is good only beside the cookies it was
-/// made for, and one planted by a neighbouring site (cookie tossing) or carried over from another
-/// session is refused. Over HTTPS both cookies carry the `__Host-` prefix: Secure, path /, no
-/// domain, so no other host can set them.
+/// Browser sessions: a row per signed-in browser naming its user, so any instance can serve any
+/// request; the cookies and the CSRF token are `BrowserSession`'s (ServerCommon), the design both
+/// web apps share.
 enum WebSession {
-    static let baseCookie = "stitch_session"
-    static let baseCSRFCookie = "stitch_csrf"
-    /// The cookies' names for this request: `__Host-` before them over HTTPS.
-    static func cookieName(_ base: String, _ req: Request) -> String { isSecure(req) ? "__Host-" + base : base }
-    static let csrfField = "_csrf"
-    static let csrfHeader = "X-CSRF-Token"
+    static let csrfField = BrowserSession.csrfField
+    static let csrfHeader = BrowserSession.csrfHeader
     /// A session ends after this long unused: each day it is used, its end moves to this far
     /// from then ("the user stays logged in", SPEC) …
     static let lifetime: TimeInterval = 30 * 24 * 3600
@@ -41,30 +32,32 @@ enum WebSession {
     /// How often a used session's end is moved (one write a day at most, not one per page).
     static let slideEvery: TimeInterval = 24 * 3600
 
+    /// Stitchuation's cookies, its CSRF key from the server's secret (every instance agrees).
+    static func design(serverSecret: String) -> BrowserSession {
+        BrowserSession(sessionCookie: "stitch_session", csrfCookie: "stitch_csrf", secret: serverSecret)
+    }
+
     static func start(userId: UUID, req: Request, response: Response) async throws {
-        let token = TokenService.base64URL([UInt8].random(count: 32))
+        let token = BrowserSession.randomValue()
         let session = WebSessionModel()
         session.userId = userId
-        session.tokenHash = TokenService.hash(token)
+        session.tokenHash = BrowserSession.hash(token)
         session.createdAt = req.now
         session.expiresAt = req.now.addingTimeInterval(lifetime)
         try await session.create(on: req.db)
-        response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(
-            string: token, expires: session.expiresAt, maxAge: Int(lifetime), path: "/", isSecure: isSecure(req),
-            isHTTPOnly: true, sameSite: .lax)
+        req.browserSession.setSession(token, expires: session.expiresAt, now: req.now, req: req, on: response)
     }
 
     static func end(req: Request, response: Response) async throws {
-        if let token = req.cookies[cookieName(baseCookie, req)]?.string {
-            try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token)).delete()
+        if let token = req.browserSession.session(req) {
+            try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == BrowserSession.hash(token)).delete()
         }
-        response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
-                                                     isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
+        req.browserSession.clearSession(req: req, on: response)
     }
 
     static func user(for req: Request) async throws -> AuthenticatedUser? {
-        guard let token = req.cookies[cookieName(baseCookie, req)]?.string, !token.isEmpty else { return nil }
-        guard let session = try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token)).first(),
+        guard let token = req.browserSession.session(req),
+              let session = try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == BrowserSession.hash(token)).first(),
               session.expiresAt > req.now
         else { return nil }
         try await slide(session, req: req)
@@ -80,7 +73,7 @@ enum WebSession {
     /// (`attachCSRF`). The update is guarded by the end it read, so two requests at once move it once.
     static func slide(_ session: WebSessionModel, req: Request) async throws {
         let next = slidExpiry(createdAt: session.createdAt, now: req.now)
-        guard next.timeIntervalSince(session.expiresAt) >= slideEvery, let token = req.cookies[cookieName(baseCookie, req)]?.string else { return }
+        guard next.timeIntervalSince(session.expiresAt) >= slideEvery, let token = req.browserSession.session(req) else { return }
         try await WebSessionModel.query(on: req.db).filter(\.$id == session.id!).filter(\.$expiresAt == session.expiresAt)
             .set(\.$expiresAt, to: next).update()
         req.storage[SlidKey.self] = (token, next)
@@ -88,64 +81,25 @@ enum WebSession {
 
     struct SlidKey: StorageKey { typealias Value = (token: String, expires: Date) }
 
-    static func isSecure(_ req: Request) -> Bool {
-        req.url.scheme == "https" || req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
-    }
+    static func isSecure(_ req: Request) -> Bool { BrowserSession.isSecure(req) }
 
-    /// The CSRF cookie's random value for this browser: the cookie's, or a new one (set on the response).
-    static func csrfSeed(for req: Request) -> String {
-        if let existing = req.cookies[cookieName(baseCSRFCookie, req)]?.string, existing.count >= 32 { return existing }
-        if let made = req.storage[CSRFKey.self] { return made }
-        let token = TokenService.base64URL([UInt8].random(count: 32))
-        req.storage[CSRFKey.self] = token
-        return token
-    }
+    /// The token a page's forms carry (`BrowserSession.csrfToken`).
+    static func csrfToken(for req: Request) -> String { req.browserSession.csrfToken(for: req) }
 
-    /// The token a page's forms carry: the seed bound to this browser's session (none before sign-in).
-    static func csrfToken(for req: Request) -> String {
-        bound(seed: csrfSeed(for: req), session: req.cookies[cookieName(baseCookie, req)]?.string)
-    }
-
-    static let csrfKey = NIOLockedValueBox(SymmetricKey(size: .bits256))
-
-    /// Set from the server's secret by `configure`, so every instance makes and checks the same tokens.
-    static func use(serverSecret: String) {
-        csrfKey.withLockedValue { $0 = SymmetricKey(data: SHA256.hash(data: Data("csrf:\(serverSecret)".utf8))) }
-    }
-
-    static func bound(seed: String, session: String?) -> String {
-        let key = csrfKey.withLockedValue { $0 }
-        let sessionPart = session.map { TokenService.hash($0) } ?? "-"
-        return TokenService.base64URL(HMAC<SHA256>.authenticationCode(for: Data("\(seed)|\(sessionPart)".utf8), using: key))
-    }
-
+    /// The cookies this request's answer must carry: a session whose end moved, a new CSRF seed.
     static func attachCSRF(_ req: Request, to response: Response) {
-        if let slid = req.storage[SlidKey.self], response.cookies[cookieName(baseCookie, req)] == nil {
-            response.cookies[cookieName(baseCookie, req)] = HTTPCookies.Value(
-                string: slid.token, expires: slid.expires, maxAge: max(0, Int(slid.expires.timeIntervalSince(req.now))), path: "/",
-                isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
+        if let slid = req.storage[SlidKey.self], response.cookies[req.browserSession.cookieName(req.browserSession.sessionCookie, req)] == nil {
+            req.browserSession.setSession(slid.token, expires: slid.expires, now: req.now, req: req, on: response)
         }
-        if let made = req.storage[CSRFKey.self] {
-            response.cookies[cookieName(baseCSRFCookie, req)] = HTTPCookies.Value(string: made, path: "/", isSecure: isSecure(req), isHTTPOnly: true, sameSite: .lax)
-        }
+        req.browserSession.attachCSRFCookie(req, to: response)
     }
-
-    struct CSRFKey: StorageKey { typealias Value = String }
 
     /// Refuses a state-changing request whose form token wasn't made for this browser's cookies.
     static func verifyCSRF(_ req: Request, submitted: String?) throws {
-        guard let seed = req.cookies[cookieName(baseCSRFCookie, req)]?.string, let submitted, !submitted.isEmpty, seed.count >= 32,
-              constantTimeEquals(bound(seed: seed, session: req.cookies[cookieName(baseCookie, req)]?.string), submitted)
-        else { throw WebError.csrf }
+        guard req.browserSession.acceptsCSRF(req, submitted: submitted) else { throw WebError.csrf }
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var diff: UInt8 = 0
-        for i in 0..<x.count { diff |= x[i] ^ y[i] }
-        return diff == 0
-    }
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool { BrowserSession.constantTimeEquals(a, b) }
 }
 
 enum WebError: Error {

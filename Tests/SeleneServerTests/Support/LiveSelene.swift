@@ -1,3 +1,4 @@
+import ServerCommon
 import Foundation
 import OllamaStub
 import SeleneShared
