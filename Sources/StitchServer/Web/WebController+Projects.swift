@@ -1,0 +1,362 @@
+import ServerCommon
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+/// Projects: the list, starting one, a project's page and every part of it edited where it is shown
+/// (status, journal and photos, sections, threads needed, dates, notes).
+extension WebController {
+    @Sendable func projects(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
+        let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
+            .sorted { ($0.startedAt, $0.id.text) > ($1.startedAt, $1.id.text) }
+            .map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) }
+        return html(ProjectsPage(projects: projects).render(try await context(req)))
+    }
+
+    @Sendable func startProjectPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let taken = Set(try await Records.all(ProjectModel.self, userId: userId, on: req.db).compactMap(\.canvasId))
+        let available = try await Records.list(CanvasModel.self, userId: userId, on: req.db).filter { !taken.contains($0.id) }
+            .sorted { $0.createdAt > $1.createdAt }
+        return html(StartProjectPage(available: available).render(try await context(req)))
+    }
+
+    @Sendable func startProject(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        let userId = try req.user.id
+        let now = req.now
+        // "Plan" keeps it planned (not started): readiness says whether it can be started.
+        let status = form["status"] == ProjectStatus.planned.rawValue ? ProjectStatus.planned : .wip
+        // From a canvas of the stash, or without one (a chart, or nothing yet) under a name.
+        var body: [String: Any] = [:]
+        if let canvasId = form["canvasId"], !canvasId.isEmpty {
+            body["canvasId"] = canvasId
+        } else {
+            let name = (form["name"] ?? "").trimmedWhitespace
+            guard !name.isEmpty else { return redirect(.startProject, flash: "Give a project without a canvas a name") }
+            body["name"] = name
+        }
+        do {
+            let project = try await RecordWrites<ProjectModel>.create(
+                req, body: body, defaults: ["status": status.rawValue, "startedAt": ts(now)],
+                check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
+            return redirect(.project(project.id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return redirect(.startProject, flash: fields.values.sorted().joined(separator: "; "))
+        }
+    }
+
+    func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let canvas = try await ProjectController.canvas(of: project, userId: userId, db: req.db)
+        let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+            .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
+        let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+        let inventory = InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: req.db))
+        let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
+        let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        var patterns: [PatternDetail] = []
+        for pattern in try await PatternController.patterns(of: id, userId: userId, db: req.db) {
+            patterns.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
+        }
+        var onList: [ThreadKey: Int] = [:]
+        for line in try await Records.list(ShoppingLineModel.self, userId: userId, on: req.db) where line.kind == .added {
+            onList[line.key, default: 0] += line.quantity
+        }
+        let page = ProjectDetailPage(
+            detail: ProjectDetail(project: project, canvas: canvas),
+            readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
+            sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
+            inventory: inventory, patterns: patterns, errors: errors,
+            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }), addedByHand: onList)
+        return html(page.render(try await context(req)), status: status)
+    }
+
+    @Sendable func projectPage(req: Request) async throws -> Response { try await projectPage(req, id: req.uuid("id")) }
+
+    @Sendable func projectStatus(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
+                                                            transform: ProjectController.stampStatus)
+            return redirect(.project(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteProject(req: Request) async throws -> Response {
+        _ = try await ProjectController().delete(req: req)
+        return redirect(.projects, flash: "Project deleted.")
+    }
+
+    @Sendable func addEntry(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        let photos = form.files.filter { ["images", "image"].contains($0.name) }.map(\.data)
+        do {
+            for data in photos { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
+            if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
+            let now = req.now
+            // An entry written up later is dated the day it tells of (noon UTC); today is now.
+            var dated = now
+            if let raw = form["date"] {
+                guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
+                if Layout.date(day) != Layout.date(now) { dated = day.addingTimeInterval(12 * 3600) }
+            }
+            var keys: [String] = []
+            for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
+            let storedKeys = keys
+            let entryDate = dated
+            _ = try await req.db.writeTransaction { db in
+                let version = try await SyncVersion.next(for: userId, on: db)
+                let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: entryDate, updatedAt: now).normalized.validated()
+                try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
+                for (order, key) in storedKeys.enumerated() {
+                    try await Records.create(JournalImage(entryId: entry.id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now),
+                                             as: JournalImageModel.self, userId: userId, version: version, on: db)
+                }
+            }
+            let response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.wireText).path + "#journal")
+            return response
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: (error as? APIError)?.status ?? .badRequest)
+        }
+    }
+
+    @Sendable func photo(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        let imageId = try req.uuid("imageId")
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+            .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
+        let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        let images = entries.flatMap { byEntry[$0.id] ?? [] }
+        guard let index = images.firstIndex(where: { $0.id == imageId }) else { throw Abort(.notFound) }
+        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
+        return html(PhotoViewerPage(projectId: id, title: title, images: images, index: index).render(try await context(req)))
+    }
+
+    @Sendable func addSection(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        let existing = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
+        do {
+            _ = try await RecordWrites<SectionModel>.create(req, body: ["name": form["name"] ?? ""],
+                defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.text])
+            return redirect(.project(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func addRequirement(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var body: [String: Any] = ["threadId": form["threadId"] ?? NSNull(), "sectionId": form["sectionId"] ?? NSNull(),
+                                   "brand": form["brand"] ?? "", "number": form["number"] ?? ""]
+        var errors: [String: String] = [:]
+        switch Self.int(form["quantityNeeded"]) {
+        case .some(let q): body["quantityNeeded"] = q ?? 1
+        case .none: errors["quantityNeeded"] = "Enter a whole number"
+        }
+        if let threadId = form["threadId"].flatMap(UUID.init(text:)),
+           let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) {
+            if form["brand"] == nil { body["brand"] = thread.brand }
+            if form["number"] == nil { body["number"] = thread.number }
+            if let color = thread.colorName { body["colorName"] = color }
+        }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.text],
+                check: { requirement, db in try await ProjectController.checkReferences(requirement, userId: userId, db: db) })
+            return redirect(.project(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteRequirement(req: Request) async throws -> Response {
+        let (projectId, reqId) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
+        return redirect(.project(projectId.wireText))
+    }
+}
+
+// MARK: - Editing a project's parts where they are shown
+
+extension WebController {
+    /// The form's text for an optional field: empty clears it.
+    static func optional(_ form: FormData, _ name: String) -> Any { form[name] ?? NSNull() }
+
+    func projectAnchor(_ projectId: UUID, _ anchor: String) -> Response {
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: SiteURL.project(projectId.wireText).path + "#" + anchor)
+        return response
+    }
+
+    /// Rename a section, or change its status.
+    @Sendable func updateSection(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<SectionModel>.update(req, id: id, body: ["name": form["name"] ?? "", "status": form["status"] ?? ""],
+                                                            immutable: ["projectId"])
+            return projectAnchor(projectId, "threads")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    /// Move a section one place up or down: the sections are numbered again in their new order,
+    /// in one write, so every device sees the same order.
+    @Sendable func moveSection(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        guard let step = ["up": -1, "down": 1][form["direction"] ?? ""] else {
+            return try await projectPage(req, id: projectId, errors: ["direction": "Move a section up or down"], status: .badRequest)
+        }
+        let userId = try req.user.id
+        let now = req.now
+        try await req.db.writeTransaction { db in
+            let models = try await Records.matching(SectionModel.self, userId: userId, on: db) { $0.where("project_id", .equal, SQLUUID(projectId)) }
+                .sorted { ($0.record.sortOrder, $0.record.createdAt, $0.record.id.text) < ($1.record.sortOrder, $1.record.createdAt, $1.record.id.text) }
+            guard let from = models.firstIndex(where: { $0.record.id == id }) else { throw APIError.notFound }
+            var ordered = models
+            guard ordered.indices.contains(from + step) else { return }  // already first or last
+            ordered.swapAt(from, from + step)
+            let version = try await SyncVersion.next(for: userId, on: db)
+            for (order, model) in ordered.enumerated() where model.record.sortOrder != order {
+                var record = model.record
+                record.sortOrder = order
+                record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
+                try await Records.update(model, to: record, version: version, on: db)
+            }
+        }
+        return projectAnchor(projectId, "threads")
+    }
+
+    /// Its threads stay with the project, under "Other threads".
+    @Sendable func deleteSection(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        _ = try await ProjectController().deleteSection(req: req)
+        return projectAnchor(projectId, "threads")
+    }
+
+    /// Change how many skeins a requirement needs, its colour name or its notes.
+    @Sendable func updateRequirement(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let (projectId, id) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        var body: [String: Any] = ["colorName": Self.optional(form, "colorName"), "notes": Self.optional(form, "notes")]
+        var errors: [String: String] = [:]
+        switch Self.int(form["quantityNeeded"]) {
+        case .some(.some(let q)): body["quantityNeeded"] = q
+        default: errors["quantityNeeded"] = "Enter a whole number"
+        }
+        if form.fields["sectionId"] != nil { body["sectionId"] = Self.optional(form, "sectionId") }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<RequirementModel>.update(req, id: id, body: body, immutable: ["projectId"], check: { requirement, db in
+                try await ProjectController.checkReferences(requirement, userId: userId, db: db)
+            })
+            return projectAnchor(projectId, "threads")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func updateEntry(req: Request) async throws -> Response {
+        let (projectId, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        var body: [String: Any] = ["notes": form["notes"] ?? ""]
+        do {
+            // A new day moves the entry to that day (noon UTC); the same day keeps its time.
+            if let raw = form["date"] {
+                guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
+                let userId = try req.user.id
+                let current = try await Records.require(JournalEntryModel.self, id, userId: userId, on: req.db).record.createdAt
+                if Layout.date(current) != Layout.date(day) { body["createdAt"] = ts(day.addingTimeInterval(12 * 3600)) }
+            }
+            _ = try await RecordWrites<JournalEntryModel>.update(req, id: id, body: body, immutable: ["projectId"], clientMayDate: true)
+            return projectAnchor(projectId, "journal")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+        }
+    }
+
+    /// The entry and its photos.
+    @Sendable func deleteEntry(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        _ = try await JournalController().delete(req: req)
+        return projectAnchor(projectId, "journal")
+    }
+
+    /// "2026-05-01" (what a date input sends) as that day's start in UTC.
+    static func day(_ text: String) -> Date? {
+        guard text.count == 10 else { return nil }
+        return Timestamp.date(from: text + "T00:00:00Z")
+    }
+
+    /// The dates a stitcher brings along: when it was started (a WIP begun months ago), went to
+    /// finishing and was completed — each as the status allows, none before the start.
+    @Sendable func projectDates(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var body: [String: Any] = [:]
+        var errors: [String: String] = [:]
+        let fields: [(String, Bool)] = [("startedAt", project.status != .planned), ("finishingAt", [.atFinishing, .completed].contains(project.status)),
+                                        ("completedAt", project.status == .completed)]
+        for (name, allowed) in fields where allowed {
+            guard let raw = form[name] else {
+                if name == "startedAt" { errors[name] = "Enter the day it was started" }
+                continue
+            }
+            if let day = Self.day(raw) { body[name] = ts(day) } else { errors[name] = "Use a date like 2026-05-01" }
+        }
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: body, immutable: ["canvasId", "status"])
+            return redirect(.project(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
+    @Sendable func projectNotes(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        do {
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["notes": Self.optional(form, "notes")], immutable: ["canvasId"])
+            return projectAnchor(id, "notes")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+}

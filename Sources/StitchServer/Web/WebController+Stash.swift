@@ -1,0 +1,113 @@
+import ServerCommon
+import Fluent
+import Foundation
+import StitchCore
+import Vapor
+
+/// The stash: canvases listed, added (with a photo), edited and deleted.
+extension WebController {
+    @Sendable func stash(req: Request) async throws -> Response {
+        let all = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
+        let q = req.queryText("q") ?? ""
+        let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
+        return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
+    }
+
+    @Sendable func newCanvasPage(req: Request) async throws -> Response {
+        // Batch entry keeps what repeats: the designer of the canvas just added.
+        let designer = req.queryText("designer")
+        return html(CanvasFormPage(canvas: nil, values: designer.map { ["designer": $0] } ?? [:], addAnother: req.queryText("another") == "on")
+            .render(try await context(req)))
+    }
+
+    func canvasBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
+        var body: [String: Any] = [:]
+        for key in ["size", "notes"] { body[key] = form[key] ?? NSNull() }
+        body["designer"] = form["designer"] ?? ""
+        body["designName"] = form["designName"] ?? ""
+        if let raw = form["meshCount"] {
+            if let mesh = Int(raw) { body["meshCount"] = mesh } else { errors["meshCount"] = "Enter a positive number" }
+        } else { body["meshCount"] = NSNull() }
+        if let raw = form["acquiredAt"] {
+            if let date = Timestamp.date(from: raw + "T00:00:00Z") ?? Timestamp.date(from: raw) { body["acquiredAt"] = ts(date) } else { errors["acquiredAt"] = "Use a date like 2026-05-01" }
+        } else { body["acquiredAt"] = NSNull() }
+        return body
+    }
+
+    /// Stores an uploaded photo first (checked by its bytes); its key goes into the canvas.
+    func storePhoto(_ form: FormData, req: Request) async throws -> String? {
+        guard let file = form.files.first(where: { $0.name == "image" }) else { return nil }
+        return try await Images.store(file.data, userId: req.user.id, app: req.application, db: req.db).id
+    }
+
+    @Sendable func createCanvas(req: Request) async throws -> Response {
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        var body = canvasBody(form, errors: &errors)
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            // Check the fields before storing the photo, so a bad form leaves no file behind.
+            _ = try Canvas(designer: body["designer"] as? String ?? "", designName: body["designName"] as? String ?? "",
+                           meshCount: body["meshCount"] as? Int, createdAt: Date(), updatedAt: Date()).validated()
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
+            let canvas = try await RecordWrites<CanvasModel>.create(req, body: body)
+            if form["addAnother"] == "on" {
+                let response = Response(status: .seeOther)
+                response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: Flash.query("Added \(canvas.designName).").merging(["another": "on", "designer": canvas.designer]) { a, _ in a }))
+                return response
+            }
+            return redirect(.canvas(canvas.id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return html(CanvasFormPage(canvas: nil, values: form.fields, errors: fields.merging(errors) { a, _ in a }, addAnother: form["addAnother"] == "on")
+                .render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func canvasPage(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let project = try await Records.list(ProjectModel.self, userId: userId, on: req.db).first { $0.canvasId == canvas.id }
+        return html(CanvasDetailPage(canvas: canvas, project: project).render(try await context(req)))
+    }
+
+    @Sendable func editCanvasPage(req: Request) async throws -> Response {
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+        return html(CanvasFormPage(canvas: canvas, values: CanvasFormPage.values(of: canvas)).render(try await context(req)))
+    }
+
+    @Sendable func updateCanvas(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let id = try req.uuid("id")
+        guard let before = try await Records.find(CanvasModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let form = try FormData.parse(req)
+        var errors: [String: String] = [:]
+        var body = canvasBody(form, errors: &errors)
+        do {
+            if !errors.isEmpty { throw ValidationError(fields: errors) }
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
+            let canvas = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
+            if let old = before.imageKey, old != canvas.imageKey { try await Images.removeIfUnreferenced(old, app: req.application, db: req.db) }
+            return redirect(.canvas(id.wireText))
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }).render(try await context(req)), status: .badRequest)
+        }
+    }
+
+    @Sendable func deleteCanvasPage(req: Request) async throws -> Response {
+        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+        return html(DeleteCanvasPage(canvas: canvas).render(try await context(req)))
+    }
+
+    @Sendable func deleteCanvas(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        do {
+            _ = try await CanvasController().delete(req: req)
+            return redirect(.stash, flash: "Canvas deleted.")
+        } catch let error as APIError where error.status == .conflict {
+            guard let canvas = try await Records.find(CanvasModel.self, id, userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
+            return html(DeleteCanvasPage(canvas: canvas, error: error.reason).render(try await context(req)), status: .conflict)
+        }
+    }
+}
