@@ -5,6 +5,21 @@ import Testing
 /// What SmolLM2-135M wrote on the real-model tier (2026-11-26), and what a person reads of it.
 @Suite("A small model's loops and hanging labels")
 struct AnswerTidyTests {
+    @Test("Lines or sentences alike but for their numbers, three times or more: the first stays (twice is left alone)")
+    func numberedLoops() {
+        // The real-model tier's sourdough answer, 2026-11-27, inline and a line each.
+        let inline = "Sourdough 2: Second loaf with the longer cold proof [1]. Sourdough 3: Second loaf with the longer cold proof [1]. "
+            + "Sourdough 4: Second loaf with the longer cold proof [1]. Sourdough 16: Second loaf with the longer cold proof"
+        #expect(AnswerTidy.tidy(inline).text == "Sourdough 2: Second loaf with the longer cold proof [1].")
+        let lines = (2...9).map { "Sourdough \($0): Second loaf with the longer cold proof [1]." }.joined(separator: "\n")
+        #expect(AnswerTidy.tidy("Your loaves:\n" + lines).text == "Your loaves:\nSourdough 2: Second loaf with the longer cold proof [1].")
+        // Twice, or lines that differ in words, are what the notes may say.
+        let twice = "Loaf 1: 500 g flour, 350 g water [1].\nLoaf 2: 500 g flour, 375 g water [2]."
+        #expect(AnswerTidy.tidy(twice).text == twice)
+        let list = "Step 1: feed the starter [1].\nStep 2: mix the dough [1].\nStep 3: fold four times [1]."
+        #expect(AnswerTidy.tidy(list).text == list)
+    }
+
     @Test("A loop to the token limit is kept once, its cut-off start dropped", arguments: [
         ("2026-11-26 — 2026-11-26 — 2026-11-26 — 2026-11-26 — 2026-11-26 — 2026", "2026-11-26 —"),
         ("[1] [01/06/2024, 10:32] Omar: [01/06/2024, 10:32] Omar: [01/06/2024, 10:32] Omar: [01/06/2024, 10:32",
@@ -355,6 +370,22 @@ struct BriefingGroundingTests {
     func invented(text: String) {
         #expect(BriefingContextBuilder.mentions(text, context: context) == 0)
         #expect(!BriefingContextBuilder.isGrounded(text, in: context))
+    }
+
+    @Test("A sentence no note supports leaves the briefing; when little is left, the briefing is written from the data")
+    func sentences() throws {
+        // The real-model tier's briefing of 2026-11-27, with one sentence of the notes' own.
+        let mixed = "Good morning! The roofer says the chimney flashing is rusted through. My team and I are on a sprint for the new release. "
+            + "I'm not sure how that will work with the new laptop.\n\nThe dentist moved you to Tuesday."
+        let kept = try #require(BriefingContextBuilder.supported(mixed, in: context))
+        #expect(kept.text == "Good morning! The roofer says the chimney flashing is rusted through.\n\nThe dentist moved you to Tuesday.", "\(kept.text)")
+        #expect(kept.removed == ["My team and I are on a sprint for the new release.", "I'm not sure how that will work with the new laptop."])
+        // All of it supported: unchanged.
+        let whole = "The roofer's chimney quote came in at 1,800. Book the garage for the car service next month."
+        #expect(BriefingContextBuilder.supported(whole, in: context)?.text == whole)
+        // One supported sentence of four: too little of a briefing.
+        #expect(BriefingContextBuilder.supported("The garage is booked. The team has been working on the bike's gears. "
+            + "Everyone loved the concert. The sprint ended with a party.", in: context) == nil)
     }
 
     @Test("A briefing that names a note's subject is the model's to keep")

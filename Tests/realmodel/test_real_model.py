@@ -338,6 +338,21 @@ def test_direct_questions_cite_the_note_that_answers_them(selene):
     assert holds_fact >= HOLDS_FACT, f"{holds_fact} of 10 answers hold the fact of the note that answers them"
 
 
+def sentences(text):
+    """A text's sentences, line by line (split after ".", "!" or "?" and a space, a citation marker kept)."""
+    return [s.strip() for line in text.split("\n") for s in re.split(r"(?<=[.!?])\s+|(?<=\])\s+(?=[A-Z])", line) if s.strip()]
+
+
+def number_blind(sentence):
+    """A sentence with its numbers blanked, citation markers, case and end punctuation aside; None
+    without a number or with too few letters to be a loop's unit (AnswerTidy's rule)."""
+    key = " ".join(re.sub(r"\[\d{1,3}(?:,\s*\d{1,3})*\]", " ", sentence).lower().split())
+    if not re.search(r"\d", key):
+        return None
+    blind = re.sub(r"\d+(?:[.,:]\d+)*", "#", key).strip(" .!?;:,")
+    return blind if sum(c.isalpha() for c in blind) >= 8 else None
+
+
 def test_no_template_token_reaches_a_stored_message(selene):
     base, _ = selene
     sessions = api(base, "GET", "/api/sessions")["sessions"]
@@ -345,6 +360,12 @@ def test_no_template_token_reaches_a_stored_message(selene):
     for session in sessions:
         for message in api(base, "GET", f"/api/sessions/{session['id']}/messages?limit=100")["messages"]:
             assert not TEMPLATE_TOKEN.search(message["content"]), message
+            # A loop the model varied only by its numbers ("Sourdough 2: … Sourdough 3: … Sourdough 16: …",
+            # 2026-11-27) is kept once: no pattern three times in a stored answer.
+            if message["role"] == "assistant":
+                keys = [k for k in map(number_blind, sentences(message["content"])) if k]
+                looped = {k for k in keys if keys.count(k) >= 3}
+                assert not looped, f"a loop varied only by its numbers: {looped} in {message['content']!r}"
 
 
 def test_briefing_is_about_the_notes(selene):
@@ -373,6 +394,16 @@ def test_briefing_is_about_the_notes(selene):
              if (title and re.search(r"\b" + re.escape(title.lower()) + r"\b", text.lower())) or said & stems(title + " " + content)]
     assert briefing["author"] in ("llm", "extractive"), briefing
     assert about, f"the briefing ({briefing['author']}) speaks of none of the notes: {text!r}"
+    # Every sentence of a model's briefing is supported: one with words of its own (four letters or
+    # more, the prompt's aside) shares one with the notes, threads or tasks ("My team and I are on a
+    # sprint…", 2026-11-27, shares none and is left out). A floor under Selene's rule (most of its
+    # content words are the notes'), as above.
+    if briefing["author"] == "llm":
+        given = " ".join(f"{t} {c}" for t, c in NOTES) + " " + " ".join(
+            t["name"] + " " + t["summary"] for t in briefing["threads"]) + " " + " ".join(t["title"] for t in briefing["tasks"])
+        known = stems(given)
+        unsupported = [s for s in sentences(text) if stems(s) and not stems(s) & known]
+        assert not unsupported, f"sentences no note supports: {unsupported} in {text!r}"
     print(f"\nbriefing ({briefing['author']}, about {len(about)} notes): {text[:300]!r}")
 
 

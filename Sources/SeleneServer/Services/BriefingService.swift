@@ -74,9 +74,14 @@ struct BriefingService {
                     logger.notice("The model's briefing was empty; the briefing is written from the notes")
                 } else if !BriefingContextBuilder.isGrounded(trimmed, in: context) {
                     logger.notice("The model's briefing speaks of none of the notes, threads or tasks it was given; the briefing is written from them instead")
-                } else {
-                    text = trimmed
+                } else if let kept = BriefingContextBuilder.supported(trimmed, in: context) {
+                    if !kept.removed.isEmpty {
+                        logger.notice("\(kept.removed.count) sentence(s) of the model's briefing that no note supports were left out: \(kept.removed.joined(separator: " | "))")
+                    }
+                    text = kept.text
                     author = .llm
+                } else {
+                    logger.notice("Too little of the model's briefing is supported by the notes; the briefing is written from them instead")
                 }
             } catch {
                 logger.notice("Briefing written without the LLM: \(error)")

@@ -14,6 +14,7 @@ public enum AnswerTidy {
         var out = withoutInstructions(text, removed: &removed)
         out = withoutRepeatedLines(out, removed: &removed)
         out = withoutLoops(out, removed: &removed)
+        out = withoutNumberedLoops(out, removed: &removed)
         out = withoutOpenMarkers(out, removed: &removed)
         out = withoutHangingLabel(out, removed: &removed)
         // No run of empty lines, whether the model wrote it (SmolLM2-135M on the tier, 2026-11-27:
@@ -72,6 +73,50 @@ public enum AnswerTidy {
             }
         }
         return kept.joined(separator: "\n")
+    }
+
+    /// A loop the model varied only by its numbers ("Sourdough 2: Second loaf with the longer cold
+    /// proof [1]. Sourdough 3: Second loaf … Sourdough 16: …", the real-model tier, 2026-11-27): a
+    /// sentence or line said three times or more with nothing but its numbers changed keeps its
+    /// first time only. Twice is left alone ("Loaf 1: 500 g flour. Loaf 2: 500 g flour." can be
+    /// what the notes say).
+    static func withoutNumberedLoops(_ text: String, removed: inout Int) -> String {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let split = lines.map { sentences(of: $0) }
+        var counts: [String: Int] = [:]
+        for line in split { for sentence in line { if let key = numberBlindKey(sentence) { counts[key, default: 0] += 1 } } }
+        guard counts.values.contains(where: { $0 >= 3 }) else { return text }
+        var seen = Set<String>()
+        var out: [String] = []
+        for (line, sentences) in zip(lines, split) {
+            let kept = sentences.filter { sentence in
+                guard let key = numberBlindKey(sentence), counts[key, default: 0] >= 3 else { return true }
+                return seen.insert(key).inserted
+            }
+            removed += sentences.count - kept.count
+            // A line the loop filled goes whole; a line it didn't touch stays as it was.
+            if kept.count == sentences.count { out.append(String(line)) } else if !kept.isEmpty { out.append(kept.joined(separator: " ")) }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A line's sentences (split after ".", "!" or "?" and a space), trimmed.
+    static func sentences(of line: Substring) -> [String] {
+        let text = String(line)
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        return text.replacingOccurrences(of: #"([.!?](?:\s*\[\d{1,3}(?:,\s*\d{1,3})*\])?)\s+(?=\S)"#, with: "$1\u{1F}", options: .regularExpression)
+            .split(separator: "\u{1F}").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// A sentence with its numbers blanked ("sourdough #: second loaf …"), when it has a number and
+    /// enough words to be a loop's unit; nil otherwise.
+    static func numberBlindKey(_ sentence: String) -> String? {
+        let key = lineKey(Substring(sentence))
+        guard key.contains(where: \.isNumber) else { return nil }
+        // A loop cut by the token limit ends without its full stop: the same sentence still.
+        let blind = key.replacingOccurrences(of: #"\d+(?:[.,:]\d+)*"#, with: "#", options: .regularExpression)
+            .trimmingCharacters(in: CharacterSet(charactersIn: " .!?;:,"))
+        return blind.filter(\.isLetter).count >= 8 ? blind : nil
     }
 
     /// What makes two lines the same: their words, case and spacing aside, without citation markers

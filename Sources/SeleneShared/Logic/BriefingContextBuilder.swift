@@ -60,8 +60,7 @@ public enum BriefingContextBuilder {
     /// with "Car service due at 60,000 km, currently 58,400" and says nothing of the car (CI,
     /// 2026-11-27).
     public static func mentions(_ text: String, context: BriefingContext) -> Int {
-        let generic = Set(TextTokens.searchTerms(system + " " + prompt(BriefingContext(date: context.date, newNotes: [], threads: [], associations: [], tasks: [])),
-                                                 limit: 200).map(TextTokens.stem))
+        let generic = genericTerms(context)
         let items = context.newNotes.prefix(20).map { ($0.title ?? "") + " " + $0.content }
             + context.threads.prefix(5).map { $0.name + " " + $0.summary } + context.tasks.prefix(10).map(\.title)
         let isWord = { (term: String) in term.count >= 4 && term.allSatisfy(\.isLetter) }
@@ -81,6 +80,56 @@ public enum BriefingContextBuilder {
     public static func isGrounded(_ text: String, in context: BriefingContext) -> Bool {
         context.newNotes.isEmpty && context.threads.isEmpty && context.tasks.isEmpty || mentions(text, context: context) > 0
     }
+
+    /// The model's briefing without the sentences none of what it was given supports: a sentence
+    /// goes when most of its content words (the prompt's own words aside) appear in none of the
+    /// notes, threads, tasks and links ("My team and I are on a sprint…", "I'm not sure how that
+    /// will work with the new laptop." — the real-model tier, 2026-11-27). A sentence without
+    /// content words ("Good morning!") stays. Nil when too little is left to be a briefing
+    /// (nothing, or fewer than half of its sentences with content): then the one written from
+    /// the data is shown instead.
+    public static func supported(_ text: String, in context: BriefingContext) -> (text: String, removed: [String])? {
+        let generic = genericTerms(context)
+        var given = context.newNotes.prefix(20).map { ($0.title ?? "") + " " + $0.content }
+            + context.threads.prefix(5).map { $0.name + " " + $0.summary } + context.tasks.prefix(10).map(\.title)
+        given += context.associations.prefix(5).flatMap { [$0.noteA.displayTitle + " " + $0.noteA.content, $0.noteB.displayTitle + " " + $0.noteB.content] }
+        let known = Set(given.flatMap { TextTokens.searchTerms($0, limit: 400) }.map(TextTokens.stem))
+        var removed: [String] = []
+        var withContent = 0, keptWithContent = 0
+        var paragraphs: [String] = []
+        for paragraph in text.components(separatedBy: "\n") {
+            var kept: [String] = []
+            let before = removed.count
+            for sentence in AnswerTidy.sentences(of: Substring(paragraph)) {
+                let terms = TextTokens.searchTerms(sentence, limit: 64).filter { $0.contains(where: \.isLetter) }.map(TextTokens.stem)
+                    .filter { !generic.contains($0) }
+                guard !terms.isEmpty else { kept.append(sentence); continue }
+                withContent += 1
+                let found = terms.filter(known.contains).count
+                if found * 2 >= terms.count {
+                    kept.append(sentence)
+                    keptWithContent += 1
+                } else {
+                    removed.append(sentence)
+                }
+            }
+            // A paragraph nothing left keeps its words as written; one that lost them all goes.
+            if removed.count == before { paragraphs.append(paragraph) } else if !kept.isEmpty { paragraphs.append(kept.joined(separator: " ")) }
+        }
+        guard keptWithContent > 0, keptWithContent * 2 >= withContent else { return nil }
+        let out = paragraphs.joined(separator: "\n").replacingOccurrences(of: #"\n{3,}"#, with: "\n\n", options: .regularExpression)
+        return (out.trimmingCharacters(in: .whitespacesAndNewlines), removed)
+    }
+
+    /// The words of the instructions and the prompt's frame, and a greeting's: no sign that a
+    /// sentence is about the notes ("Good morning.", "Have a good day." need no note behind them).
+    static func genericTerms(_ context: BriefingContext) -> Set<String> {
+        Set((TextTokens.searchTerms(system + " " + prompt(BriefingContext(date: context.date, newNotes: [], threads: [], associations: [], tasks: [])),
+                                    limit: 200) + courtesy).map(TextTokens.stem))
+    }
+
+    static let courtesy = ["good", "morning", "afternoon", "evening", "day", "great", "hello", "hi", "hope", "nice", "wonderful",
+                           "happy", "welcome", "thanks", "thank", "enjoy", "lovely", "ahead"]
 
     /// The briefing written from the data alone.
     public static func extractive(_ context: BriefingContext) -> String {
