@@ -6,7 +6,7 @@ import SeleneShared
 // Remote services and view models, never the server's internals (this file imports neither).
 
 enum ClientCommands {
-    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self, RememberCommand.self, MemoriesCommand.self]
+    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self, ThreadCommand.self, RememberCommand.self, MemoriesCommand.self]
 }
 
 // Vapor's ConsoleKit has property wrappers of the same names; this executable means ArgumentParser's.
@@ -139,8 +139,8 @@ enum LocalServerToken {
 struct NoteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "note", abstract: "Capture a note, or correct or delete one.",
-        discussion: "selene note \"TEXT\" captures (the same as `selene note add`); `selene note edit ID`, `selene note rm ID`.",
-        subcommands: [Add.self, Edit.self, Remove.self], defaultSubcommand: Add.self)
+        discussion: "selene note \"TEXT\" captures (the same as `selene note add`); `selene note edit ID`, `selene note rm ID`, `selene note move ID --to THREAD` (or --out).",
+        subcommands: [Add.self, Edit.self, Remove.self, Move.self], defaultSubcommand: Add.self)
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Capture a note (\"-\" reads it from standard input).")
@@ -188,6 +188,26 @@ struct NoteCommand: AsyncParsableCommand {
                     let reworked = note.content != before.content || note.title != before.title
                     say(reworked ? "Saved note \(note.id); Selene works it out again." : "Saved note \(note.id).")
                 }
+            }
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put a note in another thread (--to, its number or name), or in none (--out); it stays there when threads are formed again.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The note's number.") var id: Int64
+        @Option(name: .long, help: "The thread: its number, or part of its name.") var to: String?
+        @Flag(name: .long, help: "Out of every thread.") var out = false
+
+        func run() async throws {
+            guard (to == nil) != !out else { throw ClientError(description: "Give --to THREAD or --out.", code: .usage) }
+            try await client {
+                let data = try options.data
+                var target: NoteThread?
+                if let to { target = try await ThreadCommand.resolve(to, data) }
+                try await data.placeNote(id: id, in: target?.id)
+                say(target.map { "Note \(id) is in \($0.name) now." } ?? "Note \(id) is in no thread now.")
             }
         }
     }
@@ -358,9 +378,81 @@ struct BriefingCommand: AsyncParsableCommand {
             if options.json { try printJSON(briefing); return }
             say("Briefing for \(briefing.date)\(briefing.author == .extractive ? " (written from your notes; no LLM)" : "")\n")
             say(briefing.text)
-            if !briefing.threads.isEmpty { say("\nThreads moving:"); briefing.threads.forEach { say("  \($0.name) (\($0.noteCount) notes, momentum \(String(format: "%.2f", $0.momentum)))") } }
-            if !briefing.tasks.isEmpty { say("\nOpen tasks:"); briefing.tasks.forEach { say("  - \($0.title)") } }
-            if !model.resurfaced.isEmpty { say("\nWorth another look:"); model.resurfaced.forEach { say("  \($0.note.displayTitle) — \($0.reason)") } }
+            // The cards, numbered as on the web: `selene chat --about N` starts a conversation from one.
+            let headings: [BriefingCard.Kind: String] = [.thread: "Threads moving", .link: "Links across threads",
+                                                         .resurfaced: "Worth another look", .task: "Open tasks"]
+            for kind in BriefingCard.Kind.allCases {
+                let cards = model.cards.filter { $0.kind == kind }
+                guard !cards.isEmpty else { continue }
+                say("\n\(headings[kind]!):")
+                for card in cards { say("  \(card.number). \(card.title)\(card.detail.map { " — \($0)" } ?? "")") }
+            }
+            if !model.cards.isEmpty { say("\nselene chat --about N asks about card N.") }
+        }
+    }
+}
+
+/// Corrections of a thread: `selene thread rename`, `merge`, `split`.
+struct ThreadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thread", abstract: "Correct a thread: rename it, merge it into another, split notes off it.",
+        subcommands: [Rename.self, Merge.self, Split.self])
+
+    /// A thread by its number, or the best match for part of its name.
+    static func resolve(_ given: String, _ data: RemoteDataService) async throws -> NoteThread {
+        if let id = Int64(given) { return try await data.thread(id: id).thread }
+        guard let found = try await data.thread(named: given) else {
+            throw ClientError(description: "No thread's name matches \"\(given)\" (`selene threads` lists them).", code: .notFound)
+        }
+        return found.thread
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Name a thread; the name is yours (kept when its summary is written again).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The thread: its number or part of its name.") var thread: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            try await client {
+                let data = try options.data
+                let renamed = try await data.renameThread(id: try await ThreadCommand.resolve(thread, data).id, to: name)
+                if options.json { try printJSON(renamed) } else { say("Thread \(renamed.id) is \(renamed.name) now.") }
+            }
+        }
+    }
+
+    struct Merge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a thread part of another: its notes, tasks and conversations move.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The thread that goes.") var thread: String
+        @Option(name: .long, help: "The thread it becomes part of.") var into: String
+
+        func run() async throws {
+            try await client {
+                let data = try options.data
+                let source = try await ThreadCommand.resolve(thread, data), target = try await ThreadCommand.resolve(into, data)
+                let merged = try await data.mergeThread(id: source.id, into: target.id)
+                if options.json { try printJSON(merged) } else { say("\(source.name) is part of \(merged.name) now (\(merged.noteCount) notes).") }
+            }
+        }
+    }
+
+    struct Split: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Split notes off a thread into a thread of their own (a sub-project).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The thread.") var thread: String
+        @Option(name: .long, help: "The notes' numbers, comma-separated.") var notes: String
+        @Option(name: .long, help: "The new thread's name.") var name: String
+
+        func run() async throws {
+            let ids = notes.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            guard !ids.isEmpty else { throw ClientError(description: "--notes takes note numbers, e.g. --notes 12,15,19.", code: .usage) }
+            try await client {
+                let data = try options.data
+                let split = try await data.splitThread(id: try await ThreadCommand.resolve(thread, data).id, notes: ids, name: name)
+                if options.json { try printJSON(split) } else { say("Thread \(split.id), \(split.name): \(split.noteCount) notes split off.") }
+            }
         }
     }
 }
@@ -402,6 +494,8 @@ struct Chat: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Argument(help: "Ask one question and stop.") var question: String?
     @Option(name: .long, help: "Continue this session (its id).") var session: String?
+    @Option(name: .long, help: "Start from card N of today's briefing (`selene briefing` numbers them): its notes, and its question unless you ask one.")
+    var about: Int?
 
     struct Answer: Encodable {
         var sessionId: UUID
@@ -451,6 +545,24 @@ struct Chat: AsyncParsableCommand {
                 if let error = chat.errorMessage, chat.lastAnswer == nil, chat.unavailableMessage == nil {
                     throw ClientError(description: error, code: error.contains("can't be reached") ? .unreachable : .failure)
                 }
+            }
+            if let about {
+                let model = BriefingViewModel(data: data)
+                await model.load()
+                guard let card = model.cards.first(where: { $0.number == about }) else {
+                    throw ClientError(description: "Today's briefing has no card \(about) (`selene briefing` numbers them).", code: .notFound)
+                }
+                chat.focus = try await BriefingCards.seed(card, data: data)
+                if !quiet { FileHandle.standardError.write(Data("About: \(card.title) (\(chat.focus.count) notes)\n".utf8)) }
+                // The card's question unless another is given; without one, the conversation goes
+                // on (interactive) about the same notes.
+                if let question {
+                    try await ask(question)
+                    return
+                }
+                if !quiet { say("› \(card.question)") }
+                try await ask(card.question)
+                if quiet { return }
             }
             if let question {
                 try await ask(question)

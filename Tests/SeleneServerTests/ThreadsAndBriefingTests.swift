@@ -1,6 +1,7 @@
 import Foundation
 import OllamaStub
 import SeleneShared
+import ServerCommon
 @testable import SeleneServer
 import Testing
 import VaporTesting
@@ -192,6 +193,51 @@ struct ThreadsAndBriefingTests {
                 let written = try invented.decode(Briefing.self)
                 #expect(written.author == .extractive && written.text.contains("1 new note") && !written.text.contains("kitchen"), "\(written.text)")
                 #expect(stub.requests.filter { $0.path == "/api/generate" }.count == 4, "the model was asked")
+            }
+        }
+    }
+
+    @Test("Briefing cards lead to a conversation: \"Ask about this\" opens a chat that starts from the card's notes with its question; the answer cites them; tasks tick off on the briefing")
+    func briefingCards() async throws {
+        try await withStub { stub in
+            try await withSelene(tokens: [testToken], stub: stub) { app, _ in
+                for text in Self.garden { try await app.note(text, token: testToken) }
+                try await app.note("I need to order compost for the garden bed tomatoes and garden soil", token: testToken)
+                try await app.process()
+                let (cookie, csrf) = try await SafeDefaultTests.browserCookies(app, token: testToken)
+                let form = ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"]
+                let page = try await app.send(.GET, "/app/briefing", headers: ["Cookie": cookie]).text
+                let briefing: Briefing = try await app.call(.GET, "/api/briefing", token: testToken)
+                let cards = BriefingCards.cards(briefing, resurfaced: [])
+                #expect(cards.contains { $0.kind == .thread } && cards.contains { $0.kind == .task }, "\(cards)")
+                for card in cards { #expect(page.contains("href=\"/app/chat/about/\(card.number)\""), "card \(card.number)") }
+
+                for card in cards {
+                    // The card's conversation: its notes listed and given with the question, the question in the box.
+                    let about = try await app.send(.GET, "/app/chat/about/\(card.number)", headers: ["Cookie": cookie])
+                    let seeded = try await BriefingCards.seed(card, data: ServerDataProvider(app: app))
+                    let context = seeded.map(String.init).joined(separator: ",")
+                    #expect(about.status == .ok && about.text.contains(escape(card.question)) && about.text.contains("About: \(escape(card.title))"))
+                    #expect(!seeded.isEmpty && about.text.contains("name=\"context\" value=\"\(context)\""), "\(card.kind): \(seeded)")
+                    let session = UUID()
+                    let question = card.question.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                    let asked = try await app.send(.POST, "/app/chat/\(session.uuidString.lowercased())/ask",
+                                                   raw: "question=\(question)&context=\(context)&_csrf=\(csrf)", headers: HTTPHeaders(form.map { ($0, $1) }))
+                    #expect(asked.status == .ok && asked.text.contains("name=\"context\" value=\"\(context)\""), "follow-ups keep the card's notes")
+                    let prompt = try #require(stub.requests.last { $0.path == "/api/chat" && !$0.hasFormat }?.prompt)
+                    for id in seeded { #expect(prompt.contains(try await ServerDataProvider(app: app).note(id: id).content)) }
+                    let answer = try #require(try await ConversationStore(db: app.db).session(session)?.messages.last)
+                    let cited = answer.citedNoteIds ?? []
+                    #expect(answer.role == .assistant && !cited.isEmpty && cited.allSatisfy(seeded.contains), "\(cited) of \(seeded)")
+                }
+                #expect(try await app.send(.GET, "/app/chat/about/\(cards.count + 1)", headers: ["Cookie": cookie]).status == .notFound)
+
+                // A task ticks off on the briefing and stays there, ticked, linked to its thread.
+                let task = try #require(cards.first { $0.kind == .task }?.taskId)
+                let tick = try await app.send(.POST, "/app/tasks/\(task)", raw: "status=done&back=briefing&_csrf=\(csrf)", headers: HTTPHeaders(form.map { ($0, $1) }))
+                #expect(tick.status == .seeOther && tick.headers.first(name: .location) == "/app/briefing")
+                let after = try await app.send(.GET, "/app/briefing", headers: ["Cookie": cookie]).text
+                #expect(after.contains("class=\"row done\"") && after.contains("href=\"/app/threads/"))
             }
         }
     }

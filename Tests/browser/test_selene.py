@@ -345,24 +345,66 @@ def test_briefing(selene, browser, shots):
     assert "Good morning" in browser.page_source
 
 
+def test_briefing_cards_lead_to_a_conversation(selene, browser, shots):
+    """Each card's "Ask about this", at phone and desktop widths: a conversation about the card's
+    notes (listed above it), its question in the box; the streamed answer cites those notes."""
+    base, _ = selene
+    try:
+        for width, height in [(390, 844), (1440, 900)]:
+            browser.set_window_size(width, height)
+            browser.get(base + "/app/briefing")
+            links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "a.ask-about")]
+            # A thread's card and an open task's, at least (the fixture's notes make one thread and a task).
+            assert browser.find_elements(By.CSS_SELECTOR, "ul.cards li.card-thread a.ask-about")
+            assert browser.find_elements(By.CSS_SELECTOR, "ul.tasks.cards li a.ask-about"), links
+            for link in links:
+                browser.get(link)
+                about = browser.find_element(By.CSS_SELECTOR, ".about")
+                seeded = {a.get_attribute("href").rsplit("/", 1)[-1] for a in about.find_elements(By.CSS_SELECTOR, "a")}
+                question = browser.find_element(By.ID, "question").get_attribute("value")
+                assert seeded and question.endswith("?"), (link, question)
+                ask(browser, question)
+                answer = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
+                cited = {a.get_attribute("href").rsplit("/", 1)[-1] for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")}
+                assert cited and cited <= seeded, (link, cited, seeded)
+                # The answer is in view above the composer, whatever the width.
+                assert browser.execute_script(
+                    "var a = arguments[0].getBoundingClientRect(), c = document.querySelector('.composer').getBoundingClientRect();"
+                    "return a.bottom <= c.top + 1;", answer)
+        snap(browser, shots, "selene-briefing-card")
+    finally:
+        browser.set_window_size(390, 844)
+
+
 def test_memories(selene, browser, shots):
     base, _ = selene
     browser.get(base + "/app/chat")
     submit(browser, "New chat")
     ask(browser, "I prefer green tea in the morning. Anything about tomatoes?")
     browser.get(base + "/app/memories")
-    box = browser.find_element(By.CSS_SELECTOR, "textarea[name=content]")
+    box = browser.find_element(By.CSS_SELECTOR, "li.row textarea[name=content]")
     assert box.text == "I prefer green tea in the morning."
     snap(browser, shots, "selene-memories")
     box.clear()
     box.send_keys("I prefer sencha in the morning.")
-    Select(browser.find_element(By.NAME, "type")).select_by_value("preference")
+    Select(browser.find_element(By.CSS_SELECTOR, "li.row select[name=type]")).select_by_value("preference")
     submit(browser, "Save")
     assert "Memory saved." in browser.page_source
-    assert browser.find_element(By.CSS_SELECTOR, "textarea[name=content]").text == "I prefer sencha in the morning."
+    assert browser.find_element(By.CSS_SELECTOR, "li.row textarea[name=content]").text == "I prefer sencha in the morning."
     browser.execute_script("window.confirm = function () { return true; }")
     submit(browser, "Delete")
     assert "No memories yet" in browser.page_source
+    # Told by hand: the form at the top keeps it, at full confidence.
+    fill(browser, "content", "I'm vegetarian.")
+    submit(browser, "Remember")
+    assert "Remembered." in browser.page_source
+    assert [m["content"] for m in api(base, "GET", "/api/memories")["memories"]] == ["I'm vegetarian."]
+    # "Remember this" on an answer: the form filled with its words.
+    browser.get(base + "/app/chat")
+    follow(browser, browser.find_elements(By.CSS_SELECTOR, "#conversation li.assistant a.remember")[-1])
+    assert "/app/memories?" in browser.current_url
+    assert browser.find_element(By.ID, "remember").get_attribute("value").startswith("From your notes:")
+    api(base, "DELETE", f"/api/memories/{api(base, 'GET', '/api/memories')['memories'][0]['id']}")
 
 
 def test_search_devices_status(selene, browser, shots):

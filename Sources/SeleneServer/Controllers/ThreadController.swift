@@ -10,6 +10,10 @@ struct ThreadController: RouteCollection {
         threads.get(":id", use: show)
         threads.get(":id", "tasks", use: tasks)
         threads.post(":id", "tasks", use: addTask)
+        threads.put(":id", use: rename)
+        threads.post(":id", "merge", use: merge)
+        threads.post(":id", "split", use: split)
+        routes.put("notes", ":id", "thread", use: place)
         routes.get("tasks", use: allTasks)
         routes.patch("tasks", ":id", use: updateTask)
     }
@@ -27,6 +31,43 @@ struct ThreadController: RouteCollection {
             status = given
         }
         return try json(ThreadList(threads: try await ThreadStore(db: req.db).threads(status: status, limit: limit)))
+    }
+
+    // MARK: Corrections by the person (`ThreadEditor`)
+
+    static func editor(_ req: Request) -> ThreadEditor { ThreadEditor(db: req.db, services: req.selene, logger: req.logger) }
+
+    /// The person's name for a thread: kept when its summary is written again.
+    @Sendable
+    func rename(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        return try json(try await Self.editor(req).rename(id, to: try req.decodeBody(ThreadRename.self).name))
+    }
+
+    /// The thread becomes part of another: its notes, tasks and conversations move; it is gone.
+    @Sendable
+    func merge(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let body = try req.decodeBody(ThreadMerge.self)
+        return try json(try await Self.editor(req).merge(id, into: Int(body.into)))
+    }
+
+    /// Some of the thread's notes become a thread of their own, named by the person (201).
+    @Sendable
+    func split(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let body = try req.decodeBody(ThreadSplit.self)
+        guard body.noteIds.count <= 500 else { throw SeleneError.badInput(["noteIds": "at most 500 notes at once"]) }
+        return try json(try await Self.editor(req).split(id, notes: body.noteIds.map(Int.init), name: body.name), status: .created)
+    }
+
+    /// Puts a note in a thread, or in none: re-clustering leaves it there. Answers its assignment.
+    @Sendable
+    func place(req: Request) async throws -> Response {
+        let id = try req.id("id")
+        let body = try req.decodeBody(NotePlacement.self)
+        try await Self.editor(req).move(note: id, to: body.threadId.map(Int.init))
+        return try json(NotePlacement(threadId: body.threadId))
     }
 
     @Sendable

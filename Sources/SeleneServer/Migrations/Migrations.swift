@@ -22,6 +22,7 @@ enum SeleneMigrations {
         WebPushSubscriptions(),
         NoteChunkEmbeddings(),
         JobLeases(),
+        ThreadsCorrectedByHand(),
     ]
 }
 

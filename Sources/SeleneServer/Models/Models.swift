@@ -37,6 +37,11 @@ final class ThreadModel: Model, @unchecked Sendable {
     @Field(key: "created_at") var createdAt: Date
     @OptionalField(key: "centroid") var centroid: Data?
     @OptionalField(key: "centroid_model") var centroidModel: String?
+    /// The person named it: their name is never written over.
+    @Field(key: "name_by_person") var nameByPerson: Bool
+    /// How many notes it had when its name and summary were last written, and when.
+    @Field(key: "summary_note_count") var summaryNoteCount: Int
+    @OptionalField(key: "summary_at") var summaryAt: Date?
     init() {}
 
     func wire(noteCount: Int) -> NoteThread {

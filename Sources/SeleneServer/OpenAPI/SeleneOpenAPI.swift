@@ -91,6 +91,21 @@ enum SeleneOpenAPI {
                                                      responses: ["200": ok("ThreadDetail", "The thread"), "400": err("Bad name"), "404": err("No match")]))
         add("get", "/api/threads/{id}", op("getThread", "A thread with its notes", pathParams: [idParam()],
                                             responses: ["200": ok("ThreadDetail", "The thread"), "400": err("Bad id"), "404": err("No such thread")]))
+        add("put", "/api/threads/{id}", op("renameThread", "The person's name for a thread (kept when its summary is written again)", pathParams: [idParam()],
+                                            body: "ThreadRename",
+                                            responses: ["200": ok("NoteThread", "The thread"), "400": err("Invalid name"), "404": err("No such thread"), "415": err("Not JSON")]))
+        add("post", "/api/threads/{id}/merge", op("mergeThread", "Make the thread part of another (its notes, tasks and conversations move; it is gone)",
+                                                   pathParams: [idParam()], body: "ThreadMerge",
+                                                   responses: ["200": ok("NoteThread", "The thread it is part of now"), "400": err("Invalid input"),
+                                                               "404": err("No such thread"), "409": err("into names no thread"), "415": err("Not JSON")]))
+        add("post", "/api/threads/{id}/split", op("splitThread", "Some of the thread's notes become a thread of their own (a sub-project)",
+                                                   pathParams: [idParam()], body: "ThreadSplit",
+                                                   responses: ["201": ok("NoteThread", "The new thread"), "400": err("Invalid input"),
+                                                               "404": err("No such thread"), "415": err("Not JSON")]))
+        add("put", "/api/notes/{id}/thread", op("placeNote", "Put a note in a thread, or in none (null): re-clustering leaves it there",
+                                                 pathParams: [idParam()], body: "NotePlacement",
+                                                 responses: ["200": ok("NotePlacement", "Where it is"), "400": err("Invalid input"), "404": err("No such note"),
+                                                             "409": err("threadId names no thread"), "415": err("Not JSON")]))
         add("get", "/api/threads/{id}/tasks", op("threadTasks", "A thread's tasks", pathParams: [idParam()],
                                                   responses: ["200": ok("TaskList", "Tasks, open first"), "400": err("Bad id"), "404": err("No such thread")]))
         add("post", "/api/threads/{id}/tasks", op("addTask", "Add a task to a thread", pathParams: [idParam()], body: "NewTask",
@@ -348,6 +363,11 @@ enum SeleneOpenAPI {
             "TaskList": list("tasks", of: "ThreadTask", extra: ["threadId": int64]),
             "AllTasks": list("tasks", of: "ThreadTask"),
             "NewTask": object(["title": text(max: SeleneLimits.maxTitle)], required: ["title"]),
+            "ThreadRename": object(["name": text(max: ThreadEditor.maxName)], required: ["name"]),
+            "ThreadMerge": object(["into": int64], required: ["into"]),
+            "ThreadSplit": object(["noteIds": array(int64, min: 1, max: 500),
+                                   "name": text(max: ThreadEditor.maxName)], required: ["noteIds", "name"]),
+            "NotePlacement": object(["threadId": nullable(int64)], required: ["threadId"]),
             "TaskUpdate": object(["status": enumSchema(TaskStatus.self)], required: ["status"]),
             "ChatMessage": object(["id": uuid, "role": enumSchema(MessageRole.self), "content": messageText, "createdAt": dateTime,
                                    "citedNoteIds": array(int64), "seleneCitedNoteIds": array(int64), "incomplete": bool],

@@ -37,6 +37,7 @@ public struct BackgroundWork: LifecycleHandler {
                         let threads = ThreadService(db: app.db, services: services, logger: logger)
                         try await threads.placeUnthreaded()
                         try await threads.refresh(now: services.clock.now())
+                        try await threads.rewriteSummaries()
                     }
                 } catch {
                     logger.warning("Thread maintenance failed (retried next pass): \(error)")

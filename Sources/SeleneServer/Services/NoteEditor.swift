@@ -62,6 +62,7 @@ struct NoteEditor {
             // A task the note yielded stays (it may be done, or still to do); it just no longer
             // points at a note.
             try await sql.raw("UPDATE thread_tasks SET source_note_id = NULL WHERE source_note_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM note_placements WHERE note_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM notes WHERE id = \(bind: id)").run()
             return left
         }

@@ -37,6 +37,13 @@ public struct ThreadService: Sendable {
         if let existing = try await ThreadNoteModel.query(on: db).filter(\.$noteId == noteId).first() {
             return .joined(existing.threadId)
         }
+        // Where the person put it stands: out of every thread, or back in theirs (after an edit).
+        if let placed = try await ThreadEditor.placement(of: noteId, on: db) {
+            guard let threadId = placed, let note = try await NoteStore(db: db).note(id: noteId) else { return .unplaced }
+            let vector = services.vectors.vector(for: noteId) ?? []
+            let joined = try await join(thread: threadId, notes: [(noteId, vector, note.createdAt)], now: services.clock.now())
+            return joined ? .joined(threadId) : .unplaced
+        }
         guard let model = services.vectors.model, let vector = services.vectors.vector(for: noteId),
               let note = try await NoteStore(db: db).note(id: noteId) else { return .unplaced }
         let now = services.clock.now()
@@ -79,7 +86,8 @@ public struct ThreadService: Sendable {
     func placeUnthreaded(limit: Int = 500) async throws -> Int {
         let rows = try await db.sql.raw("""
             SELECT e.note_id FROM note_embeddings e LEFT JOIN thread_notes tn ON tn.note_id = e.note_id
-            WHERE tn.note_id IS NULL ORDER BY e.note_id LIMIT \(bind: limit)
+            LEFT JOIN note_placements p ON p.note_id = e.note_id
+            WHERE tn.note_id IS NULL AND (p.note_id IS NULL OR p.thread_id IS NOT NULL) ORDER BY e.note_id LIMIT \(bind: limit)
             """).all()
         var placed = 0
         for row in rows {
@@ -90,9 +98,12 @@ public struct ThreadService: Sendable {
         return placed
     }
 
+    /// Those of `ids` in a thread, or placed by the person (a note they took out of every thread
+    /// seeds no new one).
     private func assignedNotes(_ ids: [Int]) async throws -> Set<Int> {
         guard !ids.isEmpty else { return [] }
-        return Set(try await ThreadNoteModel.query(on: db).filter(\.$noteId ~~ ids).all().map(\.noteId))
+        let threaded = try await ThreadNoteModel.query(on: db).filter(\.$noteId ~~ ids).all().map(\.noteId)
+        return Set(threaded).union(try await ThreadEditor.placed(ids, on: db))
     }
 
     /// Adds notes to a thread, moving its centroid and activity. False if another worker
@@ -108,8 +119,11 @@ public struct ThreadService: Sendable {
                     ON CONFLICT (note_id) DO NOTHING RETURNING id
                     """).all()
                 guard !inserted.isEmpty else { return false }
-                centroid = VectorUtility.adding(vector, to: centroid, count: count)
-                count += 1
+                // A note without a vector yet (put back by the person before it is embedded) moves nothing.
+                if !vector.isEmpty {
+                    centroid = VectorUtility.adding(vector, to: centroid, count: count)
+                    count += 1
+                }
                 thread.lastActivityAt = max(thread.lastActivityAt, min(createdAt, now))
             }
             thread.centroid = VectorCoding.encode(centroid)
@@ -133,6 +147,9 @@ public struct ThreadService: Sendable {
             thread.createdAt = now
             thread.centroid = VectorCoding.encode(centroid)
             thread.centroidModel = services.vectors.model
+            thread.nameByPerson = false
+            thread.summaryNoteCount = members.count
+            thread.summaryAt = now
             try await thread.create(on: db)
             var placed = 0
             for note in members {
@@ -207,6 +224,53 @@ public struct ThreadService: Sendable {
             }
             try await refresh(threadIds: threadIds, on: db, now: now)
         }
+    }
+
+    // MARK: Names and summaries that keep up
+
+    /// Whether a thread has grown enough since its name and summary were written to write them
+    /// again: `rewriteAfter` notes since (3), or half as many again as it had then, whichever is more.
+    static func needsRewrite(notes: Int, atSummary: Int, rewriteAfter: Int = 3) -> Bool {
+        notes - atSummary >= max(rewriteAfter, atSummary / 2)
+    }
+
+    /// Writes again the name and summary of threads that have grown (`needsRewrite`), at most
+    /// `limit` a pass, from their latest notes, in the background (thread maintenance). A name the
+    /// person set stays (only the summary is written). When the model is down the old ones stay
+    /// and the thread is tried again next pass; when it answers junk they stay until the thread
+    /// grows again. Answers the threads written again.
+    @discardableResult
+    func rewriteSummaries(limit: Int = 3) async throws -> [Int] {
+        guard let llm = services.llm else { return [] }
+        let counts = try await db.sql.raw("SELECT thread_id, COUNT(*) AS n FROM thread_notes GROUP BY thread_id").all()
+            .reduce(into: [Int: Int]()) { $0[try $1.decode(column: "thread_id", as: Int.self)] = try $1.decode(column: "n", as: Int.self) }
+        let due = try await ThreadModel.query(on: db).sort(\.$momentum, .descending).all()
+            .filter { Self.needsRewrite(notes: counts[$0.id!] ?? 0, atSummary: $0.summaryNoteCount) }.prefix(limit)
+        var written: [Int] = []
+        for thread in due {
+            let count = counts[thread.id!] ?? 0
+            let notes = try await NoteStore(db: db).notes(inThread: thread.id!).sorted { $0.createdAt > $1.createdAt }.prefix(20)
+            let naming: ThreadNaming
+            do {
+                naming = try await llm.structured(ThreadNaming.self, system: ProcessingPrompts.threadSystem,
+                                                  prompt: ProcessingPrompts.threadNaming(notes: Array(notes), numCtx: await llm.contextTokens()))
+            } catch let error as LLMError where error.isTransient {
+                logger.notice("Thread \(thread.id!)'s summary waits for the model (\(error)); the old one stays")
+                continue
+            } catch {
+                logger.notice("Thread \(thread.id!)'s summary stays: the model's answer was unusable (\(error))")
+                thread.summaryNoteCount = count
+                try await thread.save(on: db)
+                continue
+            }
+            if !thread.nameByPerson { thread.name = naming.name }
+            thread.summary = naming.summary
+            thread.summaryNoteCount = count
+            thread.summaryAt = services.clock.now()
+            try await thread.save(on: db)
+            written.append(thread.id!)
+        }
+        return written
     }
 
     // MARK: Momentum and status

@@ -29,10 +29,11 @@ enum ChatRun {
 
     @MainActor
     static func run(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, sessionId: UUID, question: String,
-                    emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
+                    focus: [Int64] = [], emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
         let chat = ChatViewModel(data: data, llm: llm, now: now)
         await chat.loadSessions()
         if chat.sessions.contains(where: { $0.id == sessionId }) { await chat.openSession(sessionId) } else { chat.newSession(id: sessionId) }
+        chat.focus = focus
         return await drive(chat, question: question, emit: emit)
     }
 
@@ -65,11 +66,17 @@ enum ChatRun {
         return (workspace.suggestions, workspace.errorMessage)
     }
 
+    struct BriefingResult: Sendable {
+        var briefing: Briefing?
+        var cards: [BriefingCard] = []
+        var error: String?
+    }
+
     @MainActor
-    static func briefing(data: ServerDataProvider, now: @escaping @Sendable () -> Date, regenerate: Bool) async -> (briefing: Briefing?, resurfaced: [Resurfacing.Suggestion], error: String?) {
+    static func briefing(data: ServerDataProvider, now: @escaping @Sendable () -> Date, regenerate: Bool) async -> BriefingResult {
         let model = BriefingViewModel(data: data, now: now)
         if regenerate { await model.regenerate() } else { await model.load() }
-        if case .failed(let why) = model.state { return (model.briefing, [], why) }
-        return (model.briefing, model.resurfaced, nil)
+        if case .failed(let why) = model.state { return BriefingResult(briefing: model.briefing, error: why) }
+        return BriefingResult(briefing: model.briefing, cards: model.cards)
     }
 }

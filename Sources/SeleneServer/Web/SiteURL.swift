@@ -5,8 +5,9 @@ import Vapor
 enum SiteURL {
     case home
     case signIn, signOut, setup
-    case chat, session(String), ask(String), stream(String), newSession, pin(String), deleteSession(String)
+    case chat, session(String), ask(String), stream(String), newSession, pin(String), deleteSession(String), about(String)
     case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), tasks, task(String)
+    case renameThread(String), mergeThread(String), splitThread(String), moveNote(String)
     case briefing
     case more, search, voice, transcribe, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status
     case stylesheet, script, icon, manifest, worker, offline, pushKey, pushSubscribe, pushTest
@@ -24,12 +25,17 @@ enum SiteURL {
         case .newSession: ["app", "chat", "new"]
         case .pin(let id): ["app", "chat", id, "pin"]
         case .deleteSession(let id): ["app", "chat", id, "delete"]
+        case .about(let card): ["app", "chat", "about", card]
         case .threads: ["app", "threads"]
         case .thread(let id): ["app", "threads", id]
         case .threadAsk(let id): ["app", "threads", id, "ask"]
         case .threadStream(let id): ["app", "threads", id, "stream"]
         case .suggestTasks(let id): ["app", "threads", id, "suggest"]
         case .addTask(let id): ["app", "threads", id, "tasks"]
+        case .renameThread(let id): ["app", "threads", id, "rename"]
+        case .mergeThread(let id): ["app", "threads", id, "merge"]
+        case .splitThread(let id): ["app", "threads", id, "split"]
+        case .moveNote(let id): ["app", "notes", id, "thread"]
         case .tasks: ["app", "tasks"]
         case .task(let id): ["app", "tasks", id]
         case .briefing: ["app", "briefing"]

@@ -33,23 +33,52 @@ extension WebController {
         return Pages.ChatPage(sessions: ordered.filter { $0.threadId == nil }, session: session, titles: try await titles(req, session))
     }
 
-    struct Ask: Decodable { var question: String? }
+    /// "Ask about this" on a briefing card: a new conversation that starts from the card's notes
+    /// (shown above it, and given to the model first with every question), its first question
+    /// in the box to change or send.
+    @Sendable func aboutCard(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let number = req.parameters.get("card").flatMap(Int.init) ?? 0
+        let data = Self.data(req)
+        let briefing = await ChatRun.briefing(data: data, now: Self.clock(req), regenerate: false)
+        guard let card = briefing.cards.first(where: { $0.number == number }) else {
+            throw SeleneError.notFound("Card \(number) of today's briefing")
+        }
+        var page = try await Self.chatPage(req, id: UUID())
+        page.draft = card.question
+        page.about = card.title
+        page.focus = try await Self.notes(req, in: try await BriefingCards.seed(card, data: data))
+        return Self.render(req, Pages.chat(page, context: Self.context(req)))
+    }
+
+    /// The notes of `ids` that still exist, in that order.
+    static func notes(_ req: Request, in ids: [Int64]) async throws -> [Note] {
+        let found = try await NoteStore(db: req.db).notes(ids: ids.map(Int.init))
+        return ids.compactMap { id in found.first { $0.id == id } }
+    }
+
+    struct Ask: Decodable { var question: String?; var context: String? }
 
     /// Without JavaScript: the answer is worked out, then the page is shown with it.
     @Sendable func ask(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
-        let question = try Self.question(req)
+        let (question, focus) = try Self.question(req)
         guard !question.isEmpty else { return Self.redirect(SiteURL.session(id.uuidString.lowercased()).path) }
-        let outcome = await ChatRun.run(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), sessionId: id, question: question, emit: { _ in })
+        let outcome = await ChatRun.run(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), sessionId: id, question: question,
+                                        focus: focus, emit: { _ in })
         var page = try await Self.chatPage(req, id: id)
+        page.focus = try await Self.notes(req, in: focus)
         Self.show(outcome, question: question, in: &page.unavailable, &page.foundNotes, &page.error, &page.draft)
         return Self.render(req, Pages.chat(page, context: Self.context(req)))
     }
 
-    /// The asked question, trimmed (after the CSRF check).
-    static func question(_ req: Request) throws -> String {
-        (try form(req, Ask.self).question ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The asked question, trimmed, and the notes the conversation is about (a briefing card's,
+    /// at most `BriefingCards.seedLimit`), after the CSRF check.
+    static func question(_ req: Request) throws -> (question: String, focus: [Int64]) {
+        let form = try form(req, Ask.self)
+        let focus = (form.context ?? "").split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        return ((form.question ?? "").trimmingCharacters(in: .whitespacesAndNewlines), Array(focus.prefix(BriefingCards.seedLimit)))
     }
 
     /// What a page shows of an answer worked out without JavaScript: the notes when the LLM
@@ -66,12 +95,12 @@ extension WebController {
     @Sendable func stream(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
-        let question = try Self.question(req)
+        let (question, focus) = try Self.question(req)
         guard !question.isEmpty else { throw SeleneError(.badRequest, "Type a question first") }
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
         let csrf = WebSession.csrfToken(for: req)
         return Self.eventStream { emit in
-            let outcome = await ChatRun.run(data: data, llm: llm, now: now, sessionId: id, question: question, emit: emit)
+            let outcome = await ChatRun.run(data: data, llm: llm, now: now, sessionId: id, question: question, focus: focus, emit: emit)
             await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) }, sessions: {
                 // The list beside the conversation, with this one (new or moved to the top) in it.
                 let sessions = try await data.sessions().filter { $0.threadId == nil }

@@ -32,6 +32,7 @@ extension WebController {
         struct Form: Decodable { var status: String?; var back: String? }
         let form = try Self.form(req, Form.self)
         let task = try await Self.data(req).setTask(id: id, status: TaskStatus(rawValue: form.status ?? "") ?? .done)
+        if form.back == "briefing" { return Self.redirect(SiteURL.briefing.path) }
         if form.back != "tasks", let thread = task.threadId { return Self.redirect(SiteURL.thread(String(thread)).path) }
         return Self.redirect(SiteURL.tasks.path)
     }

@@ -16,9 +16,10 @@ extension WebController {
     static func threadPage(_ req: Request, id: Int64) async throws -> Pages.ThreadPage {
         guard let detail = try await ThreadStore(db: req.db).detail(id: Int(id)) else { throw SeleneError.notFound("Thread") }
         let session = try await ConversationStore(db: req.db).sessions().filter { $0.threadId == id }.max { $0.updatedAt < $1.updatedAt }
+        let others = try await ThreadStore(db: req.db).threads(status: nil, limit: 500).filter { $0.id != id }
         return Pages.ThreadPage(detail: detail, tasks: try await ThreadStore(db: req.db).tasks(threadId: Int(id)),
                                 subprojects: SubprojectSuggester.suggest(thread: detail.thread, notes: detail.notes),
-                                session: session, titles: try await titles(req, session))
+                                session: session, titles: try await titles(req, session), others: others)
     }
 
     @Sendable func thread(req: Request) async throws -> Response {
@@ -29,7 +30,7 @@ extension WebController {
     @Sendable func threadAsk(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
-        let question = try Self.question(req)
+        let question = try Self.question(req).question
         var outcome = ChatRun.Outcome()
         if !question.isEmpty {
             outcome = await ChatRun.runInThread(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), threadId: id, question: question, emit: { _ in })
@@ -42,12 +43,78 @@ extension WebController {
     @Sendable func threadStream(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
-        let question = try Self.question(req)
+        let question = try Self.question(req).question
         guard !question.isEmpty else { throw SeleneError(.badRequest, "Type a question first") }
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
         return Self.eventStream { emit in
             let outcome = await ChatRun.runInThread(data: data, llm: llm, now: now, threadId: id, question: question, emit: emit)
             await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) })
+        }
+    }
+
+    // MARK: Corrections (`ThreadEditor`): rename, merge, split, move a note
+
+    /// `path` with a message to show.
+    static func flashed(_ path: String, _ message: String) -> String {
+        path + "?flash=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+    }
+
+    /// A correction's answer: back to the thread with what happened (or to where `work` answers a
+    /// path to), or with what was wrong.
+    static func corrected(_ back: String, _ work: () async throws -> String) async throws -> Response {
+        do {
+            let said = try await work()
+            return redirect(said.hasPrefix("/") ? said : flashed(back, said))
+        } catch let error as SeleneError where error.status == .badRequest || error.status == .conflict {
+            return redirect(flashed(back, error.fields.map { $0.values.sorted().joined(separator: "; ") } ?? error.reason))
+        }
+    }
+
+    @Sendable func renameThread(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        struct Form: Decodable { var name: String? }
+        let name = try Self.form(req, Form.self).name ?? ""
+        return try await Self.corrected(SiteURL.thread(String(id)).path) {
+            let thread = try await ThreadController.editor(req).rename(Int(id), to: name)
+            return "Renamed “\(thread.name)”: yours now, kept when its summary is written again."
+        }
+    }
+
+    @Sendable func mergeThread(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        struct Form: Decodable { var into: String? }
+        let into = Int(try Self.form(req, Form.self).into ?? "") ?? 0
+        return try await Self.corrected(SiteURL.thread(String(id)).path) {
+            let thread = try await ThreadController.editor(req).merge(Int(id), into: into)
+            return Self.flashed(SiteURL.thread(String(thread.id)).path, "Merged into this thread.")
+        }
+    }
+
+    @Sendable func splitThread(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        struct Form: Decodable { var name: String?; var notes: String? }
+        let form = try Self.form(req, Form.self)
+        let notes = (form.notes ?? "").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return try await Self.corrected(SiteURL.thread(String(id)).path) {
+            let thread = try await ThreadController.editor(req).split(Int(id), notes: notes, name: form.name ?? "")
+            return Self.flashed(SiteURL.thread(String(thread.id)).path, "Split off as a thread of its own.")
+        }
+    }
+
+    @Sendable func moveNote(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let id = try Self.intId(req)
+        struct Form: Decodable { var thread: String?; var back: String? }
+        let form = try Self.form(req, Form.self)
+        let target = form.thread.flatMap { Int($0) }
+        // Back to the page it was moved from (a thread's or the note's own), nowhere else.
+        let back = form.back.flatMap { $0.hasPrefix("/app/") && !$0.hasPrefix("//") ? $0 : nil } ?? SiteURL.note(String(id)).path
+        return try await Self.corrected(back) {
+            try await ThreadController.editor(req).move(note: Int(id), to: target)
+            return target == nil ? "Moved out of every thread: it stays out." : "Moved: it stays there."
         }
     }
 }

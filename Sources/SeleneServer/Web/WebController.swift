@@ -32,6 +32,7 @@ struct WebController: RouteCollection {
         routes.get(SiteURL.chat.route, use: chat)
         routes.post(SiteURL.newSession.route, use: newSession)
         routes.get(SiteURL.session(":id").route, use: session)
+        routes.get(SiteURL.about(":card").route, use: aboutCard)
         routes.post(SiteURL.ask(":id").route, use: ask)
         routes.post(SiteURL.stream(":id").route, use: stream)
         routes.post(SiteURL.pin(":id").route, use: pin)
@@ -43,6 +44,10 @@ struct WebController: RouteCollection {
         routes.post(SiteURL.threadStream(":id").route, use: threadStream)
         routes.post(SiteURL.suggestTasks(":id").route, use: suggestTasks)
         routes.post(SiteURL.addTask(":id").route, use: addTask)
+        routes.post(SiteURL.renameThread(":id").route, use: renameThread)
+        routes.post(SiteURL.mergeThread(":id").route, use: mergeThread)
+        routes.post(SiteURL.splitThread(":id").route, use: splitThread)
+        routes.post(SiteURL.moveNote(":id").route, use: moveNote)
         routes.get(SiteURL.tasks.route, use: tasks)
         routes.post(SiteURL.task(":id").route, use: setTask)
 

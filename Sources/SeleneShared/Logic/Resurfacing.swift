@@ -14,6 +14,12 @@ public struct Resurfacing: Sendable {
         public var strength: Double
         /// "You wrote about this 3 months ago".
         public var reason: String
+
+        public init(note: Note, strength: Double, reason: String) {
+            self.note = note
+            self.strength = strength
+            self.reason = reason
+        }
     }
 
     public func suggestions(for note: Note, now: Date, limit: Int = 3) async throws -> [Suggestion] {

@@ -84,6 +84,25 @@ public final class RemoteDataService: DataProvider {
         try await http.get("/api/tasks", query: [("limit", "\(limit)")] + (status.map { [("status", $0.rawValue)] } ?? []), as: AllTasks.self).tasks
     }
 
+    // Corrections: the person's name for a thread, two made one, a sub-project split off, a note moved.
+
+    public func renameThread(id: Int64, to name: String) async throws -> NoteThread {
+        try HTTPTransport.decode(NoteThread.self, try await http.send("PUT", "/api/threads/\(id)", body: ThreadRename(name: name)))
+    }
+
+    public func mergeThread(id: Int64, into target: Int64) async throws -> NoteThread {
+        try await http.post("/api/threads/\(id)/merge", ThreadMerge(into: target), as: NoteThread.self)
+    }
+
+    public func splitThread(id: Int64, notes: [Int64], name: String) async throws -> NoteThread {
+        try await http.post("/api/threads/\(id)/split", ThreadSplit(noteIds: notes, name: name), as: NoteThread.self)
+    }
+
+    /// Puts a note in a thread, or in none (`threadId` nil): re-clustering leaves it there.
+    public func placeNote(id: Int64, in threadId: Int64?) async throws {
+        _ = try await http.send("PUT", "/api/notes/\(id)/thread", body: NotePlacement(threadId: threadId))
+    }
+
     public func setTask(id: Int64, status: TaskStatus) async throws -> ThreadTask {
         try HTTPTransport.decode(ThreadTask.self, try await http.send("PATCH", "/api/tasks/\(id)", body: TaskUpdate(status: status)))
     }

@@ -14,6 +14,8 @@ public final class BriefingViewModel {
     public private(set) var briefing: Briefing?
     /// Old notes the briefing's new notes touch.
     public private(set) var resurfaced: [Resurfacing.Suggestion] = []
+    /// What the briefing points at, numbered, each leading to a conversation (`BriefingCards`).
+    public var cards: [BriefingCard] { briefing.map { BriefingCards.cards($0, resurfaced: resurfaced) } ?? [] }
     let data: any DataProvider
     let now: @Sendable () -> Date
 

@@ -45,9 +45,10 @@ public struct ChatEngine: Sendable {
     /// How often a streaming answer is saved (as incomplete) while it arrives.
     static let keepEvery: Duration = .seconds(1)
 
-    /// Answers `question` in `session` (scoped to a thread when `scope` is given). Throws only
-    /// when the question itself can't be kept (the server is unreachable or refuses it).
-    public func answer(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil,
+    /// Answers `question` in `session` (scoped to a thread when `scope` is given; `focus`: notes
+    /// the conversation is about, shown first whatever the search finds — a briefing card's).
+    /// Throws only when the question itself can't be kept (the server is unreachable or refuses it).
+    public func answer(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil, focus: [Int64] = [],
                        emit: @Sendable (Event) async -> Void = { _ in }) async throws -> Turn {
         var session = session
         let asked = ChatMessage(role: .user, content: question, createdAt: now())
@@ -58,7 +59,7 @@ public struct ChatEngine: Sendable {
         try await data.saveMessage(NewMessage(role: .user, content: question), sessionId: session.id)
 
         await emit(.searching)
-        let (found, context, messages) = try await prompt(question, in: session, scope: scope)
+        let (found, context, messages) = try await prompt(question, in: session, scope: scope, focus: focus)
         await emit(.thinking(notes: context.notes.count))
 
         // The answer is kept as it arrives (marked incomplete, at most once a second, and
@@ -110,15 +111,26 @@ public struct ChatEngine: Sendable {
     }
 
     /// What a question is asked with: the notes found, the context built from them within the
-    /// model's window (at most `contextNotes` notes, memories recalled), and the messages.
-    public func prompt(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil)
+    /// model's window (at most `contextNotes` notes — the `focus` notes first —, memories
+    /// recalled), and the messages.
+    public func prompt(_ question: String, in session: ChatSession, scope: ThreadDetail? = nil, focus: [Int64] = [])
         async throws -> (found: SearchService.Result, context: ChatContext, messages: [LLMMessage]) {
         let analysis = QueryAnalyzer.analyze(question, now: now())
         let found = try await SearchService(data: data).find(question, analysis: analysis, scope: scope)
         let memories = (try? await memory.recall(for: question, now: now())) ?? []
         let window = await llm.contextWindow()
         let budget = window.map { min(contextBudget, max(500, $0 / 2)) } ?? contextBudget
-        let context = ContextBuilder(budget: budget).build(notes: Array(found.notes.prefix(contextNotes)), memories: memories, extra: Self.extra(found))
+        var shown = Array(found.notes.prefix(contextNotes))
+        if !focus.isEmpty {
+            // A note deleted since the card was made is left out, not an error.
+            var pinned: [Note] = []
+            for id in focus.prefix(contextNotes) where !pinned.contains(where: { $0.id == id }) {
+                if let note = try? await data.note(id: id) { pinned.append(note) }
+            }
+            let ids = Set(pinned.map(\.id))
+            shown = pinned + found.notes.filter { !ids.contains($0.id) }.prefix(max(0, contextNotes - pinned.count))
+        }
+        let context = ContextBuilder(budget: budget).build(notes: shown, memories: memories, extra: Self.extra(found))
         let history = compression.promptHistory(session)
         let messages = PromptBuilder.chat(question: question, context: context, summary: history.summary,
                                           history: Array(history.messages.dropLast()), mode: analysis.mode, thread: scope?.thread ?? found.thread)

@@ -46,6 +46,8 @@ public final class ChatViewModel {
 
     public let engine: ChatEngine
     let scope: ThreadDetail?
+    /// Notes this conversation is about (a briefing card's), shown to the model first with every question.
+    public var focus: [Int64] = []
 
     public init(data: any DataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date = { Date() }) {
         engine = ChatEngine(data: data, llm: llm, now: now)
@@ -75,8 +77,10 @@ public final class ChatViewModel {
         sessions.sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
     }
 
+    /// A new conversation, about nothing in particular (`focus` empty) until a card says otherwise.
     public func newSession(id: UUID = UUID()) {
         session = ChatSession(id: id, title: ChatEngine.untitled, threadId: scope?.thread.id, createdAt: engine.now(), updatedAt: engine.now())
+        focus = []
         reset()
     }
 
@@ -125,7 +129,7 @@ public final class ChatViewModel {
         progress = .searching
         let before = session
         do {
-            let turn = try await engine.answer(question, in: session, scope: scope) { event in
+            let turn = try await engine.answer(question, in: session, scope: scope, focus: focus) { event in
                 await self.handle(event)
             }
             session = turn.session

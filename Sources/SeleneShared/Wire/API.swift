@@ -211,6 +211,45 @@ public struct ThreadDetail: Codable, Sendable, Hashable {
     public init(thread: NoteThread, notes: [Note]) { self.thread = thread; self.notes = notes }
 }
 
+/// `PUT /api/threads/{id}`: the person's name for a thread (never written over after).
+public struct ThreadRename: Codable, Sendable, Hashable {
+    public var name: String
+    public init(name: String) { self.name = name }
+}
+
+/// `POST /api/threads/{id}/merge`: the thread becomes part of `into`.
+public struct ThreadMerge: Codable, Sendable, Hashable {
+    public var into: Int64
+    public init(into: Int64) { self.into = into }
+}
+
+/// `POST /api/threads/{id}/split`: some of a thread's notes become a thread of their own (a sub-project).
+public struct ThreadSplit: Codable, Sendable, Hashable {
+    public var noteIds: [Int64]
+    public var name: String
+    public init(noteIds: [Int64], name: String) { self.noteIds = noteIds; self.name = name }
+}
+
+/// `PUT /api/notes/{id}/thread`: where the person puts a note — a thread, or none (`threadId`
+/// null). Re-clustering leaves it there.
+public struct NotePlacement: Codable, Sendable, Hashable {
+    public var threadId: Int64?
+    public init(threadId: Int64?) { self.threadId = threadId }
+    private enum CodingKeys: String, CodingKey { case threadId }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // Present and null means "no thread"; absent is a mistake, not a move out.
+        guard c.contains(.threadId) else {
+            throw DecodingError.keyNotFound(CodingKeys.threadId, .init(codingPath: [], debugDescription: "threadId is required (null for no thread)"))
+        }
+        threadId = try c.decodeIfPresent(Int64.self, forKey: .threadId)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(threadId, forKey: .threadId)
+    }
+}
+
 public struct TaskList: Codable, Sendable, Hashable {
     public var threadId: Int64
     public var count: Int
