@@ -97,11 +97,12 @@ enum SeleneOpenAPI {
         add("post", "/api/threads/{id}/merge", op("mergeThread", "Make the thread part of another (its notes, tasks and conversations move; it is gone)",
                                                    pathParams: [idParam()], body: "ThreadMerge",
                                                    responses: ["200": ok("NoteThread", "The thread it is part of now"), "400": err("Invalid input"),
-                                                               "404": err("No such thread"), "409": err("into names no thread"), "415": err("Not JSON")]))
+                                                               "404": err("No such thread"), "409": err("into names no thread, or this one"), "415": err("Not JSON")]))
         add("post", "/api/threads/{id}/split", op("splitThread", "Some of the thread's notes become a thread of their own (a sub-project)",
                                                    pathParams: [idParam()], body: "ThreadSplit",
                                                    responses: ["201": ok("NoteThread", "The new thread"), "400": err("Invalid input"),
-                                                               "404": err("No such thread"), "415": err("Not JSON")]))
+                                                               "404": err("No such thread"), "409": err("A note that isn't the thread's, or all of them"),
+                                                               "415": err("Not JSON")]))
         add("put", "/api/notes/{id}/thread", op("placeNote", "Put a note in a thread, or in none (null): re-clustering leaves it there",
                                                  pathParams: [idParam()], body: "NotePlacement",
                                                  responses: ["200": ok("NotePlacement", "Where it is"), "400": err("Invalid input"), "404": err("No such note"),

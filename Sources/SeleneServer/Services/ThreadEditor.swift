@@ -91,7 +91,8 @@ struct ThreadEditor {
 
     /// Makes `sourceId` part of `targetId`: its notes, tasks and conversations move; it is gone.
     func merge(_ sourceId: Int, into targetId: Int) async throws -> NoteThread {
-        guard sourceId != targetId else { throw SeleneError.badInput(["into": "a thread can't be merged into itself"]) }
+        // Well formed, but at odds with what is stored: a conflict (409), as a missing target is.
+        guard sourceId != targetId else { throw SeleneError(.conflict, "A thread can't be merged into itself", fields: ["into": "a thread can't be merged into itself"]) }
         let now = services.clock.now()
         try await db.transaction { db in
             let source = try await thread(sourceId, on: db)
@@ -113,15 +114,19 @@ struct ThreadEditor {
     func split(_ threadId: Int, notes noteIds: [Int], name: String) async throws -> NoteThread {
         let name = try Self.checkedName(name)
         let ids = Array(Set(noteIds)).sorted()
+        guard !ids.isEmpty else { throw SeleneError.badInput(["noteIds": "name at least one note to split off"]) }
         let now = services.clock.now()
         let newId = try await db.transaction { db -> Int in
             let from = try await thread(threadId, on: db)
             let members = Set(try await db.sql.raw("SELECT note_id FROM thread_notes WHERE thread_id = \(bind: threadId)").all()
                 .map { try $0.decode(column: "note_id", as: Int.self) })
-            guard !ids.isEmpty, ids.allSatisfy(members.contains) else {
-                throw SeleneError.badInput(["noteIds": "every note split off must be one of the thread's own"])
+            guard ids.allSatisfy(members.contains) else {
+                throw SeleneError(.conflict, "Every note split off must be one of the thread's own", fields: ["noteIds": "every note split off must be one of the thread's own"])
             }
-            guard ids.count < members.count else { throw SeleneError.badInput(["noteIds": "a split leaves at least one note behind (rename the thread instead)"]) }
+            guard ids.count < members.count else {
+                throw SeleneError(.conflict, "A split leaves at least one note behind (rename the thread instead)",
+                                  fields: ["noteIds": "a split leaves at least one note behind (rename the thread instead)"])
+            }
             let split = ThreadModel()
             split.name = name
             split.nameByPerson = true
