@@ -119,7 +119,7 @@ let package = Package(
         // Selene's benchmarks, run on purpose: swift run -c release selene-bench
         .executableTarget(
             name: "selene-bench",
-            dependencies: ["SeleneServer", "SeleneShared", "OllamaStub",
+            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon", "OllamaStub",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Vapor", package: "vapor")]
         ),

@@ -27,10 +27,21 @@ public enum Stylesheet {
     }
 
     public static func css(fontsBase: String) -> String {
+        [fonts(fontsBase), frame, components, viewers, pages].joined(separator: "\n")
+    }
+
+    /// The two faces (WOFF2, Latin subsets) and the design tokens.
+    static func fonts(_ fontsBase: String) -> String {
         """
         @font-face { font-family: 'Playfair Display'; src: url('\(fontsBase)/PlayfairDisplay.woff2') format('woff2'); font-weight: 400 900; font-display: optional; }
         @font-face { font-family: 'Source Serif 4'; src: url('\(fontsBase)/SourceSerif4.woff2') format('woff2'); font-weight: 200 700; font-display: optional; }
         \(customProperties())
+        """
+    }
+
+    /// Type, the page's frame and navigation: a tab bar on a phone, a sidebar from 768 px.
+    static var frame: String {
+        """
         *, *::before, *::after { box-sizing: border-box; }
         html { -webkit-text-size-adjust: 100%; }
         body { margin: 0; background: var(--color-linen); color: var(--color-espresso); font: var(--font-body); min-height: 100vh; }
@@ -61,6 +72,12 @@ public enum Stylesheet {
           .sidebar a[aria-current="page"] { background: var(--color-cream); box-shadow: var(--shadow-subtle); }
           main { padding: var(--space-xxl); }
         }
+        """
+    }
+
+    /// Lists and rows, swatches, badges, readiness, the stepper, buttons, forms and empty states.
+    static var components: String {
+        """
         .toolbar { display: flex; flex-wrap: wrap; gap: var(--space-sm); align-items: end; margin-bottom: var(--space-lg); }
         .toolbar h1 { flex: 1 1 100%; margin: 0; }
         .card, .row { background: var(--color-cream); border-radius: var(--radius-card); box-shadow: var(--shadow-subtle); }
@@ -120,6 +137,12 @@ public enum Stylesheet {
         .empty h2 { margin: var(--space-md) 0 var(--space-xs); }
         .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(96px, 1fr)); gap: var(--space-sm); }
         .grid img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: var(--radius-subtle); }
+        """
+    }
+
+    /// The photo and pattern viewers and the chart key.
+    static var viewers: String {
+        """
         .viewer { text-align: center; }
         .photo-stage { position: relative; display: inline-block; max-width: 100%; overflow: hidden; touch-action: none; user-select: none;
           -webkit-user-select: none; vertical-align: top; }
@@ -146,6 +169,12 @@ public enum Stylesheet {
         .pattern-thumb { flex: none; width: 48px; height: 62px; object-fit: cover; border-radius: var(--radius-subtle); background: var(--color-parchment); }
         .pattern-progress { margin: 0 0 var(--space-md); }
         .pattern-progress progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }
+        """
+    }
+
+    /// What single pages add (facts, tables, sign-in, the shopping list), print and reduced motion.
+    static var pages: String {
+        """
         dl.facts { display: grid; grid-template-columns: auto 1fr; gap: var(--space-sm) var(--space-lg); margin: var(--space-lg) 0; }
         dl.facts dt { color: var(--color-walnut); } dl.facts dd { margin: 0; }
         .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; }

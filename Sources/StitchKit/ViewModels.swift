@@ -175,6 +175,13 @@ public struct ProjectDetailModel: Sendable {
 
     public init(projectId: UUID) { self.projectId = projectId }
 
+    /// The model of a project, loaded from the store.
+    public static func loaded(_ projectId: UUID, from store: LocalStore) throws -> ProjectDetailModel {
+        var model = ProjectDetailModel(projectId: projectId)
+        try model.load(from: store)
+        return model
+    }
+
     public var title: String { project?.title(canvas: canvas) ?? "Untitled project" }
 
     public mutating func load(from store: LocalStore) throws {
@@ -293,6 +300,23 @@ public struct ProjectDetailModel: Sendable {
         guard let (_, images) = journal.first(where: { $0.entry.id == id }) else { throw ValidationError("entry", "No such journal entry in this project") }
         for image in images { try store.delete(JournalImage.self, id: image.id) }
         try store.delete(JournalEntry.self, id: id)
+        try load(from: store)
+    }
+
+    /// Deletes the project with what is part of it — its journal and photos, sections,
+    /// requirements and patterns — as the server does, each a deletion the next sync sends.
+    public mutating func delete(in store: LocalStore) throws {
+        try load(from: store)
+        for (entry, images) in journal {
+            for image in images { try store.delete(JournalImage.self, id: image.id) }
+            try store.delete(JournalEntry.self, id: entry.id)
+        }
+        for section in sections { try store.delete(ProjectSection.self, id: section.id) }
+        for requirement in requirements { try store.delete(ProjectThread.self, id: requirement.id) }
+        for pattern in try store.all(Pattern.self) where pattern.projectId == projectId && pattern.deletedAt == nil {
+            try store.delete(Pattern.self, id: pattern.id)
+        }
+        try store.delete(Project.self, id: projectId)
         try load(from: store)
     }
 

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ServerCommon
 import SeleneServer
 import SeleneShared
 import SQLKit
@@ -24,7 +25,7 @@ enum RetrievalBench {
         print("== Retrieval on \(database): \(options.notes) notes, \(options.queries) queries")
         let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = SeleneConfig.LLM(embeddingModel: "bench-embed") }
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let topicVectors = (0..<topics).map { _ in VectorUtility.normalized((0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 }) }
         func noise() -> [Float] { (0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 } }
         func topicWord(_ topic: Int) -> String { word(10_000 + topic * 40 + Int(rng.next() % 40)) }

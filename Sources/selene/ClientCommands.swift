@@ -201,8 +201,8 @@ struct NoteCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Out of every thread.") var out = false
 
         func run() async throws {
-            guard (to == nil) != !out else { throw ClientError(description: "Give --to THREAD or --out.", code: .usage) }
             try await client {
+                guard (to == nil) != !out else { throw ClientError(description: "Give --to THREAD or --out.", code: .usage) }
                 let data = try options.data
                 var target: NoteThread?
                 if let to { target = try await ThreadCommand.resolve(to, data) }
@@ -282,10 +282,10 @@ struct RememberCommand: AsyncParsableCommand {
     @Argument(help: "What to remember.") var words: [String]
 
     func run() async throws {
-        guard let type = MemoryType(rawValue: kind) else {
-            throw ClientError(description: "--kind is one of \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
-        }
         try await client {
+            guard let type = MemoryType(rawValue: kind) else {
+                throw ClientError(description: "--kind is one of \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
+            }
             let memory = try await options.data.remember(RememberRequest(content: words.joined(separator: " "), type: type))
             if options.json { try printJSON(memory) } else { say("Remembered (\(memory.id)): \(memory.content)") }
         }
@@ -407,6 +407,19 @@ struct ThreadCommand: AsyncParsableCommand {
         return found.thread
     }
 
+    /// One correction: the thread named on the command line found, `work` done on it, and the
+    /// thread it answers printed (as JSON with --json, else as `told` says it).
+    static func correct(_ options: ClientOptions, _ given: String,
+                        _ work: (RemoteDataService, NoteThread) async throws -> NoteThread,
+                        told: (NoteThread, NoteThread) -> String) async throws {
+        try await client {
+            let data = try options.data
+            let thread = try await resolve(given, data)
+            let result = try await work(data, thread)
+            if options.json { try printJSON(result) } else { say(told(thread, result)) }
+        }
+    }
+
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Name a thread; the name is yours (kept when its summary is written again).")
         @OptionGroup var options: ClientOptions
@@ -414,11 +427,8 @@ struct ThreadCommand: AsyncParsableCommand {
         @Argument(help: "Its new name.") var name: String
 
         func run() async throws {
-            try await client {
-                let data = try options.data
-                let renamed = try await data.renameThread(id: try await ThreadCommand.resolve(thread, data).id, to: name)
-                if options.json { try printJSON(renamed) } else { say("Thread \(renamed.id) is \(renamed.name) now.") }
-            }
+            try await ThreadCommand.correct(options, thread, { try await $0.renameThread(id: $1.id, to: name) },
+                                            told: { "Thread \($1.id) is \($1.name) now." })
         }
     }
 
@@ -429,12 +439,9 @@ struct ThreadCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The thread it becomes part of.") var into: String
 
         func run() async throws {
-            try await client {
-                let data = try options.data
-                let source = try await ThreadCommand.resolve(thread, data), target = try await ThreadCommand.resolve(into, data)
-                let merged = try await data.mergeThread(id: source.id, into: target.id)
-                if options.json { try printJSON(merged) } else { say("\(source.name) is part of \(merged.name) now (\(merged.noteCount) notes).") }
-            }
+            try await ThreadCommand.correct(options, thread, { data, source in
+                try await data.mergeThread(id: source.id, into: try await ThreadCommand.resolve(into, data).id)
+            }, told: { "\($0.name) is part of \($1.name) now (\($1.noteCount) notes)." })
         }
     }
 
@@ -447,12 +454,11 @@ struct ThreadCommand: AsyncParsableCommand {
 
         func run() async throws {
             let ids = notes.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard !ids.isEmpty else { throw ClientError(description: "--notes takes note numbers, e.g. --notes 12,15,19.", code: .usage) }
             try await client {
-                let data = try options.data
-                let split = try await data.splitThread(id: try await ThreadCommand.resolve(thread, data).id, notes: ids, name: name)
-                if options.json { try printJSON(split) } else { say("Thread \(split.id), \(split.name): \(split.noteCount) notes split off.") }
+                guard !ids.isEmpty else { throw ClientError(description: "--notes takes note numbers, e.g. --notes 12,15,19.", code: .usage) }
             }
+            try await ThreadCommand.correct(options, thread, { try await $0.splitThread(id: $1.id, notes: ids, name: name) },
+                                            told: { "Thread \($1.id), \($1.name): \($1.noteCount) notes split off." })
         }
     }
 }

@@ -65,8 +65,7 @@ struct Projects: AsyncParsableCommand {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let p = try resolveProject(project, in: ctx.store)
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                let model = try projectModel(p.id, in: ctx.store)
                 if output.json {
                     struct Show: Encodable { var project: ProjectDetail; var journal: [JournalEntryDetail]; var sections: [ProjectSection]; var readiness: ProjectReadiness? }
                     print(try Output.json(Show(project: ProjectDetail(project: p, canvas: model.canvas),
@@ -123,8 +122,7 @@ struct Projects: AsyncParsableCommand {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let p = try resolveProject(project, in: ctx.store)
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                var model = try projectModel(p.id, in: ctx.store)
                 guard let text else { print(p.notes ?? "No notes yet."); return }
                 try model.setNotes(text.isEmpty ? nil : text, in: ctx.store)
                 print(text.isEmpty ? "Cleared \(model.title)'s notes. \(await ctx.syncSoon())" : "Saved \(model.title)'s notes. \(await ctx.syncSoon())")
@@ -140,8 +138,7 @@ struct Projects: AsyncParsableCommand {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let p = try resolveProject(project, in: ctx.store)
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                var model = try projectModel(p.id, in: ctx.store)
                 try model.setStatus(status, in: ctx.store)
                 print("\(model.title) is now \(status.displayName). \(await ctx.syncSoon())")
             }
@@ -154,16 +151,10 @@ struct Projects: AsyncParsableCommand {
         func run() async throws {
             try await Stitch.run {
                 let ctx = try Context.open()
-                let p = try resolveProject(project, in: ctx.store)
-                let entries = try ctx.store.all(JournalEntry.self).filter { $0.projectId == p.id }
-                for image in try ctx.store.all(JournalImage.self) where entries.contains(where: { $0.id == image.entryId }) {
-                    try ctx.store.delete(JournalImage.self, id: image.id)
-                }
-                for e in entries { try ctx.store.delete(JournalEntry.self, id: e.id) }
-                for s in try ctx.store.all(ProjectSection.self) where s.projectId == p.id { try ctx.store.delete(ProjectSection.self, id: s.id) }
-                for r in try ctx.store.all(ProjectThread.self) where r.projectId == p.id { try ctx.store.delete(ProjectThread.self, id: r.id) }
-                try ctx.store.delete(Project.self, id: p.id)
-                print("Deleted the project. \(await ctx.syncSoon())")
+                var model = try ctx.loadedProject(project)
+                let title = model.title
+                try model.delete(in: ctx.store)
+                print("Deleted \(title) with its journal, sections, threads and patterns. \(await ctx.syncSoon())")
             }
         }
     }
@@ -171,9 +162,15 @@ struct Projects: AsyncParsableCommand {
 
 /// The project an entry, section or requirement belongs to, loaded.
 func projectModel(_ projectId: UUID, in store: LocalStore) throws -> ProjectDetailModel {
-    var model = ProjectDetailModel(projectId: projectId)
-    try model.load(from: store)
-    return model
+    try ProjectDetailModel.loaded(projectId, from: store)
+}
+
+extension Context {
+    /// The model of a project named on the command line (its name or an id prefix), loaded:
+    /// journal, sections, requirements and readiness.
+    func loadedProject(_ reference: String) throws -> ProjectDetailModel {
+        try projectModel(try resolveProject(reference, in: store).id, in: store)
+    }
 }
 
 /// A journal entry's day: "2026-05-01" is that day at noon UTC (the web app's rule), a full
@@ -232,8 +229,7 @@ struct Journal: AsyncParsableCommand {
                     guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("Can't read \(path)", code: .notFound) }
                     return data
                 }
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                var model = try projectModel(p.id, in: ctx.store)
                 try model.addEntry(notes: note, images: images, date: try entryDate(date), in: ctx.store)
                 print("Added to \(model.title)'s journal\(images.isEmpty ? "" : " with \(images.count) photo(s)"). \(await ctx.syncSoon())")
             }
@@ -327,8 +323,7 @@ struct Sections: AsyncParsableCommand {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let p = try resolveProject(project, in: ctx.store)
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                let model = try projectModel(p.id, in: ctx.store)
                 if output.json { print(try Output.json(model.sections)); return }
                 let colors = Dictionary((model.readiness?.sections ?? []).map { ($0.sectionId, $0.color.rawValue) }, uniquingKeysWith: { a, _ in a })
                 print(Output.table(["ID", "SECTION", "STATUS", "READY"], model.sections.map {
@@ -383,8 +378,7 @@ struct Needs: AsyncParsableCommand {
             try await Stitch.run {
                 let ctx = try Context.open()
                 let p = try resolveProject(project, in: ctx.store)
-                var model = ProjectDetailModel(projectId: p.id)
-                try model.load(from: ctx.store)
+                let model = try projectModel(p.id, in: ctx.store)
                 let reqs = model.readiness?.requirements ?? []
                 if output.json { print(try Output.json(reqs)); return }
                 print(Output.table(["ID", "THREAD", "HAVE", "NEED", "BUY", ""], reqs.map {
@@ -442,9 +436,7 @@ struct ReadinessCommand: AsyncParsableCommand {
     func run() async throws {
         try await Stitch.run {
             let ctx = try Context.open()
-            let p = try resolveProject(project, in: ctx.store)
-            var model = ProjectDetailModel(projectId: p.id)
-            try model.load(from: ctx.store)
+            let model = try ctx.loadedProject(project)
             guard let readiness = model.readiness else { return }
             if output.json { print(try Output.json(readiness)); return }
             print("\(model.title): \(readiness.color.rawValue). \(readiness.summary)")

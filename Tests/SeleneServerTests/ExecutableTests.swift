@@ -293,4 +293,48 @@ struct ExecutableTests {
             #expect(literal.status == 0 && literal.out.hasPrefix("Saved note"))
         }
     }
+
+    @Test("The terminal corrects threads (rename, split off, merge back, a note moved out and in) and keeps memories by hand (remember, list, forget); a name that matches no thread exits 6")
+    func terminalCorrections() async throws {
+        try await withLiveSelene { live in
+            let home = try tempDir()
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["SELENE_HOME": home, "SELENE_SERVER": live.url.absoluteString, "SELENE_TOKEN": testToken]
+            var ids: [Int64] = []
+            for text in ThreadsAndBriefingTests.garden {
+                let run = try await Self.runAsync(["note", "add", text, "--json"], env: env)
+                ids.append(try SeleneJSON.decode(Note.self, from: Data(run.out.utf8)).id)
+            }
+            try await live.app.process()
+            let before = try SeleneJSON.decode(ThreadDetail.self, from: Data(try await Self.runAsync(["threads", "tomato", "--json"], env: env).out.utf8))
+            let id = before.thread.id
+
+            let rename = try await Self.runAsync(["thread", "rename", "tomato", "Raised bed"], env: env)
+            #expect(rename.status == 0 && rename.out == "Thread \(id) is Raised bed now.\n", "\(rename.out)\(rename.err)")
+            let split = try await Self.runAsync(["thread", "split", "Raised bed", "--notes", "\(ids[1])", "--name", "Compost", "--json"], env: env)
+            let compost = try SeleneJSON.decode(NoteThread.self, from: Data(split.out.utf8))
+            #expect(split.status == 0 && compost.name == "Compost" && compost.noteCount == 1 && compost.id != id, "\(split.err)")
+            #expect(try await live.data.thread(id: id).notes.map(\.id).sorted() == [ids[0], ids[2]])
+            let merge = try await Self.runAsync(["thread", "merge", "Compost", "--into", "\(id)"], env: env)
+            #expect(merge.status == 0 && merge.out == "Compost is part of Raised bed now (3 notes).\n", "\(merge.out)\(merge.err)")
+            let out = try await Self.runAsync(["note", "move", "\(ids[2])", "--out"], env: env)
+            #expect(out.status == 0 && out.out == "Note \(ids[2]) is in no thread now.\n")
+            #expect(try await live.data.thread(id: id).notes.count == 2)
+            let back = try await Self.runAsync(["note", "move", "\(ids[2])", "--to", "raised"], env: env)
+            #expect(back.status == 0 && back.out == "Note \(ids[2]) is in Raised bed now.\n")
+            #expect(try await Self.runAsync(["thread", "rename", "zebra", "x"], env: env).status == 6)
+            #expect(try await Self.runAsync(["thread", "split", "\(id)", "--notes", "none", "--name", "x"], env: env).status == 2)
+            #expect(try await Self.runAsync(["note", "move", "\(ids[0])"], env: env).status == 2)
+
+            #expect(try await Self.runAsync(["remember", "I", "keep", "bees", "--kind", "gossip"], env: env).status == 2)
+            let remember = try await Self.runAsync(["remember", "I", "keep", "bees", "--kind", "fact"], env: env)
+            #expect(remember.status == 0 && remember.out.hasPrefix("Remembered (") && remember.out.contains("I keep bees"), "\(remember.err)")
+            let memories = try await Self.runAsync(["memories"], env: env)
+            let line = memories.out.split(separator: "\n").first { $0.hasSuffix("I keep bees") }.map(String.init) ?? ""
+            #expect(memories.status == 0 && !line.isEmpty, "\(memories.out)")
+            let forget = try await Self.runAsync(["memories", "--forget", String(line.prefix { $0 != "\t" })], env: env)
+            #expect(forget.status == 0 && forget.out == "Forgotten.\n")
+            #expect(try await Self.runAsync(["memories"], env: env).out.contains("I keep bees") == false)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServerCommon
 import SeleneShared
 @testable import SeleneServer
 import Testing
@@ -17,16 +18,7 @@ struct SeleneOpenAPITests {
             var documented = Set<String>()
             for (path, operations) in paths { for method in operations.keys { documented.insert("\(method.uppercased()) \(path)") } }
             let apiRoutes = app.routes.all.filter { !$0.path.isEmpty && $0.path.first != .constant("app") }
-            let registered = Set(apiRoutes.map { route in
-                "\(route.method.rawValue) /" + route.path.map { component -> String in
-                    switch component {
-                    case .constant(let text): text
-                    case .parameter(let name): "{\(name)}"
-                    case .anything: "*"
-                    case .catchall: "**"
-                    }
-                }.joined(separator: "/")
-            })
+            let registered = Set(apiRoutes.map(\.signature))
             #expect(registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
             #expect(documented.subtracting(registered).isEmpty, "documented but missing: \(documented.subtracting(registered).sorted())")
             // Every SELENE.md §3 endpoint is there.

@@ -1,4 +1,5 @@
 import Foundation
+import ServerCommon
 import OllamaStub
 import SeleneShared
 @testable import SeleneServer
@@ -186,7 +187,7 @@ struct RetrievalTests {
     @Test("A large index is searched in parts and answers what one scan would")
     func largeIndex() {
         let index = VectorIndex(model: "m")
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         var vectors: [[Float]] = []
         for id in 0..<25_000 {
             let v = (0..<32).map { _ in Float(generator.next() % 2000) / 1000 - 1 }
@@ -251,17 +252,5 @@ struct RetrievalTests {
                 #expect(keyword.source == .keyword && Set(keyword.results.map(\.note.id)) == [a.id, b.id])
             }
         }
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

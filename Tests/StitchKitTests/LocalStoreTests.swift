@@ -326,6 +326,35 @@ struct ViewModelTests {
         #expect(detail.project?.completedAt != nil)
     }
 
+    @Test("Deleting a project on the device deletes its journal and photos, sections, requirements and patterns — each sent as a deletion — and nothing of another project")
+    func deleteProject() throws {
+        let store = try makeStore()
+        let now = store.clock()
+        let canvases = [try store.save(Canvas(designer: "A", designName: "One", createdAt: now, updatedAt: now)),
+                        try store.save(Canvas(designer: "B", designName: "Two", createdAt: now, updatedAt: now))]
+        var start = StartProjectModel()
+        try start.load(from: store)
+        let one = try start.start(canvases[0].id, in: store), other = try start.start(canvases[1].id, in: store)
+        for project in [one, other] {
+            var detail = try ProjectDetailModel.loaded(project.id, from: store)
+            let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!
+            try detail.addEntry(notes: "First stitches", images: [png], in: store)
+            let section = try store.save(ProjectSection(projectId: project.id, name: "Sky", createdAt: now, updatedAt: now))
+            try store.save(ProjectThread(projectId: project.id, sectionId: section.id, brand: "DMC", number: "310", createdAt: now, updatedAt: now))
+            try store.save(Pattern(projectId: project.id, title: "Chart", fileKey: "patterns/\(project.id.text).pdf", createdAt: now, updatedAt: now))
+        }
+        var detail = try ProjectDetailModel.loaded(one.id, from: store)
+        try detail.delete(in: store)
+        #expect(detail.project == nil && detail.journal.isEmpty && detail.sections.isEmpty && detail.requirements.isEmpty)
+        #expect(try store.all(Project.self).map(\.id) == [other.id])
+        #expect(try store.all(JournalEntry.self).map(\.projectId) == [other.id])
+        #expect(try store.all(JournalImage.self).count == 1)
+        #expect(try store.all(ProjectSection.self).map(\.projectId) == [other.id])
+        #expect(try store.all(ProjectThread.self).map(\.projectId) == [other.id])
+        #expect(try store.all(Pattern.self).map(\.projectId) == [other.id])
+        #expect(try store.all(Pattern.self, includeDeleted: true).filter { $0.projectId == one.id }.allSatisfy { $0.deletedAt != nil })
+    }
+
     @Test("On the device: a duplicate thread refused or merged; a planned project started today; dates and an entry's day set by hand; sections moved and deleted keeping their threads")
     func editsOnDevice() throws {
         let clock = ManualClock()

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import ServerCommon
 #if canImport(Glibc)
 import Glibc
 #endif

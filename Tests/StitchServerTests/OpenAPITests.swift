@@ -1,4 +1,5 @@
 import Foundation
+import ServerCommon
 import StitchCore
 @testable import StitchServer
 import Testing
@@ -20,17 +21,7 @@ struct OpenAPITests {
             }
             // The web app's pages (/, /app/...) are HTML, not part of the JSON API.
             let apiRoutes = app.routes.all.filter { !$0.path.isEmpty && $0.path.first != .constant("app") }
-            let registered = Set(apiRoutes.map { route in
-                let path = route.path.map { component -> String in
-                    switch component {
-                    case .constant(let text): text
-                    case .parameter(let name): "{\(name)}"
-                    case .anything: "*"
-                    case .catchall: "**"
-                    }
-                }.joined(separator: "/")
-                return "\(route.method.rawValue) /\(path)"
-            })
+            let registered = Set(apiRoutes.map(\.signature))
             #expect(registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
             #expect(documented.subtracting(registered).isEmpty, "documented but missing: \(documented.subtracting(registered).sorted())")
         }

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ServerCommon
 import StitchCore
 @testable import StitchServer
 import Testing

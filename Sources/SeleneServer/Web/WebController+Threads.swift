@@ -70,37 +70,38 @@ extension WebController {
         }
     }
 
+    /// A correction of the thread in the URL, from its form: back to the thread `work` answers
+    /// with, saying `done`, or to this one with what was wrong.
+    static func correctThread<Form: Decodable>(_ req: Request, _ form: Form.Type, done: @escaping (NoteThread) -> String,
+                                               _ work: @escaping (ThreadEditor, Int, Form) async throws -> NoteThread) async throws -> Response {
+        try await requireSignIn(req)
+        let id = Int(try intId(req))
+        let fields = try Self.form(req, Form.self)
+        return try await corrected(SiteURL.thread(String(id)).path) {
+            let thread = try await work(ThreadController.editor(req), id, fields)
+            return Int(thread.id) == id ? done(thread) : flashed(SiteURL.thread(String(thread.id)).path, done(thread))
+        }
+    }
+
     @Sendable func renameThread(req: Request) async throws -> Response {
-        try await Self.requireSignIn(req)
-        let id = try Self.intId(req)
         struct Form: Decodable { var name: String? }
-        let name = try Self.form(req, Form.self).name ?? ""
-        return try await Self.corrected(SiteURL.thread(String(id)).path) {
-            let thread = try await ThreadController.editor(req).rename(Int(id), to: name)
-            return "Renamed “\(thread.name)”: yours now, kept when its summary is written again."
+        return try await Self.correctThread(req, Form.self, done: { "Renamed “\($0.name)”: yours now, kept when its summary is written again." }) {
+            try await $0.rename($1, to: $2.name ?? "")
         }
     }
 
     @Sendable func mergeThread(req: Request) async throws -> Response {
-        try await Self.requireSignIn(req)
-        let id = try Self.intId(req)
         struct Form: Decodable { var into: String? }
-        let into = Int(try Self.form(req, Form.self).into ?? "") ?? 0
-        return try await Self.corrected(SiteURL.thread(String(id)).path) {
-            let thread = try await ThreadController.editor(req).merge(Int(id), into: into)
-            return Self.flashed(SiteURL.thread(String(thread.id)).path, "Merged into this thread.")
+        return try await Self.correctThread(req, Form.self, done: { _ in "Merged into this thread." }) {
+            try await $0.merge($1, into: Int($2.into ?? "") ?? 0)
         }
     }
 
     @Sendable func splitThread(req: Request) async throws -> Response {
-        try await Self.requireSignIn(req)
-        let id = try Self.intId(req)
         struct Form: Decodable { var name: String?; var notes: String? }
-        let form = try Self.form(req, Form.self)
-        let notes = (form.notes ?? "").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        return try await Self.corrected(SiteURL.thread(String(id)).path) {
-            let thread = try await ThreadController.editor(req).split(Int(id), notes: notes, name: form.name ?? "")
-            return Self.flashed(SiteURL.thread(String(thread.id)).path, "Split off as a thread of its own.")
+        return try await Self.correctThread(req, Form.self, done: { _ in "Split off as a thread of its own." }) {
+            let notes = ($2.notes ?? "").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return try await $0.split($1, notes: notes, name: $2.name ?? "")
         }
     }
 

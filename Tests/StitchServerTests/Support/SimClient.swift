@@ -1,21 +1,9 @@
 import Foundation
+import ServerCommon
 import StitchCore
 @testable import StitchServer
 import Testing
 import VaporTesting
-
-/// A deterministic random source, so a failing seed replays.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A minimal offline-first client for server tests: a local copy of every record, the set of
 /// records changed locally since the last push, and a cursor. It speaks the real /sync protocol.
