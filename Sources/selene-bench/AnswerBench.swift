@@ -19,6 +19,11 @@ enum AnswerBench {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
             throw SeleneConfigError("selene-bench --only answers needs a model server: set SELENE_LLM_URL (and SELENE_LLM_PROVIDER, the models)")
         }
+        let names = Set(AnswerPipeline.standard.steps.map(\.name))
+        guard options.without.isSubset(of: names) else {
+            throw SeleneConfigError("--without takes answer steps: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", "))")
+        }
+        let steps = AnswerPipeline.standard.without(options.without)
         let path = "Benchmarks/selene-answers"
         let corpus = try QualityBench.lines(path + "/corpus.jsonl", as: QualityBench.Document.self)
         struct Raw: Decodable { var _id: String; var text: String; var metadata: [String: String] }
@@ -65,13 +70,14 @@ enum AnswerBench {
         }
         let tuning = pipeline.filter { $0.question.half == "dev" }
         func fHalf(_ s: Scores) -> Double { s.precision + s.recall == 0 ? 0 : 1.25 * s.precision * s.recall / (0.25 * s.precision + s.recall) }
-        let chosen = candidates.max { fHalf(score(tuning, noteOf, $0)) < fHalf(score(tuning, noteOf, $1)) } ?? .default
+        let chosen = candidates.max { fHalf(score(tuning, noteOf, $0, steps: steps)) < fHalf(score(tuning, noteOf, $1, steps: steps)) } ?? .default
         print(String(format: "   Selene's citations on the tuning half: default (share %.2f, lead %.2f) F0.5 %.3f; best (share %.2f, lead %.2f) F0.5 %.3f",
-                     CitationAttribution.Settings.default.minShare, CitationAttribution.Settings.default.minLead, fHalf(score(tuning, noteOf, .default)),
-                     chosen.minShare, chosen.minLead, fHalf(score(tuning, noteOf, chosen))))
+                     CitationAttribution.Settings.default.minShare, CitationAttribution.Settings.default.minLead, fHalf(score(tuning, noteOf, .default, steps: steps)),
+                     chosen.minShare, chosen.minLead, fHalf(score(tuning, noteOf, chosen, steps: steps))))
+        if !options.without.isEmpty { print("   (steps off: \(options.without.sorted().joined(separator: ", ")))") }
         for (name, set) in [("pipeline", pipeline), ("answer note alone", ceiling)] {
             let held = set.filter { $0.question.half == "test" }
-            let s = score(held, noteOf, .default)
+            let s = score(held, noteOf, .default, steps: steps)
             print(String(format: "   %@ (reported half, %d): contains %.2f, token F1 %.2f, cites the answer note %.2f (model %.2f), citation precision %.2f, retrieved %.2f, leaks %d, %.1f s/answer",
                          name, held.count, s.contains, s.f1, s.recall, s.modelRecall, s.precision, s.retrieved, s.leaks, s.seconds))
             // Each of the rules that make an answer what a person reads, switched off alone, on
@@ -80,22 +86,31 @@ enum AnswerBench {
             // sentence takes the next one's figure (`AnswerPassage`), and lines copying a note about
             // something else or a note's day go (`CitationAttribution`).
             let none = AnswerPassage.Settings(checksFigures: false, quotesMissingFigure: false, quotesNextFigure: false)
-            let unchecked = score(held, noteOf, .init(dropsCopies: false), passage: none)
+            let unchecked = score(held, noteOf, .init(dropsCopies: false), passage: none, steps: steps)
             let tuned = set.filter { $0.question.half == "dev" }
             let variants: [(String, CitationAttribution.Settings, AnswerPassage.Settings)] = [
                 ("as is", .default, .default), ("figures unchecked", .default, .init(checksFigures: false)),
                 ("no quote for a missing figure", .default, .init(quotesMissingFigure: false)),
                 ("quote without the next figure", .default, .init(quotesNextFigure: false)),
                 ("copied lines kept", .init(dropsCopies: false), .default), ("none of these", .init(dropsCopies: false), none)]
-            let asIs = Set(set.filter { holds($0, .default, .default) }.map(\.question.id))
+            let asIs = Set(set.filter { holds($0, .default, .default, steps) }.map(\.question.id))
             for (variant, attribution, passage) in variants {
-                let reported = score(held, noteOf, attribution, passage: passage), tuning = score(tuned, noteOf, attribution, passage: passage)
+                let reported = score(held, noteOf, attribution, passage: passage, steps: steps)
+                let tuning = score(tuned, noteOf, attribution, passage: passage, steps: steps)
                 // Which answers the rule decides: "-id" holds the fact only with the rule, "+id" only without it.
-                let without = Set(set.filter { holds($0, attribution, passage) }.map(\.question.id))
+                let without = Set(set.filter { holds($0, attribution, passage, steps) }.map(\.question.id))
                 let decided = (asIs.subtracting(without).sorted().map { "-" + $0 } + without.subtracting(asIs).sorted().map { "+" + $0 }).joined(separator: " ")
                 print(String(format: "   … %@: holding the fact %.2f reported / %.2f tuning; token F1 %.2f / %.2f; citation precision %.2f / %.2f%@",
                              variant, reported.contains, tuning.contains, reported.f1, tuning.f1, reported.precision, tuning.precision,
                              decided.isEmpty ? "" : " (\(decided))"))
+            }
+            // Each named step of the pipeline switched off alone: what it is worth, on both halves.
+            for step in AnswerPipeline.standard.steps.map(\.name) where !options.without.contains(step) {
+                let off = steps.without([step])
+                let reported = score(held, noteOf, .default, steps: off), tuning = score(tuned, noteOf, .default, steps: off)
+                print(String(format: "   … step %@ off: holding the fact %.2f reported / %.2f tuning (as is %.2f / %.2f); citation precision %.2f / %.2f",
+                             step, reported.contains, tuning.contains, s.contains, score(tuned, noteOf, .default, steps: steps).contains,
+                             reported.precision, tuning.precision))
             }
             report.add("answers holding the fact (\(name))", database: nil, value: s.contains, unit: "share",
                        baseline: unchecked.contains, baselineName: "none of these rules")
@@ -108,8 +123,9 @@ enum AnswerBench {
     }
 
     /// Whether the answer as resolved holds all the expected answer's words.
-    static func holds(_ a: Answered, _ attribution: CitationAttribution.Settings, _ passage: AnswerPassage.Settings) -> Bool {
-        holds(ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution, passage: passage).text, a.question)
+    static func holds(_ a: Answered, _ attribution: CitationAttribution.Settings, _ passage: AnswerPassage.Settings, _ steps: AnswerPipeline) -> Bool {
+        holds(ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution, passage: passage, pipeline: steps).text,
+              a.question)
     }
 
     static func holds(_ text: String, _ question: Question) -> Bool {
@@ -120,11 +136,11 @@ enum AnswerBench {
     struct Scores { var contains = 0.0, f1 = 0.0, recall = 0.0, modelRecall = 0.0, precision = 0.0, retrieved = 0.0, leaks = 0, seconds = 0.0 }
 
     static func score(_ answers: [Answered], _ noteOf: [String: Int], _ attribution: CitationAttribution.Settings,
-                      passage: AnswerPassage.Settings = .default) -> Scores {
+                      passage: AnswerPassage.Settings = .default, steps: AnswerPipeline = .standard) -> Scores {
         var s = Scores()
         var cited = 0, right = 0
         for a in answers {
-            let parsed = ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution, passage: passage)
+            let parsed = ChatEngine.resolve(a.raw, context: a.context, question: a.question.text, attribution: attribution, passage: passage, pipeline: steps)
             let expected = TextTokens.words(a.question.answer), got = TextTokens.words(parsed.text)
             if holds(parsed.text, a.question) { s.contains += 1 }
             s.f1 += f1(got, expected)

@@ -33,7 +33,7 @@ enum LLMBench {
         for doc in notes {
             let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
             var stats: (tries: Int, tokens: Int?) = (0, nil)
-            let ms = try await SeleneBench.time {
+            let ms = await SeleneBench.time {
                 let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
                                                                   check: { try $0.withoutInstructionWords(note: doc.text) })
                 stats = (analysis?.tries ?? 0, analysis?.tokens)

@@ -119,7 +119,7 @@ enum RetrievalBench {
                 sources[source, default: 0] += 1
             })
             if !names.isEmpty { named.append(hybrid.last!) }
-            vectorOnly.append(try await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
+            vectorOnly.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
             filtered.append(try await SeleneBench.time {
                 _ = try await retriever.retrieve(text, limit: 10, filter: .init(noteType: .idea), queryVector: vector)
             })

@@ -32,6 +32,8 @@ struct SeleneBench {
         var llmNotes = 20
         /// Quality also searches 1,024 retrieval settings on each set's tuning half.
         var tune = false
+        /// Answer steps (`AnswerPipeline`) switched off by name.
+        var without: Set<String> = []
     }
 
     static func main() async throws {
@@ -51,10 +53,12 @@ struct SeleneBench {
             case "--json": options.json = args.next()
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             case "--tune": options.tune = true
+            case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,passages,thresholds]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune]
+                                        [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)
             }

@@ -1,8 +1,8 @@
 """Photos of EAN-13 barcodes for the scan tests, drawn here (no imaging library): the bars module
-by module, turned by an angle, grey on grey, written as a greyscale PNG with zlib."""
+by module, turned by an angle, grey on grey, written as a greyscale PNG."""
 import math
-import struct
-import zlib
+
+from harness.images import png
 
 L = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
 R = ["".join("1" if c == "0" else "0" for c in code) for code in L]
@@ -23,19 +23,6 @@ def modules(code):
         bits += (L if p == "L" else G)[digits[i + 1]]
     bits += "01010" + "".join(R[d] for d in digits[7:]) + "101"
     return [b == "1" for b in bits]
-
-
-def png(width, height, pixel):
-    raw = bytearray()
-    for y in range(height):
-        raw.append(0)
-        raw.extend(pixel(x, y) for x in range(width))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
 
 
 def photo(code, module=3, degrees=0.0, ink=30, paper=225):

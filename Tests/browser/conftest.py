@@ -1,12 +1,7 @@
 """What both web apps' browser tests share: a free port, headless Chromium, the screenshot
 folder, and the steps a person takes (fill a field, tap, submit and wait)."""
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 
 import pytest
 from selenium import webdriver
@@ -16,12 +11,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import ROOT
+from harness.net import free_port  # noqa: F401  (the tests import it from here)
+from harness.stitch import Stitchuation
+
 SIZES = {"phone": (390, 844), "tablet": (820, 1180), "desktop": (1440, 900)}
-
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from seleneproc import free_port  # noqa: E402,F401  (the tests import it from here)
 
 
 @pytest.fixture(scope="module")
@@ -97,42 +91,17 @@ def follow(driver, element):
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
-class StitchServer:
+class StitchServer(Stitchuation):
     """The real stitchuation binary (STITCH_SERVER_BIN) on a free port with a throwaway data
     directory. `stop()` and `start()` again keep its port and its data: a server that goes away
     and comes back. `extra_env` may hold `of_base`, a function of the base URL, for settings that
     name the server's own address."""
 
     def __init__(self, **extra_env):
-        self.binary = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
-        self.data = tempfile.mkdtemp(prefix="stitch-web-")
-        self.base = f"http://127.0.0.1:{free_port()}"
+        super().__init__(os.environ)
         settings = extra_env.pop("of_base", lambda _: {})(self.base)
         # Every test signs in from 127.0.0.1: the per-address limit (ClientThrottleTests) is lifted here.
-        self.env = dict(os.environ, DATA_DIR=self.data, PORT=self.base.rsplit(":", 1)[1], HOST="127.0.0.1", LOG_LEVEL="warning",
-                        CLIENT_ATTEMPT_LIMIT="100000", **extra_env, **settings)
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen([self.binary, "serve"], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        for _ in range(200):
-            try:
-                if urllib.request.urlopen(self.base + "/health", timeout=1).status == 200:
-                    return self
-            except Exception:
-                time.sleep(0.1)
-        self.proc.kill()
-        raise RuntimeError("server did not start: " + self.proc.stdout.read().decode(errors="replace"))
-
-    def stop(self):
-        if self.proc:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-            self.proc = None
-
-    def close(self):
-        self.stop()
-        shutil.rmtree(self.data, ignore_errors=True)
+        self.env.update(LOG_LEVEL="warning", CLIENT_ATTEMPT_LIMIT="100000", **extra_env, **settings)
 
 
 def stitch_server(**extra_env):

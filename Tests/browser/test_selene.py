@@ -17,7 +17,11 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import ROOT, click, fill, follow, free_port, gone, snap, submit
+from conftest import click, fill, follow, gone, snap, submit
+from harness import binary
+from harness.net import free_port, wait_for
+from harness.selene import Selene, Stub
+from harness.selene import api as selene_api
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -33,40 +37,15 @@ GARDEN = [
 ]
 
 
-def binary(name, variable):
-    return os.environ.get(variable, os.path.join(ROOT, ".build", "debug", name))
-
-
-def start(args, env):
-    return subprocess.Popen(args, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-def wait_for(url, proc):
-    for _ in range(300):
-        try:
-            if urllib.request.urlopen(url, timeout=1).status == 200:
-                return
-        except Exception:
-            if proc.poll() is not None:
-                raise RuntimeError("exited: " + proc.stdout.read().decode(errors="replace"))
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("did not start: " + proc.stdout.read().decode(errors="replace"))
-
-
 def api(base, method, path, body=None, token=TOKEN):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
+    return selene_api(base, method, path, body, timeout=30, token=token)
 
 
 RUNNING = {}
 
 
-def SERVER_ENV(data, stub_url):
-    return {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": TOKEN, "SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat",
-            "SELENE_EMBED_MODEL": "stub-embed", "SELENE_BRIEFING_HOUR": "off", "LOG_LEVEL": "warning",
+def SERVER_ENV(stub_url):
+    return {"SELENE_OLLAMA_URL": stub_url, "SELENE_CHAT_MODEL": "stub-chat", "SELENE_EMBED_MODEL": "stub-embed", "LOG_LEVEL": "warning",
             "SELENE_STT_URL": stub_url, "SELENE_STT_MODEL": "stub-whisper", "SELENE_WEBPUSH_LOOPBACK_HTTP": "true",
             # The stub's vectors are hashed bags of words: the thresholds these cases were written for.
             "SELENE_THREAD_JOIN": "0.7", "SELENE_THREAD_SEED": "0.7", "SELENE_ASSOCIATION_THRESHOLD": "0.6"}
@@ -75,35 +54,24 @@ def SERVER_ENV(data, stub_url):
 def stop_server():
     """Takes the server away (the network is gone, as far as the browser can tell)."""
     RUNNING["server"].terminate()
-    RUNNING["server"].wait(timeout=10)
 
 
 def restart_server():
     """The same server again, on the same port and data."""
-    RUNNING["server"] = start(RUNNING["args"], RUNNING["env"])
-    wait_for(RUNNING["base"] + "/health", RUNNING["server"])
+    RUNNING["server"].start()
 
 
 @pytest.fixture(scope="module")
 def selene():
-    """The stub and a Selene with an API token; yields (base URL, stub URL)."""
-    data = tempfile.mkdtemp(prefix="selene-web-")
-    stub_port, port = free_port(), free_port()
-    stub = start([binary("selene-ollama-stub", "SELENE_STUB_BIN"), str(stub_port)], {})
-    stub_url = f"http://127.0.0.1:{stub_port}"
-    wait_for(stub_url + "/api/tags", stub)
-    args = [binary("selene", "SELENE_SERVER_BIN"), "serve", "--hostname", "127.0.0.1", "--port", str(port)]
-    server = start(args, SERVER_ENV(data, stub_url))
-    base = f"http://127.0.0.1:{port}"
-    wait_for(base + "/health", server)
-    RUNNING.update(server=server, args=args, env=SERVER_ENV(data, stub_url), base=base)
+    """The stub and a Selene with an API token; yields (base URL, the stub)."""
+    stub = Stub().up()
+    server = Selene(SERVER_ENV(stub.url), token=TOKEN).start()
+    RUNNING.update(server=server)
     # Slow enough that the progress and the pieces of an answer can be seen arriving.
-    urllib.request.urlopen(urllib.request.Request(stub_url + "/_stub/fault", data=json.dumps({"fault": "none", "chunkDelay": 0.04}).encode(), method="POST"))
-    yield base, stub_url
-    for proc in (RUNNING["server"], stub):
-        proc.terminate()
-        proc.wait(timeout=10)
-    shutil.rmtree(data, ignore_errors=True)
+    stub.fault("none", chunk_delay=0.04)
+    yield server.base, stub
+    server.stop()
+    stub.down()
 
 
 def processed(base):
@@ -287,16 +255,14 @@ def test_chat_on_a_phone_keeps_the_answer_in_view(selene, browser, shots):
 def test_cut_answer_kept_and_marked(selene, browser, shots):
     """The model breaks off mid-answer: what arrived stays on the page, marked as cut off, with the
     notes that match; after a reload it is still there and still marked."""
-    base, stub_url = selene
+    base, stub = selene
     browser.get(base + "/app/chat")
     submit(browser, "New chat")
-    def fault(name):
-        urllib.request.urlopen(urllib.request.Request(stub_url + "/_stub/fault", data=json.dumps({"fault": name}).encode(), method="POST"))
-    fault("cutStream")
+    stub.fault("cutStream")
     try:
         ask(browser, "What's in my garden soil thread, in short?")
     finally:
-        fault("none")
+        stub.fault("none")
     cut = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant.incomplete")
     assert len(cut) == 1 and "cut off before the end" in cut[0].text and cut[0].text.startswith("Selene\nFrom"), cut[0].text
     assert "broke off" in browser.page_source or "notes that match" in browser.page_source
@@ -700,13 +666,9 @@ def test_first_start_signs_in_with_the_printed_link(browser, shots):
 
 def test_setup_screen_with_tokens_off(browser, shots):
     """SELENE_API_TOKEN=off (loopback only) opens on the set-up screen."""
-    data = tempfile.mkdtemp(prefix="selene-open-")
-    port = free_port()
-    server = start([binary("selene", "SELENE_SERVER_BIN"), "serve", "--port", str(port)],
-                   {"SELENE_DATA_DIR": data, "SELENE_API_TOKEN": "off", "SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "warning"})
-    base = f"http://127.0.0.1:{port}"
+    server = Selene({"SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "warning"}, token="off").start()
+    base = server.base
     try:
-        wait_for(base + "/health", server)
         browser.delete_all_cookies()
         browser.get(base + "/")
         assert browser.current_url.endswith("/app/setup")
@@ -717,6 +679,4 @@ def test_setup_screen_with_tokens_off(browser, shots):
         browser.get(base + "/app/status")
         assert "Not available" in browser.page_source
     finally:
-        server.terminate()
-        server.wait(timeout=10)
-        shutil.rmtree(data, ignore_errors=True)
+        server.stop()

@@ -11,10 +11,11 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.request
 
 import pytest
 from conftest import SIZES, StitchServer, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
+from harness import pdf as patterns
+from harness.images import png
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
@@ -22,17 +23,6 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
-
-
-def png(width, height, rgb):
-    """A real PNG of one colour, big enough to pinch and swipe on a phone."""
-    import struct
-    import zlib
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +35,7 @@ def photos():
     folder = tempfile.mkdtemp(prefix="stitch-photos-")
     paths = []
     # The same picture three times (the restore test counts it stored once), big enough to pinch and swipe.
-    picture = png(360, 270, (196, 112, 75))
+    picture = png(360, 270, lambda x, y: (196, 112, 75))
     for name, data in [("canvas.png", picture), ("one.png", picture), ("two.png", picture)]:
         path = os.path.join(folder, name)
         with open(path, "wb") as f:
@@ -535,7 +525,6 @@ def test_scan_barcode(server, browser, shots):
 def test_pattern_viewer(server, browser, shots):
     """A PDF pattern uploaded to a project, paged with thumbnails, zoomed and panned by touch at
     phone width and by buttons; it opens again where it was left; an encrypted PDF is refused."""
-    import patterns
     folder = tempfile.mkdtemp(prefix="stitch-pattern-")
     chart, locked = os.path.join(folder, "Nutcracker chart.pdf"), os.path.join(folder, "locked.pdf")
     with open(chart, "wb") as f:
@@ -618,7 +607,6 @@ def test_chart_key(server, browser, shots):
     and the line it couldn't read; one thread is left out and another's skeins changed; confirmed,
     the project's list, readiness and the shopping list (with a nearest substitute) follow, and
     reading the chart again offers nothing twice."""
-    import patterns
     folder = tempfile.mkdtemp(prefix="stitch-key-")
     chart = os.path.join(folder, "Spring Meadow.pdf")
     with open(chart, "wb") as f:

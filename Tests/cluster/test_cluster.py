@@ -9,24 +9,22 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-import zlib
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from seleneproc import TOKEN, Selene, free_port  # noqa: E402
+from harness import binary
+from harness.net import free_port, wait_for
+from harness.pdf import chart_pdf
+from harness.selene import Selene, Stub
+from harness.stitch import Stitchuation
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("BIN_PATH") or os.path.join(ROOT, ".build", "debug")
 PG_URL = os.environ.get("CLUSTER_PG_URL", "")
 PSQL = os.environ.get("CLUSTER_PSQL", "psql")
 PASSWORD = "correct horse battery"
@@ -71,42 +69,6 @@ def ok(answer):
     return json.loads(body) if body else None
 
 
-def wait_for(url, proc=None, log=None, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url, timeout=1).status == 200:
-                return
-        except Exception:
-            if proc is not None and proc.poll() is not None:
-                break
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not answer" + (": " + open(log).read()[-3000:] if log else ""))
-
-
-def chart_pdf(pages):
-    """A real PDF of `pages` A4 pages, each with a grid and its number: what poppler draws."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", None, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    kids = []
-    for n in range(1, pages + 1):
-        grid = b"".join(b"%d 60 m %d 780 l " % (x, x) for x in range(60, 540, 12)) + b"".join(b"60 %d m 540 %d l " % (y, y) for y in range(60, 780, 12))
-        stream = b"0.5 w " + grid + b"S BT /F1 48 Tf 240 400 Td (Page %d) Tj ET" % n
-        content = zlib.compress(stream)
-        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream")
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>"
-                       % len(objects))
-        kids.append(len(objects))
-    objects[1] = b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids) + b"] /Count %d >>" % pages
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for i, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 def multipart(field, filename, content_type, data):
     boundary = uuid.uuid4().hex
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
@@ -114,28 +76,13 @@ def multipart(field, filename, content_type, data):
     return body, f"multipart/form-data; boundary={boundary}"
 
 
-class Instance:
-    """One `stitchuation serve` of the cluster; `kill()` is a SIGKILL, `start()` brings it back."""
+class Instance(Stitchuation):
+    """One `stitchuation serve` of the cluster, on the shared data folder; `kill()` is a SIGKILL,
+    `launch()` brings it back."""
 
-    def __init__(self, name, env, work):
-        self.name, self.port = name, free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.env = dict(env, PORT=str(self.port))
-        self.log = os.path.join(work, f"{name}.log")
-        self.proc = None
-
-    def launch(self):
-        self.proc = subprocess.Popen([os.path.join(BIN, "stitchuation"), "serve"], env=self.env,
-                                     stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
-        return self
-
-    def ready(self):
-        wait_for(self.base + "/health", self.proc, self.log)
-        return self
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
+    def __init__(self, name, env, data, work):
+        super().__init__(env, data=data, log=os.path.join(work, f"{name}.log"))
+        self.name = name
 
     def drawings(self):
         """How many times this instance has started drawing a file (its /metrics, from loopback)."""
@@ -154,7 +101,7 @@ class Cluster:
         env = {k: v for k, v in os.environ.items() if k != "JWT_SECRET"}
         env.update(DATABASE_URL=database_url(self.database), DATA_DIR=self.data, HOST="127.0.0.1", LOG_LEVEL="info",
                    TRUSTED_PROXIES="127.0.0.1", CLIENT_ATTEMPT_LIMIT="100000", PATTERN_CLAIM_SECONDS="15")
-        self.a, self.b = Instance("a", env, self.work), Instance("b", env, self.work)
+        self.a, self.b = Instance("a", env, self.data, self.work), Instance("b", env, self.data, self.work)
         self.haproxy = None
         try:
             self.start()
@@ -254,7 +201,7 @@ def test_refresh_retried_through_the_other_instance(cluster):
 
 
 def stitch(home, *args):
-    done = subprocess.run([os.path.join(BIN, "stitch"), *args], env=dict(os.environ, STITCH_HOME=home, STITCH_PASSWORD=PASSWORD),
+    done = subprocess.run([binary("stitch"), *args], env=dict(os.environ, STITCH_HOME=home, STITCH_PASSWORD=PASSWORD),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"stitch {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout
@@ -368,9 +315,7 @@ def test_selene_two_processes_one_briefing_and_each_note_once():
     written once (both are scheduled for the same minute), and every note captured through either
     is processed once (each claimed by one process: one attempt)."""
     database = fresh_database("selene_cluster")
-    stub_port = free_port()
-    stub = subprocess.Popen([os.path.join(BIN, "selene-ollama-stub"), str(stub_port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    wait_for(f"http://127.0.0.1:{stub_port}/api/version", stub)
+    stub = Stub().up()
     # The schedule: the next whole minute at least 40 s away (both processes are up well before), in UTC.
     now = time.time()
     target = (int(now // 60) + 1) * 60
@@ -378,7 +323,7 @@ def test_selene_two_processes_one_briefing_and_each_note_once():
         target += 60
     at = time.gmtime(target)
     briefing_time = f"{at.tm_hour}:{at.tm_min:02d}"
-    env = dict(SELENE_DATABASE_URL=database_url(database), SELENE_OLLAMA_URL=f"http://127.0.0.1:{stub_port}",
+    env = dict(SELENE_DATABASE_URL=database_url(database), SELENE_OLLAMA_URL=stub.url,
                SELENE_CHAT_MODEL="stub-chat", SELENE_EMBED_MODEL="stub-embed", SELENE_TIMEZONE="UTC")
     processes = [Selene(env), Selene(env)]
     try:
@@ -405,5 +350,5 @@ def test_selene_two_processes_one_briefing_and_each_note_once():
     finally:
         for p in processes:
             p.stop()
-        stub.terminate()
+        stub.down()
         psql("postgres", f"DROP DATABASE IF EXISTS {database}")

@@ -15,7 +15,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -24,10 +23,8 @@ import uuid
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from seleneproc import ROOT, SELENE, Selene, chat_stream, free_port, sign_in  # noqa: E402
+from harness.selene import SELENE, Selene, Stub, chat_stream, sign_in
 
-STUB = os.environ.get("SELENE_STUB_BIN", os.path.join(ROOT, ".build", "debug", "selene-ollama-stub"))
 SEED = int(os.environ.get("FAULT_SEED") or int(time.time()) % 100000)
 PG_URL = os.environ.get("FAULT_PG_URL")
 PSQL = os.environ.get("FAULT_PSQL", "psql")
@@ -36,43 +33,6 @@ print(f"\nfault harness: FAULT_SEED={SEED} (set it to repeat this run); database
 
 WORDS = ("garden roof sourdough marathon budget dentist chimney basil passport cello tomatoes lisbon "
          "spanish dishwasher presentation migration compost picture hooks bike gears router").split()
-
-
-class Stub:
-    """selene-ollama-stub as a process on a fixed port, so it can go down and come back there."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = None
-
-    def up(self):
-        if self.proc and self.proc.poll() is None:
-            return
-        self.proc = subprocess.Popen([STUB, str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline()
-        assert line.startswith("listening on"), line
-
-    def down(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    @property
-    def is_up(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def fault(self, fault, times=None, slow=None, chunk_delay=None):
-        body = {"fault": fault}
-        if times is not None:
-            body["times"] = times
-        if slow is not None:
-            body["slowSeconds"] = slow
-        if chunk_delay is not None:
-            body["chunkDelay"] = chunk_delay
-        request = urllib.request.Request(self.url + "/_stub/fault", data=json.dumps(body).encode(), method="POST",
-                                         headers={"Content-Type": "application/json"})
-        urllib.request.urlopen(request, timeout=10).read()
 
 
 class Database:

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -26,8 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from seleneproc import SELENE, TOKEN, Selene, api, chat_stream, settle, sign_in  # noqa: E402
+from harness.selene import SELENE, TOKEN, Selene, api, chat_stream, settle, sign_in
 
 LLM_URL = os.environ.get("SELENE_REAL_LLM_URL")
 EMBED_URL = os.environ.get("SELENE_REAL_EMBED_URL")

@@ -44,7 +44,7 @@ public struct AllowedHosts: Sendable, Equatable {
     static let machineName: String? = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return nil }
-        let name = String(cString: buffer).lowercased()
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
         return name.isEmpty ? nil : name
     }()
 

@@ -35,7 +35,7 @@ public struct BackgroundWork: LifecycleHandler {
                     let now = services.clock.now()
                     if try await JobLease(db: app.writeDB).claim("thread-maintenance", owner: owner, now: now, until: now.addingTimeInterval(interval * 0.9)) {
                         let threads = ThreadService(db: app.db, services: services, logger: logger)
-                        try await threads.placeUnthreaded()
+                        _ = try await threads.placeUnthreaded()
                         try await threads.refresh(now: services.clock.now())
                         try await threads.rewriteSummaries()
                     }

@@ -4,7 +4,8 @@ import SeleneShared
 import ServerCommon
 import Vapor
 
-/// The view models at work for one web request (they live on the main actor).
+/// One web request's chat: a question answered by `ChatEngine` (its progress sent as it goes), and
+/// the task suggestions and briefing of the view models (on the main actor).
 enum ChatRun {
     struct Outcome: Sendable {
         var session: ChatSession?
@@ -27,35 +28,43 @@ enum ChatRun {
         }
     }
 
-    @MainActor
+    /// A question in the conversation `sessionId` (a new one when there is none by that id).
     static func run(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, sessionId: UUID, question: String,
                     focus: [Int64] = [], emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
-        let chat = ChatViewModel(data: data, llm: llm, now: now)
-        await chat.loadSessions()
-        if chat.sessions.contains(where: { $0.id == sessionId }) { await chat.openSession(sessionId) } else { chat.newSession(id: sessionId) }
-        chat.focus = focus
-        return await drive(chat, question: question, emit: emit)
+        let engine = ChatEngine(data: data, llm: llm, now: now)
+        let session: ChatSession
+        do {
+            session = try await data.sessions().first { $0.id == sessionId }
+                ?? ChatSession(id: sessionId, title: ChatEngine.untitled, createdAt: now(), updatedAt: now())
+        } catch {
+            return Outcome(error: ChatEngine.describe(error))
+        }
+        return await ask(engine, question, in: session, focus: focus, emit: emit)
     }
 
-    @MainActor
+    /// A question in a thread's conversation, about its notes.
     static func runInThread(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64, question: String,
                             emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
-        let workspace = ThreadWorkspaceChatViewModel(threadId: threadId, data: data, llm: llm, now: now)
-        await workspace.load()
-        guard let chat = workspace.chat else { return Outcome(error: workspace.errorMessage ?? "That thread is gone.") }
-        return await drive(chat, question: question, emit: emit)
+        let engine = ChatEngine(data: data, llm: llm, now: now)
+        let detail: ThreadDetail, session: ChatSession
+        do {
+            detail = try await data.thread(id: threadId)
+            session = try await engine.threadSession(detail)
+        } catch {
+            return Outcome(error: ChatEngine.describe(error))
+        }
+        return await ask(engine, question, in: session, scope: detail, emit: emit)
     }
 
-    @MainActor
-    static func drive(_ chat: ChatViewModel, question: String, emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
-        let (events, continuation) = AsyncStream.makeStream(of: String.self)
-        chat.onEvent = { continuation.yield(progressEvent($0)) }
-        let forward = Task { for await event in events { await emit(event) } }
-        await chat.ask(question)
-        continuation.finish()
-        await forward.value
-        return Outcome(session: chat.session, answered: chat.lastAnswer != nil, unavailable: chat.unavailableMessage,
-                       foundNotes: chat.foundNotes, error: chat.errorMessage)
+    /// `ChatEngine` answering, its progress sent as events as it goes.
+    static func ask(_ engine: ChatEngine, _ question: String, in session: ChatSession, scope: ThreadDetail? = nil, focus: [Int64] = [],
+                    emit: @escaping @Sendable (String) async -> Void) async -> Outcome {
+        do {
+            let turn = try await engine.answer(question, in: session, scope: scope, focus: focus) { await emit(progressEvent($0)) }
+            return Outcome(session: turn.session, answered: turn.answer != nil, unavailable: turn.unavailableMessage, foundNotes: turn.notes)
+        } catch {
+            return Outcome(session: session, error: ChatEngine.describe(error))
+        }
     }
 
     @MainActor

@@ -100,7 +100,7 @@ public enum BriefingContextBuilder {
         for paragraph in text.components(separatedBy: "\n") {
             var kept: [String] = []
             let before = removed.count
-            for sentence in AnswerTidy.sentences(of: Substring(paragraph)) {
+            for sentence in AnswerText.sentences(ofLine: Substring(paragraph)) {
                 let terms = TextTokens.searchTerms(sentence, limit: 64).filter { $0.contains(where: \.isLetter) }.map(TextTokens.stem)
                     .filter { !generic.contains($0) }
                 guard !terms.isEmpty else { kept.append(sentence); continue }

@@ -80,6 +80,24 @@ public struct ContextBuilder: Sendable {
         return "[\(number)] \(title.isEmpty ? "" : title + ": ")\(body) (written \(Self.writtenOn(createdAt)))"
     }
 
+    /// A context line copied back into an answer (`line`'s format, read back here beside where
+    /// it is written): `[n] Title: text (written 26 Nov 2026)`, perhaps numbered as a list item;
+    /// its number and what follows the marker, trimmed.
+    static func copiedLine(_ line: String) -> (number: Int, body: String)? {
+        guard let m = copiedLinePattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+              let nr = Range(m.range(at: 1), in: line), let n = Int(line[nr]), let rest = Range(m.range(at: 2), in: line) else { return nil }
+        return (n, String(line[rest]).trimmingCharacters(in: .whitespaces))
+    }
+
+    static let copiedLinePattern = try! NSRegularExpression(pattern: #"^\s*(?:\d+[.)]\s*)?\[(\d{1,3})\]\s*(.*?)\s*\(written\b[^)]*\)?\s*$"#)
+
+    /// `text` without a context line's day copied (or cut off) anywhere in it: " (written 26 Nov 2026)".
+    static func withoutCopiedDay(_ text: String) -> String {
+        copiedDay.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+    }
+
+    static let copiedDay = try! NSRegularExpression(pattern: #"\s*\(written(?:\s+\d{1,2}(?:\s+[A-Z][a-z]{2}(?:\s+\d{0,4})?)?)?\)?"#)
+
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static let utc: Calendar = {

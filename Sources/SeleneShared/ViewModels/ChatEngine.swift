@@ -39,6 +39,26 @@ public struct ChatEngine: Sendable {
         public var context: ChatContext
         /// Why there is no answer: the LLM is unreachable or broke off.
         public var unavailable: String?
+
+        /// What the person reads when there is no answer: whether what arrived is kept, and
+        /// that the notes that match are shown instead.
+        public var unavailableMessage: String? {
+            guard answer == nil else { return nil }
+            return session.messages.last?.isIncomplete == true
+                ? "The LLM broke off in the middle of the answer: what arrived is kept, marked as cut off. Here are the notes that match; ask again later for a whole answer."
+                : "Selene can't reach the LLM right now, so here are the notes that match instead. Your question is kept; ask again later."
+        }
+    }
+
+    /// An error as the person reads it.
+    public static func describe(_ error: any Error) -> String {
+        (error as? SeleneClientError)?.description ?? error.localizedDescription
+    }
+
+    /// A thread's conversation: the one most lately used, or a new one about it.
+    public func threadSession(_ detail: ThreadDetail) async throws -> ChatSession {
+        try await data.sessions().filter { $0.threadId == detail.thread.id }.max { $0.updatedAt < $1.updatedAt }
+            ?? ChatSession(title: "About \(detail.thread.name)", threadId: detail.thread.id, createdAt: now(), updatedAt: now())
     }
 
     public static let untitled = "New chat"
@@ -93,7 +113,7 @@ public struct ChatEngine: Sendable {
             if !text.allSatisfy(\.isWhitespace), let kept = try? await keep(text) { session = kept }
             return Turn(session: session, answer: nil, notes: found.notes, context: context, unavailable: why)
         }
-        let parsed = Self.resolve(text, context: context, question: question, earlier: PromptBuilder.earlierWords(in: messages))
+        let parsed = Self.resolve(text, context: context, question: question, earlier: PromptBuilder.earlierWords(in: messages), now: now())
         let reply = ChatMessage(id: partial.id, role: .assistant, content: parsed.text, createdAt: now(), citedNoteIds: parsed.citedNoteIds,
                                 seleneCitedNoteIds: parsed.seleneCitedNoteIds.isEmpty ? nil : parsed.seleneCitedNoteIds)
         session = base
@@ -137,30 +157,14 @@ public struct ChatEngine: Sendable {
         return (found, context, messages)
     }
 
-    /// A whole answer as it is kept: without a small model's loops and hanging labels
-    /// (`AnswerTidy`), its citations checked against the notes shown, added where the model left
-    /// them out (`CitationAttribution`), and resolved. When one shown note is clearly about the
-    /// question and the answer doesn't cite it, states figures no shown note holds, or none where
-    /// the note's sentence has one, that sentence is quoted under the answer, or instead of it
-    /// when every figure is nobody's (`AnswerPassage`; nil leaves it out). `earlier`: what the person said before in the
-    /// conversation, whose figures an answer may repeat.
-    public static func resolve(_ text: String, context: ChatContext, question: String? = nil, earlier: String = "",
+    /// A whole answer as it is kept: `AnswerPipeline.standard` run on it with the facts of this
+    /// answer (what the model was shown, the question, the person's earlier words, `now`), then its
+    /// citations resolved. `passage` nil leaves the quote out.
+    public static func resolve(_ text: String, context: ChatContext, question: String? = nil, earlier: String = "", now: Date = Date(),
                                attribution: CitationAttribution.Settings = .default,
-                               passage: AnswerPassage.Settings? = .default) -> ParsedAnswer {
-        var attributed = CitationAttribution.attribute(AnswerTidy.tidy(text).text, context: context.notes,
-                                                       question: question, settings: attribution)
-        // Citations taken out can bare a loop the model varied only by its numbers ("1450 [1]
-        // 1450 [2] 1450 [1] …" to the token limit, SmolLM2-135M on 2026-11-27): tidied again.
-        attributed.text = AnswerTidy.tidy(attributed.text).text
-        let parsed = CitationParser.parse(attributed.text, context: context.notes, bySelene: attributed.added)
-        guard let question, let passage, let found = AnswerPassage.find(for: question, context: context.notes, settings: passage),
-              let note = context.notes[found.number] else { return parsed }
-        let figures = AnswerPassage.figures(of: attributed.text, context: context, question: question, earlier: earlier, citing: Set(parsed.citedNoteIds))
-        let wrongFigure = passage.checksFigures && figures.unheld > 0
-        let missingFigure = passage.quotesMissingFigure && figures.none && !AnswerPassage.digitRuns(found.text).isEmpty
-        guard !parsed.citedNoteIds.contains(note.id) || wrongFigure || missingFigure else { return parsed }
-        return CitationParser.parse(AnswerPassage.appending(found, to: wrongFigure && figures.allUnheld ? "" : attributed.text), context: context.notes,
-                                    bySelene: attributed.added.union([found.number]))
+                               passage: AnswerPassage.Settings? = .default, pipeline: AnswerPipeline = .standard) -> ParsedAnswer {
+        pipeline.run(text, facts: AnswerFacts(context: context, question: question, earlier: earlier, now: now,
+                                              attribution: attribution, passage: passage)).answer
     }
 
     /// What else the context says: the thread the question is about, and open tasks.

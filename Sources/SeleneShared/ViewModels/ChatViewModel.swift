@@ -139,9 +139,7 @@ public final class ChatViewModel {
                 lastAnswer = answer
                 progress = .idle
             } else {
-                unavailableMessage = turn.session.messages.last?.isIncomplete == true
-                    ? "The LLM broke off in the middle of the answer: what arrived is kept, marked as cut off. Here are the notes that match; ask again later for a whole answer."
-                    : "Selene can't reach the LLM right now, so here are the notes that match instead. Your question is kept; ask again later."
+                unavailableMessage = turn.unavailableMessage
                 progress = .failed(turn.unavailable ?? "The LLM is unavailable")
             }
             upsert(session)
@@ -178,9 +176,7 @@ public final class ChatViewModel {
         if let i = sessions.firstIndex(where: { $0.id == session.id }) { sessions[i] = session } else { sessions.insert(session, at: 0) }
     }
 
-    static func describe(_ error: any Error) -> String {
-        (error as? SeleneClientError)?.description ?? error.localizedDescription
-    }
+    static func describe(_ error: any Error) -> String { ChatEngine.describe(error) }
 }
 
 /// A chat scoped to one thread (the thread workspace): its notes are the context, and it
@@ -208,10 +204,7 @@ public final class ThreadWorkspaceChatViewModel {
             thread = detail
             tasks = try await engine.data.tasks(threadId: threadId)
             subprojects = SubprojectSuggester.suggest(thread: detail.thread, notes: detail.notes)
-            let sessions = try await engine.data.sessions().filter { $0.threadId == threadId }
-            let session = sessions.max { $0.updatedAt < $1.updatedAt }
-                ?? ChatSession(title: "About \(detail.thread.name)", threadId: threadId, createdAt: engine.now(), updatedAt: engine.now())
-            chat = ChatViewModel(engine: engine, scope: detail, session: session)
+            chat = ChatViewModel(engine: engine, scope: detail, session: try await engine.threadSession(detail))
             errorMessage = nil
         } catch {
             errorMessage = ChatViewModel.describe(error)

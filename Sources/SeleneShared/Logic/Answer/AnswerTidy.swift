@@ -8,19 +8,32 @@ import Foundation
 /// time stays; the copies, repeats and the hanging label go. Nothing else changes. Seen with SmolLM2-135M on
 /// the real-model tier; a larger model rarely needs it, and then it changes nothing.
 public enum AnswerTidy {
+    /// The steps, in order, each named (`AnswerPipeline` runs them; `selene-bench` can switch
+    /// any off).
+    static let steps: [AnswerStep] = [
+        .text("instructions", withoutInstructions),
+        .text("repeated-lines", withoutRepeatedLines),
+        .text("loops", withoutLoops),
+        .text("numbered-loops", withoutNumberedLoops),
+        .text("open-markers", withoutOpenMarkers),
+        .text("hanging-label", withoutHangingLabel),
+        .text("blank-lines", withoutBlankRuns),
+    ]
+
     /// `text` tidied, and how many repeats and labels were taken out.
     public static func tidy(_ text: String) -> (text: String, removed: Int) {
-        var removed = 0
-        var out = withoutInstructions(text, removed: &removed)
-        out = withoutRepeatedLines(out, removed: &removed)
-        out = withoutLoops(out, removed: &removed)
-        out = withoutNumberedLoops(out, removed: &removed)
-        out = withoutOpenMarkers(out, removed: &removed)
-        out = withoutHangingLabel(out, removed: &removed)
-        // No run of empty lines, whether the model wrote it (SmolLM2-135M on the tier, 2026-11-27:
-        // fifty of them between two markers) or what was taken out left it.
-        out = out.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression)
-        return (out.trimmingCharacters(in: .whitespacesAndNewlines), removed)
+        var draft = AnswerDraft(text: text)
+        let facts = AnswerFacts(notes: [:], question: nil, now: Date(timeIntervalSince1970: 0))
+        let removed = steps.reduce(0) { $0 + $1.transform(&draft, facts) }
+        return (draft.text, removed)
+    }
+
+    /// No run of empty lines, whether the model wrote it (SmolLM2-135M on the tier, 2026-11-27:
+    /// fifty of them between two markers) or what was taken out left it; no space around the
+    /// whole. (What it changes isn't counted: nothing of the answer goes.)
+    static func withoutBlankRuns(_ text: String, removed: inout Int) -> String {
+        text.replacingOccurrences(of: #"\n[ \t]*\n(?:[ \t]*\n)+"#, with: "\n\n", options: .regularExpression)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The sentences of the instructions a chat prompt gives the model (who Selene is, the citation
@@ -33,7 +46,7 @@ public enum AnswerTidy {
     /// "Question: …" (the prompt's own label, the question copied back), is dropped.
     static func withoutInstructions(_ text: String, removed: inout Int) -> String {
         var out = ""
-        for range in CitationAttribution.sentences(text) {
+        for range in AnswerText.sentences(text) {
             let sentence = text[range]
             let words = Set(TextTokens.words(String(sentence)))
             let atLineStart = range.lowerBound == text.startIndex || text[text.index(before: range.lowerBound)] == "\n"
@@ -82,7 +95,7 @@ public enum AnswerTidy {
     /// what the notes say).
     static func withoutNumberedLoops(_ text: String, removed: inout Int) -> String {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let split = lines.map { sentences(of: $0) }
+        let split = lines.map { AnswerText.sentences(ofLine: $0) }
         var counts: [String: Int] = [:]
         for line in split { for sentence in line { if let key = numberBlindKey(sentence) { counts[key, default: 0] += 1 } } }
         guard counts.values.contains(where: { $0 >= 3 }) else { return text }
@@ -100,14 +113,6 @@ public enum AnswerTidy {
         return out.joined(separator: "\n")
     }
 
-    /// A line's sentences (split after ".", "!" or "?" and a space), trimmed.
-    static func sentences(of line: Substring) -> [String] {
-        let text = String(line)
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
-        return text.replacingOccurrences(of: #"([.!?](?:\s*\[\d{1,3}(?:,\s*\d{1,3})*\])?)\s+(?=\S)"#, with: "$1\u{1F}", options: .regularExpression)
-            .split(separator: "\u{1F}").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
     /// A sentence with its numbers blanked ("sourdough #: second loaf …"), when it has a number and
     /// enough words to be a loop's unit; nil otherwise.
     static func numberBlindKey(_ sentence: String) -> String? {
@@ -123,8 +128,7 @@ public enum AnswerTidy {
     /// or list numbers ("[1] 27 Nov 2026" and "2. [3] 27 Nov 2026" are one line said twice; the
     /// markers go later anyway when their notes don't hold the line).
     static func lineKey(_ line: Substring) -> String {
-        let unmarked = CitationParser.marker.stringByReplacingMatches(in: String(line), range: NSRange(line.startIndex..., in: line), withTemplate: " ")
-        return unmarked.replacingOccurrences(of: #"^\s*\d{1,3}[.)]\s"#, with: "", options: .regularExpression)
+        AnswerText.unmarked(String(line)).replacingOccurrences(of: #"^\s*\d{1,3}[.)]\s"#, with: "", options: .regularExpression)
             .lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 

@@ -1,62 +1,52 @@
-"""The real `selene` binary as a process, for the real-model tier (Tests/realmodel) and the fault
-harness (Tests/faults): start it on a free loopback port with its own data folder, call its API,
-sign in to its web app, wait for its queue to settle, kill it."""
+"""The real `selene` binary as a process (the browser tests, the cluster and real-model tiers, the
+fault harness): start it on a free loopback port with its own data folder, call its API, sign in
+to its web app, wait for its queue to settle, kill it. And the model stand-in, `selene-ollama-stub`,
+as a process that can go down, come back on its port, and fail on demand."""
 import http.client
 import http.cookiejar
 import json
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 import urllib.error
-import re
 import urllib.parse
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from harness import binary
+from harness.net import free_port, wait_for
+
 TOKEN = "selene-process-test-token-0123456789-abcdefghijkl"
-SELENE = os.environ.get("SELENE_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "selene"))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+SELENE = binary("selene", "SELENE_SERVER_BIN")
+STUB = binary("selene-ollama-stub", "SELENE_STUB_BIN")
 
 
 class Selene:
     """One `selene serve` process. `data` (its folder) outlives restarts; `stop()` removes it."""
 
-    def __init__(self, env, data=None, port=None):
+    def __init__(self, env, data=None, port=None, token=TOKEN):
         self.data = data or tempfile.mkdtemp(prefix="selene-proc-")
         self.port = port or free_port()
-        self.env = dict(os.environ, SELENE_DATA_DIR=self.data, SELENE_API_TOKEN=TOKEN, SELENE_BRIEFING_HOUR="off",
-                        LOG_LEVEL="notice", **env)
+        self.token = token
+        self.env = dict(os.environ, SELENE_DATA_DIR=self.data, SELENE_API_TOKEN=token, SELENE_BRIEFING_HOUR="off", LOG_LEVEL="notice")
+        self.env.update(env)
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = None
         self.starts = 0
 
     def start(self, timeout=60):
         self.starts += 1
-        log = open(os.path.join(self.data, f"selene-{self.starts}.log"), "w")
+        log = os.path.join(self.data, f"selene-{self.starts}.log")
         self.proc = subprocess.Popen([SELENE, "serve", "--hostname", "127.0.0.1", "--port", str(self.port)], env=self.env,
-                                     stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(self.base + "/health", timeout=1).status == 200:
-                    return self
-            except Exception:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-        self.proc.kill()
-        raise RuntimeError("selene did not start: " + self.log())
+                                     stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        try:
+            wait_for(self.base + "/health", self.proc, log, timeout)
+        except RuntimeError as error:
+            raise RuntimeError(f"selene did not start: {error}") from None
+        return self
 
     def log(self):
         return open(os.path.join(self.data, f"selene-{self.starts}.log")).read()
@@ -80,7 +70,7 @@ class Selene:
             shutil.rmtree(self.data, ignore_errors=True)
 
     def api(self, method, path, body=None, timeout=600):
-        return api(self.base, method, path, body, timeout)
+        return api(self.base, method, path, body, timeout, token=self.token)
 
     def settle(self, bound):
         try:
@@ -89,9 +79,9 @@ class Selene:
             raise AssertionError(f"{error}\n--- the end of selene's log:\n{self.log()[-3000:]}") from None
 
 
-def api(base, method, path, body=None, timeout=600):
+def api(base, method, path, body=None, timeout=600, token=TOKEN):
     request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": "Bearer " + TOKEN, "Content-Type": "application/json"})
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read() or b"null")
 
@@ -109,12 +99,12 @@ def settle(base, bound):
     raise AssertionError(f"notes still waiting after {bound} s: {stuck}")
 
 
-def sign_in(base):
+def sign_in(base, token=TOKEN):
     """A signed-in web session: an opener with its cookies, and the form token."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     page = opener.open(base + "/app/signin", timeout=30).read().decode()
-    form = urllib.parse.urlencode({"token": TOKEN, "_csrf": form_token(page)}).encode()
+    form = urllib.parse.urlencode({"token": token, "_csrf": form_token(page)}).encode()
     # Signed in, the redirect's page carries the token made for this session's cookies.
     page = opener.open(urllib.request.Request(base + "/app/signin", data=form, method="POST"), timeout=30).read().decode()
     return opener, form_token(page)
@@ -153,3 +143,43 @@ def chat_stream(opener, csrf, base, session, question, on_event=None, timeout=60
         events.append(("disconnected", ""))
     return events
 
+
+class Stub:
+    """selene-ollama-stub (an Ollama- and OpenAI-protocol model stand-in) as a process on a port of
+    its own, kept across `down()` and `up()`: a model server that goes away and comes back there."""
+
+    def __init__(self, port=None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+
+    def up(self):
+        if self.proc and self.proc.poll() is None:
+            return self
+        self.proc = subprocess.Popen([STUB, str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.proc.stdout.readline()
+        assert line.startswith("listening on"), line
+        return self
+
+    def down(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    @property
+    def is_up(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def fault(self, fault, times=None, slow=None, chunk_delay=None):
+        """Its next answers fail as `fault` says ("none" for none), `times` times or until told
+        otherwise; `slow` seconds before each answer, `chunk_delay` between streamed pieces."""
+        body = {"fault": fault}
+        if times is not None:
+            body["times"] = times
+        if slow is not None:
+            body["slowSeconds"] = slow
+        if chunk_delay is not None:
+            body["chunkDelay"] = chunk_delay
+        request = urllib.request.Request(self.url + "/_stub/fault", data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()

@@ -54,20 +54,40 @@ public enum AnswerPassage {
 
     /// The shown note (its context number) clearly about `question`, and its sentence to quote.
     public static func find(for question: String, context: [Int: Note], settings: Settings = .default) -> (number: Int, text: String)? {
-        let terms = CitationAttribution.questionTerms(question)
+        find(terms: AnswerFacts.terms(of: question, now: Date()), context: context, settings: settings)
+    }
+
+    /// The same for a question's content words (`AnswerFacts.questionTerms`).
+    static func find(terms: [String], context: [Int: Note], settings: Settings) -> (number: Int, text: String)? {
         guard !terms.isEmpty else { return nil }
-        let scored = context.map { (number: $0.key, note: $0.value, shared: TextTokens.matched(terms, in: ($0.value.title ?? "") + " " + $0.value.content)) }
+        let scored = context.map { (number: $0.key, note: $0.value, shared: AnswerText.held(terms, by: $0.value)) }
             .sorted { ($0.shared, -$0.number) > ($1.shared, -$1.number) }
         guard let best = scored.first, best.shared > 0, Double(best.shared) >= settings.minShare * Double(terms.count),
               best.shared - (scored.dropFirst().first?.shared ?? 0) >= settings.minLead else { return nil }
         return (best.number, quote(best.note.content, terms: terms, nextFigure: settings.quotesNextFigure))
     }
 
+    /// The pipeline's `passage` step: `answer` with the quote under it (or the quote alone, when
+    /// every figure of the answer is nobody's) and the quote's context number — when one shown
+    /// note is clearly about the question and the answer doesn't cite it, states a figure no
+    /// cited note holds, or states none where the quote has one; nil when it stays as it is.
+    static func quoted(under answer: String, facts: AnswerFacts) -> (text: String, number: Int)? {
+        guard let question = facts.question, let settings = facts.passage,
+              let found = find(terms: facts.questionTerms, context: facts.context.notes, settings: settings),
+              let note = facts.context.notes[found.number] else { return nil }
+        let citing = Set(AnswerText.citedNumbers(answer).compactMap { facts.context.notes[$0]?.id })
+        let stated = figures(of: answer, context: facts.context, question: question, earlier: facts.earlier, citing: citing)
+        let wrongFigure = settings.checksFigures && stated.unheld > 0
+        let missingFigure = settings.quotesMissingFigure && stated.none && !AnswerText.digitRuns(found.text).isEmpty
+        guard !citing.contains(note.id) || wrongFigure || missingFigure else { return nil }
+        return (appending(found, to: wrongFigure && stated.allUnheld ? "" : answer), found.number)
+    }
+
     /// The sentence of `content` holding most of `terms` (the first among equals), trimmed; with
     /// the next sentence when that one has a figure and it has none, and both fit: "Bought the
     /// wrong size of picture hooks again. Measure first next time: 3 mm."
     static func quote(_ content: String, terms: [String], nextFigure: Bool = true) -> String {
-        let sentences = CitationAttribution.sentences(content).map { content[$0].trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let sentences = AnswerText.sentences(content).map { content[$0].trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
         var index = 0
         var most = 0
         for (i, sentence) in sentences.enumerated() {
@@ -75,7 +95,7 @@ public enum AnswerPassage {
             if shared > most { (index, most) = (i, shared) }
         }
         var chosen = sentences.indices.contains(index) ? sentences[index] : content
-        if nextFigure, digitRuns(chosen).isEmpty, sentences.indices.contains(index + 1), !digitRuns(sentences[index + 1]).isEmpty,
+        if nextFigure, AnswerText.digitRuns(chosen).isEmpty, sentences.indices.contains(index + 1), !AnswerText.digitRuns(sentences[index + 1]).isEmpty,
            chosen.count + 1 + sentences[index + 1].count <= longest {
             chosen += " " + sentences[index + 1]
         }
@@ -100,36 +120,20 @@ public enum AnswerPassage {
         public var none: Bool { unheld == 0 && held == fromQuestion }
     }
 
-    /// Runs of digits ("1,450" → 1 and 450; "3pm" → 3); in an answer, without its citation
-    /// markers and a list item's number.
-    static func digitRuns(_ text: String) -> [String] {
-        text.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).map(String.init)
-    }
-
-    static let listNumber = try! NSRegularExpression(pattern: #"(?m)^\s*\d{1,2}[.)]\s"#)
-    static let whenWrittenPattern = try! NSRegularExpression(pattern: #"\bwhen\b.*\b(?:write|wrote|written|noted?|mention(?:ed)?|log(?:ged)?|captured?|jot(?:ted)?)\b"#,
-                                                             options: [.caseInsensitive])
-
-    /// Whether the question asks when something was written (the one question the day answers).
-    static func asksWhenWritten(_ question: String) -> Bool {
-        whenWrittenPattern.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)) != nil
-    }
-
     /// `citing`: the notes the answer cites; a figure must be in one of them (the first roofer's
     /// quote cited as the second's is not held), or in any shown note when it cites none.
     /// `earlier`: what the person said before in the conversation (its figures are theirs).
     public static func figures(of answer: String, context: ChatContext, question: String, earlier: String = "", citing: Set<Int64> = []) -> Figures {
-        var text = CitationParser.marker.stringByReplacingMatches(in: answer, range: NSRange(answer.startIndex..., in: answer), withTemplate: " ")
-        text = listNumber.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: " ")
-        let asked = Set(digitRuns(question))
-        var shown = asked.union(digitRuns(([earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
-        let whenWritten = asksWhenWritten(question)
+        let text = AnswerText.withoutListNumbers(AnswerText.unmarked(answer), replacement: " ")
+        let asked = Set(AnswerText.digitRuns(question))
+        var shown = asked.union(AnswerText.digitRuns(([earlier, context.extra] + context.memories.map(\.content)).joined(separator: " ")))
+        let whenWritten = AnswerFacts.asksWhenWritten(question)
         for note in context.notes.values where citing.isEmpty || citing.contains(note.id) {
-            shown.formUnion(digitRuns((note.title ?? "") + " " + note.content))
-            if whenWritten { shown.formUnion(digitRuns(ContextBuilder.writtenOn(note.createdAt))) }
+            shown.formUnion(AnswerText.digitRuns((note.title ?? "") + " " + note.content))
+            if whenWritten { shown.formUnion(AnswerText.digitRuns(ContextBuilder.writtenOn(note.createdAt))) }
         }
         var figures = Figures()
-        for run in digitRuns(text) {
+        for run in AnswerText.digitRuns(text) {
             if shown.contains(run) { figures.held += 1 } else { figures.unheld += 1 }
             if asked.contains(run) { figures.fromQuestion += 1 }
         }

@@ -1,6 +1,7 @@
-"""PDFs for the pattern viewer's tests, written object by object with a correct cross-reference
-table: letter-size pages titled "Page N" over a chart grid; optionally encrypted with a user
-password (so nothing opens it without one)."""
+"""Real PDFs, written object by object with a correct cross-reference table: charts of N pages
+(titled "Page N" over a grid; optionally encrypted with a user password, so nothing opens it
+without one), pages of text at points (a chart's colour key), and compressed A4 charts."""
+import zlib
 
 
 def pdf(pages, encrypted=False):
@@ -23,12 +24,14 @@ def pdf(pages, encrypted=False):
 
 
 def assemble(objs, extra=""):
-    """Numbered objects (1 the catalog) as a PDF file with its cross-reference table."""
+    """Numbered objects (1 the catalog; text, or bytes for a binary stream) as a PDF file with its
+    cross-reference table."""
     out = b"%PDF-1.4\n"
     offsets = {}
     for k in sorted(objs):
         offsets[k] = len(out)
-        out += f"{k} 0 obj\n{objs[k]}\nendobj\n".encode()
+        body = objs[k] if isinstance(objs[k], bytes) else objs[k].encode()
+        out += f"{k} 0 obj\n".encode() + body + b"\nendobj\n"
     size = max(objs) + 1
     xref = len(out)
     out += f"xref\n0 {size}\n0000000000 65535 f \n".encode()
@@ -68,3 +71,18 @@ def chart_with_key():
     texts += [(72, 700 - 12 * k, "X O # X O # " * 4, 9) for k in range(6)]
     texts += [(x, 600 - 13 * n, cell, 9) for n, cells in enumerate(rows) for x, cell in zip(columns, cells) if cell]
     return text_pdf([texts])
+
+
+def chart_pdf(pages):
+    """A4 pages, each a compressed grid with its number: what poppler draws, page by page."""
+    objs = {1: "<< /Type /Catalog /Pages 2 0 R >>", 3: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    kids = []
+    for n in range(1, pages + 1):
+        grid = b"".join(b"%d 60 m %d 780 l " % (x, x) for x in range(60, 540, 12)) + b"".join(b"60 %d m 540 %d l " % (y, y) for y in range(60, 780, 12))
+        content = zlib.compress(b"0.5 w " + grid + b"S BT /F1 48 Tf 240 400 Td (Page %d) Tj ET" % n)
+        stream, page = 2 + 2 * n, 3 + 2 * n
+        objs[stream] = b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream"
+        objs[page] = f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents {stream} 0 R >>"
+        kids.append(page)
+    objs[2] = f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {pages} >>"
+    return assemble(objs)
