@@ -82,7 +82,7 @@ let package = Package(
         // Benchmarks, run on purpose (not by the test suite): swift run -c release stitch-bench
         .executableTarget(
             name: "stitch-bench",
-            dependencies: ["StitchServer", "StitchKit", "StitchCore",
+            dependencies: ["StitchServer", "StitchKit", "StitchCore", "ServerCommon",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Vapor", package: "vapor"),
                            .product(name: "Fluent", package: "fluent"),

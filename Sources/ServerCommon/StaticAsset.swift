@@ -112,6 +112,32 @@ public enum Compression {
         return Array(out.prefix(Int(stream.total_out)))
     }
 
+    /// The bytes a gzip member holds, at most `limit` of them; nil if it isn't one (or holds more).
+    public static func gunzip(_ bytes: [UInt8], limit: Int = 1 << 30) -> [UInt8]? {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var input = bytes
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let done: Bool = input.withUnsafeMutableBufferPointer { inBuffer in
+            stream.next_in = inBuffer.baseAddress
+            stream.avail_in = UInt32(inBuffer.count)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBufferPointer { outBuffer -> (Int32, Int) in
+                    stream.next_out = outBuffer.baseAddress
+                    stream.avail_out = UInt32(outBuffer.count)
+                    let status = inflate(&stream, Z_NO_FLUSH)
+                    return (status, outBuffer.count - Int(stream.avail_out))
+                }
+                out += chunk.prefix(produced)
+                if status == Z_STREAM_END { return true }
+                guard status == Z_OK, out.count <= limit, produced > 0 || stream.avail_in > 0 else { return false }
+            }
+        }
+        return done && out.count <= limit ? out : nil
+    }
+
     /// `bytes` as Brotli text at the best quality; nil if the encoder fails.
     public static func brotli(_ bytes: [UInt8]) -> [UInt8]? {
         var size = BrotliEncoderMaxCompressedSize(bytes.count)

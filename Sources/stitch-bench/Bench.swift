@@ -8,7 +8,7 @@ import StitchKit
 @_spi(Bench) import StitchServer
 import Vapor
 
-/// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list,catalog]
+/// `swift run -c release stitch-bench [--quick] [--json FILE] [--only push,pull,client,list,wire,catalog]
 /// [--database sqlite|postgres] [--repeat N] [--stages]`: how close Stitchuation is to the fastest this machine allows.
 /// Each figure is measured in the same run as its baseline, on SQLite and (with BENCH_DATABASE_URL,
 /// an empty database it may wipe) on PostgreSQL, each database in a process of its own (so each
@@ -49,7 +49,7 @@ struct Bench {
             args.firstIndex(of: name).flatMap { args.indices.contains($0 + 1) ? args[$0 + 1] : nil }
         }
         let jsonPath = option("--json")
-        let only = Set((option("--only") ?? "push,pull,client,list,catalog").split(separator: ",").map(String.init))
+        let only = Set((option("--only") ?? "push,pull,client,list,wire,catalog").split(separator: ",").map(String.init))
         let databases = option("--database").map { [$0] } ?? ["sqlite", "postgres"]
         let repeats = max(1, Int(option("--repeat") ?? "") ?? (quick ? 1 : 3))
         var figures: [Figure] = []

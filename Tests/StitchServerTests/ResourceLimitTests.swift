@@ -231,6 +231,12 @@ struct ResourceLimitTests {
             await app.server.shutdown()
         }
         #expect(Compression.accepted("gzip;q=1.0, br;q=0, identity") == ["gzip", "identity"])
+        // Reading gzip back (stitch-bench's first sync): the same bytes, a bound kept, garbage refused.
+        let text = Array(String(repeating: "DMC 310 Black, 2 skeins. ", count: 4_000).utf8)
+        let packed = try #require(Compression.gzip(text))
+        #expect(Compression.gunzip(packed) == text)
+        #expect(Compression.gunzip(packed, limit: text.count - 1) == nil)
+        #expect(Compression.gunzip(Array(packed.dropLast(20))) == nil && Compression.gunzip(text) == nil)
     }
 
     /// Another implementation's reading of a compressed file: python3's gzip, or Google's brotli
