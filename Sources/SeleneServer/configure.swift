@@ -69,6 +69,7 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     app.http.server.configuration.responseCompression = .text
     app.middleware = Middlewares()
+    app.middleware.use(BrotliResponseMiddleware())
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(SeleneErrorMiddleware())
     app.middleware.use(RequestGuardMiddleware(hosts: config.allowedHosts))

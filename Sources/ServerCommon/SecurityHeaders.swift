@@ -36,11 +36,12 @@ extension HTTPServer.Configuration.ResponseCompressionConfiguration {
     /// Both servers' answers, gzip-compressed when the client accepts it: pages, styles, scripts,
     /// JSON (the sync API's pages and the web app's data), icons, CSV and text. Not pictures or
     /// fonts (compressed already) and not server-sent events (each piece must leave at once).
-    public static var text: Self {
-        .disabled(allowedTypes: [
-            .html, .css, HTTPMediaType(type: "text", subType: "javascript"), HTTPMediaType(type: "application", subType: "javascript"),
-            .json, HTTPMediaType(type: "application", subType: "manifest+json"), HTTPMediaType(type: "image", subType: "svg+xml"),
-            .plainText, HTTPMediaType(type: "text", subType: "csv"), HTTPMediaType(type: "application", subType: "problem+json"),
-        ], allowRequestOverrides: true)
-    }
+    public static var text: Self { .disabled(allowedTypes: HTTPMediaTypeSet(mediaTypes: textTypes), allowRequestOverrides: true) }
+
+    /// Those types (`BrotliResponseMiddleware` compresses the same).
+    public static let textTypes: [HTTPMediaType] = [
+        .html, .css, HTTPMediaType(type: "text", subType: "javascript"), HTTPMediaType(type: "application", subType: "javascript"),
+        .json, HTTPMediaType(type: "application", subType: "manifest+json"), HTTPMediaType(type: "image", subType: "svg+xml"),
+        .plainText, HTTPMediaType(type: "text", subType: "csv"), HTTPMediaType(type: "application", subType: "problem+json"),
+    ]
 }

@@ -138,14 +138,15 @@ public enum Compression {
         return done && out.count <= limit ? out : nil
     }
 
-    /// `bytes` as Brotli text at the best quality; nil if the encoder fails.
-    public static func brotli(_ bytes: [UInt8]) -> [UInt8]? {
+    /// `bytes` as Brotli text at `quality` (the best by default: files compressed once); nil if
+    /// the encoder fails.
+    public static func brotli(_ bytes: [UInt8], quality: Int32 = BROTLI_MAX_QUALITY) -> [UInt8]? {
         var size = BrotliEncoderMaxCompressedSize(bytes.count)
         guard size > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: size)
         let ok = bytes.withUnsafeBufferPointer { inBuffer in
             out.withUnsafeMutableBufferPointer { outBuffer in
-                BrotliEncoderCompress(BROTLI_MAX_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, inBuffer.count, inBuffer.baseAddress, &size, outBuffer.baseAddress)
+                BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, inBuffer.count, inBuffer.baseAddress, &size, outBuffer.baseAddress)
             }
         }
         guard ok == BROTLI_TRUE else { return nil }

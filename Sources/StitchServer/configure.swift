@@ -61,6 +61,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     // with the wrong method answers 405 with `Allow` rather than 404.
     app.http.server.configuration.responseCompression = .text
     app.middleware = Middlewares()
+    app.middleware.use(BrotliResponseMiddleware())
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(JSONErrorMiddleware())
     app.middleware.use(MethodNotAllowedMiddleware { method, allow in
