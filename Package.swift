@@ -31,10 +31,16 @@ let package = Package(
         // /metrics on both servers: swift-metrics (which Vapor reports requests to) in Prometheus's text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        // `swift package generate-documentation`: DocC for StitchCore, StitchKit and SeleneShared
+        // (scripts/docs, run by scripts/test). A command plugin: nothing of it is linked into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // Domain records, validation, wire protocol. Foundation only, so every end can share it.
-        .target(name: "StitchCore"),
+        // The wire format both products share: RFC 3339 instants at millisecond precision and the
+        // JSON coders built on them. Foundation only, like the two libraries that re-export it.
+        .target(name: "WireCoding"),
+        .target(name: "StitchCore", dependencies: ["WireCoding"]),
         // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
         .target(name: "StitchDesign"),
         // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree,
@@ -90,7 +96,7 @@ let package = Package(
         ),
         // Selene: the client-side brain (records, wire types, providers, logic, view models).
         // Foundation (+ Observation) only: it must also build for iOS/macOS.
-        .target(name: "SeleneShared"),
+        .target(name: "SeleneShared", dependencies: ["WireCoding"]),
         .target(
             name: "SeleneServer",
             dependencies: [

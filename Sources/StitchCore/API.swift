@@ -24,6 +24,7 @@ public struct APIErrorBody: Codable, Sendable, Hashable, Error {
     }
 }
 
+/// `GET /health`: whether the server and its database answer.
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
     public init(status: String) { self.status = status }
@@ -31,6 +32,7 @@ public struct HealthResponse: Codable, Sendable, Equatable {
 
 // MARK: - Auth
 
+/// `POST /auth/register`: a new account's email and password.
 public struct RegisterRequest: Codable, Sendable {
     public var email: String
     public var password: String
@@ -51,6 +53,7 @@ extension RegisterRequest: Validatable {
     }
 }
 
+/// `POST /auth/login`: an email and password.
 public struct LoginRequest: Codable, Sendable {
     public var email: String
     public var password: String
@@ -61,6 +64,7 @@ public struct LoginRequest: Codable, Sendable {
     }
 }
 
+/// `POST /auth/refresh`: a refresh token exchanged for a new pair of tokens.
 public struct RefreshRequest: Codable, Sendable {
     public var refreshToken: String
     public init(refreshToken: String) { self.refreshToken = refreshToken }
@@ -106,11 +110,13 @@ public struct PasswordResetAccepted: Codable, Sendable, Hashable {
     public init(message: String) { self.message = message }
 }
 
+/// `POST /auth/logout`: the refresh token to revoke.
 public struct LogoutRequest: Codable, Sendable {
     public var refreshToken: String?
     public init(refreshToken: String? = nil) { self.refreshToken = refreshToken }
 }
 
+/// `POST /auth/provider`: a sign-in with Apple, Instagram or TikTok, carrying the provider's token or code.
 public struct ProviderSignInRequest: Codable, Sendable {
     public var provider: IdentityProvider
     /// Sign in with Apple's identity token (a JWT).
@@ -137,6 +143,7 @@ public struct ProviderSignInRequest: Codable, Sendable {
     }
 }
 
+/// Tokens and the account, answered by every sign-in.
 public struct AuthResponse: Codable, Sendable {
     public var user: UserProfile
     public var accessToken: String
@@ -206,6 +213,7 @@ public struct JournalEntryDetail: Codable, Sendable, Hashable {
     private enum Keys: String, CodingKey { case images }
 }
 
+/// `GET /shopping-list`: the lines to buy, each with the projects that need it.
 public struct ShoppingListResponse: Codable, Sendable, Hashable {
     public var items: [ShoppingItem]
     public var totalToBuy: Int
@@ -216,6 +224,7 @@ public struct ShoppingListResponse: Codable, Sendable, Hashable {
     }
 }
 
+/// `POST /shopping-list/purchase`: skeins of a thread bought, added to the inventory (a new thread when none matches).
 public struct PurchaseRequest: Codable, Sendable {
     public var brand: String
     public var number: String
@@ -257,6 +266,7 @@ extension PurchaseRequest: Validatable {
     }
 }
 
+/// The answer to an image upload: the key the picture is stored under, its type and size.
 public struct ImageUploadResponse: Codable, Sendable, Hashable {
     public var key: String
     public var contentType: String
@@ -315,6 +325,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 /// How far a pattern's pages are: a PDF's are drawn in the background after the upload, a
 /// picture's at once.
 public struct PatternPages: Codable, Sendable, Equatable {
+    /// How far the server has drawn a pattern's pages: rendering, ready or failed.
     public enum Status: String, Codable, Sendable {
         case rendering, ready, failed
     }
@@ -374,6 +385,7 @@ public struct ChartKeyProposal: Codable, Sendable, Hashable {
         }
     }
 
+    /// A thread the stitcher has that could stand in for one the key names.
     public struct Substitute: Codable, Sendable, Hashable {
         public var brand: String
         public var number: String
@@ -418,6 +430,7 @@ public struct ChartKeyProposal: Codable, Sendable, Hashable {
 
 /// The key's threads a stitcher confirms (`POST /patterns/{id}/key`): each becomes a requirement.
 public struct ChartKeyConfirmation: Codable, Sendable, Hashable {
+    /// One thread of the key as confirmed: it becomes a requirement of the project.
     public struct Row: Codable, Sendable, Hashable {
         public var brand: String
         public var number: String

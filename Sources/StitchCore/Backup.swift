@@ -223,6 +223,7 @@ public struct BackupDocument: Sendable, Equatable {
 
 /// What a restore did, record by record kind.
 public struct RestoreSummary: Codable, Sendable, Equatable {
+    /// How many records of each kind a restore added, updated or left.
     public struct Counts: Codable, Sendable, Equatable {
         /// Not in the account before.
         public var added = 0
@@ -239,6 +240,7 @@ public struct RestoreSummary: Codable, Sendable, Equatable {
         public var total: Int { added + updated + unchanged + keptNewer + refused }
     }
 
+    /// A record of the backup that wasn't restored, with where it was and why.
     public struct Issue: Codable, Sendable, Equatable, CustomStringConvertible {
         public var type: EntityType?
         public var id: UUID?
@@ -253,6 +255,7 @@ public struct RestoreSummary: Codable, Sendable, Equatable {
         public var description: String { [type?.rawValue, id?.wireText].compactMap { $0 }.joined(separator: " ") + (type == nil ? "" : ": ") + message }
     }
 
+    /// What a restore did with the backup's pictures.
     public struct Pictures: Codable, Sendable, Equatable {
         /// Stored from the file.
         public var stored = 0

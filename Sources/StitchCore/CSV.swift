@@ -6,6 +6,7 @@ import Foundation
 /// LF, CRLF or CR line ends, and UTF-8 with or without a byte-order mark, UTF-16 with one, or a
 /// Windows code page.
 public enum CSV {
+    /// The separator of a CSV file: comma, semicolon or tab.
     public enum Delimiter: String, CaseIterable, Sendable, Codable {
         case comma = ",", semicolon = ";", tab = "\t"
 

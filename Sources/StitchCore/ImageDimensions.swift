@@ -139,6 +139,7 @@ extension ImageFormat {
     }
 }
 
+/// Why a picture was refused before it was decoded: too many pixels, or not readable as its format.
 public enum PictureLimitError: Error, Equatable, CustomStringConvertible {
     case tooManyPixels(ImageDimensions)
     case unreadable(ImageFormat)

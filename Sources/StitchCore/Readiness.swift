@@ -12,6 +12,7 @@ public struct ThreadKey: Hashable, Sendable, Codable {
     }
 }
 
+/// The colour a requirement, section or project shows: green when the stash covers it, yellow when partly, red when not.
 public enum ReadinessColor: String, Codable, Sendable, CaseIterable {
     /// Every requirement is covered by inventory.
     case green
@@ -30,6 +31,7 @@ public enum ReadinessColor: String, Codable, Sendable, CaseIterable {
     }
 }
 
+/// How ready one thread requirement is: what it needs, what the stash gives it, and its colour.
 public struct RequirementReadiness: Codable, Sendable, Hashable {
     public var requirementId: UUID
     public var sectionId: UUID?
@@ -83,6 +85,7 @@ public struct RequirementReadiness: Codable, Sendable, Hashable {
     }
 }
 
+/// How ready one section of a project is: its requirements and their colour.
 public struct SectionReadiness: Codable, Sendable, Hashable {
     public var sectionId: UUID
     public var name: String
@@ -90,6 +93,7 @@ public struct SectionReadiness: Codable, Sendable, Hashable {
     public var requirements: [RequirementReadiness]
 }
 
+/// How ready a whole project is: its sections and requirements, and how many are covered.
 public struct ProjectReadiness: Codable, Sendable, Hashable {
     public var projectId: UUID
     public var color: ReadinessColor
@@ -164,6 +168,7 @@ public struct InventoryIndex: Sendable {
 /// any is left. A thread is therefore counted once however many requirements name it, and the
 /// shortfalls of a thread add up to what must be bought: total needed − owned.
 public enum ThreadAllocation {
+    /// The part of an inventory thread one requirement is given when several want it.
     public struct Share: Sendable, Hashable {
         public var key: ThreadKey
         public var have: Int
@@ -189,6 +194,7 @@ public enum ThreadAllocation {
     }
 }
 
+/// Readiness (SPEC): whether the stash holds what a requirement, a section or a project needs, sharing threads between projects in order.
 public enum Readiness {
     /// One requirement on its own, as if no other requirement wanted its thread.
     public static func requirement(_ req: ProjectThread, inventory: InventoryIndex) -> RequirementReadiness {

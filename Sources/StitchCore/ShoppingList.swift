@@ -24,6 +24,7 @@ public func writeTimestamp(now: Date, after previous: Date?) -> Date {
     return previous.addingTimeInterval(0.001)
 }
 
+/// One project's part of a shopping line: how many skeins that project still needs.
 public struct ShoppingProjectNeed: Codable, Sendable, Hashable {
     public var projectId: UUID
     public var title: String
@@ -36,6 +37,7 @@ public struct ShoppingProjectNeed: Codable, Sendable, Hashable {
     }
 }
 
+/// A line of the shopping list: one thread, how many skeins to buy, and for which projects.
 public struct ShoppingItem: Codable, Sendable, Hashable {
     public var brand: String
     public var number: String
@@ -74,6 +76,7 @@ public struct ShoppingItem: Codable, Sendable, Hashable {
     public var forProjects: Int { toBuy - byHand }
 }
 
+/// The shopping list's rules (SPEC): what the projects still need, and what a purchase changes.
 public enum ShoppingList {
     /// The list as plain text to send or paste (a message to a shop, a note on the phone): by
     /// brand, a box to tick per thread with what to buy and for which projects.
@@ -119,7 +122,12 @@ public enum ShoppingList {
     /// top (a line of their own when no project is short of that thread), and a computed line set
     /// aside is left off while the projects are short by exactly what they were short of when it
     /// was set aside (a line with skeins added by hand stays).
-    /// - Parameter projects: live projects with the title (the canvas's design name) to show.
+    /// - Parameters:
+    ///   - projects: live projects with the title (the canvas's design name) to show.
+    ///   - requirements: the thread requirements of those projects.
+    ///   - inventory: the stitcher's threads, indexed by brand and number.
+    ///   - lines: the stitcher's own shopping lines (skeins added by hand, lines set aside).
+    /// - Returns: the lines to buy, in the order the list shows them.
     public static func compute(
         projects: [(project: Project, title: String)], requirements: [ProjectThread], inventory: InventoryIndex,
         lines: [ShoppingLine] = []

@@ -1,5 +1,6 @@
 import Foundation
 
+/// What a pushed change does to its record: create, update or delete.
 public enum SyncAction: String, Codable, Sendable, Hashable, CaseIterable {
     case upsert, delete
 }
@@ -147,6 +148,7 @@ public struct SyncChange: Codable, Sendable, Hashable {
     }
 }
 
+/// What a device sends to `POST /sync`: the changes it made since its last sync, and the cursor it last pulled to.
 public struct SyncRequest: Codable, Sendable {
     public var cursor: String?
     public var clientId: UUID
@@ -165,6 +167,7 @@ public struct SyncRequest: Codable, Sendable {
     public static let maxChanges = 20_000
 }
 
+/// How the server treated one pushed change.
 public enum SyncStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// The change is now the server's copy (or already was, for a repeated request).
     case applied
@@ -174,6 +177,7 @@ public enum SyncStatus: String, Codable, Sendable, Hashable, CaseIterable {
     case rejected
 }
 
+/// What became of one pushed change: applied, stale (the server's copy is newer) or rejected with a reason.
 public struct SyncResult: Codable, Sendable, Hashable {
     public var id: UUID
     public var type: EntityType?
@@ -192,6 +196,7 @@ public struct SyncResult: Codable, Sendable, Hashable {
     }
 }
 
+/// The server's answer to a sync: what happened to each pushed change, the records changed elsewhere, and the next cursor.
 public struct SyncResponse: Codable, Sendable {
     public var cursor: String
     public var hasMore: Bool
@@ -251,6 +256,7 @@ public enum ConflictRule {
         }
     }
 
+    /// Which version of a record survives a conflict.
     public enum Outcome: Sendable, Equatable {
         /// The incoming version replaces the current one.
         case incoming

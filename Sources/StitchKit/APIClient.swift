@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import StitchCore
 
+/// Why a request to the server failed, in words a person can act on.
 public enum ClientError: Error, Equatable, CustomStringConvertible {
     /// No session, or the server ended it (refresh refused). Local data is untouched.
     case signedOut

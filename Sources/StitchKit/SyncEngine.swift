@@ -5,6 +5,7 @@ import StitchCore
 /// local write, on return to the foreground when the last sync is over a minute old, and on request.
 /// Network failures are retried with exponential backoff; a session the server ended stops it.
 public actor SyncEngine {
+    /// What the sync engine shows the person: the last sync, and what is still waiting to go.
     public struct Status: Sendable, Equatable {
         public var lastSync: Date?
         public var pending: Int

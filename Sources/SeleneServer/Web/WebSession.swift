@@ -4,8 +4,9 @@ import Fluent
 import Foundation
 import Vapor
 
-final class WebSessionModel: Model, @unchecked Sendable {
+final class WebSessionModel: BrowserSessionRow, @unchecked Sendable {
     static let schema = "web_sessions"
+    static var cookieHash: KeyPath<WebSessionModel, FieldProperty<WebSessionModel, String>> { \.$cookieHash }
     @ID(key: .id) var id: UUID?
     @Field(key: "cookie_hash") var cookieHash: String
     @Field(key: "token_hash") var tokenHash: String
@@ -33,29 +34,19 @@ enum WebSession {
     static func hash(_ text: String) -> String { BrowserSession.hash(text) }
 
     static func start(tokenHash: String, req: Request, response: Response) async throws {
-        let value = BrowserSession.randomValue()
         let session = WebSessionModel()
-        session.cookieHash = hash(value)
         session.tokenHash = tokenHash
-        session.createdAt = req.now
-        session.expiresAt = req.now.addingTimeInterval(lifetime)
-        try await session.create(on: req.db)
-        req.browserSession.setSession(value, expires: session.expiresAt, now: req.now, req: req, on: response)
+        try await req.browserSession.open(session, lifetime: lifetime, now: req.now, req: req, on: response)
     }
 
     static func end(req: Request, response: Response) async throws {
-        if let value = req.browserSession.session(req) {
-            try await WebSessionModel.query(on: req.db).filter(\.$cookieHash == hash(value)).delete()
-        }
-        req.browserSession.clearSession(req: req, on: response)
+        try await req.browserSession.close(WebSessionModel.self, req: req, on: response)
     }
 
     /// Whether this browser is signed in: a live session opened with a token that is still one
     /// of the server's (or in open mode while the server still has none).
     static func isSignedIn(_ req: Request) async throws -> Bool {
-        guard let value = req.browserSession.session(req),
-              let session = try await WebSessionModel.query(on: req.db).filter(\.$cookieHash == hash(value)).first(),
-              session.expiresAt > req.now else { return false }
+        guard let session = try await req.browserSession.liveRow(WebSessionModel.self, now: req.now, req: req) else { return false }
         let tokens = req.selene.config.apiTokens
         if tokens.isEmpty { return session.tokenHash == openMode }
         return tokens.contains { hash($0) == session.tokenHash }

@@ -4,6 +4,7 @@ import Foundation
 /// across threads, a note worth another look, an open task. "Ask about this" opens a
 /// conversation that starts from the card's notes, with a first question the person can change.
 public struct BriefingCard: Codable, Sendable, Hashable, Identifiable {
+    /// What a briefing card points at.
     public enum Kind: String, Codable, Sendable, CaseIterable { case thread, link, resurfaced, task }
 
     /// From 1, in the order every screen shows them (`BriefingCards.cards`).

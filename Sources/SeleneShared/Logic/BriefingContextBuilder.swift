@@ -20,6 +20,7 @@ public struct BriefingContext: Sendable, Hashable {
     }
 }
 
+/// Writes what the morning briefing may draw on into its prompt, and keeps only the sentences the notes support.
 public enum BriefingContextBuilder {
     /// The briefing's prompt: the data in numbered, compact form, within `budget` tokens.
     public static func prompt(_ context: BriefingContext, budget: Int = 3000) -> String {

@@ -18,6 +18,7 @@ public struct ChatContext: Sendable, Hashable {
     public static let empty = ChatContext(text: "", notes: [:], memories: [], omitted: 0)
 }
 
+/// Writes the notes and memories a chat answer may use into the prompt, within a token budget, and reads its own lines back.
 public struct ContextBuilder: Sendable {
     public var budget: Int
     public var perNoteTokens: Int

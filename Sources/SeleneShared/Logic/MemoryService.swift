@@ -18,6 +18,7 @@ public struct MemoryService: Sendable {
         self.llm = llm
     }
 
+    /// A memory the model found in a conversation.
     public struct Extracted: Codable, Sendable, Hashable {
         public var content: String
         public var type: MemoryType
@@ -44,6 +45,7 @@ public struct MemoryService: Sendable {
         }
     }
 
+    /// What to do with one memory learned in a conversation: add it, or update the one it refines.
     public enum Action: Sendable, Hashable {
         case insert(NewMemory)
         case update(id: Int64, MemoryUpdate)

@@ -3,6 +3,7 @@ import Foundation
 /// What kind of question a chat message is, so the right notes are looked for: a search, one
 /// thread, a time range ("last week"), the open tasks, or open conversation (nothing to look up).
 public struct QueryAnalysis: Sendable, Hashable {
+    /// The kind of question: a search, about a named thread, about a time, about tasks, or open chat.
     public enum Kind: Sendable, Hashable {
         case search
         case thread(name: String)
@@ -31,6 +32,7 @@ public struct QueryAnalysis: Sendable, Hashable {
     public var phrases: [String] = []
 }
 
+/// Reads what a question asks for: its kind, its terms, the time it names.
 public enum QueryAnalyzer {
     public static func analyze(_ text: String, now: Date, calendar: Calendar = QueryAnalyzer.utcCalendar) -> QueryAnalysis {
         let lower = text.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)

@@ -7,6 +7,7 @@ import Foundation
 public enum RankFusion {
     public static let defaultK = 60.0
 
+    /// One result of fused rankings: its id, fused score, and rank in each list.
     public struct Fused<ID: Hashable>: Hashable {
         public var id: ID
         public var score: Double

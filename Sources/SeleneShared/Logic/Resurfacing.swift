@@ -9,6 +9,7 @@ public struct Resurfacing: Sendable {
 
     public init(data: any DataProvider) { self.data = data }
 
+    /// An older note worth seeing again, how strongly, and why.
     public struct Suggestion: Sendable, Hashable {
         public var note: Note
         public var strength: Double
@@ -47,6 +48,7 @@ public struct Resurfacing: Sendable {
 
 /// Sub-projects for a busy thread: groups of its notes that share a concept of their own.
 public enum SubprojectSuggester {
+    /// A group of a thread's notes that could be its own thread, and the name it would take.
     public struct Suggestion: Sendable, Hashable {
         public var name: String
         public var noteIds: [Int64]

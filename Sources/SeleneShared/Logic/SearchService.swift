@@ -8,6 +8,7 @@ public struct SearchService: Sendable {
 
     public init(data: any DataProvider) { self.data = data }
 
+    /// What a search found: notes, the thread named (if any) with its tasks, and how they were found.
     public struct Result: Sendable, Hashable {
         public var notes: [Note]
         public var thread: NoteThread?

@@ -8,6 +8,7 @@ public protocol StructuredAnswer: Decodable, Sendable {
     func validated() throws -> Self
 }
 
+/// A model answer that couldn't be read as the JSON asked for, with why.
 public struct InvalidAnswer: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }

@@ -11,6 +11,7 @@ public protocol CredentialStore: Sendable {
     func clear() throws
 }
 
+/// Why the device's credential store couldn't read or keep the server token.
 public struct CredentialStoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }

@@ -8,6 +8,7 @@ import FoundationNetworking
 /// as the server's own OpenAI-compatible backend. The base URL is given with or without its `/v1`.
 /// Off by default, and only ever reached through `PrivacyRouter`.
 public final class HostedLLMService: LLMProvider {
+    /// Where the hosted model is and how to reach it.
     public struct Settings: Codable, Sendable, Hashable {
         public var baseURL: URL
         public var apiKey: String
@@ -80,6 +81,7 @@ public final class HostedLLMService: LLMProvider {
 /// goes to the local LLM (through the person's own server). With the hosted model off (the
 /// default) everything is local. Embeddings are always local.
 public final class PrivacyRouter: LLMProvider {
+    /// What the person allowed the hosted model to do.
     public struct Settings: Codable, Sendable, Hashable {
         /// Use the hosted model at all (off by default).
         public var hostedEnabled = false

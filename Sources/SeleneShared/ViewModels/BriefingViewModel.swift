@@ -6,6 +6,7 @@ import Observation
 @MainActor
 @Observable
 public final class BriefingViewModel {
+    /// What the briefing screen shows: idle, loading, loaded, or why it failed.
     public enum State: Sendable, Hashable {
         case idle, loading, loaded, failed(String)
     }
@@ -55,6 +56,7 @@ public final class BriefingViewModel {
 @MainActor
 @Observable
 public final class ServerSetupViewModel {
+    /// Whether the server set-up screen has reached the server.
     public enum Status: Sendable, Hashable {
         case unknown, testing, connected, failed(String)
     }

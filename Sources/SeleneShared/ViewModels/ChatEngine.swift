@@ -24,12 +24,14 @@ public struct ChatEngine: Sendable {
         memory = MemoryService(data: data, llm: llm)
     }
 
+    /// What a chat turn reports while it runs: searching, thinking over so many notes, text as it streams.
     public enum Event: Sendable {
         case searching
         case thinking(notes: Int)
         case delta(String)
     }
 
+    /// One finished chat turn: the answer, its citations, and the notes it was given.
     public struct Turn: Sendable {
         public var session: ChatSession
         /// The answer, or nil when the LLM couldn't give one.

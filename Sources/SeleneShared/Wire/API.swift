@@ -2,6 +2,7 @@ import Foundation
 
 // Requests and responses of SELENE.md §3. Lists answer `{"count": n, "<plural>": [...]}`.
 
+/// `GET /health`: that the server answers, and its time.
 public struct HealthStatus: Codable, Sendable, Hashable {
     public var status: String
     public var timestamp: Date
@@ -77,18 +78,21 @@ public struct NoteEdit: Codable, Sendable, Hashable {
     }
 }
 
+/// A page of notes (`GET /api/notes`).
 public struct NoteList: Codable, Sendable, Hashable {
     public var count: Int
     public var notes: [Note]
     public init(notes: [Note]) { self.count = notes.count; self.notes = notes }
 }
 
+/// A keyword search (`POST /api/notes/search`).
 public struct SearchRequest: Codable, Sendable, Hashable {
     public var query: String
     public var limit: Int?
     public init(query: String, limit: Int? = nil) { self.query = query; self.limit = limit }
 }
 
+/// Notes matching a keyword search.
 public struct SearchResponse: Codable, Sendable, Hashable {
     public var query: String
     public var count: Int
@@ -96,6 +100,7 @@ public struct SearchResponse: Codable, Sendable, Hashable {
     public init(query: String, notes: [Note]) { self.query = query; self.count = notes.count; self.notes = notes }
 }
 
+/// Notes written in the last days.
 public struct RecentNotes: Codable, Sendable, Hashable {
     public var days: Int
     public var count: Int
@@ -103,6 +108,7 @@ public struct RecentNotes: Codable, Sendable, Hashable {
     public init(days: Int, notes: [Note]) { self.days = days; self.count = notes.count; self.notes = notes }
 }
 
+/// Notes written or changed since an instant.
 public struct NotesSince: Codable, Sendable, Hashable {
     public var since: Date
     public var count: Int
@@ -110,6 +116,7 @@ public struct NotesSince: Codable, Sendable, Hashable {
     public init(since: Date, notes: [Note]) { self.since = since; self.count = notes.count; self.notes = notes }
 }
 
+/// A note related to another, and how strongly.
 public struct RelatedNote: Codable, Sendable, Hashable {
     public var note: Note
     public var relationshipType: RelationshipType
@@ -122,6 +129,7 @@ public struct RelatedNote: Codable, Sendable, Hashable {
     }
 }
 
+/// A note's related notes, strongest first.
 public struct RelatedNotes: Codable, Sendable, Hashable {
     public var noteId: Int64
     public var count: Int
@@ -135,11 +143,13 @@ public struct RelatedNotes: Codable, Sendable, Hashable {
     }
 }
 
+/// Asks which thread each of these notes belongs to.
 public struct ThreadAssignmentsRequest: Codable, Sendable, Hashable {
     public var noteIds: [Int64]
     public init(noteIds: [Int64]) { self.noteIds = noteIds }
 }
 
+/// One note and its thread (nil when in none).
 public struct ThreadAssignment: Codable, Sendable, Hashable {
     public var noteId: Int64
     public var threadName: String
@@ -151,12 +161,14 @@ public struct ThreadAssignment: Codable, Sendable, Hashable {
     }
 }
 
+/// The thread each of the asked notes belongs to.
 public struct ThreadAssignments: Codable, Sendable, Hashable {
     public var count: Int
     public var assignments: [ThreadAssignment]
     public init(assignments: [ThreadAssignment]) { self.count = assignments.count; self.assignments = assignments }
 }
 
+/// A question to retrieve notes for (`POST /api/notes/retrieve`), with optional filters.
 public struct RetrieveRequest: Codable, Sendable, Hashable {
     public var query: String
     public var limit: Int?
@@ -184,6 +196,7 @@ public struct ScoredNote: Codable, Sendable, Hashable {
     }
 }
 
+/// The notes retrieved for a question, best first, with their scores.
 public struct RetrieveResponse: Codable, Sendable, Hashable {
     public var query: String
     public var count: Int
@@ -199,12 +212,14 @@ public struct RetrieveResponse: Codable, Sendable, Hashable {
 
 // MARK: Threads
 
+/// Threads (`GET /api/threads`).
 public struct ThreadList: Codable, Sendable, Hashable {
     public var count: Int
     public var threads: [NoteThread]
     public init(threads: [NoteThread]) { self.count = threads.count; self.threads = threads }
 }
 
+/// A thread with its notes (`GET /api/threads/{id}`).
 public struct ThreadDetail: Codable, Sendable, Hashable {
     public var thread: NoteThread
     public var notes: [Note]
@@ -250,6 +265,7 @@ public struct NotePlacement: Codable, Sendable, Hashable {
     }
 }
 
+/// Tasks (`GET /api/tasks`).
 public struct TaskList: Codable, Sendable, Hashable {
     public var threadId: Int64
     public var count: Int
@@ -264,6 +280,7 @@ public struct AllTasks: Codable, Sendable, Hashable {
     public init(tasks: [ThreadTask]) { self.count = tasks.count; self.tasks = tasks }
 }
 
+/// A task to add by hand.
 public struct NewTask: Codable, Sendable, Hashable {
     public var title: String
     public init(title: String) { self.title = title }
@@ -276,6 +293,7 @@ public struct NewTask: Codable, Sendable, Hashable {
     }
 }
 
+/// Changes to a task: its status or text.
 public struct TaskUpdate: Codable, Sendable, Hashable {
     public var status: TaskStatus
     public init(status: TaskStatus) { self.status = status }
@@ -283,23 +301,27 @@ public struct TaskUpdate: Codable, Sendable, Hashable {
 
 // MARK: Sessions and messages
 
+/// Chat sessions, newest first.
 public struct SessionList: Codable, Sendable, Hashable {
     public var count: Int
     public var sessions: [ChatSession]
     public init(sessions: [ChatSession]) { self.count = sessions.count; self.sessions = sessions }
 }
 
+/// Pins or unpins a note.
 public struct PinRequest: Codable, Sendable, Hashable {
     public var isPinned: Bool
     public init(isPinned: Bool) { self.isPinned = isPinned }
 }
 
+/// A chat message to store in a session.
 public struct NewMessage: Codable, Sendable, Hashable {
     public var role: MessageRole
     public var content: String
     public init(role: MessageRole, content: String) { self.role = role; self.content = content }
 }
 
+/// A chat session's messages, oldest first.
 public struct MessageList: Codable, Sendable, Hashable {
     public var count: Int
     public var messages: [ConversationMessage]
@@ -308,12 +330,14 @@ public struct MessageList: Codable, Sendable, Hashable {
 
 // MARK: Memories
 
+/// The person's memories (`GET /api/memories`).
 public struct MemoryList: Codable, Sendable, Hashable {
     public var count: Int
     public var memories: [Memory]
     public init(memories: [Memory]) { self.count = memories.count; self.memories = memories }
 }
 
+/// A memory to store.
 public struct NewMemory: Codable, Sendable, Hashable {
     public var content: String
     public var type: MemoryType
@@ -354,6 +378,7 @@ public struct RememberRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// Changes to a memory: its text, kind or confidence.
 public struct MemoryUpdate: Codable, Sendable, Hashable {
     public var content: String?
     public var type: MemoryType?
@@ -388,16 +413,19 @@ enum FloatVector {
     }
 }
 
+/// The id of what was just created.
 public struct CreatedId: Codable, Sendable, Hashable {
     public var id: Int64
     public init(id: Int64) { self.id = id }
 }
 
+/// Memories an answer just used (`POST /api/memories/touch`), to mark as used now.
 public struct TouchRequest: Codable, Sendable, Hashable {
     public var ids: [Int64]
     public init(ids: [Int64]) { self.ids = ids }
 }
 
+/// How many records a request touched: memories marked as used, failed notes queued again.
 public struct Touched: Codable, Sendable, Hashable {
     public var count: Int
     public init(count: Int) { self.count = count }
@@ -405,6 +433,7 @@ public struct Touched: Codable, Sendable, Hashable {
 
 // MARK: Briefing
 
+/// Links across threads, for the briefing.
 public struct AssociationList: Codable, Sendable, Hashable {
     public var count: Int
     public var associations: [Association]
@@ -435,6 +464,7 @@ public struct HostedUsage: Codable, Sendable, Hashable {
     }
 }
 
+/// Whether the model server answers, and what the hosted model (if any) was used for.
 public struct LLMHealth: Codable, Sendable, Hashable {
     public var available: Bool
     /// The hosted model, when one is switched on (nil: everything stays on this machine).
@@ -473,6 +503,7 @@ public struct LLMHealth: Codable, Sendable, Hashable {
     }
 }
 
+/// A prompt for the model server's generate endpoint.
 public struct GenerateRequest: Codable, Sendable, Hashable {
     public var prompt: String
     public var system: String?
@@ -489,24 +520,28 @@ public struct GenerateRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// The model server's answer to a prompt.
 public struct GenerateResponse: Codable, Sendable, Hashable {
     public var response: String
     public var model: String
     public init(response: String, model: String) { self.response = response; self.model = model }
 }
 
+/// Texts to embed, for the model server's embedding endpoint.
 public struct EmbedRequest: Codable, Sendable, Hashable {
     public var text: String
     public var model: String?
     public init(text: String, model: String? = nil) { self.text = text; self.model = model }
 }
 
+/// The vectors the model server returned, one per text.
 public struct EmbedResponse: Codable, Sendable, Hashable {
     public var embedding: [Float]
     public var model: String
     public init(embedding: [Float], model: String) { self.embedding = embedding; self.model = model }
 }
 
+/// One message of a chat sent to the model.
 public struct LLMMessage: Codable, Sendable, Hashable {
     public var role: MessageRole
     public var content: String
@@ -546,23 +581,27 @@ public struct LLMStreamChunk: Codable, Sendable, Hashable {
 
 // MARK: Devices and export
 
+/// Registers a device for push: its token and platform.
 public struct DeviceRequest: Codable, Sendable, Hashable {
     public var token: String
     public var platform: DevicePlatform?
     public init(token: String, platform: DevicePlatform? = nil) { self.token = token; self.platform = platform }
 }
 
+/// The phones registered for push.
 public struct DeviceList: Codable, Sendable, Hashable {
     public var count: Int
     public var devices: [Device]
     public init(devices: [Device]) { self.count = devices.count; self.devices = devices }
 }
 
+/// Whether a device's push registration was removed.
 public struct Unregistered: Codable, Sendable, Hashable {
     public var removed: Bool
     public init(removed: Bool) { self.removed = removed }
 }
 
+/// What to export: one note, or all of them.
 public struct ExportRequest: Codable, Sendable, Hashable {
     public var noteId: Int64?
     public init(noteId: Int64? = nil) { self.noteId = noteId }

@@ -15,6 +15,7 @@ public enum OpenAIWire {
 
     /// `POST {base}/chat/completions`.
     public struct ChatBody: Encodable, Sendable {
+        /// One message of an OpenAI-style chat request.
         public struct Message: Encodable, Sendable {
             public var role: String
             public var content: String
@@ -77,6 +78,7 @@ public enum OpenAIWire {
         public var generatedTokens: Int?
     }
 
+    /// Why an OpenAI-compatible server's answer couldn't be read.
     public enum WireError: Error, Sendable, Equatable {
         /// The answer did not have the protocol's shape.
         case invalid(String)

@@ -293,6 +293,7 @@ public struct Memory: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+/// A phone registered for push.
 public struct Device: Codable, Sendable, Hashable, Identifiable {
     public var id: Int64
     public var token: String

@@ -16,6 +16,7 @@ public struct NoteTooLarge: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// The longest text each field takes, and the other bounds Selene holds input to.
 public enum SeleneLimits {
     public static let maxContentBytes = 1_048_576
     public static let maxTitle = 500
@@ -118,6 +119,7 @@ extension NewNote {
     }
 }
 
+/// The checks every stored text goes through: length and control characters.
 public enum SeleneText {
     /// Why a piece of text can't be stored, or nil: too long (in Unicode code points, as JSON
     /// Schema's `maxLength` counts), or holding control characters (line breaks and tabs allowed
@@ -143,6 +145,7 @@ public enum SeleneText {
     }
 }
 
+/// The checks on what the model and the clients send before it is stored.
 public enum SeleneValidation {
     static func confidence(_ value: Double, field: String, into errors: inout [String: String]) {
         if !value.isFinite || value < 0 || value > 1 { errors[field] = "\(field) must be between 0 and 1" }

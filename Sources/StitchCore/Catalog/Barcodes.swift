@@ -47,6 +47,7 @@ public enum Barcodes {
 /// What `POST /threads/scan` found for a barcode: the owner's thread(s) carrying it, else the
 /// catalog colour that lists it, else nothing (the client offers to add the thread with the code).
 public struct BarcodeScan: Codable, Sendable, Equatable {
+    /// What a scanned code turned out to be.
     public enum Outcome: String, Codable, Sendable {
         /// One or more of the owner's threads carry the code.
         case owned

@@ -3,6 +3,7 @@ import Foundation
 // Canvases: the columns a canvas CSV fills, how a row merges into a canvas already in the stash,
 // and the file read and written.
 
+/// The columns a canvas stash CSV may have, with the header spellings each accepts.
 public enum CanvasField: String, ImportField {
     case designer, designName, acquiredAt, size, meshCount, notes
 
@@ -31,6 +32,7 @@ public enum CanvasField: String, ImportField {
 }
 
 extension Canvas: Importable {
+    /// The columns a canvas CSV may have.
     public typealias Field = CanvasField
 
     public var importKey: String { InventoryThread.importKey(brand: designer, number: designName) }
@@ -54,6 +56,7 @@ extension Canvas: Importable {
     }
 }
 
+/// Reads a canvas stash from CSV into an import plan.
 public enum CanvasCSV {
     public static let columns = CanvasField.allCases.map(\.rawValue) + ["imageKey"]
 

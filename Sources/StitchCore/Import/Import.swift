@@ -12,6 +12,7 @@ public protocol ImportField: RawRepresentable<String>, CaseIterable, Hashable, S
     var label: String { get }
 }
 
+/// How an import compares a file's column headers with the fields it knows.
 public enum ImportHeader {
     /// A header as compared: lower-case, accents folded, only letters, digits and `#` kept
     /// ("Colour Name" → "colourname", "No." → "no", "Fibre type" → "fibretype").

@@ -2,8 +2,10 @@ import Foundation
 
 /// What an import would do, row by row, and the records it would save.
 public struct ImportPlan<Record: Importable>: Sendable {
+    /// What an import will do with one row.
     public enum Action: String, Sendable, Codable { case add, merge, unchanged, skip }
 
+    /// One row of an import and what will be done with it.
     public struct Entry: Sendable, Equatable, Codable {
         public var action: Action
         /// The file's lines this entry comes from.

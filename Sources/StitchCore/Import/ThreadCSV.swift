@@ -3,6 +3,7 @@ import Foundation
 // Threads: the columns a thread CSV fills, how a row merges into a thread already in the stash,
 // and the file read and written.
 
+/// The columns a thread inventory CSV may have, with the header spellings each accepts.
 public enum ThreadField: String, ImportField {
     case brand, number, colorName, colorHex, fiberType, quantity, barcode, weightOrLength, notes
 
@@ -38,6 +39,7 @@ public enum ThreadField: String, ImportField {
 }
 
 extension InventoryThread: Importable {
+    /// The columns a thread CSV may have.
     public typealias Field = ThreadField
 
     public var importKey: String { Self.importKey(brand: brand, number: number) }
@@ -137,6 +139,7 @@ extension FiberType {
     }
 }
 
+/// Reads a thread inventory from CSV into an import plan.
 public enum ThreadCSV {
     public static let columns = ThreadField.allCases.map(\.rawValue)
 

@@ -1,11 +1,13 @@
 import Foundation
 
+/// What a thread is made of (wool, cotton, silk, synthetic, a blend, other).
 public enum FiberType: String, Codable, Sendable, CaseIterable, Hashable {
     case wool, cotton, silk, synthetic, blend, other
 
     public var displayName: String { rawValue.capitalized }
 }
 
+/// Where a project stands: planned, in progress, at finishing, completed.
 public enum ProjectStatus: String, Codable, Sendable, CaseIterable, Hashable {
     /// Not started: it holds sections and requirements and shows readiness ("can I start this?").
     case planned
@@ -23,6 +25,7 @@ public enum ProjectStatus: String, Codable, Sendable, CaseIterable, Hashable {
     }
 }
 
+/// Where a project's section stands.
 public enum SectionStatus: String, Codable, Sendable, CaseIterable, Hashable {
     case notStarted = "not_started"
     case inProgress = "in_progress"
@@ -37,6 +40,7 @@ public enum SectionStatus: String, Codable, Sendable, CaseIterable, Hashable {
     }
 }
 
+/// The ways to sign in besides email and password.
 public enum IdentityProvider: String, Codable, Sendable, CaseIterable, Hashable {
     case apple, instagram, tiktok, email
 }

@@ -167,6 +167,7 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+/// A dated note in a project's journal, with its photos.
 public struct JournalEntry: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
     public var projectId: UUID
@@ -187,6 +188,7 @@ public struct JournalEntry: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+/// A photo attached to a journal entry, in its order.
 public struct JournalImage: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
     public var entryId: UUID
@@ -275,6 +277,7 @@ public struct ShoppingLine: Codable, Sendable, Hashable, Identifiable {
     public var key: ThreadKey { ThreadKey(brand: brand, number: number) }
 }
 
+/// A named part of a project (a border, a background) whose threads are tracked together.
 public struct ProjectSection: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
     public var projectId: UUID

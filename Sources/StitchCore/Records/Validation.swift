@@ -82,6 +82,7 @@ extension Validatable {
     }
 }
 
+/// The longest text each field takes, and the other bounds records are held to.
 public enum Limits {
     public static let brand = 100
     public static let number = 50
@@ -107,6 +108,7 @@ public enum Limits {
     public static let maxPatternPages = 5000
 }
 
+/// The format checks the records' validation shares (colours, barcodes, text).
 public enum Rules {
     public static func isHexColor(_ value: String) -> Bool {
         let scalars = Array(value.unicodeScalars)

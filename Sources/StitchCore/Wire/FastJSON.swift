@@ -411,6 +411,7 @@ enum JSONWriter {
 
 // MARK: - Encoder: typed value → JSONValue
 
+/// Turns any `Encodable` value into a ``JSONValue`` tree, the way `JSONEncoder` would encode it.
 public enum JSONValueEncoder {
     public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
         try box(value, path: [])
@@ -570,6 +571,7 @@ struct SingleEncoder: SingleValueEncodingContainer {
 
 // MARK: - Decoder: JSONValue → typed value
 
+/// Reads a typed `Decodable` value from a ``JSONValue`` tree, the way `JSONDecoder` would decode it.
 public enum JSONValueDecoder {
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try unbox(value, as: T.self, path: [])

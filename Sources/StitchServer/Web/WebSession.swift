@@ -4,8 +4,9 @@ import Fluent
 import Foundation
 import Vapor
 
-final class WebSessionModel: Model, @unchecked Sendable {
+final class WebSessionModel: BrowserSessionRow, @unchecked Sendable {
     static let schema = "web_sessions"
+    static var cookieHash: KeyPath<WebSessionModel, FieldProperty<WebSessionModel, String>> { \.$tokenHash }
 
     @ID(key: .id) var id: UUID?
     @Field(key: "user_id") var userId: UUID
@@ -38,28 +39,17 @@ enum WebSession {
     }
 
     static func start(userId: UUID, req: Request, response: Response) async throws {
-        let token = BrowserSession.randomValue()
         let session = WebSessionModel()
         session.userId = userId
-        session.tokenHash = BrowserSession.hash(token)
-        session.createdAt = req.now
-        session.expiresAt = req.now.addingTimeInterval(lifetime)
-        try await session.create(on: req.db)
-        req.browserSession.setSession(token, expires: session.expiresAt, now: req.now, req: req, on: response)
+        try await req.browserSession.open(session, lifetime: lifetime, now: req.now, req: req, on: response)
     }
 
     static func end(req: Request, response: Response) async throws {
-        if let token = req.browserSession.session(req) {
-            try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == BrowserSession.hash(token)).delete()
-        }
-        req.browserSession.clearSession(req: req, on: response)
+        try await req.browserSession.close(WebSessionModel.self, req: req, on: response)
     }
 
     static func user(for req: Request) async throws -> AuthenticatedUser? {
-        guard let token = req.browserSession.session(req),
-              let session = try await WebSessionModel.query(on: req.db).filter(\.$tokenHash == BrowserSession.hash(token)).first(),
-              session.expiresAt > req.now
-        else { return nil }
+        guard let session = try await req.browserSession.liveRow(WebSessionModel.self, now: req.now, req: req) else { return nil }
         try await slide(session, req: req)
         return AuthenticatedUser(id: session.userId, sessionId: session.id!)
     }

@@ -24,6 +24,7 @@ import Foundation
 /// described the other loaf's note in words, cited the right one and never said "75%"; asked when
 /// Anna turns 40, "Anna turns 40 [1]".
 public enum AnswerPassage {
+    /// How long a quoted passage may be and how closely it must match the note.
     public struct Settings: Sendable, Hashable {
         /// The least share of the question's content words the note must hold.
         public var minShare: Double

@@ -8,6 +8,7 @@ import Foundation
 /// A wrong citation is worse than none, so the bar is high: enough of the sentence's own content
 /// words (by stem, numbers included) must be in the note, and clearly more than in any other.
 public enum CitationAttribution {
+    /// How closely an answer's line must match a note to be credited to it.
     public struct Settings: Sendable, Hashable {
         /// The least share of a sentence's content words a note must have to be cited for it.
         public var minShare: Double
@@ -30,6 +31,7 @@ public enum CitationAttribution {
         public static let `default` = Settings()
     }
 
+    /// An answer after attribution: its text with Selene's markers, and which citations were added or taken out.
     public struct Result: Sendable, Hashable {
         /// The answer with Selene's markers added and unsupported ones taken out.
         public var text: String

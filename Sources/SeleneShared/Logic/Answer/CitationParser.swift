@@ -15,6 +15,7 @@ public struct Citation: Sendable, Hashable {
 /// first citation) and, for each number, the note. A cited number that wasn't in the context is
 /// dropped from the text, never shown as a link.
 public struct ParsedAnswer: Sendable, Hashable {
+    /// A piece of an answer: text, or a citation of a note.
     public enum Segment: Sendable, Hashable {
         case text(String)
         case citation(Citation)
@@ -30,11 +31,16 @@ public struct ParsedAnswer: Sendable, Hashable {
     public var seleneCitedNoteIds: [Int64] { citations.filter(\.bySelene).map(\.noteId) }
 }
 
+/// Finds the `[n]` citations in an answer and turns them into segments naming the notes.
 public enum CitationParser {
     /// `[1]`, `[1, 3]`, `[1][2]`, `[Note 2]`, `[#4]`; not `[x]` checkboxes or `[text](links)`.
     static let marker = try! NSRegularExpression(pattern: #"\[(?:notes?\s*)?#?(\d{1,3}(?:\s*,\s*#?\d{1,3})*)\](?!\()"#, options: [.caseInsensitive])
 
-    /// - Parameter bySelene: context numbers whose citations Selene added (`CitationAttribution`).
+    /// Splits an answer into text and the notes its `[n]` markers cite.
+    /// - Parameters:
+    ///   - answer: the answer's text, after the answer steps.
+    ///   - context: the notes the prompt showed, by their context number.
+    ///   - bySelene: context numbers whose citations Selene added (`CitationAttribution`).
     public static func parse(_ answer: String, context: [Int: Note], bySelene: Set<Int> = []) -> ParsedAnswer {
         var segments: [ParsedAnswer.Segment] = []
         var citations: [Citation] = []
