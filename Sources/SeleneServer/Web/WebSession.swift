@@ -4,16 +4,15 @@ import Fluent
 import Foundation
 import Vapor
 
-final class WebSessionModel: BrowserSessionRow, @unchecked Sendable {
-    static let schema = "web_sessions"
-    static var cookieHash: KeyPath<WebSessionModel, FieldProperty<WebSessionModel, String>> { \.$cookieHash }
-    @ID(key: .id) var id: UUID?
-    @Field(key: "cookie_hash") var cookieHash: String
-    @Field(key: "token_hash") var tokenHash: String
-    @Field(key: "created_at") var createdAt: Date
-    @Field(key: "expires_at") var expiresAt: Date
-    init() {}
+/// Selene's `web_sessions`: the cookie's SHA-256 in `cookie_hash`, in `token_hash` the hash of the
+/// API token the session was opened with (`openMode` on a server without tokens).
+enum WebSessionColumns: BrowserSessionTable {
+    typealias Owner = String
+    static let cookieHashColumn: FieldKey = "cookie_hash"
+    static let ownerColumn: FieldKey = "token_hash"
 }
+
+typealias WebSessionModel = BrowserSessionRow<WebSessionColumns>
 
 /// The web app's sign-in: the API token once (then a session cookie naming a row that records
 /// which token opened it), or — on a server without tokens, which only listens on loopback — the
@@ -34,9 +33,7 @@ enum WebSession {
     static func hash(_ text: String) -> String { BrowserSession.hash(text) }
 
     static func start(tokenHash: String, req: Request, response: Response) async throws {
-        let session = WebSessionModel()
-        session.tokenHash = tokenHash
-        try await req.browserSession.open(session, lifetime: lifetime, now: req.now, req: req, on: response)
+        try await req.browserSession.open(WebSessionModel(owner: tokenHash), lifetime: lifetime, now: req.now, req: req, on: response)
     }
 
     static func end(req: Request, response: Response) async throws {
@@ -48,8 +45,8 @@ enum WebSession {
     static func isSignedIn(_ req: Request) async throws -> Bool {
         guard let session = try await req.browserSession.liveRow(WebSessionModel.self, now: req.now, req: req) else { return false }
         let tokens = req.selene.config.apiTokens
-        if tokens.isEmpty { return session.tokenHash == openMode }
-        return tokens.contains { hash($0) == session.tokenHash }
+        if tokens.isEmpty { return session.owner == openMode }
+        return tokens.contains { hash($0) == session.owner }
     }
 
     /// The token a page's forms and scripts carry (`BrowserSession.csrfToken`).

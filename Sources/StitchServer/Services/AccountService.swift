@@ -207,7 +207,7 @@ enum AccountService {
     /// other web session deleted.
     static func endSessions(userId: UUID, except: UUID?, now: Date, on db: any Database) async throws {
         var tokens = RefreshTokenModel.query(on: db).set(\.$revokedAt, to: now).filter(\.$user.$id == userId).filter(\.$revokedAt == nil)
-        var sessions = WebSessionModel.query(on: db).filter(\.$userId == userId)
+        var sessions = WebSessionModel.query(on: db).filter(\.$owner == userId)
         if let except {
             tokens = tokens.filter(\.$familyId != except)
             sessions = sessions.filter(\._$id != except)

@@ -4,19 +4,14 @@ import Fluent
 import Foundation
 import Vapor
 
-final class WebSessionModel: BrowserSessionRow, @unchecked Sendable {
-    static let schema = "web_sessions"
-    static var cookieHash: KeyPath<WebSessionModel, FieldProperty<WebSessionModel, String>> { \.$tokenHash }
-
-    @ID(key: .id) var id: UUID?
-    @Field(key: "user_id") var userId: UUID
-    /// SHA-256 of the cookie's value; the value itself is never stored.
-    @Field(key: "token_hash") var tokenHash: String
-    @Field(key: "created_at") var createdAt: Date
-    @Field(key: "expires_at") var expiresAt: Date
-
-    init() {}
+/// Stitchuation's `web_sessions`: the cookie's SHA-256 in `token_hash`, the user in `user_id`.
+enum WebSessionColumns: BrowserSessionTable {
+    typealias Owner = UUID
+    static let cookieHashColumn: FieldKey = "token_hash"
+    static let ownerColumn: FieldKey = "user_id"
 }
+
+typealias WebSessionModel = BrowserSessionRow<WebSessionColumns>
 
 /// Browser sessions: a row per signed-in browser naming its user, so any instance can serve any
 /// request; the cookies and the CSRF token are `BrowserSession`'s (ServerCommon), the design both
@@ -39,9 +34,7 @@ enum WebSession {
     }
 
     static func start(userId: UUID, req: Request, response: Response) async throws {
-        let session = WebSessionModel()
-        session.userId = userId
-        try await req.browserSession.open(session, lifetime: lifetime, now: req.now, req: req, on: response)
+        try await req.browserSession.open(WebSessionModel(owner: userId), lifetime: lifetime, now: req.now, req: req, on: response)
     }
 
     static func end(req: Request, response: Response) async throws {
@@ -51,7 +44,7 @@ enum WebSession {
     static func user(for req: Request) async throws -> AuthenticatedUser? {
         guard let session = try await req.browserSession.liveRow(WebSessionModel.self, now: req.now, req: req) else { return nil }
         try await slide(session, req: req)
-        return AuthenticatedUser(id: session.userId, sessionId: session.id!)
+        return AuthenticatedUser(id: session.owner, sessionId: session.id!)
     }
 
     /// The end a session in use moves to: `lifetime` from now, capped at `absoluteLifetime` after the sign-in.
