@@ -15,6 +15,7 @@ import Vapor
 ///     swift run -c release selene-bench --only quality --beir ~/beir/scifact
 ///     swift run -c release selene-bench --quick               # one tenth of the counts
 ///     SELENE_LLM_PROVIDER=openai SELENE_LLM_URL=… swift run -c release selene-bench --only llm   # the configured model server
+///     swift run -c release selene-bench --only briefings       # the briefing's sentence check on a second set (no model)
 ///
 /// Every figure is printed beside a baseline measured in the same run, as a ratio.
 @main
@@ -56,7 +57,7 @@ struct SeleneBench {
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,passages,thresholds]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
@@ -75,6 +76,7 @@ struct SeleneBench {
         if options.only.contains("answers") { try await AnswerBench.run(options: options, report: &report) }
         if options.only.contains("passages") { try await PassageBench.run(options: options, report: &report) }
         if options.only.contains("thresholds") { try await ThresholdBench.run(options: options, report: &report) }
+        if options.only.contains("briefings") { try await BriefingBench.run(options: options, report: &report) }
         report.printTable()
         if let path = options.json { try report.write(to: path) }
     }
