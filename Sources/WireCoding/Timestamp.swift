@@ -5,6 +5,7 @@ import Foundation
 /// through JSON, SQLite and PostgreSQL unchanged and last-write-wins comparisons stay exact.
 public enum Timestamp {
     /// `2026-01-31T12:00:00.000Z`, always UTC with exactly three fraction digits.
+    @inlinable
     public static func string(from date: Date) -> String {
         String(unsafeUninitializedCapacity: 24) { out in
             write(date, to: out.baseAddress!)
@@ -13,6 +14,7 @@ public enum Timestamp {
     }
 
     /// The same 24 characters, appended to `out` (a page of records writes thousands).
+    @inlinable
     public static func write(_ date: Date, into out: inout [UInt8]) {
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buffer in
@@ -21,7 +23,9 @@ public enum Timestamp {
         }
     }
 
-    private static func write(_ date: Date, to out: UnsafeMutablePointer<UInt8>) {
+    /// Writes the 24 characters at `out` (inlined into the public writers; not API).
+    @inlinable
+    static func write(_ date: Date, to out: UnsafeMutablePointer<UInt8>) {
         let ms = date.millisecondsSince1970
         var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = ms - days * 86_400_000
@@ -47,12 +51,14 @@ public enum Timestamp {
     /// Parses RFC 3339 date-times with or without fractional seconds, in UTC (`Z`) or with an
     /// offset (`+02:00`, hours below 24). Sub-millisecond digits are rounded away. Leap seconds
     /// (`:60`) are refused: nothing a person records needs one, and stored instants can't hold one.
+    @inlinable
     public static func date(from string: String) -> Date? {
         var string = string
         return string.withUTF8 { date(from: $0) }
     }
 
     /// `date(from:)` on the text's UTF-8 bytes.
+    @inlinable
     public static func date(from b: UnsafeBufferPointer<UInt8>) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
@@ -118,15 +124,18 @@ public enum Timestamp {
 
 extension Date {
     /// The same instant, rounded to whole milliseconds (see `Timestamp`).
+    @inlinable
     public var roundedToMilliseconds: Date {
         Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 
     /// Milliseconds since 1970, the unit used for exact comparisons.
+    @inlinable
     public var millisecondsSince1970: Int64 {
         Int64((timeIntervalSince1970 * 1000).rounded())
     }
 
+    @inlinable
     public init(millisecondsSince1970 ms: Int64) {
         self.init(timeIntervalSince1970: Double(ms) / 1000)
     }
