@@ -96,7 +96,7 @@ enum Layout {
     static func form(_ action: String, context: PageContext, cls: String = "stack", attrs extra: Attrs = [:], _ children: Node...) -> Node {
         var attrs: [(String, String)] = [("method", "post"), ("action", action), ("class", cls)]
         for (k, v) in extra { if let v { attrs.append((k, v)) } }
-        return .element("form", attrs, [void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])] + children)
+        return .element("form", attrs, [void("input", ["type": "hidden", "name": BrowserSession.csrfField, "value": context.csrf])] + children)
     }
 
     static func button(_ label: String, cls: String = "button", confirm: String? = nil, name: String? = nil, value: String? = nil) -> Node {

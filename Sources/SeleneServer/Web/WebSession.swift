@@ -19,7 +19,6 @@ typealias WebSessionModel = BrowserSessionRow<WebSessionColumns>
 /// set-up screen's "continue on this computer". The cookies and the CSRF token every form and
 /// script carries are `BrowserSession`'s (ServerCommon), the design both web apps share.
 enum WebSession {
-    static let csrfField = BrowserSession.csrfField
     static let lifetime: TimeInterval = 30 * 86_400
     /// What a session opened on a server without tokens records as its token.
     static let openMode = "open"

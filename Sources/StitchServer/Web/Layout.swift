@@ -64,13 +64,13 @@ enum Layout {
     static func document(_ title: String, body: Node) -> Node { ServerCommon.document(title, head: head, body: body) }
 
     static func csrf(_ context: PageContext) -> Node {
-        void("input", ["type": "hidden", "name": WebSession.csrfField, "value": context.csrf])
+        void("input", ["type": "hidden", "name": BrowserSession.csrfField, "value": context.csrf])
     }
 
     /// A form that changes something: POST, with the CSRF token. An upload form names the token
     /// in its address too, so the server checks it before it reads the files (`WebAuth`).
     static func form(_ action: SiteURL, context: PageContext, multipart: Bool = false, attrs cls: String = "stack", _ children: Node...) -> Node {
-        let target = multipart ? action.path(query: [WebSession.csrfField: context.csrf]) : action.path
+        let target = multipart ? action.path(query: [BrowserSession.csrfField: context.csrf]) : action.path
         return el("form", ["method": "post", "action": target, "class": cls, "enctype": multipart ? "multipart/form-data" : nil],
                   children: [csrf(context)] + children)
     }

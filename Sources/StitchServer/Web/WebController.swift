@@ -64,7 +64,7 @@ struct WebAuth: AsyncMiddleware {
             if user == nil && required { return req.redirect(to: SiteURL.signIn.path) }
             // A form carries the token as a field; the page's script (app.js, sending what was
             // changed offline) as a header; an upload form in its address.
-            var submitted = req.headers.first(name: WebSession.csrfHeader) ?? req.query[String.self, at: WebSession.csrfField]
+            var submitted = req.headers.first(name: BrowserSession.csrfHeader) ?? req.query[String.self, at: BrowserSession.csrfField]
             if submitted == nil {
                 let limit = user == nil ? Self.anonymousMaxBody : (maxBody ?? req.application.routes.defaultMaxBodySize).value
                 if let data = req.body.data {
@@ -72,7 +72,7 @@ struct WebAuth: AsyncMiddleware {
                 } else {
                     _ = try await req.body.collect(max: limit).get()
                 }
-                submitted = try FormData.parse(req).fields[WebSession.csrfField]
+                submitted = try FormData.parse(req).fields[BrowserSession.csrfField]
             }
             try WebSession.verifyCSRF(req, submitted: submitted)
         }

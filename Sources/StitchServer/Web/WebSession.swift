@@ -17,8 +17,6 @@ typealias WebSessionModel = BrowserSessionRow<WebSessionColumns>
 /// request; the cookies and the CSRF token are `BrowserSession`'s (ServerCommon), the design both
 /// web apps share.
 enum WebSession {
-    static let csrfField = BrowserSession.csrfField
-    static let csrfHeader = BrowserSession.csrfHeader
     /// A session ends after this long unused: each day it is used, its end moves to this far
     /// from then ("the user stays logged in", SPEC) …
     static let lifetime: TimeInterval = 30 * 24 * 3600

@@ -143,7 +143,7 @@ struct ThreadFormPage {
     func duplicateOffer(_ context: PageContext) -> (InventoryThread) -> Node {
         { existing in
             let adding = Int(values["quantity"] ?? "") ?? 0
-            let kept = values.filter { $0.key != WebSession.csrfField && $0.key != "merge" }.sorted { $0.key < $1.key }
+            let kept = values.filter { $0.key != BrowserSession.csrfField && $0.key != "merge" }.sorted { $0.key < $1.key }
             return el("section", ["class": "card", "id": "duplicate", "role": "alert"],
                 el("p", [:], text("You have \(existing.brand) \(existing.number)\(existing.colorName.map { " \($0)" } ?? "") already: "
                                   + "\(existing.quantity) \(existing.quantity == 1 ? "skein" : "skeins"). Add to it, or change the number below.")),
