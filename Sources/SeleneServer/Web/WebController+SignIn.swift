@@ -22,7 +22,7 @@ extension WebController {
             }
             let response = Self.redirect(SiteURL.chat.path)
             response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")
-            try await WebSession.start(tokenHash: WebSession.hash(token), req: req, response: response)
+            try await WebSession.start(tokenHash: BrowserSession.hash(token), req: req, response: response)
             return response
         }
         return Self.render(req, Pages.signIn(context: Self.context(req), error: nil))
@@ -37,7 +37,7 @@ extension WebController {
             return Self.render(req, Pages.signIn(context: Self.context(req), error: "That isn't one of this server's API tokens."), status: .unauthorized)
         }
         let response = Self.redirect(SiteURL.chat.path)
-        try await WebSession.start(tokenHash: WebSession.hash(token), req: req, response: response)
+        try await WebSession.start(tokenHash: BrowserSession.hash(token), req: req, response: response)
         return response
     }
 

@@ -29,8 +29,6 @@ enum WebSession {
                        secret: apiTokens.isEmpty ? nil : apiTokens.sorted().joined(separator: "\n"))
     }
 
-    static func hash(_ text: String) -> String { BrowserSession.hash(text) }
-
     static func start(tokenHash: String, req: Request, response: Response) async throws {
         try await req.browserSession.open(WebSessionModel(owner: tokenHash), lifetime: lifetime, now: req.now, req: req, on: response)
     }
@@ -45,7 +43,7 @@ enum WebSession {
         guard let session = try await req.browserSession.liveRow(WebSessionModel.self, now: req.now, req: req) else { return false }
         let tokens = req.selene.config.apiTokens
         if tokens.isEmpty { return session.owner == openMode }
-        return tokens.contains { hash($0) == session.owner }
+        return tokens.contains { BrowserSession.hash($0) == session.owner }
     }
 
     /// The token a page's forms and scripts carry (`BrowserSession.csrfToken`).

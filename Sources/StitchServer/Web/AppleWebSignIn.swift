@@ -31,7 +31,7 @@ enum AppleWebSignIn {
     }
 
     static func flowCookie(_ value: String, req: Request, maxAge: Int) -> HTTPCookies.Value {
-        let secure = WebSession.isSecure(req)
+        let secure = BrowserSession.isSecure(req)
         return HTTPCookies.Value(string: value, expires: maxAge > 0 ? nil : Date(timeIntervalSince1970: 0), maxAge: maxAge, path: "/app/signin/apple",
                                  isSecure: secure, isHTTPOnly: true, sameSite: secure ? HTTPCookies.SameSitePolicy.none : .lax)
     }
@@ -47,7 +47,7 @@ enum AppleWebSignIn {
         let parts = state.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let issued = Double(parts[0]) else { return nil }
         let payload = "\(parts[0]).\(parts[1])"
-        guard WebSession.constantTimeEquals(sign(payload, secret: secret), parts[2]) else { return nil }
+        guard BrowserSession.constantTimeEquals(sign(payload, secret: secret), parts[2]) else { return nil }
         let age = now.timeIntervalSince1970 - issued
         guard age >= -60, age <= stateLifetime else { return nil }
         return parts[1]
@@ -94,7 +94,7 @@ extension WebController {
         guard let state = form["state"], let nonce = AppleWebSignIn.verifyState(state, now: req.now, secret: req.config.jwtSecret) else {
             return try await failed("bad or expired state")
         }
-        guard let started = req.cookies[AppleWebSignIn.cookie]?.string, WebSession.constantTimeEquals(started, nonce) else {
+        guard let started = req.cookies[AppleWebSignIn.cookie]?.string, BrowserSession.constantTimeEquals(started, nonce) else {
             return try await failed("the sign-in wasn't started in this browser")
         }
         guard AppleWebSignIn.take(nonce, now: req.now) else { return try await failed("the state was used already") }

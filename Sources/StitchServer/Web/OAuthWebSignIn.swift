@@ -45,7 +45,7 @@ enum OAuthWebSignIn {
     static func verifyState(_ state: String, provider: IdentityProvider, now: Date, secret: String) -> String? {
         let parts = state.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 4, let issued = Double(parts[0]), parts[2] == provider.rawValue else { return nil }
-        guard WebSession.constantTimeEquals(sign(parts[0...2].joined(separator: "."), secret: secret), parts[3]) else { return nil }
+        guard BrowserSession.constantTimeEquals(sign(parts[0...2].joined(separator: "."), secret: secret), parts[3]) else { return nil }
         let age = now.timeIntervalSince1970 - issued
         guard age >= -60, age <= stateLifetime else { return nil }
         return parts[1]
@@ -90,7 +90,7 @@ extension WebController {
         let verifier = OAuthWebSignIn.codeVerifier(nonce: nonce, secret: req.config.jwtSecret)
         let response = req.redirect(to: OAuthWebSignIn.authorizeURL(provider, config: config, state: state, verifier: verifier), redirectType: .normal)
         response.cookies[OAuthWebSignIn.cookie] = HTTPCookies.Value(
-            string: nonce, maxAge: Int(OAuthWebSignIn.stateLifetime), path: "/app/signin", isSecure: WebSession.isSecure(req),
+            string: nonce, maxAge: Int(OAuthWebSignIn.stateLifetime), path: "/app/signin", isSecure: BrowserSession.isSecure(req),
             isHTTPOnly: true, sameSite: .lax)
         return response
     }
@@ -116,7 +116,7 @@ extension WebController {
               let nonce = OAuthWebSignIn.verifyState(state, provider: provider, now: req.now, secret: req.config.jwtSecret) else {
             return try await failed("bad or expired state")
         }
-        guard let cookie = req.cookies[OAuthWebSignIn.cookie]?.string, WebSession.constantTimeEquals(cookie, nonce) else {
+        guard let cookie = req.cookies[OAuthWebSignIn.cookie]?.string, BrowserSession.constantTimeEquals(cookie, nonce) else {
             return try await failed("the state was not made in this browser")
         }
         guard let code = req.queryText("code") else { return try await failed("no code") }

@@ -107,7 +107,7 @@ enum Flash {
 
     static func read(_ req: Request) -> String? {
         guard let text = req.queryText("flash"), let given = req.queryText("fs"),
-              WebSession.constantTimeEquals(given, signature(text)) else { return nil }
+              BrowserSession.constantTimeEquals(given, signature(text)) else { return nil }
         return text
     }
 }

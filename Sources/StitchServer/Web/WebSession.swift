@@ -62,7 +62,6 @@ enum WebSession {
 
     struct SlidKey: StorageKey { typealias Value = (token: String, expires: Date) }
 
-    static func isSecure(_ req: Request) -> Bool { BrowserSession.isSecure(req) }
 
     /// The token a page's forms carry (`BrowserSession.csrfToken`).
     static func csrfToken(for req: Request) -> String { req.browserSession.csrfToken(for: req) }
@@ -80,7 +79,6 @@ enum WebSession {
         guard req.browserSession.acceptsCSRF(req, submitted: submitted) else { throw WebError.csrf }
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool { BrowserSession.constantTimeEquals(a, b) }
 }
 
 enum WebError: Error {
