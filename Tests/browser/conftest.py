@@ -18,16 +18,23 @@ from harness.stitch import Stitchuation
 SIZES = {"phone": (390, 844), "tablet": (820, 1180), "desktop": (1440, 900)}
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium(*extra):
+    """A headless Chromium of its own (cookies and storage of its own), sized as a phone; `extra`
+    are more command-line switches."""
     options = Options()
     options.binary_location = "/usr/bin/chromium"
     # A fake microphone (a tone) that needs no permission prompt: dictation is tested end to end.
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844",
-                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]:
+                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", *extra]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.implicitly_wait(2)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
     yield driver
     driver.quit()
 

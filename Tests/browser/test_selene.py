@@ -17,14 +17,11 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import click, fill, follow, gone, snap, submit
+from conftest import chromium, click, fill, follow, gone, snap, submit
 from harness import binary
 from harness.net import free_port, wait_for
 from harness.selene import Selene, Stub
 from harness.selene import api as selene_api
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -311,35 +308,85 @@ def test_briefing(selene, browser, shots):
     assert "Good morning" in browser.page_source
 
 
-def test_briefing_cards_lead_to_a_conversation(selene, browser, shots):
-    """Each card's "Ask about this", at phone and desktop widths: a conversation about the card's
-    notes (listed above it), its question in the box; the streamed answer cites those notes."""
-    base, _ = selene
+KITCHEN = [
+    "Kitchen herbs: basil, tomatoes and compost pots in the kitchen window",
+    "Kitchen window herbs, basil pots, tomatoes, kitchen compost",
+    "Basil and tomatoes in kitchen pots by the window with compost",
+]
+
+
+@pytest.fixture
+def a_month_in():
+    """A Selene a month in, with its own browser signed in: the garden thread and the kitchen
+    thread, a note the person moved from one to the other (a link across threads), a garden note
+    written six weeks ago and imported from Drafts today (worth another look) and an open task."""
+    stub = Stub().up()
+    server = Selene(SERVER_ENV(stub.url), token=TOKEN).start()
+    driver = chromium()
     try:
-        for width, height in [(390, 844), (1440, 900)]:
-            browser.set_window_size(width, height)
-            browser.get(base + "/app/briefing")
-            links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "a.ask-about")]
-            # A thread's card and an open task's, at least (the fixture's notes make one thread and a task).
-            assert browser.find_elements(By.CSS_SELECTOR, "ul.cards li.card-thread a.ask-about")
-            assert browser.find_elements(By.CSS_SELECTOR, "ul.tasks.cards li a.ask-about"), links
-            for link in links:
-                browser.get(link)
-                about = browser.find_element(By.CSS_SELECTOR, ".about")
-                seeded = {a.get_attribute("href").rsplit("/", 1)[-1] for a in about.find_elements(By.CSS_SELECTOR, "a")}
-                question = browser.find_element(By.ID, "question").get_attribute("value")
-                assert seeded and question.endswith("?"), (link, question)
-                ask(browser, question)
-                answer = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
-                cited = {a.get_attribute("href").rsplit("/", 1)[-1] for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")}
-                assert cited and cited <= seeded, (link, cited, seeded)
-                # The answer is in view above the composer, whatever the width.
-                assert browser.execute_script(
-                    "var a = arguments[0].getBoundingClientRect(), c = document.querySelector('.composer').getBoundingClientRect();"
-                    "return a.bottom <= c.top + 1;", answer)
-        snap(browser, shots, "selene-briefing-card")
+        base = server.base
+        written = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 45 * 86_400))
+        old = api(base, "POST", "/webhook/api/drafts", {"content": "Last autumn: compost on the garden bed, garden soil rested, the tomatoes loved it",
+                                                       "createdAt": written, "uuid": "0c0ffee0-0000-4000-8000-000000000001"})
+        for text in GARDEN + KITCHEN:
+            api(base, "POST", "/api/notes", {"content": text})
+        processed(base)
+        threads = {t["name"]: t["id"] for t in api(base, "GET", "/api/threads")["threads"]}
+        assert len(threads) == 2, threads
+        garden, kitchen = (next(i for n, i in threads.items() if word in n) for word in ("Garden", "Kitchen"))
+        moved = next(n for n in api(base, "GET", "/api/notes?limit=50")["notes"] if n["content"] == GARDEN[2])
+        api(base, "PUT", f"/api/notes/{moved['id']}/thread", {"threadId": kitchen})
+        driver.get(base + "/app/signin")
+        fill(driver, "token", TOKEN)
+        submit(driver, "Sign in")
+        yield base, driver, {"old": old["id"], "moved": moved["id"], "garden": garden, "kitchen": kitchen}
     finally:
-        browser.set_window_size(390, 844)
+        driver.quit()
+        server.stop()
+        stub.down()
+
+
+def test_briefing_cards_lead_to_a_conversation(a_month_in, shots):
+    """Each kind of card — a thread moving, a link across threads, a note worth another look, an
+    open task — has "Ask about this", at phone and desktop widths: a conversation about the card's
+    notes (listed above it), its question in the box; the streamed answer cites those notes."""
+    base, browser, made = a_month_in
+    for width, height in [(390, 844), (1440, 900)]:
+        browser.set_window_size(width, height)
+        browser.get(base + "/app/briefing")
+        cards = [(li.get_attribute("class").split("card-")[-1].split()[0], li.find_element(By.CSS_SELECTOR, "a.ask-about").get_attribute("href"))
+                 for li in browser.find_elements(By.CSS_SELECTOR, "ul.cards li.card-thread, ul.cards li.card-link, ul.cards li.card-resurfaced")]
+        cards += [("task", a.get_attribute("href")) for a in browser.find_elements(By.CSS_SELECTOR, "ul.tasks.cards li a.ask-about")]
+        kinds = {kind for kind, _ in cards}
+        assert kinds == {"thread", "link", "resurfaced", "task"}, cards
+        link = browser.find_element(By.CSS_SELECTOR, "ul.cards li.card-link")
+        assert f"/app/notes/{made['moved']}" in link.get_attribute("innerHTML"), link.text
+        resurfaced = browser.find_element(By.CSS_SELECTOR, "ul.cards li.card-resurfaced")
+        assert "You wrote about this 6 weeks ago" in resurfaced.text, resurfaced.text
+        if width == 390:
+            snap(browser, shots, "selene-briefing-cards")
+        for kind, href in cards:
+            browser.get(href)
+            about = browser.find_element(By.CSS_SELECTOR, ".about")
+            seeded = {a.get_attribute("href").rsplit("/", 1)[-1] for a in about.find_elements(By.CSS_SELECTOR, "a[href*='/app/notes/']")}
+            question = browser.find_element(By.ID, "question").get_attribute("value")
+            assert seeded and question.endswith("?"), (kind, href, question)
+            if kind == "resurfaced":
+                assert seeded == {str(made["old"])}, seeded
+            if kind == "link":
+                assert str(made["moved"]) in seeded and len(seeded) == 2, seeded
+            ask(browser, question)
+            answer = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
+            links = answer.find_elements(By.CSS_SELECTOR, "a.cite")
+            cited = {a.get_attribute("href").rsplit("/", 1)[-1] for a in links}
+            # The card's notes come first in what the model is given, so the answer's first citation
+            # is one of them; notes the search found beside them may follow.
+            assert links and links[0].get_attribute("href").rsplit("/", 1)[-1] in seeded, (kind, cited, seeded)
+            # The answer is in view above the composer, whatever the width.
+            assert browser.execute_script(
+                "var a = arguments[0].getBoundingClientRect(), c = document.querySelector('.composer').getBoundingClientRect();"
+                "return a.bottom <= c.top + 1;", answer), (kind, width)
+    snap(browser, shots, "selene-briefing-card")
 
 
 def test_memories(selene, browser, shots):
@@ -604,12 +651,7 @@ def test_installable_app_web_push_and_offline(selene, browser, shots):
 def test_without_javascript(selene):
     """Every page works without JavaScript: the answer comes with the page."""
     base, _ = selene
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=390,844",
-                "--blink-settings=scriptEnabled=false"]:
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium("--blink-settings=scriptEnabled=false")
     try:
         driver.get(base + "/app/signin")
         fill(driver, "token", TOKEN)
