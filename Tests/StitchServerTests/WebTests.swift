@@ -66,11 +66,11 @@ struct WebTests {
     func inventoryView() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let ctx = PageContext(user: nil, csrf: "token-token-token-token-token-token")
-        let empty = InventoryPage(threads: [], brands: [], search: "", brand: nil, fiber: nil, total: 0).render(ctx).render()
+        let empty = InventoryPage(threads: [], matching: 0, brands: [], search: "", brand: nil, fiber: nil, total: 0).render(ctx).render()
         #expect(empty.contains("No threads yet") && empty.contains("Tap + to add your first thread"))
         let threads = [InventoryThread(brand: "DMC", number: "310", colorName: "Black", colorHex: "#000000", fiberType: .cotton, quantity: 0, createdAt: now, updatedAt: now),
                        InventoryThread(brand: "DMC", number: "<b>2</b>", createdAt: now, updatedAt: now)]
-        let html = InventoryPage(threads: threads, brands: ["DMC"], search: "", brand: nil, fiber: nil, total: 2).render(ctx).render()
+        let html = InventoryPage(threads: threads, matching: 2, brands: ["DMC"], search: "", brand: nil, fiber: nil, total: 2).render(ctx).render()
         #expect(html.contains("background:#000000") && html.contains(">?</span>"))
         #expect(html.contains("Black · Cotton"))
         #expect(html.contains("&lt;b&gt;2&lt;/b&gt;") && !html.contains("<b>2</b>"))  // escaped
@@ -88,6 +88,60 @@ struct WebTests {
         let viewer = PhotoViewerPage(projectId: UUID(), title: "Nutcracker", images: (0..<5).map {
             JournalImage(entryId: UUID(), imageKey: "k\($0)", sortOrder: $0, createdAt: now, updatedAt: now) }, index: 1).render(ctx).render()
         #expect(viewer.contains(">2 of 5<") && viewer.contains("rel=\"prev\"") && viewer.contains("rel=\"next\""))
+    }
+
+    @Test("The inventory comes a page of rows at a time, searched and filtered on the server; every thread as JSON for the offline search (304 when unchanged, the owner's only)")
+    func inventoryInPages() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            for n in 1...250 { try await ann.thread(n <= 240 ? "DMC" : "Anchor", String(n), quantity: n % 3) }
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            func rows(_ page: String) -> Int { page.components(separatedBy: "data-thread=\"").count - 1 }
+            let first = try await web.request(.GET, "/app/inventory").text
+            #expect(rows(first) == InventoryPage.pageSize && rows(first) == 100)
+            #expect(first.contains("Showing 100 of 250 threads.") && first.contains("href=\"/app/inventory?shown=200\"") && first.contains("Show 100 more"))
+            // In inventory order: Anchor's ten, then DMC 1, 2, … in natural order.
+            #expect(first.contains("Anchor <span class=\"data\">241</span>") && first.contains("DMC <span class=\"data\">90</span>")
+                    && !first.contains("DMC <span class=\"data\">91</span>"))
+            let second = try await web.request(.GET, "/app/inventory?shown=200").text
+            #expect(rows(second) == 200 && second.contains("Showing 200 of 250 threads.") && second.contains("Show 50 more")
+                    && second.contains("href=\"/app/inventory?shown=300\""))
+            let whole = try await web.request(.GET, "/app/inventory?shown=300").text
+            #expect(rows(whole) == 250 && !whole.contains("id=\"more\""))
+            // The search reaches every thread, not only the rows shown; a filter pages the same way.
+            let found = try await web.request(.GET, "/app/inventory?q=239").text
+            #expect(rows(found) == 1 && found.contains("DMC <span class=\"data\">239</span>") && !found.contains("Showing"))
+            let dmc = try await web.request(.GET, "/app/inventory?brand=DMC").text
+            #expect(rows(dmc) == 100 && dmc.contains("Showing 100 of 240 matching threads.") && dmc.contains("href=\"/app/inventory?brand=DMC&amp;shown=200\""))
+            for odd in ["shown=-5", "shown=x", "shown=99999999999999999999"] {
+                let page = try await web.request(.GET, "/app/inventory?\(odd)")
+                #expect(page.status == .ok && rows(page.text) >= 100, "\(odd)")
+            }
+
+            // Every thread as JSON, in the same order, with what a row shows.
+            let data = try await web.request(.GET, "/app/inventory.json")
+            #expect(data.status == .ok && data.headers.contentType?.subType == "json")
+            struct Kept: Decodable { struct Row: Decodable { var id: String; var brand: String; var number: String; var quantity: Int; var fiberType: String }; var threads: [Row] }
+            let kept = try JSONDecoder().decode(Kept.self, from: Data(data.body.readableBytesView))
+            #expect(kept.threads.count == 250 && kept.threads.first.map { "\($0.brand) \($0.number)" } == "Anchor 241")
+            #expect(kept.threads.first { $0.number == "239" }?.quantity == 239 % 3)
+            #expect(first.contains("data-thread=\"\(kept.threads[0].id)\"") && first.contains("data-thread=\"\(kept.threads[99].id)\"")
+                    && !first.contains("data-thread=\"\(kept.threads[100].id)\""), "the page's rows are the JSON's first hundred, by the same ids")
+            let etag = try #require(data.headers.first(name: .eTag))
+            let again = try await web.request(.GET, "/app/inventory.json", headers: ["If-None-Match": etag])
+            #expect(again.status == .notModified && again.body.readableBytes == 0)
+            try await ann.thread("DMC", "9999")
+            let changed = try await web.request(.GET, "/app/inventory.json", headers: ["If-None-Match": etag])
+            #expect(changed.status == .ok && changed.headers.first(name: .eTag) != etag && changed.text.contains("\"9999\""))
+
+            // Someone else's inventory is their own; without a session, the sign-in page.
+            _ = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let bob = WebClient(app: app)
+            try await bob.signIn("bob@example.com")
+            #expect(try await bob.request(.GET, "/app/inventory.json").text == "{\"threads\":[]}")
+            #expect(try await WebClient(app: app).request(.GET, "/app/inventory.json").status == .seeOther)
+        }
     }
 
     @Test("Typed site URLs build the same paths the routes are registered with")

@@ -11,9 +11,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 import pytest
-from conftest import SIZES, StitchServer, centre_of, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
+from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
 from harness import pdf as patterns
 from harness.images import png
 from selenium import webdriver
@@ -1079,4 +1080,63 @@ def test_server_unreachable_while_online(browser, shots):
         browser.get(project)
         assert "Written with one bar of signal" in browser.find_element(By.ID, "entries").text
     finally:
+        server.close()
+
+
+def test_a_big_inventory_comes_a_page_at_a_time_and_is_searched_whole_offline(shots):
+    """250 threads: the inventory shows the first 100 and "Show 100 more" adds the next in place
+    (no reload; the stepper works on them); the search finds any thread on the server. Once the
+    worker runs the app the page keeps every thread as JSON, so with no signal (the server gone,
+    the browser offline) a search of the kept page reaches a thread it never showed."""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        sign_up(browser, base, "Ida", "ida@example.com")
+        login = urllib.request.Request(base + "/auth/login", method="POST", headers={"Content-Type": "application/json"},
+                                       data=json.dumps({"email": "ida@example.com", "password": "correct horse"}).encode())
+        token = json.load(urllib.request.urlopen(login, timeout=30))["accessToken"]
+        for n in range(1, 251):
+            request = urllib.request.Request(base + "/threads", method="POST", data=json.dumps({"brand": "DMC", "number": str(n), "quantity": n % 3}).encode(),
+                                             headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
+            urllib.request.urlopen(request, timeout=30).read()
+        browser.get(base + "/app/inventory")
+        assert len(rows(browser)) == 100 and rows(browser)[-1] == "DMC 100"
+        assert browser.find_element(By.ID, "more").text.startswith("Showing 100 of 250 threads.")
+        browser.execute_script("window.__samePage = true")
+        click(browser, browser.find_element(By.ID, "more-threads"))
+        WebDriverWait(browser, 30).until(lambda d: len(rows(d)) == 200)
+        assert browser.execute_script("return window.__samePage === true"), "the rows were added in place"
+        assert browser.current_url.endswith("/app/inventory?shown=200")
+        assert browser.find_element(By.ID, "more-threads").text == "Show 50 more"
+        # DMC 150 (150 % 3 = 0) came with the second page: its stepper answers as the first page's do.
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 150']"))
+        WebDriverWait(browser, 30).until(lambda d: quantities(d).get("DMC 150") == "1")
+        snap(browser, shots, "inventory-more")
+        browser.get(base + "/app/inventory?q=239")
+        assert rows(browser) == ["DMC 239"]
+
+        # With the worker in charge, the page keeps every thread for searching offline.
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 30).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 30).until(lambda d: d.execute_async_script(
+            "var done = arguments[0]; caches.match('/app/inventory.json', {cacheName: 'stitch-pages-v1'})"
+            ".then(function (r) { return r ? r.json() : null; }).then(function (d) { done(d ? d.threads.length : 0); });") == 250)
+        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        browser.execute_cdp_cmd("Network.enable", {})
+        network(browser, offline=True)
+        server.stop()
+        browser.get(base + "/app/inventory")
+        assert browser.find_element(By.ID, "offline-note") and len(rows(browser)) == 100
+        search = browser.find_element(By.NAME, "q")
+        search.send_keys("239")
+        search.submit()
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "offline-count"))
+        assert rows(browser) == ["DMC 239"]
+        assert browser.find_element(By.ID, "offline-count").text == "1 of 250 threads match “239” (offline)"
+        assert quantities(browser) == {"DMC 239": str(239 % 3)}
+        snap(browser, shots, "offline-inventory-search")
+    finally:
+        browser.quit()
         server.close()

@@ -7,7 +7,7 @@ import Vapor
 enum SiteURL {
     case home
     case signIn, signUp, signOut, forgotPassword, resetPassword, appleSignIn, appleCallback, oauthSignIn(String), oauthCallback(String)
-    case inventory, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
+    case inventory, inventoryData, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case projectNotes(String), projectDates(String)
@@ -35,6 +35,7 @@ enum SiteURL {
         case .oauthSignIn(let provider): ["app", "signin", provider]
         case .oauthCallback(let provider): ["app", "signin", provider, "callback"]
         case .inventory: ["app", "inventory"]
+        case .inventoryData: ["app", "inventory.json"]
         case .newThread: ["app", "inventory", "new"]
         case .matchCatalog: ["app", "inventory", "match-catalog"]
         case .scan: ["app", "inventory", "scan"]

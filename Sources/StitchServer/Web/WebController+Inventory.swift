@@ -15,8 +15,30 @@ extension WebController {
         let shown = InventoryThread.sortedInInventoryOrder(all.filter { t in
             (brand.map { t.brand.caseInsensitiveCompare($0) == .orderedSame } ?? true) && (fiber.map { t.fiberType == $0 } ?? true) && t.matches(search: q)
         })
-        let page = InventoryPage(threads: shown, brands: Self.brands(all), search: q, brand: brand, fiber: fiber, total: all.count)
+        // A page of rows at a time (`InventoryPage.pageSize`); "Show more" asks for the next.
+        let window = max(InventoryPage.pageSize, req.query[Int.self, at: "shown"] ?? InventoryPage.pageSize)
+        let page = InventoryPage(threads: Array(shown.prefix(window)), matching: shown.count, brands: Self.brands(all), search: q, brand: brand,
+                                 fiber: fiber, total: all.count)
         return html(page.render(try await context(req)))
+    }
+
+    /// Every thread of the inventory as JSON, in its order, for the page's offline search: the
+    /// page keeps it in Cache Storage beside the pages the worker keeps (app.js), so a stitcher
+    /// with no signal searches all their threads, not only the rows the page showed. Tagged with
+    /// the account's sync version (`cachedList`): a visit that finds nothing changed gets a 304.
+    @Sendable func inventoryData(req: Request) async throws -> Response {
+        var user = try req.user
+        let userId = user.id
+        let db = req.db
+        // A web session doesn't carry the account's change counter (the API's token check reads
+        // it in the same query); read it here, before the threads, for the tag.
+        guard let account = try await UserModel.find(userId, on: db) else { throw Abort(.unauthorized) }
+        user.syncVersion = account.syncVersion
+        req.auth.login(user)
+        return try await cachedList(req, kind: "inventory-offline") {
+            let threads = InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: db))
+            return try StitchJSON.encodeBytes(OfflineInventory(threads: threads.map(OfflineInventory.Row.init)))
+        }.get()
     }
 
     /// "Match my threads to the catalog" (`CatalogMatching`), its outcome in the flash.

@@ -159,6 +159,7 @@ struct WebController: RouteCollection {
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
+        app.get(SiteURL.inventoryData.route, use: inventoryData)
         app.get(SiteURL.newThread.route, use: newThreadPage)
         app.post(SiteURL.newThread.route, use: createThread)
         app.get(SiteURL.thread(":id").route, use: editThreadPage)

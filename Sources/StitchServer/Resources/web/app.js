@@ -99,28 +99,23 @@
     if (minus) minus.form.querySelector('button').disabled = quantity === 0;
   };
   var threadRow = function (id) { return document.querySelector('#threads .row[data-thread="' + id + '"]'); };
-  // A thread added offline, on the inventory page: a row like the server's, marked as waiting.
-  var addThreadRow = function (change) {
-    var inventory = document.querySelector('form[role=search][action="/app/inventory"]');
-    if (!inventory || threadRow(change.id)) return;
-    var list = document.getElementById('threads');
-    if (!list) {
-      list = document.createElement('ul'); list.className = 'list'; list.id = 'threads';
-      var empty = main.querySelector('.empty-state, .empty'); if (empty) empty.replaceWith(list); else main.appendChild(list);
-    }
-    var f = change.fields, row = document.createElement('li');
-    row.className = 'row pending'; row.setAttribute('data-thread', change.id);
+  // An inventory row like the server's, built here: `f` holds brand, number, colorName, colorHex
+  // and quantity; `subtitle` the line under it; `link` whether the title opens the thread's page.
+  var buildThreadRow = function (id, f, subtitle, link) {
+    var row = document.createElement('li');
+    row.className = 'row'; row.setAttribute('data-thread', id);
     var swatch = document.createElement('span'); swatch.className = 'swatch';
     if (f.colorHex) swatch.style.background = f.colorHex; else swatch.textContent = '?';
     var grow = document.createElement('div'); grow.className = 'grow';
-    var title = document.createElement('span'); title.className = 'title'; title.textContent = f.brand + ' ' + f.number;
-    var sub = document.createElement('div'); sub.className = 'muted'; sub.textContent = [f.colorName, 'kept on this device'].filter(Boolean).join(' · ');
+    var title = document.createElement(link ? 'a' : 'span'); title.className = 'title'; title.textContent = f.brand + ' ' + f.number;
+    if (link) title.href = '/app/inventory/' + id;
+    var sub = document.createElement('div'); sub.className = 'muted'; sub.textContent = subtitle;
     grow.appendChild(title); grow.appendChild(sub);
     var stepper = document.createElement('div'); stepper.className = 'stepper';
     var csrf = main.getAttribute('data-csrf');
     var stepForm = function (delta, text, label) {
       var form = document.createElement('form'); form.method = 'post'; form.className = 'step';
-      form.setAttribute('action', '/app/inventory/' + change.id + '/step');
+      form.setAttribute('action', '/app/inventory/' + id + '/step');
       form.innerHTML = '<input type="hidden" name="_csrf"><input type="hidden" name="delta"><button class="round" type="submit"></button>';
       form.elements._csrf.value = csrf; form.elements.delta.value = String(delta);
       form.querySelector('button').textContent = text; form.querySelector('button').setAttribute('aria-label', label + ' ' + f.brand + ' ' + f.number);
@@ -130,6 +125,25 @@
     output.setAttribute('aria-label', 'Quantity of ' + f.brand + ' ' + f.number);
     stepper.appendChild(stepForm(-1, '−', 'One less')); stepper.appendChild(output); stepper.appendChild(stepForm(1, '+', 'One more'));
     row.appendChild(swatch); row.appendChild(grow); row.appendChild(stepper);
+    if (f.quantity !== undefined) setQuantity(row, f.quantity);
+    return row;
+  };
+  var threadList = function () {
+    var list = document.getElementById('threads');
+    if (!list) {
+      list = document.createElement('ul'); list.className = 'list'; list.id = 'threads';
+      var empty = main.querySelector('.empty-state, .empty'); if (empty) empty.replaceWith(list); else main.appendChild(list);
+    }
+    return list;
+  };
+  // A thread added offline, on the inventory page: a row like the server's, marked as waiting.
+  var addThreadRow = function (change) {
+    var inventory = document.querySelector('form[role=search][action="/app/inventory"]');
+    if (!inventory || threadRow(change.id)) return;
+    var list = threadList(), f = change.fields;
+    var row = buildThreadRow(change.id, { brand: f.brand, number: f.number, colorHex: f.colorHex },
+                             [f.colorName, 'kept on this device'].filter(Boolean).join(' · '), false);
+    row.classList.add('pending');
     list.insertBefore(row, list.firstChild);
   };
   // A journal note written offline, on its project's page.
@@ -323,20 +337,34 @@
     status('outbox-kept').textContent = 'The server didn\'t answer. ' + status('outbox-kept').textContent;
     retrySoon();
   };
-  // Searching the inventory with no network: the rows of the page kept offline are filtered here.
-  document.addEventListener('submit', function (event) {
-    var form = event.target;
-    if (navigator.onLine !== false || form.getAttribute('role') !== 'search') return;
-    var rows = document.querySelectorAll('#threads .row');
-    if (!rows.length) return;
+  // The inventory comes a page of rows at a time (InventoryPage.pageSize). "Show more" adds the
+  // next page's rows here without reloading; the address becomes the longer list's.
+  document.addEventListener('click', function (event) {
+    var more = event.target.closest && event.target.closest('#more-threads');
+    if (!more || navigator.onLine === false) return;
     event.preventDefault();
-    var q = ((form.querySelector('[name=q]') || {}).value || '').trim().toLowerCase();
-    var shown = 0;
-    Array.prototype.forEach.call(rows, function (row) {
-      var hit = !q || row.textContent.toLowerCase().indexOf(q) >= 0;
-      row.style.display = hit ? '' : 'none';  // (a .row's display: flex would outweigh [hidden])
-      if (hit) shown += 1;
-    });
+    more.setAttribute('aria-busy', 'true');
+    fetch(more.href, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.text();
+    }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, 'text/html'), list = threadList();
+      Array.prototype.forEach.call(next.querySelectorAll('#threads .row'), function (row) {
+        if (!threadRow(row.getAttribute('data-thread'))) list.appendChild(document.importNode(row, true));
+      });
+      var after = next.getElementById('more'), here = document.getElementById('more');
+      if (after) here.replaceWith(document.importNode(after, true)); else here.remove();
+      history.replaceState(null, '', more.href);
+    }).catch(function () { location.href = more.href; });
+  });
+  // A list cut short can't be searched by its rows alone: the page keeps every thread as JSON in
+  // the pages' cache (refreshed on each visit once the worker runs the app; a 304 when nothing
+  // changed), and searching offline reads it. Not on a first visit: that stays small.
+  var INVENTORY_DATA = '/app/inventory.json';
+  if (document.getElementById('more') && window.caches && navigator.serviceWorker && navigator.serviceWorker.controller && navigator.onLine !== false) {
+    caches.open(PAGES).then(function (cache) { return cache.add(INVENTORY_DATA); }).catch(function () {});
+  }
+  var offlineCount = function (form, said) {
     var count = document.getElementById('offline-count');
     if (!count) {
       count = document.createElement('p');
@@ -344,7 +372,45 @@
       count.setAttribute('role', 'status');
       form.parentNode.insertBefore(count, form.nextSibling);
     }
-    count.textContent = q ? shown + ' of ' + rows.length + ' threads match “' + q + '” (offline)' : '';
+    count.textContent = said;
+  };
+  // Searching the inventory with no network: every kept thread (above) or the rows on the page.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (navigator.onLine !== false || form.getAttribute('role') !== 'search') return;
+    var rows = document.querySelectorAll('#threads .row');
+    if (!rows.length) return;
+    event.preventDefault();
+    var value = function (name) { return ((form.querySelector('[name=' + name + ']') || {}).value || '').trim(); };
+    var q = value('q').toLowerCase(), brand = value('brand').toLowerCase(), fiber = value('fiberType');
+    var filterRows = function () {
+      var shown = 0;
+      Array.prototype.forEach.call(document.querySelectorAll('#threads .row'), function (row) {
+        var hit = !q || row.textContent.toLowerCase().indexOf(q) >= 0;
+        row.style.display = hit ? '' : 'none';  // (a .row's display: flex would outweigh [hidden])
+        if (hit) shown += 1;
+      });
+      offlineCount(form, q ? shown + ' of ' + rows.length + ' threads match “' + q + '” (offline)' : '');
+    };
+    if (!document.getElementById('more') || !window.caches) { filterRows(); return; }
+    caches.match(INVENTORY_DATA, { cacheName: PAGES }).then(function (kept) { return kept ? kept.json() : null; }).then(function (data) {
+      if (!data) { filterRows(); return; }
+      var hits = data.threads.filter(function (t) {
+        var words = [t.brand, t.number, t.brand + ' ' + t.number, t.colorName || '', t.fiberType].join(' ').toLowerCase();
+        return (!q || words.indexOf(q) >= 0) && (!brand || t.brand.toLowerCase() === brand) && (!fiber || t.fiberType === fiber);
+      });
+      var list = threadList();
+      list.textContent = '';
+      hits.slice(0, 200).forEach(function (t) {
+        var subtitle = [t.colorName, t.fiberType.charAt(0).toUpperCase() + t.fiberType.slice(1)].filter(Boolean).join(' · ');
+        var row = buildThreadRow(t.id, t, subtitle, true), kept = pending('thread', t.id);
+        if (kept && kept.fields.quantity !== undefined) { setQuantity(row, kept.fields.quantity); row.classList.add('pending'); }
+        list.appendChild(row);
+      });
+      var more = document.getElementById('more'); if (more) more.hidden = true;
+      offlineCount(form, hits.length + ' of ' + data.threads.length + ' threads match' + (q ? ' “' + q + '”' : '')
+                         + (hits.length > 200 ? ', the first 200 shown' : '') + ' (offline)');
+    }).catch(filterRows);
   }, true);
   // "Print" (shown only with a script to press it): the print stylesheet makes the list a paper one.
   Array.prototype.forEach.call(document.querySelectorAll('[data-print]'), function (b) { b.hidden = false; });

@@ -3,7 +3,15 @@ import Foundation
 import StitchCore
 
 struct InventoryPage {
+    /// Rows the page shows at first, and how many more each "Show more" adds: the page's size
+    /// follows this, not the stash (measured in Benchmarks/stitch-web: 454 threads rendered whole
+    /// were 7,374 elements and 4 s on a slow phone).
+    static let pageSize = 100
+
+    /// The rows shown: the first of the matching threads, in inventory order.
     var threads: [InventoryThread]
+    /// How many threads match the search and filters.
+    var matching: Int
     var brands: [String]
     var search: String
     var brand: String?
@@ -26,10 +34,23 @@ struct InventoryPage {
                                     action: el("a", ["class": "button primary", "href": SiteURL.newThread.path], text("+ Add thread")))
                 : threads.isEmpty
                     ? el("p", ["class": "muted"], text("No threads match."))
-                    : el("ul", ["class": "list", "id": "threads"], children: threads.map { row($0, context) }),
+                    : el("ul", ["class": "list", "id": "threads", "data-matching": String(matching)], children: threads.map { row($0, context) }),
+            more,
             when(total > 0, Layout.form(.matchCatalog, context: context, attrs: "stack",
                 el("button", ["class": "secondary", "type": "submit"], text("Match my threads to the catalog")),
                 el("p", ["class": "muted"], text("Fills in the catalog's colour and name where a thread has none; yours are kept.")))))
+    }
+
+    /// Under a list cut short: how much is shown, and a link to the next page's worth (app.js
+    /// adds those rows in place; without a script the link opens the longer list).
+    var more: Node {
+        guard matching > threads.count else { return nothing }
+        let next = min(Self.pageSize, matching - threads.count)
+        return el("p", ["class": "more", "id": "more", "role": "status"],
+                  text("Showing \(threads.count) of \(matching) \(search.isEmpty && brand == nil && fiber == nil ? "threads" : "matching threads"). "),
+                  el("a", ["class": "button secondary", "id": "more-threads",
+                             "href": SiteURL.inventory.path(query: ["q": search, "brand": brand, "fiberType": fiber?.rawValue, "shown": String(threads.count + Self.pageSize)])],
+                     text("Show \(next) more")))
     }
 
     func row(_ t: InventoryThread, _ context: PageContext) -> Node {
@@ -210,4 +231,31 @@ struct ScanPage {
                 el("button", ["class": "secondary", "type": "submit"], text("Look up"))),
             el("p", ["class": "muted"], text("A thread you have opens its page; one the catalog lists, or nobody knows yet, opens the add form with its barcode filled in, so the next scan finds it.")))
     }
+}
+
+/// The inventory as the page keeps it for searching offline (`GET /app/inventory.json`): what a
+/// row shows, in inventory order.
+struct OfflineInventory: Encodable {
+    struct Row: Encodable {
+        /// As the page's rows carry it (`data-thread`).
+        var id: String
+        var brand: String
+        var number: String
+        var colorName: String?
+        var colorHex: String?
+        var fiberType: FiberType
+        var quantity: Int
+
+        init(_ t: InventoryThread) {
+            id = t.id.wireText
+            brand = t.brand
+            number = t.number
+            colorName = t.displayColorName
+            colorHex = t.colorHex
+            fiberType = t.fiberType
+            quantity = t.quantity
+        }
+    }
+
+    var threads: [Row]
 }
