@@ -144,6 +144,33 @@ struct WebTests {
         }
     }
 
+    @Test("A project's thread requirement is picked from the inventory's list up to 300 threads; above, typed (brands offered) and linked to the owned thread on save")
+    func requirementPickerScales() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let project = try await ann.project(canvas: try await ann.canvas())
+            let owned = try await ann.thread("DMC", "3865", quantity: 2)
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let path = "/app/projects/\(project.project.id.wireText)"
+            let small = try await web.request(.GET, path).text
+            #expect(small.contains("name=\"threadId\"") && small.contains(">DMC 3865</option>"))
+            for n in 1...ProjectDetailPage.pickerLimit { try await ann.thread("Anchor", String(n)) }
+            let big = try await web.request(.GET, path).text
+            #expect(!big.contains("name=\"threadId\"") && big.contains("list=\"inventory-brands\"")
+                    && big.contains("<option value=\"Anchor\">") && big.contains("<option value=\"DMC\">"))
+            let added = try await web.post(path + "/needs", from: path, ["brand": "dmc", "number": " 3865 ", "quantityNeeded": "3", "sectionId": ""])
+            #expect(added.status == .seeOther, "\(added.text)")
+            // Typed in another case and with spaces: linked to the thread owned, spelled as it is.
+            let needs = try await ann.get("/projects/\(project.project.id)/threads", as: [ProjectThread].self)
+            #expect(needs.count == 1 && needs[0].threadId == owned.id && needs[0].brand == "DMC" && needs[0].number == "3865" && needs[0].quantityNeeded == 3)
+            // One nobody owns stays typed, unlinked.
+            _ = try await web.post(path + "/needs", from: path, ["brand": "Paternayan", "number": "220", "quantityNeeded": "1", "sectionId": ""])
+            let both = try await ann.get("/projects/\(project.project.id)/threads", as: [ProjectThread].self)
+            #expect(both.count == 2 && both.first { $0.brand == "Paternayan" }?.threadId == nil)
+        }
+    }
+
     @Test("Typed site URLs build the same paths the routes are registered with")
     func siteURLs() {
         #expect(SiteURL.thread("abc").path == "/app/inventory/abc")

@@ -183,6 +183,16 @@ extension WebController {
             if form["brand"] == nil { body["brand"] = thread.brand }
             if form["number"] == nil { body["number"] = thread.number }
             if let color = thread.colorName { body["colorName"] = color }
+        } else if form["threadId"] == nil, let brand = form["brand"], let number = form["number"] {
+            // Typed (a big inventory has no list to pick from): the owned thread with that brand
+            // and number, however it is spelled, is linked.
+            let key = ThreadKey(brand: brand, number: number)
+            if let thread = try await Records.list(ThreadModel.self, userId: userId, on: req.db).first(where: { ThreadKey(brand: $0.brand, number: $0.number) == key }) {
+                body["threadId"] = thread.id.text
+                body["brand"] = thread.brand
+                body["number"] = thread.number
+                if let color = thread.colorName { body["colorName"] = color }
+            }
         }
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }

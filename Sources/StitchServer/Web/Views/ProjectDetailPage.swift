@@ -8,6 +8,14 @@ struct ProjectDetailPage {
     var sections: [ProjectSection]
     var journal: [JournalEntryDetail]
     var inventory: [InventoryThread]
+    /// Up to this many threads in the inventory, a thread requirement is picked from a list of
+    /// them; above it, typed (the brand offered from the inventory's brands) and linked on save.
+    static let pickerLimit = 300
+    /// The inventory's brands, each once, in natural order.
+    var brands: [String] {
+        var seen = Set<String>()
+        return inventory.map(\.brand).filter { seen.insert($0.lowercased()).inserted }.sorted(by: NaturalOrder.areInIncreasingOrder)
+    }
     var patterns: [PatternDetail] = []
     var errors: [String: String] = [:]
 
@@ -178,10 +186,15 @@ struct ProjectDetailPage {
            el("details", [:],
               el("summary", [:], text("Add a thread requirement")),
               Layout.form(.newRequirement(projectId), context: context,
-                  Layout.select("From your inventory", name: "threadId",
-                                options: [("", "— not in my inventory —")] + inventory.map { ($0.id.wireText, "\($0.brand) \($0.number)\($0.colorName.map { " · \($0)" } ?? "")") },
-                                selected: nil),
-                  Layout.field("Brand", name: "brand", error: errors["brand"], extra: ["placeholder": "When not from inventory"]),
+                  inventory.count <= Self.pickerLimit
+                      ? group([Layout.select("From your inventory", name: "threadId",
+                                             options: [("", "— not in my inventory —")] + inventory.map { ($0.id.wireText, "\($0.brand) \($0.number)\($0.colorName.map { " · \($0)" } ?? "")") },
+                                             selected: nil),
+                               Layout.field("Brand", name: "brand", error: errors["brand"], extra: ["placeholder": "When not from inventory"])])
+                      // A list of every thread would be most of the page (5,000 threads: 476 KiB of HTML).
+                      : group([el("p", ["class": "muted"], text("Type its brand and number: a thread of your inventory with them is linked to it.")),
+                               Layout.field("Brand", name: "brand", error: errors["brand"], extra: ["list": "inventory-brands"]),
+                               el("datalist", ["id": "inventory-brands"], children: brands.map { void("option", ["value": $0]) })]),
                   Layout.field("Number", name: "number", error: errors["number"]),
                   Layout.field("Skeins needed", name: "quantityNeeded", value: "1", type: "number", error: errors["quantityNeeded"], extra: ["min": "1", "inputmode": "numeric"]),
                   Layout.select("Section", name: "sectionId", options: [("", "No section")] + sections.map { ($0.id.wireText, $0.name) }, selected: nil),
