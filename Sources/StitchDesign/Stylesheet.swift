@@ -137,6 +137,10 @@ public enum Stylesheet {
         .empty h2 { margin: var(--space-md) 0 var(--space-xs); }
         .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(96px, 1fr)); gap: var(--space-sm); }
         .grid img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: var(--radius-subtle); }
+        .photo-tools { list-style: none; padding: 0; margin: var(--space-sm) 0; display: grid; gap: var(--space-sm); }
+        .photo-tools li { display: flex; align-items: center; gap: var(--space-sm); flex-wrap: wrap; }
+        .photo-tools img { width: 64px; height: 64px; object-fit: cover; border-radius: var(--radius-subtle); }
+        .photo-tools button { min-height: 44px; }
         """
     }
 

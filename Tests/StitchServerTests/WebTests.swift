@@ -575,6 +575,60 @@ struct WebEditingTests {
         }
     }
 
+    @Test("An entry's photos on the web: more added later (after the others), one moved earlier or later (one order, one sync version), one removed; a bad picture says so and stores nothing; another's entry is a 404")
+    func entryPhotos() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, _) = try await Self.setUp(app)
+            let page = "/app/projects/\(data.project.id)"
+            let photos = "\(page)/entries/\(data.entry.id)/photos"
+            func order() async throws -> [UUID] {
+                try await ann.get("/projects/\(data.project.id)/entries", as: [JournalEntryDetail].self)[0].images.map(\.id)
+            }
+            let shown = try await web.request(.GET, page).text
+            #expect(shown.contains("aria-label=\"Move photo 1 earlier\"") && shown.contains("Remove photo 1") && shown.contains("Add photos"))
+            var res = try await web.upload(photos, from: page, file: (name: "images", filename: "two.png", data: Fixtures.png))
+            #expect(res.status == .seeOther && res.headers.first(name: .location) == "/app/projects/\(data.project.id.wireText)#journal", "\(res.text)")
+            res = try await web.upload(photos, from: page, file: (name: "images", filename: "three.jpg", data: Fixtures.jpeg))
+            let three = try await order()
+            #expect(three.count == 3 && three[0] == data.image.id, "added after the one it had")
+
+            // The last one earlier: [a, c, b]; the first earlier again: nothing moves.
+            let version = try await ann.syncVersion()
+            res = try await web.post("\(photos)/\(three[2].wireText)/move", from: page, ["direction": "earlier"])
+            #expect(res.status == .seeOther)
+            #expect(try await order() == [three[0], three[2], three[1]])
+            #expect(try await ann.syncVersion() == version + 1, "one write for the new order")
+            let entries = try await ann.get("/projects/\(data.project.id)/entries", as: [JournalEntryDetail].self)
+            #expect(entries[0].images.map(\.sortOrder) == [0, 1, 2])
+            _ = try await web.post("\(photos)/\(three[0].wireText)/move", from: page, ["direction": "earlier"])
+            let unmoved = try await order(), unchanged = try await ann.syncVersion()
+            #expect(unmoved == [three[0], three[2], three[1]] && unchanged == version + 1)
+            res = try await web.post("\(photos)/\(three[0].wireText)/move", from: page, ["direction": "sideways"])
+            #expect(res.status == .badRequest)
+
+            // Removed: the entry and the others stay.
+            res = try await web.post("\(photos)/\(three[2].wireText)/delete", from: page, [:])
+            let left = try await order()
+            #expect(res.status == .seeOther && left == [three[0], three[1]])
+
+            // Not a picture: said on the page, nothing stored.
+            let before = try await ann.syncVersion()
+            res = try await web.upload(photos, from: page, file: (name: "images", filename: "notes.png", data: Data("not a picture".utf8)))
+            let after = try await ann.syncVersion()
+            #expect(res.status != .seeOther && res.text.contains("Journal") && after == before, "\(res.status)")
+            #expect(try await order().count == 2)
+
+            // Someone else's entry and photos are not there for Bob.
+            _ = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let bob = WebClient(app: app)
+            try await bob.signIn("bob@example.com")
+            #expect(try await bob.post("\(photos)/\(three[0].wireText)/move", from: "/app/inventory/new", ["direction": "later"]).status == .notFound)
+            #expect(try await bob.post("\(photos)/\(three[0].wireText)/delete", from: "/app/inventory/new", [:]).status == .notFound)
+            #expect(try await bob.upload(photos, from: "/app/inventory/new", file: (name: "images", filename: "x.png", data: Fixtures.png)).status == .notFound)
+            #expect(try await order() == [three[0], three[1]])
+        }
+    }
+
     @Test("Plan a project, start it (dated today), set its dates by hand; a journal entry dated the day it tells of")
     func planAndDates() async throws {
         try await withTestApp { app, clock in

@@ -761,6 +761,29 @@ def test_edit_project_parts(server, browser, shots, photos):
     submit_in(browser, tools, "Save entry")
     entry = browser.find_element(By.CSS_SELECTOR, "#entries [data-entry] p")
     assert entry.get_attribute("textContent") == "Stitched the beard in French knots"
+
+    # Photos added to the entry afterwards, on a phone: two at once, then the first moved later
+    # and the (new) first removed.
+    browser.set_window_size(*SIZES["phone"])
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    tools.find_element(By.CSS_SELECTOR, "input[type=file][name=images]").send_keys("\n".join(photos[1:]))
+    submit_in(browser, tools, "Add photos")
+    def order():
+        return [li.get_attribute("data-photo") for li in browser.find_elements(By.CSS_SELECTOR, "#entries .photo-tools li")]
+    added = order()
+    assert len(added) == 2 and len(browser.find_elements(By.CSS_SELECTOR, "#entries [data-entry] .grid img")) == 2
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    button = tools.find_element(By.CSS_SELECTOR, "button[aria-label='Move photo 1 later']")
+    assert button.size["height"] >= 44, "a finger can hit it"
+    snap(browser, shots, "journal-photos-edit")
+    submit_in(browser, tools, "↓ Later")
+    assert order() == added[::-1]
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    browser.execute_script("window.confirm = function () { return true; }")
+    click(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
+    WebDriverWait(browser, 10).until(lambda d: len(order()) == 1)
+    assert order() == [added[0]]
+    browser.set_window_size(*SIZES["desktop"])
     notes = open_tools(browser, browser.find_element(By.ID, "notes"), "Add notes")
     notes.find_element(By.TAG_NAME, "textarea").send_keys("A gift for Mum")
     submit_in(browser, notes, "Save notes")

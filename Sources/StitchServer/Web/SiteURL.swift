@@ -12,6 +12,7 @@ enum SiteURL {
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case projectNotes(String), projectDates(String)
     case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
+    case entryPhotos(String, String), deleteEntryPhoto(String, String, String), moveEntryPhoto(String, String, String)
     case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
     case patternStatus(String, String), patternLastPage(String, String), deletePattern(String, String), patternKey(String, String)
     case newSection(String), section(String, String), moveSection(String, String), deleteSection(String, String)
@@ -57,6 +58,9 @@ enum SiteURL {
         case .newEntry(let id): ["app", "projects", id, "entries"]
         case .entry(let project, let entry): ["app", "projects", project, "entries", entry]
         case .deleteEntry(let project, let entry): ["app", "projects", project, "entries", entry, "delete"]
+        case .entryPhotos(let project, let entry): ["app", "projects", project, "entries", entry, "photos"]
+        case .deleteEntryPhoto(let project, let entry, let image): ["app", "projects", project, "entries", entry, "photos", image, "delete"]
+        case .moveEntryPhoto(let project, let entry, let image): ["app", "projects", project, "entries", entry, "photos", image, "move"]
         case .photo(let project, let image): ["app", "projects", project, "photos", image]
         case .patterns(let project): ["app", "projects", project, "patterns"]
         case .pattern(let project, let id): ["app", "projects", project, "patterns", id]

@@ -2,6 +2,7 @@ import ServerCommon
 import Fluent
 import Foundation
 import StitchCore
+import SQLKit
 import Vapor
 
 /// Projects: the list, starting one, a project's page and every part of it edited where it is shown
@@ -246,10 +247,19 @@ extension WebController {
         guard let step = ["up": -1, "down": 1][form["direction"] ?? ""] else {
             return try await projectPage(req, id: projectId, errors: ["direction": "Move a section up or down"], status: .badRequest)
         }
+        try await Self.move(SectionModel.self, id: id, by: step, among: "project_id", of: projectId, req: req)
+        return projectAnchor(projectId, "threads")
+    }
+
+    /// Moves one of a group of ordered records (a project's sections, an entry's photos) `step`
+    /// places, and numbers the group 0, 1, 2, … in one write: one sync version, so every device
+    /// sees the new order at once. At either end it stays.
+    static func move<M: RecordModel>(_ type: M.Type, id: UUID, by step: Int, among column: String, of owner: UUID, req: Request) async throws
+        where M.Record: Ordered {
         let userId = try req.user.id
         let now = req.now
         try await req.db.writeTransaction { db in
-            let models = try await Records.matching(SectionModel.self, userId: userId, on: db) { $0.where("project_id", .equal, SQLUUID(projectId)) }
+            let models = try await Records.matching(M.self, userId: userId, on: db) { $0.where(SQLIdentifier(column), .equal, SQLUUID(owner)) }
                 .sorted { ($0.record.sortOrder, $0.record.createdAt, $0.record.id.text) < ($1.record.sortOrder, $1.record.createdAt, $1.record.id.text) }
             guard let from = models.firstIndex(where: { $0.record.id == id }) else { throw APIError.notFound }
             var ordered = models
@@ -263,7 +273,6 @@ extension WebController {
                 try await Records.update(model, to: record, version: version, on: db)
             }
         }
-        return projectAnchor(projectId, "threads")
     }
 
     /// Its threads stay with the project, under "Other threads".
@@ -324,6 +333,37 @@ extension WebController {
         return projectAnchor(projectId, "journal")
     }
 
+    /// More photos on an entry written before (after its others). A picture that can't be read
+    /// is said on the project's page and nothing is stored.
+    @Sendable func addEntryPhotos(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        do {
+            _ = try await JournalController().addImages(req: req)
+            return projectAnchor(projectId, "journal")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: projectId, errors: fields, status: (error as? APIError)?.status ?? .badRequest)
+        }
+    }
+
+    /// One photo off an entry (the entry and its other photos stay).
+    @Sendable func deleteEntryPhoto(req: Request) async throws -> Response {
+        let projectId = try req.uuid("id")
+        _ = try await JournalController().deleteImage(req: req)
+        return projectAnchor(projectId, "journal")
+    }
+
+    /// A photo one place earlier or later among its entry's.
+    @Sendable func moveEntryPhoto(req: Request) async throws -> Response {
+        let (projectId, entryId) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let form = try FormData.parse(req)
+        guard let step = ["earlier": -1, "later": 1][form["direction"] ?? ""] else {
+            return try await projectPage(req, id: projectId, errors: ["direction": "Move a photo earlier or later"], status: .badRequest)
+        }
+        try await Self.move(JournalImageModel.self, id: try req.uuid("imageId"), by: step, among: "entry_id", of: entryId, req: req)
+        return projectAnchor(projectId, "journal")
+    }
+
     /// "2026-05-01" (what a date input sends) as that day's start in UTC.
     static func day(_ text: String) -> Date? {
         guard text.count == 10 else { return nil }
@@ -370,3 +410,12 @@ extension WebController {
         }
     }
 }
+
+/// A record kept in an order the person sets: a project's sections, an entry's photos
+/// (`WebController.move`).
+protocol Ordered: SyncRecord {
+    var sortOrder: Int { get set }
+}
+
+extension ProjectSection: Ordered {}
+extension JournalImage: Ordered {}

@@ -206,6 +206,9 @@ struct WebController: RouteCollection {
         app.post(SiteURL.deleteSection(":id", ":sectionId").route, use: deleteSection)
         app.post(SiteURL.entry(":id", ":entryId").route, use: updateEntry)
         app.post(SiteURL.deleteEntry(":id", ":entryId").route, use: deleteEntry)
+        uploads("60mb").on(.POST, SiteURL.entryPhotos(":id", ":entryId").route, body: .collect(maxSize: "60mb"), use: addEntryPhotos)
+        app.post(SiteURL.deleteEntryPhoto(":id", ":entryId", ":imageId").route, use: deleteEntryPhoto)
+        app.post(SiteURL.moveEntryPhoto(":id", ":entryId", ":imageId").route, use: moveEntryPhoto)
         app.post(SiteURL.projectNotes(":id").route, use: projectNotes)
         app.post(SiteURL.projectDates(":id").route, use: projectDates)
 

@@ -248,15 +248,16 @@ struct ProjectDetailPage {
                    el("li", ["class": "card", "data-entry": entry.entry.id.wireText],
                       el("time", ["class": "muted", "datetime": Timestamp.string(from: entry.entry.createdAt)], text(Layout.longDate(entry.entry.createdAt))),
                       el("p", ["class": "prewrap"], text(entry.entry.notes)),
-                      when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.map { image in
+                      when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.enumerated().map { index, image in
                           el("a", ["href": SiteURL.photo(projectId, image.id.wireText).path],
-                             void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(image.sortOrder + 1)", "loading": "lazy"]))
+                             void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(index + 1)", "loading": "lazy"]))
                       })),
-                      entryTools(entry.entry, photos: entry.images.count, context: context))
+                      entryTools(entry, context: context))
                }))
     }
 
-    func entryTools(_ entry: JournalEntry, photos: Int, context: PageContext) -> Node {
+    func entryTools(_ detail: JournalEntryDetail, context: PageContext) -> Node {
+        let entry = detail.entry, photos = detail.images.count
         let eid = entry.id.wireText
         return el("details", ["class": "edit"],
             el("summary", [:], text("Edit entry")),
@@ -264,10 +265,39 @@ struct ProjectDetailPage {
                 Layout.textArea("Notes", name: "notes", value: entry.notes, id: "f-entry-notes-\(eid)"),
                 Layout.field("Date", name: "date", value: Layout.date(entry.createdAt), type: "date", id: "f-entry-date-\(eid)"),
                 el("button", ["class": "primary", "type": "submit"], text("Save entry"))),
+            photoTools(detail, context: context),
+            Layout.form(.entryPhotos(projectId, eid), context: context, multipart: true,
+                Layout.field("Add photos", name: "images", type: "file", error: errors["image"], id: "f-entry-photos-\(eid)",
+                             extra: ["accept": "image/jpeg,image/png,image/heic,image/webp", "multiple": "multiple"]),
+                el("button", ["class": "secondary", "type": "submit"], text("Add photos"))),
             Layout.form(.deleteEntry(projectId, eid), context: context, attrs: "inline",
                 el("button", ["class": "danger", "type": "submit",
                               "data-confirm": photos == 0 ? "Delete this journal entry?" : "Delete this journal entry and its \(photos == 1 ? "photo" : "\(photos) photos")?"],
                    text("Delete entry"))))
+    }
+}
+
+extension ProjectDetailPage {
+    /// An entry's photos in order, each with "Earlier", "Later" and "Remove" (buttons a finger
+    /// can hit: the `.photo-tools` rule).
+    func photoTools(_ detail: JournalEntryDetail, context: PageContext) -> Node {
+        guard !detail.images.isEmpty else { return nothing }
+        let eid = detail.entry.id.wireText, last = detail.images.count - 1
+        func move(_ image: JournalImage, _ direction: String, _ label: String, disabled: Bool, _ n: Int) -> Node {
+            Layout.form(.moveEntryPhoto(projectId, eid, image.id.wireText), context: context, attrs: "inline",
+                void("input", ["type": "hidden", "name": "direction", "value": direction]),
+                el("button", ["class": "secondary", "type": "submit", "aria-label": "Move photo \(n) \(direction)",
+                              "disabled": disabled ? "disabled" : nil], text(label)))
+        }
+        return el("ol", ["class": "photo-tools", "aria-label": "This entry's photos"], children: detail.images.enumerated().map { index, image in
+            el("li", ["data-photo": image.id.wireText],
+               void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Photo \(index + 1)", "loading": "lazy", "width": "64", "height": "64"]),
+               move(image, "earlier", "↑ Earlier", disabled: index == 0, index + 1),
+               move(image, "later", "↓ Later", disabled: index == last, index + 1),
+               Layout.form(.deleteEntryPhoto(projectId, eid, image.id.wireText), context: context, attrs: "inline",
+                   el("button", ["class": "danger", "type": "submit", "aria-label": "Remove photo \(index + 1)",
+                                 "data-confirm": "Remove this photo from the entry?"], text("Remove"))))
+        })
     }
 }
 
