@@ -258,10 +258,49 @@ public struct ProjectDetailModel: Sendable {
         guard sections.indices.contains(from + step) else { return }
         var ordered = sections
         ordered.swapAt(from, from + step)
-        for (order, var section) in ordered.enumerated() where section.sortOrder != order {
-            section.sortOrder = order
-            try store.save(section)
+        try Self.number(ordered, \.sortOrder, in: store)
+        try load(from: store)
+    }
+
+    /// Saves `ordered` numbered 0, 1, 2, … (only those whose number changes).
+    private static func number<R: LocalRecord>(_ ordered: [R], _ order: WritableKeyPath<R, Int>, in store: LocalStore) throws {
+        for (index, var record) in ordered.enumerated() where record[keyPath: order] != index {
+            record[keyPath: order] = index
+            try store.save(record)
         }
+    }
+
+    /// More photos on an entry written before, after its others (kept on the device until the
+    /// next sync uploads them).
+    public mutating func addPhotos(_ images: [Data], to entryId: UUID, in store: LocalStore) throws {
+        guard let (_, photos) = journal.first(where: { $0.entry.id == entryId }) else { throw ValidationError("entry", "No such journal entry in this project") }
+        let now = store.clock()
+        var next = (photos.map(\.sortOrder).max() ?? -1) + 1
+        for data in images {
+            let key = try store.stageImage(data)
+            try store.save(JournalImage(entryId: entryId, imageKey: key, sortOrder: next, createdAt: now, updatedAt: now))
+            next += 1
+        }
+        try load(from: store)
+    }
+
+    /// One photo off its entry (the entry and its other photos stay).
+    public mutating func removePhoto(_ id: UUID, in store: LocalStore) throws {
+        guard journal.contains(where: { $0.images.contains { $0.id == id } }) else { throw ValidationError("photo", "No such photo in this project's journal") }
+        try store.delete(JournalImage.self, id: id)
+        try load(from: store)
+    }
+
+    /// A photo to `position` (from 1; past the end is last) among its entry's, the entry's
+    /// photos numbered again in their new order.
+    public mutating func movePhoto(_ id: UUID, to position: Int, in store: LocalStore) throws {
+        guard let photos = journal.first(where: { $0.images.contains { $0.id == id } })?.images,
+              let from = photos.firstIndex(where: { $0.id == id }) else { throw ValidationError("photo", "No such photo in this project's journal") }
+        guard position >= 1 else { throw ValidationError("position", "Positions start at 1") }
+        var ordered = photos
+        let photo = ordered.remove(at: from)
+        ordered.insert(photo, at: min(position - 1, ordered.count))
+        try Self.number(ordered, \.sortOrder, in: store)
         try load(from: store)
     }
 

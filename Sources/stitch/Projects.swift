@@ -88,6 +88,7 @@ struct Projects: AsyncParsableCommand {
                 if let empty = model.emptyJournal { print("  \(empty.title) — \(empty.message)") }
                 for (entry, images) in model.journal {
                     print("  \(Output.short(entry.id))  \(Timestamp.string(from: entry.createdAt).prefix(10))  \(entry.notes)\(images.isEmpty ? "" : "  [\(images.count) photo(s)]")")
+                    for (n, image) in images.enumerated() { print("      photo \(n + 1)  \(Output.short(image.id))") }
                 }
             }
         }
@@ -181,7 +182,72 @@ func entryDate(_ text: String?) throws -> Date? {
 }
 
 struct Journal: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self, Edit.self, Remove.self])
+    static let configuration = CommandConfiguration(abstract: "A project's journal.", subcommands: [Add.self, Edit.self, Remove.self, Photos.self])
+
+    /// An entry's photos: more added, one removed or moved (their ids are in `stitch projects show`).
+    struct Photos: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A journal entry's photos: add, rm, move.", subcommands: [Add.self, Remove.self, Move.self])
+
+        static func photo(_ reference: String, in store: LocalStore) throws -> (JournalImage, JournalEntry) {
+            let photo = try resolve(JournalImage.self, reference, in: store) { Output.short($0.id) }
+            guard let entry = try store.find(JournalEntry.self, id: photo.entryId) else { throw CLIError("That photo's entry is gone", code: .notFound) }
+            return (photo, entry)
+        }
+
+        static func order(_ model: ProjectDetailModel, entry: UUID) -> String {
+            let photos = model.journal.first { $0.entry.id == entry }?.images ?? []
+            return photos.isEmpty ? "The entry has no photos now." : "Photos now: " + photos.map { Output.short($0.id) }.joined(separator: ", ") + "."
+        }
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add photos to an entry, after its others.")
+            @Argument(help: "The entry (its id or the start of it)") var entry: String
+            @Argument(help: "Photos (JPEG, PNG, HEIC or WebP)") var files: [String]
+            func run() async throws {
+                try await Stitch.run {
+                    guard !files.isEmpty else { throw CLIError("Give one photo or more", code: .usage) }
+                    let images = try files.map { path -> Data in
+                        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("Can't read \(path)", code: .notFound) }
+                        return data
+                    }
+                    let ctx = try Context.open()
+                    let e = try resolve(JournalEntry.self, entry, in: ctx.store) { String($0.notes.prefix(30)) }
+                    var model = try projectModel(e.projectId, in: ctx.store)
+                    try model.addPhotos(images, to: e.id, in: ctx.store)
+                    print("Added \(images.count) photo(s). \(Photos.order(model, entry: e.id)) \(await ctx.syncSoon())")
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "rm", abstract: "Take a photo off its entry.")
+            @Argument(help: "The photo (its id or the start of it)") var photo: String
+            func run() async throws {
+                try await Stitch.run {
+                    let ctx = try Context.open()
+                    let (image, entry) = try Photos.photo(photo, in: ctx.store)
+                    var model = try projectModel(entry.projectId, in: ctx.store)
+                    try model.removePhoto(image.id, in: ctx.store)
+                    print("Removed the photo. \(Photos.order(model, entry: entry.id)) \(await ctx.syncSoon())")
+                }
+            }
+        }
+
+        struct Move: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Put a photo at another place among its entry's (1 is first).")
+            @Argument(help: "The photo (its id or the start of it)") var photo: String
+            @Option(help: "Its new place, from 1") var to: Int
+            func run() async throws {
+                try await Stitch.run {
+                    let ctx = try Context.open()
+                    let (image, entry) = try Photos.photo(photo, in: ctx.store)
+                    var model = try projectModel(entry.projectId, in: ctx.store)
+                    try model.movePhoto(image.id, to: to, in: ctx.store)
+                    print("\(Photos.order(model, entry: entry.id)) \(await ctx.syncSoon())")
+                }
+            }
+        }
+    }
 
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a journal entry's text (its id is in `stitch projects show`).")

@@ -458,6 +458,29 @@ struct EndToEndTests {
             let entry = try #require(try StitchJSON.makeDecoder().decode(Shown.self, from: Data(r.out.utf8)).journal.first).entry
             r = try await stitch("journal", "edit", entry.id.text, "--note", "Started the sky and the moon")
             #expect(r.code == 0, "\(r.err)")
+            // Photos added to the entry afterwards, one moved to the front, one taken off.
+            let jpeg = home + "-photo.jpg", png = home + "-photo.png"
+            try Fixtures.jpeg.write(to: URL(fileURLWithPath: jpeg))
+            try Fixtures.png.write(to: URL(fileURLWithPath: png))
+            defer { try? FileManager.default.removeItem(atPath: jpeg); try? FileManager.default.removeItem(atPath: png) }
+            r = try await stitch("journal", "photos", "add", entry.id.wireText, jpeg, png, jpeg)
+            #expect(r.code == 0 && r.out.contains("Added 3 photo(s). Photos now: "), "\(r.out) \(r.err)")
+            r = try await stitch("projects", "show", "Nutcracker", "--json")
+            let added = try #require(try StitchJSON.makeDecoder().decode(Shown.self, from: Data(r.out.utf8)).journal.first { $0.entry.id == entry.id }).images
+            #expect(added.count == 3 && added.map(\.sortOrder) == [0, 1, 2])
+            r = try await stitch("journal", "photos", "move", String(added[2].id.wireText.prefix(8)), "--to", "1")
+            let short = added.map { String($0.id.wireText.prefix(8)) }
+            #expect(r.code == 0 && r.out.contains("Photos now: \(short[2]), \(short[0]), \(short[1])."), "\(r.out) \(r.err)")
+            r = try await stitch("journal", "photos", "rm", short[0])
+            #expect(r.code == 0 && r.out.contains("Removed the photo. Photos now: \(short[2]), \(short[1])."), "\(r.out) \(r.err)")
+            r = try await stitch("journal", "photos", "move", short[1], "--to", "0")
+            #expect(r.code == 3 && r.err.contains("Positions start at 1"), "\(r.code) \(r.err)")
+            r = try await stitch("journal", "photos", "rm", "ffffffff")
+            #expect(r.code == 6, "\(r.code) \(r.err)")
+            r = try await stitch("journal", "photos", "add", entry.id.wireText, home + "-nowhere.jpg")
+            #expect(r.code == 6 && r.err.contains("Can't read"), "\(r.code) \(r.err)")
+            r = try await stitch("projects", "show", "Nutcracker")
+            #expect(r.out.contains("photo 1  \(short[2])") && r.out.contains("photo 2  \(short[1])"), "\(r.out)")
             r = try await stitch("projects", "notes", "Nutcracker", "Gift for Mum")
             #expect(r.code == 0, "\(r.err)")
             r = try await stitch("projects", "show", "Nutcracker")
@@ -520,6 +543,11 @@ struct EndToEndTests {
             #expect(projects.map(\.notes) == ["Gift for Mum", nil, nil] && projects.map(\.status) == [.wip, .planned, .planned])
             #expect(projects[2].canvasId == nil && projects[2].name == "Fox chart")
             #expect(Timestamp.string(from: projects[0].startedAt) == "2026-01-05T00:00:00.000Z")
+
+            // The photos reached the server in their order, the one taken off deleted there.
+            let photos = try await Records.list(JournalImageModel.self, userId: userId, on: app.db)
+                .filter { $0.entryId == entry.id }.sorted { $0.sortOrder < $1.sortOrder }
+            #expect(photos.map(\.id) == [added[2].id, added[1].id], "\(photos.map(\.id))")
 
             r = try await stitch("journal", "rm", entry.id.text)
             #expect(r.code == 0, "\(r.err)")
