@@ -6,14 +6,18 @@ public struct APIErrorBody: Codable, Sendable, Hashable, Error {
     public var fields: [String: String]?
     /// A 409 for a record you have already (a thread of the same brand and number): its id.
     public var existingId: UUID?
+    /// A 409 for a provider sign-in whose verified address belongs to an account: what
+    /// `POST /auth/provider/link` takes, with that account's password, to add the sign-in to it.
+    public var linkToken: String?
 
-    public init(error: String, fields: [String: String]? = nil, existingId: UUID? = nil) {
+    public init(error: String, fields: [String: String]? = nil, existingId: UUID? = nil, linkToken: String? = nil) {
         self.error = error
         self.fields = fields
         self.existingId = existingId
+        self.linkToken = linkToken
     }
 
-    private enum CodingKeys: String, CodingKey { case error, fields, existingId }
+    private enum CodingKeys: String, CodingKey { case error, fields, existingId, linkToken }
 
     /// Ids on the wire are lower case, as in records.
     public func encode(to encoder: any Encoder) throws {
@@ -21,6 +25,7 @@ public struct APIErrorBody: Codable, Sendable, Hashable, Error {
         try container.encode(error, forKey: .error)
         try container.encodeIfPresent(fields, forKey: .fields)
         try container.encodeIfPresent(existingId?.wireText, forKey: .existingId)
+        try container.encodeIfPresent(linkToken, forKey: .linkToken)
     }
 }
 
@@ -157,6 +162,75 @@ public struct AuthResponse: Codable, Sendable {
         self.refreshToken = refreshToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
         self.tokenType = "Bearer"
+    }
+}
+
+// MARK: - Ways in
+
+/// `POST /auth/provider/link`: adds a provider's sign-in to the account its verified address
+/// belongs to, once the person proves the account with its password.
+public struct ProviderLinkRequest: Codable, Sendable {
+    public var linkToken: String
+    public var password: String
+
+    public init(linkToken: String, password: String) {
+        self.linkToken = linkToken
+        self.password = password
+    }
+}
+
+/// One way into an account: a provider's sign-in, or `email` for its address and password.
+public struct SignInMethod: Codable, Sendable, Hashable {
+    public var provider: IdentityProvider
+    public var linkedAt: Date
+    /// The address, for `email`.
+    public var detail: String?
+
+    public init(provider: IdentityProvider, linkedAt: Date, detail: String? = nil) {
+        self.provider = provider
+        self.linkedAt = linkedAt
+        self.detail = detail
+    }
+}
+
+/// `GET /account/sign-in-methods`: every way into the account. The last one can't be removed.
+public struct SignInMethods: Codable, Sendable, Hashable {
+    public var methods: [SignInMethod]
+    public var hasPassword: Bool
+
+    public init(methods: [SignInMethod], hasPassword: Bool) {
+        self.methods = methods
+        self.hasPassword = hasPassword
+    }
+}
+
+/// `POST /account/merge`: brings another account of this person's into the signed-in one. The
+/// other account is proven by signing in to it: a provider's sign-in, or its email and password.
+public struct AccountMergeRequest: Codable, Sendable {
+    public var signIn: ProviderSignInRequest?
+    public var email: String?
+    public var password: String?
+
+    public init(signIn: ProviderSignInRequest? = nil, email: String? = nil, password: String? = nil) {
+        self.signIn = signIn
+        self.email = email
+        self.password = password
+    }
+}
+
+/// What a merge moved: records by type (every device pulls them), and the other account's ways in
+/// that now open this one. `droppedEmail`: the other account's address, which no longer signs in.
+public struct AccountMergeSummary: Codable, Sendable, Hashable {
+    public var records: [String: Int]
+    public var pictures: Int
+    public var signInMethods: [IdentityProvider]
+    public var droppedEmail: String?
+
+    public init(records: [String: Int], pictures: Int, signInMethods: [IdentityProvider], droppedEmail: String?) {
+        self.records = records
+        self.pictures = pictures
+        self.signInMethods = signInMethods
+        self.droppedEmail = droppedEmail
     }
 }
 

@@ -446,7 +446,7 @@ struct ProviderTests {
         }
     }
 
-    @Test("An Apple identity whose email matches an existing account gets its own account, never a merge")
+    @Test("An Apple identity whose unverified email matches an existing account gets its own account, never a merge")
     func noMergeByEmail() async throws {
         try await withProviders { app, clock, _ in
             let existing = try await register(app, email: "ann@example.com")

@@ -13,6 +13,10 @@ struct AccountController: RouteCollection {
         signedIn.post("auth", "password", use: changePassword)
         signedIn.get("account", "export", use: export)
         signedIn.on(.POST, "account", "restore", body: .collect(maxSize: Self.maxRestoreBody), use: restore)
+        signedIn.get("account", "sign-in-methods", use: signInMethods)
+        signedIn.grouped(ClientThrottle()).post("account", "sign-in-methods", use: addSignInMethod)
+        signedIn.delete("account", "sign-in-methods", ":provider", use: removeSignInMethod)
+        signedIn.grouped(ClientThrottle()).post("account", "merge", use: merge)
         // Its own check of the token: a repeated request, once the account is gone, answers the
         // same as the first.
         routes.delete("auth", "account", use: deleteAccount)
@@ -41,6 +45,48 @@ struct AccountController: RouteCollection {
         }
         let summary = try await AccountService.restore(document, userId: try req.user.id, app: req.application, db: req.db)
         return try jsonResponse(summary)
+    }
+
+    // MARK: Ways in
+
+    @Sendable
+    func signInMethods(req: Request) async throws -> Response {
+        try jsonResponse(try await AccountLinks.methods(of: try req.user.id, db: req.db), headers: ["Cache-Control": "no-store"])
+    }
+
+    /// Adds a provider's sign-in (proven as at `/auth/provider`) to the signed-in account: 201,
+    /// or 200 when it is this account's already; 409 when it opens another account (merge it).
+    @Sendable
+    func addSignInMethod(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let identity = try await AuthController.verifiedIdentity(try req.decodeJSON(ProviderSignInRequest.self), req: req)
+        let before = try await AccountLinks.owner(of: identity, db: req.db)
+        do {
+            try await AccountLinks.link(identity, to: userId, now: req.now, db: req.db)
+        } catch is AccountLinks.LinkedElsewhere {
+            throw AccountLinks.linkedElsewhereError(identity.provider)
+        }
+        return try jsonResponse(try await AccountLinks.methods(of: userId, db: req.db), status: before == nil ? .created : .ok,
+                                headers: ["Cache-Control": "no-store"])
+    }
+
+    @Sendable
+    func removeSignInMethod(req: Request) async throws -> Response {
+        guard let provider = req.parameters.get("provider").flatMap(IdentityProvider.init(rawValue:)) else {
+            throw APIError(.notFound, "No such way to sign in")
+        }
+        return try jsonResponse(try await AccountLinks.unlink(provider, userId: try req.user.id, now: req.now, db: req.db),
+                                headers: ["Cache-Control": "no-store"])
+    }
+
+    /// Brings another account of the person's into this one: the body signs in to it.
+    @Sendable
+    func merge(req: Request) async throws -> Response {
+        let userId = try req.user.id
+        let other = try await AccountLinks.proven(try req.decodeJSON(AccountMergeRequest.self), req: req)
+        let summary = try await AccountLinks.merge(other, into: userId, app: req.application, db: req.db)
+        req.logger.info("Account \(other) merged into \(userId) at its owner's request")
+        return try jsonResponse(summary, headers: ["Cache-Control": "no-store"])
     }
 
     /// 204 once the account is gone. A valid access token of an account already deleted (a

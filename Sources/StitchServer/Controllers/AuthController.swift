@@ -11,6 +11,7 @@ struct AuthController: RouteCollection {
         throttled.post("login", use: login)
         throttled.post("refresh", use: refresh)
         throttled.post("provider", use: provider)
+        throttled.post("provider", "link", use: linkProvider)
         throttled.post("password-reset", use: requestPasswordReset)
         throttled.post("password-reset", "confirm", use: confirmPasswordReset)
         let signedIn = auth.grouped(RequireUser())
@@ -136,7 +137,35 @@ struct AuthController: RouteCollection {
     @Sendable
     func provider(req: Request) async throws -> Response {
         let body = try req.decodeJSON(ProviderSignInRequest.self)
-        let identity: ProviderIdentity
+        let identity = try await Self.verifiedIdentity(body, req: req)
+        let (user, session): (UserModel, (token: String, familyId: UUID))
+        do {
+            (user, session) = try await Self.findOrCreate(identity, displayName: body.displayName, req: req) { user, db in
+                try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
+            }
+        } catch let clash as AccountLinks.Clash {
+            throw clash.apiError(secret: req.config.jwtSecret)
+        }
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    /// `POST /auth/provider/link`: the 409's sign-in added to the account once its password is given.
+    @Sendable
+    func linkProvider(req: Request) async throws -> Response {
+        let body = try req.decodeJSON(ProviderLinkRequest.self)
+        let user: UserModel
+        do {
+            user = try await AccountLinks.link(token: body.linkToken, password: body.password, req: req)
+        } catch is AccountLinks.LinkedElsewhere {
+            throw APIError(.conflict, "That sign-in was added to another account meanwhile")
+        }
+        let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
+        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    /// The identity a provider vouches for (Apple's token checked, an OAuth code exchanged);
+    /// 400 for a request missing its proof, 401 for one the provider doesn't back.
+    static func verifiedIdentity(_ body: ProviderSignInRequest, req: Request) async throws -> ProviderIdentity {
         do {
             switch body.provider {
             case .apple:
@@ -148,12 +177,12 @@ struct AuthController: RouteCollection {
                 guard let nonce = body.nonce, !nonce.isEmpty else {
                     throw APIError.validation(["nonce": "The nonce the app sent to Apple is required"])
                 }
-                identity = try await AppleSignIn.verify(idToken: token, nonce: nonce, app: req.application)
+                return try await AppleSignIn.verify(idToken: token, nonce: nonce, app: req.application)
             case .instagram, .tiktok:
                 guard let code = body.code, !code.isEmpty else {
                     throw APIError.validation(["code": "An authorization code is required"])
                 }
-                identity = try await OAuthSignIn.verify(provider: body.provider, code: code, redirectUri: body.redirectUri, app: req.application)
+                return try await OAuthSignIn.verify(provider: body.provider, code: code, redirectUri: body.redirectUri, app: req.application)
             case .email:
                 throw APIError.validation(["provider": "Use /auth/login for email accounts"])
             }
@@ -161,15 +190,12 @@ struct AuthController: RouteCollection {
             req.logger.info("Provider sign-in refused: \(error.reason)")
             throw APIError(.unauthorized, "We couldn't verify that sign-in. Please try again.")
         }
-
-        let (user, session): (UserModel, (token: String, familyId: UUID)) = try await Self.findOrCreate(
-            identity, displayName: body.displayName, req: req
-        ) { user, db in try await TokenService.startFamily(userId: user.id!, on: db, app: req.application) }
-        return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
     }
 
     /// The account behind a verified provider identity, created on first sign-in. A new identity
-    /// is a new account: an address matching another account never merges them.
+    /// whose provider-verified address belongs to an account throws `AccountLinks.Clash`
+    /// (nothing created): the person may add it to that account by proving it. An address the
+    /// provider doesn't vouch for never leads to an account, and isn't kept on a new one.
     static func findOrCreate<T: Sendable>(
         _ identity: ProviderIdentity, displayName: String?, req: Request,
         signIn: @escaping @Sendable (UserModel, any Database) async throws -> T
@@ -181,10 +207,14 @@ struct AuthController: RouteCollection {
                 .with(\.$user).first() {
                 return (existing.user, try await signIn(existing.user, db))
             }
-            var email = identity.email.map(Rules.normalizedEmail)
-            if let candidate = email, try await UserModel.query(on: db).filter(\.$email == candidate).first() != nil {
-                email = nil
+            var email = identity.emailVerified ? identity.email.map(Rules.normalizedEmail) : nil
+            if let candidate = email, let owner = try await UserModel.query(on: db).filter(\.$email == candidate).first() {
+                throw AccountLinks.Clash(
+                    pending: .init(provider: identity.provider, providerUserId: identity.userId, email: candidate,
+                                   issued: Int(now.timeIntervalSince1970)),
+                    accountHasPassword: owner.passwordHash != nil)
             }
+            if email?.isEmpty == true { email = nil }
             let name = Rules.clean(displayName) ?? Rules.clean(identity.displayName)
                 ?? email.map { String($0.prefix { $0 != "@" }) } ?? "Stitcher"
             let user = UserModel(email: email, displayName: String(name.prefix(Limits.displayName)), passwordHash: nil, now: now)

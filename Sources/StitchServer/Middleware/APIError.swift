@@ -11,13 +11,17 @@ public struct APIError: AbortError, Sendable {
     public var headers: HTTPHeaders
     /// The record a conflicting create would duplicate.
     public var existingId: UUID?
+    /// A provider sign-in that may be added to the account its address belongs to.
+    public var linkToken: String?
 
-    public init(_ status: HTTPResponseStatus, _ reason: String, fields: [String: String]? = nil, headers: HTTPHeaders = [:], existingId: UUID? = nil) {
+    public init(_ status: HTTPResponseStatus, _ reason: String, fields: [String: String]? = nil, headers: HTTPHeaders = [:],
+                existingId: UUID? = nil, linkToken: String? = nil) {
         self.status = status
         self.reason = reason
         self.fields = fields
         self.headers = headers
         self.existingId = existingId
+        self.linkToken = linkToken
     }
 
     public static func validation(_ fields: [String: String]) -> APIError {
@@ -55,7 +59,7 @@ public struct JSONErrorMiddleware: Middleware {
     static func body(for error: any Error, logger: Logger) -> (HTTPResponseStatus, APIErrorBody, HTTPHeaders) {
         switch error {
         case let error as APIError:
-            return (error.status, APIErrorBody(error: error.reason, fields: error.fields, existingId: error.existingId), error.headers)
+            return (error.status, APIErrorBody(error: error.reason, fields: error.fields, existingId: error.existingId, linkToken: error.linkToken), error.headers)
         case let error as ValidationError:
             return (.badRequest, APIErrorBody(error: "Some fields need attention", fields: error.fields), [:])
         case let error as DecodingError:

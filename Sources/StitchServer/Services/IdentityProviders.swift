@@ -10,6 +10,9 @@ struct ProviderIdentity: Sendable {
     var userId: String
     var email: String?
     var displayName: String?
+    /// Whether the provider vouches that the person controls `email`: only such an address may
+    /// lead to an existing account (and then only once the person proves that account).
+    var emailVerified = false
 }
 
 struct ProviderError: Error {
@@ -24,9 +27,31 @@ struct AppleIdentityClaims: JWTPayload {
     var sub: SubjectClaim
     var nonce: String?
     var email: String?
+    var email_verified: AppleFlag? = nil
 
     // Checked against the application's clock and configuration in `AppleSignIn.verify`.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Apple writes its booleans as JSON booleans or as the strings "true" and "false".
+struct AppleFlag: Codable, Sendable, Equatable {
+    var value: Bool
+
+    init(_ value: Bool) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self) {
+            value = flag
+        } else {
+            value = try container.decode(String.self).lowercased() == "true"
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value ? "true" : "false")
+    }
 }
 
 /// Apple's public keys, fetched from the configured JWKS URL and kept for a while. An unknown
@@ -86,7 +111,8 @@ enum AppleSignIn {
             }
         }
         guard !claims.sub.value.isEmpty else { throw ProviderError(reason: "Apple identity token has no subject") }
-        return ProviderIdentity(provider: .apple, userId: claims.sub.value, email: claims.email, displayName: nil)
+        return ProviderIdentity(provider: .apple, userId: claims.sub.value, email: claims.email, displayName: nil,
+                                emailVerified: claims.email != nil && claims.email_verified?.value == true)
     }
 }
 

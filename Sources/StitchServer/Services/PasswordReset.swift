@@ -128,6 +128,11 @@ enum PasswordReset {
             user.passwordHash = hash
             user.updatedAt = now
             try await user.save(on: db)
+            // An account that signed in only with a provider gains its address as a way in.
+            if let email = user.email, try await IdentityModel.query(on: db).filter(\.$user.$id == userId)
+                .filter(\.$provider == IdentityProvider.email.rawValue).first() == nil {
+                try await IdentityModel(userId: userId, provider: .email, providerUserId: email, now: now).create(on: db)
+            }
             try await PasswordResetModel.query(on: db).set(\.$usedAt, to: now).filter(\.$userId == userId).filter(\.$usedAt == nil).update()
             try await AccountService.endSessions(userId: userId, except: nil, now: now, on: db)
             if let email = user.email { try await PasswordAttempts.clear(email: email, on: db) }

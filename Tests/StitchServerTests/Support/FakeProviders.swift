@@ -180,13 +180,13 @@ final class FakeProviders: @unchecked Sendable {
     /// Signs an identity token the way Apple does (RS256, kid in the header).
     static func appleToken(
         sub: String = "001234.apple-user", aud: String = "com.stitchuation.app", iss: String = AppConfig.Apple.issuer,
-        expires: Date, nonce: String? = nil, email: String? = nil, pem: String = TestKeys.applePEM, kid: String = appleKid
+        expires: Date, nonce: String? = nil, email: String? = nil, emailVerified: Bool? = nil, pem: String = TestKeys.applePEM, kid: String = appleKid
     ) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(rsa: try Insecure.RSA.PrivateKey(pem: pem), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
         let claims = AppleIdentityClaims(
             iss: .init(value: iss), aud: .init(value: [aud]), exp: .init(value: expires), sub: .init(value: sub),
-            nonce: nonce, email: email)
+            nonce: nonce, email: email, email_verified: emailVerified.map(AppleFlag.init))
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 }

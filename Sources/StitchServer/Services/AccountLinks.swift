@@ -1,0 +1,228 @@
+import Crypto
+import Fluent
+import Foundation
+import ServerCommon
+import SQLKit
+import StitchCore
+import Vapor
+
+/// The ways into an account (its linked provider sign-ins and its password), and bringing a
+/// person's second account into the first. Shared by the API and the web app.
+enum AccountLinks {
+    // MARK: A sign-in that belongs to an account it isn't linked to
+
+    /// A verified provider identity whose verified address belongs to an account, waiting for
+    /// the person to prove that account. Travels signed (`token`), never stored.
+    struct Pending: Codable, Equatable, Sendable {
+        var provider: IdentityProvider
+        var providerUserId: String
+        var email: String
+        var issued: Int
+
+        static let lifetime: TimeInterval = 600
+
+        var identity: ProviderIdentity {
+            ProviderIdentity(provider: provider, userId: providerUserId, email: email, displayName: nil, emailVerified: true)
+        }
+
+        func token(secret: String) -> String {
+            let payload = TokenService.base64URL(Array((try? JSONEncoder().encode(self)) ?? Data()))
+            return payload + "." + AccountLinks.sign(payload, purpose: "pending-link", secret: secret)
+        }
+
+        static func verify(_ token: String, now: Date, secret: String) -> Pending? {
+            guard let (data, _) = AccountLinks.verified(token, purpose: "pending-link", secret: secret),
+                  let pending = try? JSONDecoder().decode(Pending.self, from: data) else { return nil }
+            let age = now.timeIntervalSince1970 - Double(pending.issued)
+            return age >= -60 && age <= lifetime ? pending : nil
+        }
+    }
+
+    /// `findOrCreate` met an account with the identity's verified address: nothing was created.
+    struct Clash: Error {
+        var pending: Pending
+        /// Whether that account has a password to prove it with (else: the reset mail sets one).
+        var accountHasPassword: Bool
+
+        func message(providerName: String) -> String {
+            accountHasPassword
+                ? "An account with \(pending.email) already exists. Enter its password to add \(providerName) to it as a way to sign in."
+                : "An account with \(pending.email) already exists and has no password yet. Choose one with “Forgot password” (a link is mailed to \(pending.email)), then sign in with \(providerName) again to add it."
+        }
+
+        func apiError(secret: String) -> APIError {
+            APIError(.conflict, message(providerName: AccountLinks.name(pending.provider)),
+                     linkToken: accountHasPassword ? pending.token(secret: secret) : nil)
+        }
+    }
+
+    static func name(_ provider: IdentityProvider) -> String {
+        switch provider {
+        case .apple: "Apple"
+        case .instagram: "Instagram"
+        case .tiktok: "TikTok"
+        case .email: "email and password"
+        }
+    }
+
+    static func sign(_ payload: String, purpose: String, secret: String) -> String {
+        TokenService.base64URL(HMAC<SHA256>.authenticationCode(for: Data("\(purpose):\(payload)".utf8), using: SymmetricKey(data: Data(secret.utf8))))
+    }
+
+    /// The payload of a token this server signed for `purpose`, and the payload's text.
+    static func verified(_ token: String, purpose: String, secret: String) -> (Data, String)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, BrowserSession.constantTimeEquals(sign(parts[0], purpose: purpose, secret: secret), parts[1]),
+              let data = TokenService.base64URLDecode(parts[0]) else { return nil }
+        return (data, parts[0])
+    }
+
+    static let expiredLink = APIError(.badRequest, "This sign-in waited too long to be added. Sign in with the provider again.",
+                                      fields: ["linkToken": "Expired or not from this server"])
+
+    /// Proves the account with its password (counted as a sign-in is) and links the pending
+    /// sign-in to it. Answers the account.
+    static func link(token: String, password: String, req: Request) async throws -> UserModel {
+        guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
+        let user = try await AuthController.checkPassword(email: pending.email, password: password, req: req)
+        try await link(pending.identity, to: user.id!, now: req.now, db: req.db)
+        return user
+    }
+
+    // MARK: Linking while signed in
+
+    struct LinkedElsewhere: Error {
+        var otherUserId: UUID
+    }
+
+    /// Adds the identity to the account; nothing if it is this account's already. An identity of
+    /// another account throws `LinkedElsewhere` (the way to it is a merge).
+    static func link(_ identity: ProviderIdentity, to userId: UUID, now: Date, db: any Database) async throws {
+        if let owner = try await owner(of: identity, db: db) {
+            guard owner == userId else { throw LinkedElsewhere(otherUserId: owner) }
+            return
+        }
+        do {
+            try await IdentityModel(userId: userId, provider: identity.provider, providerUserId: identity.userId, now: now).create(on: db)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // The same sign-in linked at the same moment elsewhere: the unique index decides.
+            if let owner = try await owner(of: identity, db: db), owner != userId { throw LinkedElsewhere(otherUserId: owner) }
+        }
+    }
+
+    static func owner(of identity: ProviderIdentity, db: any Database) async throws -> UUID? {
+        try await IdentityModel.query(on: db).filter(\.$provider == identity.provider.rawValue)
+            .filter(\.$providerUserId == identity.userId).first()?.$user.id
+    }
+
+    static func linkedElsewhereError(_ provider: IdentityProvider) -> APIError {
+        APIError(.conflict, "This \(name(provider)) sign-in opens another account here. To bring that account and everything in it into this one, merge it (it takes the same sign-in again).")
+    }
+
+    // MARK: The list, and removing one
+
+    static func methods(of userId: UUID, db: any Database) async throws -> SignInMethods {
+        guard let user = try await UserModel.find(userId, on: db) else { throw APIError.unauthorized }
+        let rows = try await IdentityModel.query(on: db).filter(\.$user.$id == userId).sort(\.$createdAt).all()
+        var methods: [SignInMethod] = []
+        if user.passwordHash != nil {
+            let since = rows.first { $0.provider == IdentityProvider.email.rawValue }?.createdAt ?? user.createdAt
+            methods.append(SignInMethod(provider: .email, linkedAt: since, detail: user.email))
+        }
+        for row in rows where row.provider != IdentityProvider.email.rawValue {
+            guard let provider = IdentityProvider(rawValue: row.provider) else { continue }
+            methods.append(SignInMethod(provider: provider, linkedAt: row.createdAt))
+        }
+        return SignInMethods(methods: methods, hasPassword: user.passwordHash != nil)
+    }
+
+    /// Removes a way in (for `email`, the password: the address stays, and the reset mail can set
+    /// a password again). Never the last one. Other sessions stay signed in.
+    static func unlink(_ provider: IdentityProvider, userId: UUID, now: Date, db: any Database) async throws -> SignInMethods {
+        try await db.writeTransaction { db in
+            _ = try await SyncService.lockUser(userId, db: db)
+            let current = try await methods(of: userId, db: db)
+            guard current.methods.contains(where: { $0.provider == provider }) else {
+                throw APIError(.notFound, "This account doesn't sign in with \(name(provider))")
+            }
+            guard current.methods.contains(where: { $0.provider != provider }) else {
+                throw APIError(.conflict, "\(name(provider).prefix(1).uppercased() + name(provider).dropFirst()) is the only way into this account: add another before removing it")
+            }
+            if provider == .email, let user = try await UserModel.find(userId, on: db) {
+                user.passwordHash = nil
+                user.updatedAt = now
+                try await user.save(on: db)
+            }
+            try await IdentityModel.query(on: db).filter(\.$user.$id == userId).filter(\.$provider == provider.rawValue).delete()
+            return try await methods(of: userId, db: db)
+        }
+    }
+
+    // MARK: Merge
+
+    /// Moves everything of `otherId` into `userId` in one transaction: every record (live and
+    /// deleted) with one new sync version of this account, so every device of it pulls them;
+    /// pictures, pattern pages and web purchases; the other's provider sign-ins. The other
+    /// account's sessions end and it is deleted. Refused (nothing moved) when both accounts hold
+    /// the same thread, which one account can't hold twice.
+    static func merge(_ otherId: UUID, into userId: UUID, app: Application, db: any Database) async throws -> AccountMergeSummary {
+        guard otherId != userId else { throw APIError(.conflict, "That sign-in opens this account: there is nothing to merge") }
+        let summary: AccountMergeSummary = try await db.writeTransaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            _ = try await SyncService.lockUser(otherId, db: db)
+            guard let other = try await UserModel.find(otherId, on: db) else {
+                throw APIError(.conflict, "That account is no longer here")
+            }
+            let mine = Set(try await Records.all(ThreadModel.self, userId: userId, on: db).map { ThreadKey(brand: $0.record.brand, number: $0.record.number) })
+            let both = try await Records.all(ThreadModel.self, userId: otherId, on: db)
+                .map { ThreadKey(brand: $0.record.brand, number: $0.record.number) }.filter(mine.contains)
+            guard both.isEmpty else {
+                let names = both.prefix(5).map { "\($0.brand.uppercased()) \($0.number)" }.joined(separator: ", ")
+                throw APIError(.conflict, "Both accounts have \(names)\(both.count > 5 ? " and \(both.count - 5) more" : ""): an account holds each thread once. Delete them from one account (or add their skeins to the other's) and merge again.")
+            }
+            var records: [String: Int] = [:]
+            for type in EntityType.allCases {
+                let rows = try await db.sql.update(SyncService.table(type))
+                    .set("user_id", to: SQLUUID(userId)).set("version", to: SQLBind(version))
+                    .where("user_id", .equal, SQLUUID(otherId)).returning("id").all()
+                if !rows.isEmpty { records[type.rawValue] = rows.count }
+            }
+            let pictures = try await db.sql.update(ImageModel.schema).set("user_id", to: SQLUUID(userId))
+                .where("user_id", .equal, SQLUUID(otherId)).returning("key").all().count
+            for table in [PatternRenderModel.schema, "applied_web_purchases"] {
+                try await db.sql.update(table).set("user_id", to: SQLUUID(userId)).where("user_id", .equal, SQLUUID(otherId)).run()
+            }
+            let moved = try await IdentityModel.query(on: db).filter(\.$user.$id == otherId)
+                .filter(\.$provider != IdentityProvider.email.rawValue).all()
+            try await IdentityModel.query(on: db).set(\.$user.$id, to: userId).filter(\.$user.$id == otherId)
+                .filter(\.$provider != IdentityProvider.email.rawValue).update()
+            for table in [WebSessionModel.schema, RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema] {
+                try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(otherId)).run()
+            }
+            if let email = other.email { try await PasswordAttempts.clear(email: email, on: db) }
+            try await db.sql.delete(from: UserModel.schema).where("id", .equal, SQLUUID(otherId)).run()
+            return AccountMergeSummary(
+                records: records, pictures: pictures,
+                signInMethods: Array(Set(moved.compactMap { IdentityProvider(rawValue: $0.provider) })).sorted { $0.rawValue < $1.rawValue },
+                droppedEmail: other.passwordHash != nil ? other.email : nil)
+        }
+        app.responseCache.forget(userId: otherId)
+        app.responseCache.forget(userId: userId)
+        return summary
+    }
+
+    /// The other account a merge request proves: its provider sign-in, or its email and password.
+    static func proven(_ body: AccountMergeRequest, req: Request) async throws -> UUID {
+        if let signIn = body.signIn {
+            let identity = try await AuthController.verifiedIdentity(signIn, req: req)
+            guard let owner = try await owner(of: identity, db: req.db) else {
+                throw APIError(.conflict, "That \(name(identity.provider)) sign-in has no account here: add it as a way in instead")
+            }
+            return owner
+        }
+        guard let email = body.email, let password = body.password else {
+            throw APIError.validation(["signIn": "Sign in to the other account: a provider's sign-in, or its email and password"])
+        }
+        return try await AuthController.checkPassword(email: email, password: password, req: req).id!
+    }
+}
