@@ -184,6 +184,9 @@ public enum Stylesheet {
         .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; }
         .project-group h2 { font-size: 1.1rem; margin: var(--space-lg) 0 var(--space-sm); }
         form.inline { display: inline-flex; margin: 0; }
+        ul.ways { list-style: none; padding: 0; margin: 0 0 var(--space-sm); }
+        ul.ways li { display: flex; align-items: center; justify-content: space-between; gap: var(--space-sm); min-height: 44px; border-bottom: 1px solid var(--color-parchment); }
+        ul.ways li button { min-height: 44px; }
         details.edit { margin: var(--space-xs) 0 var(--space-md); }
         details.edit > summary { cursor: pointer; color: var(--color-walnut); padding: 10px 0; font-size: 0.95em; }
         details.edit .toolbar { margin: var(--space-sm) 0 0; }

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import StitchCore
 @testable import StitchServer
@@ -82,17 +83,22 @@ struct PasswordResetTests {
         }
     }
 
-    @Test("An account without a password is told how it signs in, and gets no link")
+    @Test("An account without a password (a provider's) is told how it signs in, and its link sets a first password: the address becomes a way in")
     func providerAccount() async throws {
         try await withMail { app, _, sink in
-            try await register(app)
+            let ann = try await register(app)
             let user = try #require(try await UserModel.query(on: app.db).first())
             user.passwordHash = nil
             try await user.save(on: app.db)
+            try await IdentityModel.query(on: app.db).filter(\.$provider == "email").delete()
+            try await IdentityModel(userId: ann.user.id, provider: .apple, providerUserId: "001234.apple-user", now: Date()).create(on: app.db)
             #expect(try await ask(app, "ann@example.com").status == .accepted)
             let mail = try #require(try await sink.waitFor(1).first)
-            #expect(mail.subject == "Signing in to Stitchuation" && mail.body.contains("It has no password") && mail.token == nil)
-            #expect(try await PasswordResetModel.query(on: app.db).count() == 0)
+            #expect(mail.subject == "A password for your Stitchuation account" && mail.body.contains("It has no password yet: it signs in with Apple"))
+            let token = try #require(mail.token)
+            #expect(try await confirm(app, token, "a first password").status == .noContent)
+            #expect(try await login(app, password: "a first password").status == .ok)
+            #expect(try await AccountLinks.methods(of: ann.user.id, db: app.db).methods.map(\.provider) == [.email, .apple])
         }
     }
 

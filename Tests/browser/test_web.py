@@ -1147,9 +1147,17 @@ def test_a_big_inventory_comes_a_page_at_a_time_and_is_searched_whole_offline(sh
             "var done = arguments[0]; caches.match('/app/inventory.json', {cacheName: 'stitch-pages-v1'})"
             ".then(function (r) { return r ? r.json() : null; }).then(function (d) { done(d ? d.threads.length : 0); });") == 250)
         time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        # The server gone while the phone believes it is online: the worker's kept page, and
+        # "Show more" says no rows came instead of leaving for an error page.
+        server.stop()
+        browser.get(base + "/app/inventory")
+        assert len(rows(browser)) == 100
+        click(browser, browser.find_element(By.ID, "more-threads"))
+        WebDriverWait(browser, 30).until(lambda d: "didn't answer" in "".join(e.text for e in d.find_elements(By.ID, "more-status")))
+        assert len(rows(browser)) == 100 and browser.current_url.endswith("/app/inventory")
+        assert browser.find_element(By.ID, "more-threads").get_attribute("aria-busy") is None
         browser.execute_cdp_cmd("Network.enable", {})
         network(browser, offline=True)
-        server.stop()
         browser.get(base + "/app/inventory")
         assert browser.find_element(By.ID, "offline-note") and len(rows(browser)) == 100
         search = browser.find_element(By.NAME, "q")

@@ -58,33 +58,39 @@ enum PasswordReset {
         }
         guard let user = try await UserModel.query(on: req.db).filter(\.$email == email).first(), let userId = user.id else { return accepted }
 
+        let token = TokenService.base64URL([UInt8].random(count: 32))
+        let row = PasswordResetModel()
+        row.userId = userId
+        row.tokenHash = TokenService.hash(token)
+        row.createdAt = now
+        row.expiresAt = now.addingTimeInterval(config.resetLinkLifetime)
+        try await row.create(on: req.db)
+        let link = "\(site)\(SiteURL.resetPassword.path)?token=\(token)"
         let message: MailMessage
         if user.passwordHash == nil {
-            // Nothing to reset: say how the account signs in instead.
+            // No password to reset: the account signs in with a provider. The link sets a first
+            // one, which adds this address as a way in.
             let providers = try await AccountService.providerNames(userId, db: req.db)
-            message = MailMessage(to: email, subject: "Signing in to Stitchuation", body: """
+            message = MailMessage(to: email, subject: "A password for your Stitchuation account", body: """
                 Hello \(user.displayName),
 
                 Someone (we hope you) asked to reset the password of the Stitchuation account for this address. \
-                It has no password: it signs in with \(providers). Use that button on the sign-in page: \(site)\(SiteURL.signIn.path)
+                It has no password yet: it signs in with \(providers), which keeps working. To also sign in with \
+                this address and a password, choose one within an hour:
 
-                If you didn't ask, you can ignore this message.
+                \(link)
+
+                It works once. Choosing a password signs you out everywhere else.
+                If you didn't ask, you can ignore this message: nothing changes.
                 """)
         } else {
-            let token = TokenService.base64URL([UInt8].random(count: 32))
-            let row = PasswordResetModel()
-            row.userId = userId
-            row.tokenHash = TokenService.hash(token)
-            row.createdAt = now
-            row.expiresAt = now.addingTimeInterval(config.resetLinkLifetime)
-            try await row.create(on: req.db)
             message = MailMessage(to: email, subject: "Choose a new Stitchuation password", body: """
                 Hello \(user.displayName),
 
                 Someone (we hope you) asked to reset the password of your Stitchuation account. To choose a new one, open this link \
                 within an hour:
 
-                \(site)\(SiteURL.resetPassword.path)?token=\(token)
+                \(link)
 
                 It works once. Choosing a new password signs you out everywhere else.
                 If you didn't ask, you can ignore this message: your password stays as it is.

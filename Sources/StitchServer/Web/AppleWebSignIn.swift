@@ -79,6 +79,7 @@ extension WebController {
         let (state, nonce) = AppleWebSignIn.makeState(now: req.now, secret: req.config.jwtSecret)
         let response = req.redirect(to: AppleWebSignIn.authorizeURL(apple: apple, state: state, nonce: nonce), redirectType: .normal)
         response.cookies[AppleWebSignIn.cookie] = AppleWebSignIn.flowCookie(nonce, req: req, maxAge: Int(AppleWebSignIn.stateLifetime))
+        try markLinkIntent(req, nonce: nonce, on: response)
         return response
     }
 
@@ -112,9 +113,7 @@ extension WebController {
            let parts = object["name"] as? [String: String] {
             name = [parts["firstName"], parts["lastName"]].compactMap { $0 }.joined(separator: " ")
         }
-        let (user, _) = try await AuthController.findOrCreate(identity, displayName: name, req: req) { _, _ in () }
-        let response = redirect(.inventory)
-        try await WebSession.start(userId: user.id!, req: req, response: response)
+        let response = try await finishProviderFlow(identity, displayName: name, nonce: nonce, req: req)
         response.cookies[AppleWebSignIn.cookie] = AppleWebSignIn.flowCookie("", req: req, maxAge: 0)
         return response
     }

@@ -92,6 +92,7 @@ extension WebController {
         response.cookies[OAuthWebSignIn.cookie] = HTTPCookies.Value(
             string: nonce, maxAge: Int(OAuthWebSignIn.stateLifetime), path: "/app/signin", isSecure: BrowserSession.isSecure(req),
             isHTTPOnly: true, sameSite: .lax)
+        try markLinkIntent(req, nonce: nonce, on: response)
         return response
     }
 
@@ -128,10 +129,8 @@ extension WebController {
         } catch let error as ProviderError {
             return try await failed(error.reason)
         }
-        let (user, _) = try await AuthController.findOrCreate(identity, displayName: identity.displayName, req: req) { _, _ in () }
-        let response = redirect(.inventory)
+        let response = try await finishProviderFlow(identity, displayName: identity.displayName, nonce: nonce, req: req)
         response.cookies[OAuthWebSignIn.cookie] = HTTPCookies.Value(string: "", maxAge: 0, path: "/app/signin")
-        try await WebSession.start(userId: user.id!, req: req, response: response)
         return response
     }
 

@@ -20,6 +20,7 @@ enum SiteURL {
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
+    case linkSignIn, removeSignIn(String), mergeAccount
     case stylesheet, script, font(String), icon, manifest, worker, offline, sync
     case image(String)
 
@@ -91,6 +92,9 @@ enum SiteURL {
         case .restore: ["app", "settings", "restore"]
         case .password: ["app", "settings", "password"]
         case .deleteAccount: ["app", "settings", "delete-account"]
+        case .linkSignIn: ["app", "link-sign-in"]
+        case .removeSignIn(let provider): ["app", "settings", "sign-in", provider, "remove"]
+        case .mergeAccount: ["app", "settings", "merge"]
         case .stylesheet: ["app", "static", WebAssets.stylesheet.hashedName("app.css")]
         case .script: ["app", "static", WebAssets.script.hashedName("app.js")]
         case .icon: ["app", "static", "icon.svg"]

@@ -156,6 +156,8 @@ struct WebController: RouteCollection {
         routes.post(SiteURL.appleCallback.route, use: appleCallback)
         open.post(SiteURL.oauthSignIn(":provider").route, use: oauthStart)
         routes.get(SiteURL.oauthCallback(":provider").route, use: oauthCallback)
+        open.get(SiteURL.linkSignIn.route, use: linkSignInPage)
+        open.grouped(ClientThrottle()).post(SiteURL.linkSignIn.route, use: linkSignIn)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -229,6 +231,9 @@ struct WebController: RouteCollection {
         app.post(SiteURL.password.route, use: changePassword)
         app.get(SiteURL.deleteAccount.route, use: deleteAccountPage)
         app.post(SiteURL.deleteAccount.route, use: deleteAccount)
+        app.post(SiteURL.removeSignIn(":provider").route, use: removeSignIn)
+        app.get(SiteURL.mergeAccount.route, use: mergePage)
+        app.grouped(ClientThrottle()).post(SiteURL.mergeAccount.route, use: merge)
     }
 
     // MARK: Plumbing
@@ -373,7 +378,11 @@ struct WebController: RouteCollection {
     @Sendable func settings(req: Request) async throws -> Response {
         let userId = try req.user.id
         guard let user = try await UserModel.find(userId, on: req.db) else { throw WebError.signInRequired }
-        let providers = try await IdentityModel.query(on: req.db).filter(\.$user.$id == userId).all().compactMap { IdentityProvider(rawValue: $0.provider) }
-        return html(SettingsPage(user: user.profile(providers: providers), counts: try await Self.counts(userId, db: req.db)).render(try await context(req)))
+        let methods = try await AccountLinks.methods(of: userId, db: req.db)
+        var page = SettingsPage(user: user.profile(providers: methods.methods.map(\.provider)), counts: try await Self.counts(userId, db: req.db))
+        page.methods = methods
+        page.addable = (req.config.apple?.webRedirectURI != nil ? [(IdentityProvider.apple, SiteURL.appleSignIn)] : [])
+            + oauthProviders(req).compactMap { name, _ in IdentityProvider(rawValue: name).map { ($0, SiteURL.oauthSignIn(name)) } }
+        return html(page.render(try await context(req)))
     }
 }

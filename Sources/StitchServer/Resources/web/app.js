@@ -344,10 +344,18 @@
     if (!more || navigator.onLine === false) return;
     event.preventDefault();
     more.setAttribute('aria-busy', 'true');
-    fetch(more.href, { credentials: 'same-origin' }).then(function (response) {
-      if (!response.ok) throw new Error(String(response.status));
+    // A weak signal: the rows already here stay, and the link can be tapped again.
+    var unanswered = function () {
+      more.removeAttribute('aria-busy');
+      status('more-status').textContent = 'The server didn\'t answer, so no more rows came. Tap “' + more.textContent.trim() + '” again when the signal is better.';
+    };
+    fetchWithDeadline(more.href, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) { location.href = more.href; return null; }  // signed out, or the server's own page says why
       return response.text();
-    }).then(function (html) {
+    }, function () { unanswered(); return null; }).then(function (html) {
+      if (html === null) return;
+      var said = document.getElementById('more-status');
+      if (said) said.remove();
       var next = new DOMParser().parseFromString(html, 'text/html'), list = threadList();
       Array.prototype.forEach.call(next.querySelectorAll('#threads .row'), function (row) {
         if (!threadRow(row.getAttribute('data-thread'))) list.appendChild(document.importNode(row, true));

@@ -88,6 +88,34 @@ struct ResetPasswordPage {
 struct SettingsPage {
     var user: UserProfile
     var counts: [(String, Int)]
+    var methods = SignInMethods(methods: [], hasPassword: false)
+    /// The providers this server offers in the browser, with where their flow starts.
+    var addable: [(IdentityProvider, SiteURL)] = []
+
+    /// "Ways to sign in": each with Remove (never the last), the providers to add, and a merge.
+    func waysIn(_ context: PageContext) -> Node {
+        let linked = Set(methods.methods.map(\.provider))
+        return el("section", ["class": "card", "id": "sign-in-methods"],
+            el("h2", [:], text("Ways to sign in")),
+            el("ul", ["class": "ways"], children: methods.methods.map { method in
+                el("li", [:],
+                   el("span", [:], text(method.provider == .email ? "Email and password" : AccountLinks.name(method.provider)),
+                      method.detail.map { el("span", ["class": "muted"], text(" · \($0)")) } ?? nothing),
+                   when(methods.methods.count > 1, Layout.form(.removeSignIn(method.provider.rawValue), context: context, attrs: "inline",
+                       el("button", ["class": "secondary", "type": "submit",
+                                     "aria-label": "Remove \(method.provider == .email ? "the password" : AccountLinks.name(method.provider))"],
+                          text(method.provider == .email ? "Remove password" : "Remove")))))
+            }),
+            el("div", ["class": "actions"], children: addable.filter { !linked.contains($0.0) }.map { provider, start in
+                Layout.form(start, context: context, attrs: "inline",
+                    void("input", ["type": "hidden", "name": "intent", "value": "link"]),
+                    el("button", ["class": "secondary", "type": "submit"], text("Add \(AccountLinks.name(provider))")))
+            } + (methods.hasPassword || user.email == nil ? [] : [
+                el("a", ["class": "button secondary", "href": SiteURL.forgotPassword.path], text("Set a password")),
+            ])),
+            el("p", ["class": "muted"], text("Made a second account by signing in another way? "),
+               el("a", ["href": SiteURL.mergeAccount.path], text("Merge it into this one"))))
+    }
 
     func render(_ context: PageContext) -> Node {
         Layout.page("Settings", section: .settings, context: context,
@@ -97,11 +125,11 @@ struct SettingsPage {
                el("dl", ["class": "facts"],
                   el("dt", [:], text("Name")), el("dd", [:], text(user.displayName)),
                   el("dt", [:], text("Email")), el("dd", [:], text(user.email ?? "—")),
-                  el("dt", [:], text("Signed in with")), el("dd", [:], text(user.providers.map(\.rawValue).joined(separator: ", "))),
                   el("dt", [:], text("Member since")), el("dd", [:], text(Layout.longDate(user.createdAt)))),
                el("div", ["class": "actions"],
                   Layout.form(.signOut, context: context, el("button", ["class": "secondary", "type": "submit"], text("Sign out"))),
                   when(user.providers.contains(.email), el("a", ["class": "button secondary", "href": SiteURL.password.path], text("Change password"))))),
+            waysIn(context),
             el("section", ["class": "card"],
                el("h2", [:], text("Your data")),
                el("p", ["class": "muted"], text(counts.map { "\($0.1) \($0.0)" }.joined(separator: " · "))),
