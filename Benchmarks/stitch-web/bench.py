@@ -6,6 +6,7 @@ Run on purpose, never by the test suite:
     swift build -c release --product stitchuation
     BIN_PATH=.build/release python3 Benchmarks/stitch-web/bench.py            # 454 and 5,000 threads
     python3 Benchmarks/stitch-web/bench.py --threads 454 --json web.json      # one size, figures kept
+    python3 Benchmarks/stitch-web/bench.py --photos 100                       # pictures (needs Pillow)
 
 The profile is the issue's: a 390 px phone with a 4x slower CPU (DevTools' CPU throttling) on
 slow 4G (150 ms a round trip, 1.6 Mbit/s down, 750 kbit/s up: DevTools' network emulation). An
@@ -21,6 +22,12 @@ or so of them short, so the shopping list has lines). For each page:
   over the link; the service worker is bypassed, see `chromium()`);
 - **HTML**: the page's document as sent (its encoded bytes, and how it was encoded) and the
   number of elements it holds.
+
+With `--photos N` it measures pictures instead (#60.3): an account with N canvases, each with its own
+phone photo (a 3024×4032 JPEG of about 2 MB, made with Pillow), and a project whose journal holds
+12 of them. The stash and the project's page are opened as on a first visit; beside the bytes the
+pages' pictures moved is the baseline of the same run: the same pictures as uploaded, which is
+what those pages sent before sizes were made.
 
 The baseline beside each figure is the same page's bare cost measured in the same visit: the HTML
 document alone (its encoded bytes, and the time until its last byte arrived). The ratios say what
@@ -218,10 +225,79 @@ def table(rows):
               f"| {kib(f['html_bytes'])} {f['encoding']} of {kib(f['html_decoded'])} | {f['elements']:,} |")
 
 
+def phone_photo(i):
+    """A 12-megapixel JPEG like a phone's: a gradient with noise, different for each `i`."""
+    import io
+    from PIL import Image, ImageChops
+    base = Image.linear_gradient("L").resize((3024, 4032)).convert("RGB")
+    tint = Image.new("RGB", base.size, ((i * 53) % 256, (i * 97) % 256, (i * 31) % 256))
+    noise = Image.effect_noise(base.size, 6).convert("RGB")
+    picture = ImageChops.add(ImageChops.multiply(base, tint), noise, scale=1.2)
+    out = io.BytesIO()
+    picture.save(out, "JPEG", quality=85)
+    return out.getvalue()
+
+
+def upload(base, token, data):
+    boundary = "bench-" + uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"IMG.jpg\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(base + "/images", method="POST", data=body, headers={
+        "Content-Type": f"multipart/form-data; boundary={boundary}", "Authorization": "Bearer " + token})
+    with urllib.request.urlopen(request, timeout=300) as response:
+        return json.loads(response.read())
+
+
+def measure_photos(base, count):
+    """N canvases with a photo each and a project with 12 journal photos; their pages' picture bytes
+    beside the same pictures as uploaded."""
+    email = f"photos-{count}@example.com"
+    token = call(base, "POST", "/auth/register", {"email": email, "password": PASSWORD, "displayName": "Bench"})["accessToken"]
+    sizes = {}
+    canvases = []
+    for i in range(count):
+        picture = upload(base, token, phone_photo(i))
+        sizes[picture["key"]] = picture["byteSize"]
+        canvases.append(stamp({"id": str(uuid.uuid4()), "designer": "Designer", "designName": f"Canvas {i + 1}", "imageKey": picture["key"]}))
+    project = stamp({"id": str(uuid.uuid4()), "name": "Journal of photos", "status": "wip", "startedAt": NOW})
+    entry = stamp({"id": str(uuid.uuid4()), "projectId": project["id"], "notes": "A week of stitching"})
+    photos = [stamp({"id": str(uuid.uuid4()), "entryId": entry["id"], "imageKey": c["imageKey"], "sortOrder": n}) for n, c in enumerate(canvases[:12])]
+    changes = [record("canvas", c) for c in canvases] + [record("project", project), record("journalEntry", entry)] + \
+              [record("journalImage", p) for p in photos]
+    answer = call(base, "POST", "/sync", {"clientId": str(uuid.uuid4()), "changes": changes, "limit": 1}, token)
+    if any(r["status"] != "applied" for r in answer["results"]):
+        raise SystemExit("The server refused part of the seed")
+    driver = chromium()
+    rows = []
+    try:
+        sign_in(driver, base, email)
+        for name, path in [(f"stash ({count} canvases with photos)", "/app/stash"), ("a project (12 journal photos)", f"/app/projects/{project['id']}")]:
+            forget(driver, base)
+            throttle(driver, True)
+            seen = visit(driver, base + path)
+            pictures = driver.execute_script("""
+                return performance.getEntriesByType('resource').filter(function (r) { return r.name.indexOf('/app/images/') >= 0; })
+                  .map(function (r) { return [r.name, r.encodedBodySize]; });""")
+            throttle(driver, False)
+            moved = sum(size for _, size in pictures)
+            before = sum(sizes.get(url.split("/app/images/")[1].split("?")[0], 0) for url, _ in pictures)
+            rows.append({"page": name, "pictures": len(pictures), "picture_bytes": moved, "as_uploaded": before,
+                         "page_bytes": seen["bytes"], "seconds": seen["seconds"]})
+    finally:
+        driver.quit()
+    print("| page | pictures shown | their bytes now | the same pictures as uploaded (before) | ratio | whole page | everything in |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['page']} | {r['pictures']} | {kib(r['picture_bytes'])} | {kib(r['as_uploaded'])} "
+              f"| {r['picture_bytes'] / max(1, r['as_uploaded']):.3f}× | {kib(r['page_bytes'])} | {r['seconds']:.2f} s |")
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, action="append", help="threads in the account (454 and 5000 unless given)")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--photos", type=int, help="measure pictures instead: this many canvases with a phone photo each")
     args = parser.parse_args()
     sizes = args.threads or [454, 5000]
     server = Stitchuation(dict(os.environ, LOG_LEVEL="warning", CLIENT_ATTEMPT_LIMIT="100000")).start()
@@ -229,6 +305,12 @@ def main():
           f"slow 4G (150 ms, 1.6 Mbit/s down), CPU {CPU_SLOWDOWN}× slower, 390 px; "
           f"targets: first visit ≤ {TARGETS['first_kib']} KiB and ≤ {TARGETS['first_s']:.0f} s, repeat ≤ {TARGETS['repeat_s']:.0f} s (✗ where missed)\n")
     try:
+        if args.photos:
+            photos = measure_photos(server.base, args.photos)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"profile": {"network": NETWORK, "cpuSlowdown": CPU_SLOWDOWN}, "photos": photos}, f, indent=2)
+            return
         rows = []
         for count in sizes:
             email = f"bench-{count}@example.com"

@@ -14,24 +14,30 @@ public enum ServiceWorker {
     ///   - readable: a JavaScript regular expression (source) for the paths kept for reading offline.
     ///   - offline: the page answered for a page that isn't kept.
     ///   - keep: how many pages are kept, the oldest dropped first.
+    ///   - pictures: a JavaScript regular expression (source) for picture addresses (path and
+    ///     query) kept once seen, for pages read offline: they never change (content-addressed),
+    ///     so they come from the copy first. The small sizes, not the originals.
+    ///   - keepPictures: how many pictures are kept, the oldest dropped first.
     ///   - extra: more of the worker (Selene's push notifications).
-    public static func script(name: String, shell: [String], readable: String, offline: String, keep: Int = 60, extra: String = "") -> String {
+    public static func script(name: String, shell: [String], readable: String, offline: String, keep: Int = 60,
+                              pictures: String? = nil, keepPictures: Int = 500, extra: String = "") -> String {
         let files = shell.map { "'\($0)'" }.joined(separator: ", ")
         return """
-        const SHELL = '\(name)-shell-v1', PAGES = '\(name)-pages-v1', KEEP = \(keep);
+        const SHELL = '\(name)-shell-v1', PAGES = '\(name)-pages-v1', PICTURES = '\(name)-pictures-v1', KEEP = \(keep), KEEP_PICTURES = \(keepPictures);
         const SHELL_FILES = [\(files)];
         const READABLE = /\(readable)/;
+        const PICTURE = \(pictures.map { "/\($0)/" } ?? "null");
 
         self.addEventListener('install', function (event) {
           event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(SHELL_FILES); }).then(function () { return self.skipWaiting(); }));
         });
         self.addEventListener('activate', function (event) {
           event.waitUntil(caches.keys().then(function (names) {
-            return Promise.all(names.filter(function (n) { return n !== SHELL && n !== PAGES; }).map(function (n) { return caches.delete(n); }));
+            return Promise.all(names.filter(function (n) { return n !== SHELL && n !== PAGES && n !== PICTURES; }).map(function (n) { return caches.delete(n); }));
           }).then(function () { return self.clients.claim(); }));
         });
         self.addEventListener('message', function (event) {
-          if (event.data === 'forget-pages') event.waitUntil(caches.delete(PAGES));
+          if (event.data === 'forget-pages') event.waitUntil(Promise.all([caches.delete(PAGES), caches.delete(PICTURES)]));
         });
 
         function keep(request, response) {
@@ -47,7 +53,21 @@ public enum ServiceWorker {
         self.addEventListener('fetch', function (event) {
           var request = event.request, url = new URL(request.url);
           if (request.method !== 'GET' || url.origin !== self.location.origin) return;
-          if (SHELL_FILES.indexOf(url.pathname) >= 0) {
+          if (PICTURE && PICTURE.test(url.pathname + url.search)) {
+            event.respondWith(caches.match(request, { cacheName: PICTURES }).then(function (hit) {
+              return hit || fetch(request).then(function (response) {
+                if (response.ok) {
+                  var copy = response.clone();
+                  caches.open(PICTURES).then(function (cache) {
+                    cache.put(request, copy).then(function () {
+                      cache.keys().then(function (keys) { keys.slice(0, Math.max(0, keys.length - KEEP_PICTURES)).forEach(function (k) { cache.delete(k); }); });
+                    });
+                  });
+                }
+                return response;
+              });
+            }));
+          } else if (SHELL_FILES.indexOf(url.pathname) >= 0) {
             event.respondWith(fetch(request).then(function (response) {
               if (response.ok) { var copy = response.clone(); caches.open(SHELL).then(function (cache) { cache.put(url.pathname, copy); }); }
               return response;

@@ -241,6 +241,9 @@ public struct ProjectDetail: Codable, Sendable, Hashable {
     public var project: Project
     public var canvas: Canvas?
 
+    /// What shows the project: its canvas's picture, or for a project without one its own.
+    public var pictureKey: String? { canvas?.imageKey ?? project.imageKey }
+
     public init(project: Project, canvas: Canvas?) {
         self.project = project
         self.canvas = canvas

@@ -117,7 +117,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
     /// Every picture key a record of the file shows.
     public var imageKeys: Set<String> {
         Set(canvases.compactMap { $0.deletedAt == nil ? $0.imageKey : nil } + journalImages.compactMap { $0.deletedAt == nil ? $0.imageKey : nil }
-            + patterns.compactMap { $0.deletedAt == nil ? $0.fileKey : nil })
+            + patterns.compactMap { $0.deletedAt == nil ? $0.fileKey : nil } + projects.compactMap { $0.deletedAt == nil ? $0.imageKey : nil })
     }
 
     /// The same file with picture keys swapped (`keys[old] = new`), as after uploading them.
@@ -126,6 +126,7 @@ public struct AccountBackup: Codable, Sendable, Equatable {
         for i in copy.canvases.indices { if let old = copy.canvases[i].imageKey, let new = keys[old] { copy.canvases[i].imageKey = new } }
         for i in copy.journalImages.indices { if let new = keys[copy.journalImages[i].imageKey] { copy.journalImages[i].imageKey = new } }
         for i in copy.patterns.indices { if let new = keys[copy.patterns[i].fileKey] { copy.patterns[i].fileKey = new } }
+        for i in copy.projects.indices { if let old = copy.projects[i].imageKey, let new = keys[old] { copy.projects[i].imageKey = new } }
         return copy
     }
 
@@ -199,7 +200,7 @@ public struct BackupDocument: Sendable, Equatable {
 
     /// Every record's picture key swapped (`keys[old] = new`), as after uploading the pictures.
     public mutating func replaceImageKeys(_ keys: [String: String]) {
-        for (type, field) in [(EntityType.canvas, "imageKey"), (.journalImage, "imageKey"), (.pattern, "fileKey")] {
+        for (type, field) in [(EntityType.canvas, "imageKey"), (.journalImage, "imageKey"), (.pattern, "fileKey"), (.project, "imageKey")] {
             records[type] = records[type]?.map { fields in
                 guard case .string(let old)? = fields[field], let new = keys[old] else { return fields }
                 var copy = fields

@@ -184,6 +184,9 @@ public enum Stylesheet {
         .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; }
         .project-group h2 { font-size: 1.1rem; margin: var(--space-lg) 0 var(--space-sm); }
         form.inline { display: inline-flex; margin: 0; }
+        .picture-options { display: grid; gap: var(--space-sm); }
+        .picture-option { display: flex; align-items: center; gap: var(--space-sm); min-height: 44px; }
+        .picture-option img, .picture-option .thumb { width: 64px; height: 64px; object-fit: cover; border-radius: var(--radius-subtle); }
         ul.ways { list-style: none; padding: 0; margin: 0 0 var(--space-sm); }
         ul.ways li { display: flex; align-items: center; justify-content: space-between; gap: var(--space-sm); min-height: 44px; border-bottom: 1px solid var(--color-parchment); }
         ul.ways li button { min-height: 44px; }

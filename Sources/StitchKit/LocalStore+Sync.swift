@@ -166,6 +166,11 @@ extension LocalStore {
                     try canvas.update(db)
                     try SyncState(entity: EntityType.canvas.rawValue, id: canvas.id, pending: true, syncedAt: nil).save(db)
                 }
+                for var project in try Project.filter(Column("imageKey") == image.localKey).fetchAll(db) {
+                    project.imageKey = key
+                    try project.update(db)
+                    try SyncState(entity: EntityType.project.rawValue, id: project.id, pending: true, syncedAt: nil).save(db)
+                }
                 for var journalImage in try JournalImage.filter(Column("imageKey") == image.localKey).fetchAll(db) {
                     journalImage.imageKey = key
                     try journalImage.update(db)

@@ -299,6 +299,29 @@ public final class LocalStore: Sendable {
             try db.rename(table: "projects_rebuilt", to: "projects")
             try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
         }
+        migrator.registerMigration("v6: a project's own picture") { db in
+            // Rows are read in the description's column order: the table is rebuilt with
+            // `imageKey` after `name`, every row kept.
+            try db.create(table: "projects_rebuilt") { t in
+                t.primaryKey("id", .blob)
+                t.column("canvasId", .blob)
+                t.column("name", .text)
+                t.column("imageKey", .text)
+                t.column("status", .text).notNull()
+                t.column("startedAt", .datetime).notNull()
+                t.column("finishingAt", .datetime)
+                t.column("completedAt", .datetime)
+                t.column("notes", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("deletedAt", .datetime)
+            }
+            let columns = "id, canvasId, name, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt"
+            try db.execute(sql: "INSERT INTO projects_rebuilt (\(columns)) SELECT \(columns) FROM projects")
+            try db.drop(table: "projects")
+            try db.rename(table: "projects_rebuilt", to: "projects")
+            try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
+        }
         return migrator
     }
 

@@ -30,6 +30,7 @@ enum Entrypoint {
                 app.lifecycle.use(HousekeepingSchedule())
                 // PDF patterns whose pages a stopped server had not finished drawing.
                 app.lifecycle.use(PatternRenderResume())
+                app.lifecycle.use(PictureSizesBackfill())
             }
             try await app.execute()
         } catch {

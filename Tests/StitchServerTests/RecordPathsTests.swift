@@ -98,11 +98,11 @@ struct RecordPathsTests {
             let phone = try Device(server: server, clock: clock)
             _ = try await phone.api.login(email: "fields@example.com", password: "correct horse")
             var pictures: [String] = []
-            // Six different pictures (a restore keeps one copy of the same bytes): a canvas's, a
-            // journal's and a pattern's file for each set.
-            for i in 0..<6 { pictures.append(try await phone.api.uploadImage(Fixtures.png + Data("\(i)".utf8), filename: "p.png")) }
+            // Eight different pictures (a restore keeps one copy of the same bytes): a canvas's, a
+            // project's, a journal's and a pattern's file for each set.
+            for i in 0..<8 { pictures.append(try await phone.api.uploadImage(Fixtures.png + Data("\(i)".utf8), filename: "p.png")) }
             let ids = Dictionary(uniqueKeysWithValues: EntityType.allCases.map { ($0, UUID()) })
-            let first = try FilledRecords(variant: 1, ids: ids, pictures: Array(pictures[0..<3]), stamp: clock.now)
+            let first = try FilledRecords(variant: 1, ids: ids, pictures: Array(pictures[0..<4]), stamp: clock.now)
 
             // API write: every record pushed as it is.
             let push = try await user.send(.POST, "/sync", json: SyncRequest(cursor: nil, clientId: UUID(), changes: try first.changes))
@@ -134,7 +134,7 @@ struct RecordPathsTests {
             }
 
             // Every field changed on the device and pushed.
-            let second = try FilledRecords(variant: 2, ids: ids, pictures: Array(pictures[3..<6]), stamp: clock.now)
+            let second = try FilledRecords(variant: 2, ids: ids, pictures: Array(pictures[4..<8]), stamp: clock.now)
             clock.advance(by: 60)
             var saved = FilledRecords.Saved()
             for type in EntityType.allCases {

@@ -1171,3 +1171,48 @@ def test_a_big_inventory_comes_a_page_at_a_time_and_is_searched_whole_offline(sh
     finally:
         browser.quit()
         server.close()
+
+
+def test_list_thumbnails_are_kept_for_offline_and_forgotten_at_sign_out(photos, shots):
+    """The stash lists its canvases with the small size made for list rows (?w=192), never the
+    original; once seen with the worker in charge those thumbnails show offline too; signing out
+    forgets them with the kept pages."""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Hal", "hal@example.com")
+        browser.get(base + "/app/stash/new")
+        browser.find_element(By.NAME, "image").send_keys(photos[0])
+        fill(browser, "designer", "Melissa Shirley")
+        fill(browser, "designName", "Nutcracker")
+        submit(browser, "Add canvas")
+        browser.get(base + "/app/stash")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        browser.get(base + "/app/stash")
+        thumb = browser.find_element(By.CSS_SELECTOR, "#main img.thumb")
+        assert thumb.get_attribute("src").endswith("?w=192")
+        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].naturalWidth", thumb) > 0)
+        kept = ("var done = arguments[0]; caches.open('stitch-pictures-v1').then(function (c) { return c.keys(); })"
+                ".then(function (k) { done(k.map(function (r) { return r.url; })); });")
+        WebDriverWait(browser, 10).until(lambda d: len(d.execute_async_script(kept)) == 1)
+        assert browser.execute_async_script(kept)[0].endswith("?w=192")
+
+        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        browser.execute_cdp_cmd("Network.enable", {})
+        network(browser, offline=True)
+        server.stop()
+        browser.get(base + "/app/stash")
+        assert browser.find_element(By.ID, "offline-note")
+        thumb = browser.find_element(By.CSS_SELECTOR, "#main img.thumb")
+        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].naturalWidth", thumb) > 0)
+        snap(browser, shots, "offline-stash-thumbnails")
+
+        # Signing out (the sign-in page) forgets the pictures with the pages.
+        browser.get(base + "/app/signin")
+        WebDriverWait(browser, 10).until(lambda d: d.execute_async_script(
+            "var done = arguments[0]; caches.has('stitch-pictures-v1').then(done);") is False)
+    finally:
+        browser.quit()
+        server.close()

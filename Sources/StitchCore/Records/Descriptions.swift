@@ -46,6 +46,7 @@ extension Project: DescribedRecord {
         fields: [
             .id("canvasId", "canvas_id", { $0.canvasId }, { $0.canvasId = $1 }),
             .text("name", "name", { $0.name }, { $0.name = $1 }, rule: .text(label: "Name", max: Limits.designName)),
+            .text("imageKey", "image_key", { $0.imageKey }, { $0.imageKey = $1 }, rule: .text(label: "Picture", max: Limits.imageKey), cleaning: .none),
             .choice("status", "status", { $0.status }, { $0.status = $1 }, default: .wip),
             .instant("startedAt", "started_at", { $0.startedAt }, { $0.startedAt = $1 }),
             .instant("finishingAt", "finishing_at", { $0.finishingAt }, { $0.finishingAt = $1 }),

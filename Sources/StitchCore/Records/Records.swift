@@ -110,6 +110,9 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     /// What to call a project without a canvas ("Fox, from the chart"); with a canvas its design
     /// name is the title (`title(canvas:)`).
     public var name: String?
+    /// The picture of a project without a canvas (one of its journal photos, or its pattern's
+    /// first page, kept as a picture); a project with a canvas shows the canvas's.
+    public var imageKey: String?
     public var status: ProjectStatus
     public var startedAt: Date
     public var finishingAt: Date?
@@ -120,12 +123,13 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     public var deletedAt: Date?
 
     public init(
-        id: UUID = UUID(), canvasId: UUID? = nil, name: String? = nil, status: ProjectStatus = .wip, startedAt: Date, finishingAt: Date? = nil,
-        completedAt: Date? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+        id: UUID = UUID(), canvasId: UUID? = nil, name: String? = nil, imageKey: String? = nil, status: ProjectStatus = .wip, startedAt: Date,
+        finishingAt: Date? = nil, completedAt: Date? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.id = id
         self.canvasId = canvasId
         self.name = name
+        self.imageKey = imageKey
         self.status = status
         self.startedAt = startedAt
         self.finishingAt = finishingAt

@@ -117,21 +117,11 @@ struct ImageController: RouteCollection {
     }
 
     /// The owner's image with its type, an ETag and a private cache header; to anyone else, 404.
+    /// As uploaded, or with `?w=` a JPEG of that width or the next made (`PictureSizes`).
     @Sendable
     func serve(req: Request) async throws -> Response {
         let key = req.parameters.get("key") ?? ""
-        guard let image = try await Images.owned(key, userId: req.user.id, on: req.db),
-              let data = try await req.application.imageStorage.get(key)
-        else { throw APIError.notFound }
-        let etag = "\"\(image.sha256)\""
-        var headers: HTTPHeaders = [
-            "ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "Content-Type": image.contentType,
-            "X-Content-Type-Options": "nosniff",
-        ]
-        if req.headers.first(name: .ifNoneMatch) == etag {
-            headers.remove(name: "Content-Type")
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: .init(data: data))
+        guard let image = try await Images.owned(key, userId: req.user.id, on: req.db) else { throw APIError.notFound }
+        return try await PictureSizes.response(for: image, derived: false, req: req)
     }
 }

@@ -69,7 +69,7 @@ struct ProjectController: RouteCollection {
                 stamped.setStatus(project.status, at: now)
                 return stamped
             },
-            check: { project, db in try await Self.checkCanvas(project, userId: userId, db: db) })
+            check: { project, db in try await Self.checkReferences(project, userId: userId, db: db) })
         let canvas = try await Self.canvas(of: project, userId: userId, db: req.db)
         return try respond(ProjectDetail(project: project, canvas: canvas), status: .created)
     }
@@ -78,7 +78,8 @@ struct ProjectController: RouteCollection {
     @Sendable
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: Self.stampStatus)
+        let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: Self.stampStatus,
+                                                                 check: { project, db in try await Self.checkPicture(project, userId: userId, db: db) })
         let canvas = try await Self.canvas(of: record, userId: userId, db: req.db)
         return try respond(ProjectDetail(project: record, canvas: canvas))
     }
@@ -132,6 +133,20 @@ struct ProjectController: RouteCollection {
     static func canvas(of project: Project, userId: UUID, db: any Database) async throws -> Canvas? {
         guard let canvasId = project.canvasId else { return nil }
         return try await Records.find(CanvasModel.self, canvasId, userId: userId, on: db)?.record
+    }
+
+    /// What a project names: its canvas and its picture.
+    static func checkReferences(_ project: Project, userId: UUID, db: any Database) async throws {
+        try await checkCanvas(project, userId: userId, db: db)
+        try await checkPicture(project, userId: userId, db: db)
+    }
+
+    /// A project's own picture, when it has one, is one of the user's pictures.
+    static func checkPicture(_ project: Project, userId: UUID, db: any Database) async throws {
+        guard let key = project.imageKey else { return }
+        guard try await Images.owned(key, userId: userId, on: db) != nil else {
+            throw APIError.missingReference(["imageKey": "No such image"])
+        }
     }
 
     /// A project's canvas, when it names one, is one of the user's with no other live project.

@@ -27,5 +27,7 @@ enum StitchMigrations {
         CreatePasswordResets(),
         CreateAppliedWebPurchases(),
         RefreshTokenUsedBy(),
+        ProjectPicture(),
+        PictureWidths(),
     ]
 }

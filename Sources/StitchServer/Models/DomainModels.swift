@@ -46,6 +46,9 @@ final class ImageModel: Model, @unchecked Sendable {
     @Field(key: "byte_size") var byteSize: Int
     @Field(key: "sha256") var sha256: String
     @Field(key: "created_at") var createdAt: Date
+    /// The widths made of a picture (`PictureSizes`), "192,720,1290"; "" when none could be;
+    /// nil until they are made.
+    @OptionalField(key: "widths") var widths: String?
 
     init() {}
 

@@ -136,6 +136,11 @@ enum Images {
             try? await app.imageStorage.delete(key)
             throw error
         }
+        // The sizes pages show, made once, here (a pattern's file is drawn as pages instead).
+        if format.isPicture {
+            let widths = try await PictureSizes.derive(key, data: data, format: format, app: app, db: db)
+            model.widths = widths.map(String.init).joined(separator: ",")
+        }
         return model
     }
 
@@ -151,7 +156,8 @@ enum Images {
         let canvases = try await Records.countAll(CanvasModel.self, where: "image_key", equals: .text(key), on: db)
         let journal = try await Records.countAll(JournalImageModel.self, where: "image_key", equals: .text(key), on: db)
         let patterns = try await Records.countAll(PatternModel.self, where: "file_key", equals: .text(key), on: db)
-        guard canvases == 0, journal == 0, patterns == 0 else { return }
+        let projects = try await Records.countAll(ProjectModel.self, where: "image_key", equals: .text(key), on: db)
+        guard canvases == 0, journal == 0, patterns == 0, projects == 0 else { return }
         try await ImageModel.query(on: db).filter(\._$id == key).delete()
         try await deleteFiles(key, app: app)
     }

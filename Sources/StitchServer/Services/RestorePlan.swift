@@ -48,6 +48,14 @@ struct RestorePlan {
             summary.issues.append(.init(type: .canvas, id: Self.id(canvases[i]), message: "its picture is not in the backup; restored without it"))
         }
         records[.canvas] = canvases
+        var projects = records[.project] ?? []
+        for i in projects.indices {
+            guard case .string(let key)? = projects[i]["imageKey"], Self.isLive(projects[i]), !(try await available(key)) else { continue }
+            projects[i]["imageKey"] = .null
+            missing.insert(key)
+            summary.issues.append(.init(type: .project, id: Self.id(projects[i]), message: "its picture is not in the backup; restored without it"))
+        }
+        records[.project] = projects
         var images: [[String: JSONValue]] = []
         for fields in records[.journalImage] ?? [] {
             if case .string(let key)? = fields["imageKey"], Self.isLive(fields), !(try await available(key)) {

@@ -24,6 +24,9 @@ extension SyncService {
         }
         switch record {
         case let project as Project:
+            if let key = project.imageKey, try await Images.owned(key, userId: state.userId, on: db) == nil {
+                return .init(message: "Upload the picture first", fields: ["imageKey": "No such image"])
+            }
             // A project from a chart, or from nothing yet, has no canvas to check.
             guard let canvasId = project.canvasId else { break }
             guard try await owns(.canvas, canvasId) else { return .init(message: "No such canvas", fields: ["canvasId": "No such canvas"]) }

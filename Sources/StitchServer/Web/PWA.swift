@@ -33,5 +33,7 @@ enum PWA {
 
     static let worker = ServiceWorker.script(
         name: "stitch", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],
-        readable: readable, offline: SiteURL.offline.path)
+        readable: readable, offline: SiteURL.offline.path,
+        // List thumbnails, so the kept stash and projects show their pictures offline.
+        pictures: #"^\/app\/images\/[^\/?]+\?w=192$"#)
 }

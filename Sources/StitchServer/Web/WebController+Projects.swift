@@ -1,3 +1,4 @@
+import Crypto
 import ServerCommon
 import Fluent
 import Foundation
@@ -43,7 +44,7 @@ extension WebController {
         do {
             let project = try await RecordWrites<ProjectModel>.create(
                 req, body: body, defaults: ["status": status.rawValue, "startedAt": ts(now)],
-                check: { project, db in try await ProjectController.checkCanvas(project, userId: userId, db: db) })
+                check: { project, db in try await ProjectController.checkReferences(project, userId: userId, db: db) })
             return redirect(.project(project.id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -408,6 +409,53 @@ extension WebController {
             guard let fields = fieldErrors(error) else { throw error }
             return try await projectPage(req, id: id, errors: fields, status: .badRequest)
         }
+    }
+}
+
+extension WebController {
+    /// "Choose a picture" of a project without a canvas: one of its journal photos, its pattern's
+    /// first page (kept as a picture of its own, so it stays when the pattern goes), or none.
+    @Sendable func projectPicture(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let userId = try req.user.id
+        guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let choice = try FormData.parse(req)["picture"] ?? ""
+        let key: String?
+        do {
+            key = try await pictureKey(for: choice, project: project, userId: userId, req: req)
+        } catch let error as APIError {
+            return try await projectPage(req, id: id, errors: ["picture": error.reason], status: error.status)
+        }
+        _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["imageKey": key ?? NSNull()], immutable: ["canvasId"])
+        return projectAnchor(id, "picture")
+    }
+
+    /// The picture key a choice names: "" for none, "pattern:ID" for a pattern's first page, or
+    /// the key of one of the project's journal photos. Anything else is refused.
+    private func pictureKey(for choice: String, project: Project, userId: UUID, req: Request) async throws -> String? {
+        guard project.canvasId == nil else { throw APIError(.conflict, "This project shows its canvas's picture") }
+        if choice.isEmpty { return nil }
+        if choice.hasPrefix("pattern:") {
+            guard let patternId = UUID(uuidString: String(choice.dropFirst("pattern:".count))),
+                  let pattern = try await Records.find(PatternModel.self, patternId, userId: userId, on: req.db)?.record,
+                  pattern.projectId == project.id else { throw APIError(.badRequest, "No such pattern in this project") }
+            // A pattern that is a picture is its own first page; a PDF's is the drawn page.
+            if let file = try await Images.owned(pattern.fileKey, userId: userId, on: req.db), file.contentType != ImageFormat.pdf.contentType {
+                return pattern.fileKey
+            }
+            guard let data = try await PageFiles.read(pattern.fileKey, page: 1, thumbnail: false, app: req.application) else {
+                throw APIError(.conflict, "The pattern's first page is still being drawn: choose it again in a moment")
+            }
+            let sha = SHA256.hash(data: data).hex
+            if let same = try await ImageModel.query(on: req.db).filter(\.$userId == userId).filter(\.$sha256 == sha).first() { return same.id }
+            return try await Images.store(data, format: .png, key: ImageKeys.make(for: .png), userId: userId, app: req.application, db: req.db).id
+        }
+        let entries = try await Records.all(JournalEntryModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db).map(\.id!)
+        for entry in entries {
+            let photos = try await Records.list(JournalImageModel.self, userId: userId, where: "entry_id", equals: entry, on: req.db)
+            if photos.contains(where: { $0.imageKey == choice }) { return choice }
+        }
+        throw APIError(.badRequest, "Choose one of this project's journal photos or its pattern's first page")
     }
 }
 

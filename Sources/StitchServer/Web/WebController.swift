@@ -212,6 +212,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.deleteEntryPhoto(":id", ":entryId", ":imageId").route, use: deleteEntryPhoto)
         app.post(SiteURL.moveEntryPhoto(":id", ":entryId", ":imageId").route, use: moveEntryPhoto)
         app.post(SiteURL.projectNotes(":id").route, use: projectNotes)
+        app.post(SiteURL.projectPicture(":id").route, use: projectPicture)
         app.post(SiteURL.projectDates(":id").route, use: projectDates)
 
         app.get(SiteURL.shopping.route, use: shopping)
@@ -318,12 +319,10 @@ struct WebController: RouteCollection {
     /// Pictures for the signed-in browser; anyone else gets a 404.
     @Sendable func image(req: Request) async throws -> Response {
         let key = req.parameters.get("key") ?? ""
-        guard let user = try await WebSession.user(for: req), let image = try await Images.owned(key, userId: user.id, on: req.db),
-              let data = try await req.application.imageStorage.get(key)
+        guard let user = try await WebSession.user(for: req), let image = try await Images.owned(key, userId: user.id, on: req.db)
         else { throw Abort(.notFound) }
-        return Response(status: .ok, headers: ["Content-Type": image.contentType, "ETag": "\"\(image.sha256)\"",
-                                               "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"],
-                        body: .init(data: data))
+        // Pages get the sizes made for them: upright, no metadata, a HEIC as a JPEG.
+        return try await PictureSizes.response(for: image, derived: true, req: req)
     }
 
     // MARK: Account

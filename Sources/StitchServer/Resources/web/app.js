@@ -4,10 +4,10 @@
   'use strict';
   // Offline: the worker keeps the inventory, stash, projects and shopping list as last seen.
   // Each page remembers when it was seen online; read offline, it says "as of" then. Signing in
-  // or out forgets every kept page (a shared phone keeps nothing of the account).
-  var PAGES = 'stitch-pages-v1', seenKey = 'stitch-seen:' + location.pathname + location.search;
+  // or out forgets every kept page and picture (a shared phone keeps nothing of the account).
+  var PAGES = 'stitch-pages-v1', PICTURES = 'stitch-pictures-v1', seenKey = 'stitch-seen:' + location.pathname + location.search;
   if (/^\/app\/(signin|signup)/.test(location.pathname)) {
-    if (window.caches) caches.delete(PAGES);
+    if (window.caches) { caches.delete(PAGES); caches.delete(PICTURES); }
     try { Object.keys(localStorage).forEach(function (k) { if (k.indexOf('stitch-seen:') === 0) localStorage.removeItem(k); }); } catch (e) {}
   } else if ('serviceWorker' in navigator) {
     navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' }).catch(function () {});

@@ -24,7 +24,7 @@ struct ProjectDetailPage {
     func render(_ context: PageContext) -> Node {
         let p = detail.project
         return Layout.page(detail.title, section: .projects, context: context,
-            imageURL(detail.canvas?.imageKey).map { void("img", ["class": "hero", "src": $0, "alt": "Photo of \(detail.title)"]) } ?? nothing,
+            heroImage(detail.pictureKey, alt: "Picture of \(detail.title)", id: "picture") ?? nothing,
             el("div", ["class": "toolbar"], el("h1", [:], text(detail.title)), statusBadge(p.status)),
             el("dl", ["class": "facts", "id": "project-facts"],
                group(canvasFacts),
@@ -32,6 +32,7 @@ struct ProjectDetailPage {
                el("dt", [:], text("At finishing")), el("dd", [:], text(p.finishingAt.map(Layout.longDate) ?? "—")),
                el("dt", [:], text("Completed")), el("dd", [:], text(p.completedAt.map(Layout.longDate) ?? "—"))),
             datesEditor(context),
+            pictureChooser(context),
             Layout.form(.projectStatus(projectId), context: context, attrs: "toolbar",
                 Layout.select("Status", name: "status", options: ProjectStatus.allCases.map { ($0.rawValue, $0.displayName) }, selected: p.status.rawValue),
                 el("button", ["class": "secondary", "type": "submit"], text("Change status"))),
@@ -42,6 +43,35 @@ struct ProjectDetailPage {
             journalSection(context),
             Layout.form(.deleteProject(projectId), context: context,
                 el("button", ["class": "danger", "type": "submit", "data-confirm": "Delete this project and its journal?"], text("Delete project"))))
+    }
+
+    /// A project without a canvas chooses its picture: one of its journal photos, or its
+    /// pattern's first page (none to choose from: nothing shown).
+    func pictureChooser(_ context: PageContext) -> Node {
+        guard detail.canvas == nil else { return nothing }
+        let photos = journal.flatMap(\.images)
+        guard !photos.isEmpty || !patterns.isEmpty else { return nothing }
+        let current = detail.project.imageKey
+        func option(_ value: String, _ label: String, _ picture: Node, id: String) -> Node {
+            el("label", ["class": "picture-option", "for": id],
+               void("input", ["type": "radio", "name": "picture", "value": value, "id": id, "checked": value == (current ?? "") ? "checked" : nil]),
+               picture, el("span", [:], text(label)))
+        }
+        return el("details", ["class": "edit", "id": detail.project.imageKey == nil ? "picture" : "choose-picture"],
+            el("summary", [:], text(current == nil ? "Choose a picture" : "Change the picture")),
+            errors["picture"].map { el("p", ["class": "error", "role": "alert"], text($0)) } ?? nothing,
+            Layout.form(.projectPicture(projectId), context: context, attrs: "stack",
+                el("div", ["class": "picture-options"], children:
+                    photos.enumerated().map { index, image in
+                        option(image.imageKey, "Journal photo \(index + 1)",
+                               void("img", ["src": imageURL(image.imageKey)!, "alt": "", "loading": "lazy", "width": "64", "height": "64"]),
+                               id: "picture-\(index)")
+                    } + patterns.enumerated().map { index, pattern in
+                        option("pattern:\(pattern.pattern.id.wireText)", "First page of \(pattern.pattern.title)",
+                               void("img", ["src": SiteURL.patternThumb(projectId, pattern.pattern.id.wireText, 1).path, "alt": "", "loading": "lazy", "width": "64", "height": "64"]),
+                               id: "picture-pattern-\(index)")
+                    } + [option("", "No picture", el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("projects", size: 32)), id: "picture-none")]),
+                el("button", ["class": "secondary", "type": "submit"], text("Use this picture"))))
     }
 
     /// What the canvas says about the piece: designer, mesh and size, where known.
@@ -250,7 +280,8 @@ struct ProjectDetailPage {
                       el("p", ["class": "prewrap"], text(entry.entry.notes)),
                       when(!entry.images.isEmpty, el("div", ["class": "grid"], children: entry.images.enumerated().map { index, image in
                           el("a", ["href": SiteURL.photo(projectId, image.id.wireText).path],
-                             void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Journal photo \(index + 1)", "loading": "lazy"]))
+                             void("img", ["src": imageURL(image.imageKey, width: PictureSizes.widths[1])!, "srcset": imageSrcset(image.imageKey),
+                                          "sizes": "(min-width: 1024px) 240px, 50vw", "alt": "Journal photo \(index + 1)", "loading": "lazy"]))
                       })),
                       entryTools(entry, context: context))
                }))
@@ -291,7 +322,7 @@ extension ProjectDetailPage {
         }
         return el("ol", ["class": "photo-tools", "aria-label": "This entry's photos"], children: detail.images.enumerated().map { index, image in
             el("li", ["data-photo": image.id.wireText],
-               void("img", ["src": SiteURL.image(image.imageKey).path, "alt": "Photo \(index + 1)", "loading": "lazy", "width": "64", "height": "64"]),
+               void("img", ["src": imageURL(image.imageKey)!, "alt": "Photo \(index + 1)", "loading": "lazy", "width": "64", "height": "64"]),
                move(image, "earlier", "↑ Earlier", disabled: index == 0, index + 1),
                move(image, "later", "↓ Later", disabled: index == last, index + 1),
                Layout.form(.deleteEntryPhoto(projectId, eid, image.id.wireText), context: context, attrs: "inline",

@@ -40,7 +40,7 @@ struct ProjectsPage {
 
     func row(_ p: ProjectDetail) -> Node {
         el("li", ["class": "row"],
-           imageURL(p.canvas?.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy"]) }
+           imageURL(p.pictureKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy", "width": "64", "height": "64"]) }
                ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("projects", size: 32)),
            el("div", ["class": "grow"],
               el("a", ["class": "title", "href": SiteURL.project(p.project.id.wireText).path], text(p.title)),

@@ -14,7 +14,7 @@ struct StartProjectPage {
                                     action: el("a", ["class": "button primary", "href": SiteURL.newCanvas.path], text("+ Add canvas")))
                 : el("ul", ["class": "list"], children: available.map { c in
                     el("li", ["class": "row"],
-                       imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": ""]) } ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
+                       imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy", "width": "64", "height": "64"]) } ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
                        el("div", ["class": "grow"], el("strong", [:], text(c.designName)), el("div", ["class": "muted"], text(c.designer))),
                        Layout.form(.startProject, context: context, attrs: "inline",
                                    void("input", ["type": "hidden", "name": "canvasId", "value": c.id.wireText]),

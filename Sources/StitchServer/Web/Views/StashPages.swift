@@ -2,7 +2,20 @@ import ServerCommon
 import Foundation
 import StitchCore
 
-func imageURL(_ key: String?) -> String? { key.map { SiteURL.image($0).path } }
+/// A picture's address at the width a place shows it (`PictureSizes`: a JPEG made for pages);
+/// by default a 64-pt list thumbnail's.
+func imageURL(_ key: String?, width: Int = PictureSizes.widths[0]) -> String? { key.map { SiteURL.image($0).path + "?w=\(width)" } }
+
+/// Every width made of a picture, for `srcset` (the browser picks by the `sizes` it is shown at).
+func imageSrcset(_ key: String) -> String {
+    PictureSizes.widths.map { "\(SiteURL.image(key).path)?w=\($0) \($0)w" }.joined(separator: ", ")
+}
+
+/// A picture shown large (a canvas's or a project's): a card's width, more on a wide screen.
+func heroImage(_ key: String?, alt: String, id: String? = nil) -> Node? {
+    key.map { void("img", ["class": "hero", "id": id, "src": imageURL($0, width: PictureSizes.widths[1])!, "srcset": imageSrcset($0),
+                           "sizes": "(min-width: 1024px) 720px, 100vw", "alt": alt]) }
+}
 
 struct StashPage {
     var canvases: [Canvas]
@@ -25,7 +38,7 @@ struct StashPage {
 
     func row(_ c: Canvas) -> Node {
         el("li", ["class": "row"],
-           imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy"]) }
+           imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy", "width": "64", "height": "64"]) }
                ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
            el("div", ["class": "grow"],
               el("a", ["class": "title", "href": SiteURL.canvas(c.id.wireText).path], text(c.designName)),
@@ -80,7 +93,7 @@ struct CanvasDetailPage {
     func render(_ context: PageContext) -> Node {
         let c = canvas
         return Layout.page(c.designName, section: .stash, context: context,
-            imageURL(c.imageKey).map { void("img", ["class": "hero", "src": $0, "alt": "Photo of \(c.designName)"]) } ?? nothing,
+            heroImage(c.imageKey, alt: "Photo of \(c.designName)") ?? nothing,
             el("h1", [:], text(c.designName)),
             el("p", ["class": "muted"], text(c.designer)),
             el("dl", ["class": "facts"],

@@ -1,0 +1,199 @@
+import CGD
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import StitchCore
+import Vapor
+
+/// Pictures as pages show them: the original is kept as uploaded (backups and restores carry it),
+/// and at upload JPEGs are made at a few widths — a list thumbnail, a card, a full phone screen,
+/// each at 3× density — turned upright as the photo's EXIF says, with no metadata (no location),
+/// and a HEIC made into what every browser shows. They live beside the original in the storage
+/// (`KEY/w192.jpg`), are made once by the instance that stored it (`images.widths` says which
+/// exist; a restart makes any missing, `backfill`), and go with it (`Images.deleteFiles`).
+enum PictureSizes {
+    /// 64 pt list thumbnails, ~240 pt cards, a 430 pt phone screen, each at 3×.
+    static let widths = [192, 720, 1290]
+    static let quality: Int32 = 82
+
+    static func storageKey(_ key: String, width: Int) -> String { "\(key)/w\(width).jpg" }
+
+    /// The JPEGs of a picture at each of `widths` it is wider than, or at its own width when it
+    /// is narrower than all of them; nil when libgd can't read it. Blocking: a thread pool's.
+    static func make(_ data: Data, format: ImageFormat) -> [(width: Int, data: Data)]? {
+        guard format.isPicture, let decoded = Pictures.decode(data, format: format) else { return nil }
+        defer { gdImageDestroy(decoded) }
+        if decoded.pointee.trueColor == 0 { _ = gdImagePaletteToTrueColor(decoded) }
+        let orientation = format == .jpeg ? ExifOrientation.read(data) : 1
+        // The width a person sees: a photo taken sideways is as wide as it is tall in the file.
+        let sideways = orientation >= 5
+        let seenWidth = Int(sideways ? decoded.pointee.sy : decoded.pointee.sx)
+        let targets = Array(Set(widths.map { min($0, seenWidth) })).sorted()
+        var out: [(width: Int, data: Data)] = []
+        for width in targets {
+            let scale = Double(width) / Double(seenWidth)
+            let (fileWidth, fileHeight) = (Double(decoded.pointee.sx), Double(decoded.pointee.sy))
+            let scaled = scale < 1 ? gdImageScale(decoded, UInt32(max(1, (fileWidth * scale).rounded())), UInt32(max(1, (fileHeight * scale).rounded()))) : nil
+            defer { if let scaled { gdImageDestroy(scaled) } }
+            let upright = ExifOrientation.apply(orientation, to: scaled ?? decoded)
+            defer { if let upright { gdImageDestroy(upright) } }
+            var length: Int32 = 0
+            guard let jpeg = gdImageJpegPtr(upright ?? scaled ?? decoded, &length, quality) else { return nil }
+            defer { gdFree(jpeg) }
+            out.append((width, Data(bytes: jpeg, count: Int(length))))
+        }
+        return out
+    }
+
+    /// Makes and stores a picture's sizes and records which exist ("" when it can't be read:
+    /// the original is served). Returns the widths.
+    @discardableResult
+    static func derive(_ key: String, data: Data, format: ImageFormat, app: Application, db: any Database) async throws -> [Int] {
+        let made = try await app.threadPool.runIfActive { make(data, format: format) } ?? []
+        for size in made { try await app.imageStorage.put(size.data, key: storageKey(key, width: size.width)) }
+        let widths = made.map(\.width)
+        try await db.sql.update(ImageModel.schema).set("widths", to: SQLBind(widths.map(String.init).joined(separator: ",")))
+            .where("key", .equal, SQLBind(key)).run()
+        return widths
+    }
+
+    static func widths(of image: ImageModel) -> [Int]? {
+        image.widths.map { $0.split(separator: ",").compactMap { Int($0) } }
+    }
+
+    /// The width to send for a request of `requested` pixels (nil: the largest): the smallest
+    /// made that is as wide, else the largest.
+    static func pick(_ requested: Int?, from made: [Int]) -> Int? {
+        guard let largest = made.max() else { return nil }
+        guard let requested else { return largest }
+        return made.filter { $0 >= requested }.min() ?? largest
+    }
+
+    /// What a page or the API sends for `key` at `?w=`: a made size (JPEG) when there is one —
+    /// always for a page (`derived: true`), whose pictures carry no metadata — else the original.
+    /// A picture stored before sizes were made gets them now.
+    static func response(for image: ImageModel, derived: Bool, req: Request) async throws -> Response {
+        let (app, db) = (req.application, req.db)
+        let requested = (try? req.query.get(Int.self, at: "w")).map { max(1, min($0, 10_000)) }
+        let key = try image.requireID()
+        let format = ImageFormat.allCases.first { $0.contentType == image.contentType }
+        var made = widths(of: image)
+        let wantsSize = derived || requested != nil
+        if made == nil, wantsSize, let format, format.isPicture, let original = try await app.imageStorage.get(key) {
+            made = try await derive(key, data: original, format: format, app: app, db: db)
+        }
+        let width = wantsSize ? pick(requested, from: made ?? []) : nil
+        let etag = "\"\(image.sha256)\(width.map { "-w\($0)" } ?? "")\""
+        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"]
+        if req.headers.first(name: .ifNoneMatch) == etag { return Response(status: .notModified, headers: headers) }
+        guard let data = try await app.imageStorage.get(width.map { storageKey(key, width: $0) } ?? key) else { throw APIError.notFound }
+        headers.replaceOrAdd(name: .contentType, value: width == nil ? image.contentType : "image/jpeg")
+        return Response(status: .ok, headers: headers, body: .init(data: data))
+    }
+
+    /// Makes the sizes of pictures stored before they were made (or by an instance that stopped
+    /// first), a few at a time, after boot.
+    static func backfill(_ app: Application) async {
+        let pictureTypes = ImageFormat.allCases.filter(\.isPicture).map(\.contentType)
+        do {
+            while !Task.isCancelled {
+                let batch = try await ImageModel.query(on: app.db).filter(\.$widths == nil).filter(\.$contentType ~~ pictureTypes).limit(20).all()
+                if batch.isEmpty { return }
+                for image in batch {
+                    let key = try image.requireID()
+                    guard let format = ImageFormat.allCases.first(where: { $0.contentType == image.contentType }),
+                          let data = try await app.imageStorage.get(key) else {
+                        try await app.db.sql.update(ImageModel.schema).set("widths", to: SQLBind("")).where("key", .equal, SQLBind(key)).run()
+                        continue
+                    }
+                    try await derive(key, data: data, format: format, app: app, db: app.db)
+                }
+            }
+        } catch {
+            app.logger.warning("Making picture sizes for older pictures stopped: \(error)")
+        }
+    }
+}
+
+/// `serve`'s: after boot, the sizes of pictures that have none yet; stopped at shutdown.
+public final class PictureSizesBackfill: LifecycleHandler, Sendable {
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    public init() {}
+
+    public func didBootAsync(_ application: Application) async throws {
+        task.withLockedValue { $0 = Task { await PictureSizes.backfill(application) } }
+    }
+
+    public func shutdownAsync(_ application: Application) async {
+        let running = task.withLockedValue { $0 }
+        running?.cancel()
+        await running?.value
+    }
+}
+
+/// A JPEG's EXIF orientation (1–8, 1 when absent) and turning pixels upright by it.
+enum ExifOrientation {
+    static func read(_ data: Data) -> Int {
+        let bytes = [UInt8](data.prefix(128 * 1024))
+        var i = 2
+        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return 1 }
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1]
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if marker == 0xDA || length < 2 { return 1 }
+            let start = i + 4, end = min(bytes.count, i + 2 + length)
+            if marker == 0xE1, end - start > 14, Array(bytes[start..<start + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+                return orientation(inTIFF: Array(bytes[(start + 6)..<end])) ?? 1
+            }
+            i += 2 + length
+        }
+        return 1
+    }
+
+    private static func orientation(inTIFF tiff: [UInt8]) -> Int? {
+        guard tiff.count >= 8 else { return nil }
+        let little = tiff[0] == 0x49
+        func u16(_ at: Int) -> Int? {
+            guard at + 2 <= tiff.count else { return nil }
+            return little ? Int(tiff[at]) | Int(tiff[at + 1]) << 8 : Int(tiff[at]) << 8 | Int(tiff[at + 1])
+        }
+        func u32(_ at: Int) -> Int? {
+            guard let high = u16(little ? at + 2 : at), let low = u16(little ? at : at + 2) else { return nil }
+            return high << 16 | low
+        }
+        guard let ifd = u32(4), let count = u16(ifd) else { return nil }
+        for entry in 0..<min(count, 64) {
+            let at = ifd + 2 + entry * 12
+            guard let tag = u16(at) else { return nil }
+            if tag == 0x0112, let value = u16(at + 8), (1...8).contains(value) { return value }
+        }
+        return nil
+    }
+
+    /// A new image turned and mirrored as `orientation` says (the caller destroys it), or nil
+    /// for 1 (already upright).
+    static func apply(_ orientation: Int, to image: gdImagePtr) -> gdImagePtr? {
+        guard (2...8).contains(orientation), image.pointee.trueColor != 0, let source = image.pointee.tpixels else { return nil }
+        let w = Int(image.pointee.sx), h = Int(image.pointee.sy)
+        let swaps = orientation >= 5
+        guard let out = gdImageCreateTrueColor(Int32(swaps ? h : w), Int32(swaps ? w : h)), let target = out.pointee.tpixels else { return nil }
+        for y in 0..<h {
+            let row = source[y]!
+            for x in 0..<w {
+                let (tx, ty): (Int, Int) = switch orientation {
+                case 2: (w - 1 - x, y)
+                case 3: (w - 1 - x, h - 1 - y)
+                case 4: (x, h - 1 - y)
+                case 5: (y, x)
+                case 6: (h - 1 - y, x)
+                case 7: (h - 1 - y, w - 1 - x)
+                default: (y, w - 1 - x)  // 8
+                }
+                target[ty]![tx] = row[x]
+            }
+        }
+        return out
+    }
+}
