@@ -280,49 +280,39 @@ public final class LocalStore: Sendable {
         migrator.registerMigration("v5: projects without a canvas") { db in
             // SQLite can't drop a NOT NULL in place: the table is rebuilt with every row (no
             // other table refers to it).
-            try db.create(table: "projects_rebuilt") { t in
-                t.primaryKey("id", .blob)
-                t.column("canvasId", .blob)
-                t.column("name", .text)
-                t.column("status", .text).notNull()
-                t.column("startedAt", .datetime).notNull()
-                t.column("finishingAt", .datetime)
-                t.column("completedAt", .datetime)
-                t.column("notes", .text)
-                t.column("createdAt", .datetime).notNull()
-                t.column("updatedAt", .datetime).notNull()
-                t.column("deletedAt", .datetime)
-            }
-            let columns = "id, canvasId, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt"
-            try db.execute(sql: "INSERT INTO projects_rebuilt (\(columns)) SELECT \(columns) FROM projects")
-            try db.drop(table: "projects")
-            try db.rename(table: "projects_rebuilt", to: "projects")
-            try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
+            try rebuildProjects(db, imageKey: false,
+                                copying: "id, canvasId, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
         }
         migrator.registerMigration("v6: a project's own picture") { db in
             // Rows are read in the description's column order: the table is rebuilt with
             // `imageKey` after `name`, every row kept.
-            try db.create(table: "projects_rebuilt") { t in
-                t.primaryKey("id", .blob)
-                t.column("canvasId", .blob)
-                t.column("name", .text)
-                t.column("imageKey", .text)
-                t.column("status", .text).notNull()
-                t.column("startedAt", .datetime).notNull()
-                t.column("finishingAt", .datetime)
-                t.column("completedAt", .datetime)
-                t.column("notes", .text)
-                t.column("createdAt", .datetime).notNull()
-                t.column("updatedAt", .datetime).notNull()
-                t.column("deletedAt", .datetime)
-            }
-            let columns = "id, canvasId, name, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt"
-            try db.execute(sql: "INSERT INTO projects_rebuilt (\(columns)) SELECT \(columns) FROM projects")
-            try db.drop(table: "projects")
-            try db.rename(table: "projects_rebuilt", to: "projects")
-            try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
+            try rebuildProjects(db, imageKey: true,
+                                copying: "id, canvasId, name, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
         }
         return migrator
+    }
+
+    /// The projects table made again (v5 with a canvas optional and a name; v6 with `imageKey`
+    /// after the name): the `copying` columns of every row kept, its index made again.
+    private static func rebuildProjects(_ db: Database, imageKey: Bool, copying columns: String) throws {
+        try db.create(table: "projects_rebuilt") { t in
+            t.primaryKey("id", .blob)
+            t.column("canvasId", .blob)
+            t.column("name", .text)
+            if imageKey { t.column("imageKey", .text) }
+            t.column("status", .text).notNull()
+            t.column("startedAt", .datetime).notNull()
+            t.column("finishingAt", .datetime)
+            t.column("completedAt", .datetime)
+            t.column("notes", .text)
+            t.column("createdAt", .datetime).notNull()
+            t.column("updatedAt", .datetime).notNull()
+            t.column("deletedAt", .datetime)
+        }
+        try db.execute(sql: "INSERT INTO projects_rebuilt (\(columns)) SELECT \(columns) FROM projects")
+        try db.drop(table: "projects")
+        try db.rename(table: "projects_rebuilt", to: "projects")
+        try db.create(index: "projects_on_canvasId", on: "projects", columns: ["canvasId"])
     }
 
     // MARK: Settings (the sync cursor, the server, the last sync)

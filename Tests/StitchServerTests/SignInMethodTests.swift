@@ -9,17 +9,6 @@ import VaporTesting
 /// address, the list of ways in, adding and removing one, and merging a second account.
 @Suite("Ways into an account: link, unlink, merge", .serialized)
 struct SignInMethodTests {
-    func withProviders(_ body: (Application, TestClock) async throws -> Void) async throws {
-        let fake = try await FakeProviders.start()
-        do {
-            try await withTestApp(adjust: fake.configure) { app, clock in try await body(app, clock) }
-        } catch {
-            try? await fake.stop()
-            throw error
-        }
-        try await fake.stop()
-    }
-
     func apple(_ app: Application, _ clock: TestClock, sub: String = "001234.apple-user", email: String? = nil, verified: Bool? = nil) async throws -> ProviderSignInRequest {
         let nonce = "n-\(UUID())"
         let token = try await FakeProviders.appleToken(sub: sub, expires: clock.now + 600, nonce: nonce, email: email, emailVerified: verified)
@@ -32,7 +21,7 @@ struct SignInMethodTests {
 
     @Test("Apple vouching for an account's address: nothing created, and the account's password adds Apple to it")
     func clashThenLink() async throws {
-        try await withProviders { app, clock in
+        try await withFakeProviders { app, clock in
             let ann = try await register(app, email: "ann@example.com")
             let signIn = try await apple(app, clock, email: "Ann@Example.com", verified: true)
             let clash = try await app.send(.POST, "/auth/provider", json: signIn)
@@ -62,7 +51,7 @@ struct SignInMethodTests {
 
     @Test("A link token expires after ten minutes; an account without a password is told how to set one")
     func clashEdges() async throws {
-        try await withProviders { app, clock in
+        try await withFakeProviders { app, clock in
             try await register(app, email: "ann@example.com")
             let clash = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, email: "ann@example.com", verified: true))
             let linkToken = try #require(try clash.decode(APIErrorBody.self).linkToken)
@@ -83,7 +72,7 @@ struct SignInMethodTests {
 
     @Test("The ways in are listed, a provider added while signed in, the password removed, and the last way in kept")
     func listAddRemove() async throws {
-        try await withProviders { app, _ in
+        try await withFakeProviders { app, _ in
             let ann = try await TestUser.make(app)
             #expect(try await methods(ann) == [.email])
             let instagram = ProviderSignInRequest(provider: .instagram, code: "good-ig-code")
@@ -121,7 +110,7 @@ struct SignInMethodTests {
 
     @Test("A second account merges in: its records reach every device of this one, its sign-in opens this one, it is gone")
     func merge() async throws {
-        try await withProviders { app, _ in
+        try await withFakeProviders { app, _ in
             let ann = try await TestUser.make(app)
             try await ann.thread("DMC", "310", quantity: 2)
             let before = try await ann.sync(syncRequest([]))
@@ -154,7 +143,7 @@ struct SignInMethodTests {
 
     @Test("A merge is refused, nothing moved, when both accounts hold the same thread; an email account's password stops opening it")
     func mergeRefusedAndEmail() async throws {
-        try await withProviders { app, _ in
+        try await withFakeProviders { app, _ in
             let ann = try await TestUser.make(app)
             try await ann.thread("DMC", "310", quantity: 2)
             let instagram = ProviderSignInRequest(provider: .instagram, code: "good-ig-code")

@@ -10,19 +10,11 @@ import VaporTesting
 @Suite("Web: ways to sign in, merge, and a sign-in meeting an account's address", .serialized)
 struct SignInMethodWebTests {
     func withWebProviders(_ body: (Application, TestClock) async throws -> Void) async throws {
-        let fake = try await FakeProviders.start()
-        do {
-            try await withTestApp(adjust: { config in
-                fake.configure(&config)
-                config.apple?.webRedirectURI = "https://stitch.example/app/signin/apple/callback"
-                config.instagram?.webRedirectURI = "https://stitch.example/app/signin/instagram/callback"
-                config.tiktok?.webRedirectURI = "https://stitch.example/app/signin/tiktok/callback"
-            }) { app, clock in try await body(app, clock) }
-        } catch {
-            try? await fake.stop()
-            throw error
-        }
-        try await fake.stop()
+        try await withFakeProviders(adjust: { config in
+            config.apple?.webRedirectURI = "https://stitch.example/app/signin/apple/callback"
+            config.instagram?.webRedirectURI = "https://stitch.example/app/signin/instagram/callback"
+            config.tiktok?.webRedirectURI = "https://stitch.example/app/signin/tiktok/callback"
+        }, body)
     }
 
     /// "Add <provider>" on Settings, through the provider and back: the callback's answer.

@@ -29,8 +29,8 @@ struct RestorePlan {
         return true
     }
 
-    /// A record that shows a picture neither the file nor this server has: a canvas is restored
-    /// without it, a journal picture not at all.
+    /// A record that shows a picture neither the file nor this server has: a canvas or a project
+    /// is restored without it, a journal picture not at all.
     mutating func dropMissingPictures(userId: UUID, db: any Database, summary: inout RestoreSummary) async throws {
         var known: [String: Bool] = [:]
         var missing = Set<String>()
@@ -40,22 +40,17 @@ struct RestorePlan {
             known[key] = found
             return found
         }
-        var canvases = records[.canvas] ?? []
-        for i in canvases.indices {
-            guard case .string(let key)? = canvases[i]["imageKey"], Self.isLive(canvases[i]), !(try await available(key)) else { continue }
-            canvases[i]["imageKey"] = .null
-            missing.insert(key)
-            summary.issues.append(.init(type: .canvas, id: Self.id(canvases[i]), message: "its picture is not in the backup; restored without it"))
+        // A canvas and a project are restored without the picture.
+        for type in [EntityType.canvas, .project] {
+            var list = records[type] ?? []
+            for i in list.indices {
+                guard case .string(let key)? = list[i]["imageKey"], Self.isLive(list[i]), !(try await available(key)) else { continue }
+                list[i]["imageKey"] = .null
+                missing.insert(key)
+                summary.issues.append(.init(type: type, id: Self.id(list[i]), message: "its picture is not in the backup; restored without it"))
+            }
+            records[type] = list
         }
-        records[.canvas] = canvases
-        var projects = records[.project] ?? []
-        for i in projects.indices {
-            guard case .string(let key)? = projects[i]["imageKey"], Self.isLive(projects[i]), !(try await available(key)) else { continue }
-            projects[i]["imageKey"] = .null
-            missing.insert(key)
-            summary.issues.append(.init(type: .project, id: Self.id(projects[i]), message: "its picture is not in the backup; restored without it"))
-        }
-        records[.project] = projects
         var images: [[String: JSONValue]] = []
         for fields in records[.journalImage] ?? [] {
             if case .string(let key)? = fields["imageKey"], Self.isLive(fields), !(try await available(key)) {

@@ -190,3 +190,19 @@ final class FakeProviders: @unchecked Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 }
+
+/// A test app whose Apple, Instagram and TikTok are the stand-ins on this machine (`FakeProviders`),
+/// with `adjust` after them (the web flows' redirect addresses).
+func withFakeProviders(adjust: (inout AppConfig) -> Void = { _ in }, _ body: (Application, TestClock) async throws -> Void) async throws {
+    let fake = try await FakeProviders.start()
+    do {
+        try await withTestApp(adjust: { config in
+            fake.configure(&config)
+            adjust(&config)
+        }) { app, clock in try await body(app, clock) }
+    } catch {
+        try? await fake.stop()
+        throw error
+    }
+    try await fake.stop()
+}
