@@ -35,7 +35,7 @@ struct SignInMethodTests {
             let wrong = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken, password: "wrong horse"))
             #expect(wrong.status == .unauthorized)
             let forged = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken.dropLast() + "A", password: "correct horse"))
-            #expect(forged.status == .badRequest && forged.error?.fields?["linkToken"] != nil)
+            #expect(forged.status == .unauthorized && forged.error?.fields?["linkToken"] != nil)
             #expect(try await IdentityModel.query(on: app.db).filter(\.$provider == "apple").count() == 0)
 
             let linked = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken, password: "correct horse"))
@@ -57,7 +57,7 @@ struct SignInMethodTests {
             let linkToken = try #require(try clash.decode(APIErrorBody.self).linkToken)
             clock.advance(by: 11 * 60)
             let late = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken, password: "correct horse"))
-            #expect(late.status == .badRequest && late.error?.fields?["linkToken"] != nil)
+            #expect(late.status == .unauthorized && late.error?.fields?["linkToken"] != nil)
 
             // Bea signed up with Apple (a verified address), then removed nothing: no password.
             let bea = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, sub: "bea-apple", email: "bea@example.com", verified: true))

@@ -77,7 +77,8 @@ enum AccountLinks {
         return (data, parts[0])
     }
 
-    static let expiredLink = APIError(.badRequest, "This sign-in waited too long to be added. Sign in with the provider again.",
+    /// 401: the token is the proof of the provider's sign-in, and it no longer proves it.
+    static let expiredLink = APIError(.unauthorized, "This sign-in waited too long to be added. Sign in with the provider again.",
                                       fields: ["linkToken": "Expired or not from this server"])
 
     /// Proves the account with its password (counted as a sign-in is) and links the pending
