@@ -34,7 +34,9 @@ struct SignInMethodTests {
             // The wrong password adds nothing; a token changed by a byte is not this server's.
             let wrong = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken, password: "wrong horse"))
             #expect(wrong.status == .unauthorized)
-            let forged = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: linkToken.dropLast() + "A", password: "correct horse"))
+            // (The last character swapped for another: "A" when it was not one, else "B".)
+            let forgedToken = linkToken.dropLast() + (linkToken.hasSuffix("A") ? "B" : "A")
+            let forged = try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: String(forgedToken), password: "correct horse"))
             #expect(forged.status == .unauthorized && forged.error?.fields?["linkToken"] != nil)
             #expect(try await IdentityModel.query(on: app.db).filter(\.$provider == "apple").count() == 0)
 
