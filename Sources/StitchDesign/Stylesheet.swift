@@ -72,6 +72,16 @@ public enum Stylesheet {
           .sidebar a[aria-current="page"] { background: var(--color-cream); box-shadow: var(--shadow-subtle); }
           main { padding: var(--space-xxl); }
         }
+        .split-empty, .split-list { display: none; }
+        @media (min-width: 1024px) {
+          main.split-main { max-width: 1440px; padding: var(--space-xl) var(--space-lg); }
+          .split { display: grid; grid-template-columns: minmax(260px, 340px) minmax(0, 1fr); gap: var(--space-lg); align-items: start; }
+          .split-list .project-group:first-child h2 { margin-top: 0; }
+          .split-list { display: block; position: sticky; top: var(--space-lg); max-height: calc(100vh - 2 * var(--space-lg)); overflow-y: auto;
+                        padding: var(--space-xxs); }
+          .split-list .row.current { box-shadow: 0 0 0 2px var(--color-terracotta); }
+          .split-empty { display: flex; align-items: center; justify-content: center; min-height: 240px; position: sticky; top: var(--space-lg); }
+        }
         """
     }
 

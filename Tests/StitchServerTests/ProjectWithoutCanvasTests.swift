@@ -56,11 +56,15 @@ struct ProjectWithoutCanvasTests {
             let started = try await ann.create("/projects", ["canvasId": canvas.id.uuidString, "notes": "Gift"], as: ProjectDetail.self).project
             let chart = try await ann.create("/projects", ["name": "Fox"], as: ProjectDetail.self).project
             // Back past it and forth again, with the later migration of this table around it.
+            // (On one connection, as the migrator runs them: the suite's other tests keep SQLite's
+            // other connections busy, and a table rebuilt under one of them was seen late.)
             let migration = AllowProjectsWithoutCanvas(), later = ProjectPicture()
-            try await later.revert(on: app.db)
-            try await migration.revert(on: app.db)
-            try await migration.prepare(on: app.db)
-            try await later.prepare(on: app.db)
+            try await app.db.withConnection { db in
+                try await later.revert(on: db)
+                try await migration.revert(on: db)
+                try await migration.prepare(on: db)
+                try await later.prepare(on: db)
+            }
             // Going back drops only what can't go back (a project without a canvas); the rest is
             // kept, every field as it was.
             let again = try await Records.list(ProjectModel.self, userId: ann.id, on: app.db)

@@ -148,7 +148,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     assert "No projects yet" in browser.page_source
     browser.get(server + "/app/projects/start")
     submit(browser, "Start")
-    assert browser.find_element(By.CSS_SELECTOR, ".badge.wip").text == "WIP"
+    assert browser.find_element(By.CSS_SELECTOR, ".split-detail .badge.wip").text == "WIP"
     project_url = browser.current_url
     browser.find_element(By.ID, "f-entry-notes").send_keys("Started the sky in basketweave")
     browser.find_element(By.NAME, "images").send_keys(photos[1] + "\n" + photos[2])
@@ -188,7 +188,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     browser.get(project_url)
     Select(browser.find_element(By.NAME, "status")).select_by_value("at_finishing")
     submit(browser, "Change status")
-    assert browser.find_element(By.CSS_SELECTOR, ".badge.at_finishing").text == "At Finishing"
+    assert browser.find_element(By.CSS_SELECTOR, ".split-detail .badge.at_finishing").text == "At Finishing"
     Select(browser.find_element(By.NAME, "status")).select_by_value("wip")
     submit(browser, "Change status")
 
@@ -1218,3 +1218,83 @@ def test_list_thumbnails_are_kept_for_offline_and_forgotten_at_sign_out(photos, 
         browser.quit()
         server.close()
 
+
+
+def api(base, token, method, path, body=None):
+    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
+    return json.load(urllib.request.urlopen(request, timeout=30))
+
+
+def side_by_side(browser, left, right):
+    """Whether `left` and `right` (CSS selectors) are both shown, the first wholly left of the second."""
+    a, b = browser.find_element(By.CSS_SELECTOR, left), browser.find_element(By.CSS_SELECTOR, right)
+    return a.is_displayed() and b.is_displayed() and a.rect["x"] + a.rect["width"] <= b.rect["x"]
+
+
+def test_tablet_split_view(shots):
+    """From 1024 px a list and its detail sit side by side (inventory | thread, stash | canvas,
+    projects | project): the list page says where an item will show, an item's page carries its
+    list with that item marked (scrolled to it), and a tap in that list opens the next. At 390 px
+    the pages are the phone's: neither the list beside nor the empty place is shown."""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        sign_up(browser, base, "Jo", "jo@example.com")
+        login = urllib.request.Request(base + "/auth/login", method="POST", headers={"Content-Type": "application/json"},
+                                       data=json.dumps({"email": "jo@example.com", "password": "correct horse"}).encode())
+        token = json.load(urllib.request.urlopen(login, timeout=30))["accessToken"]
+        threads = [api(base, token, "POST", "/threads", {"brand": "DMC", "number": str(n), "quantity": n % 4}) for n in range(1, 141)]
+        nutcracker = api(base, token, "POST", "/canvases", {"designer": "Melissa Shirley", "designName": "Nutcracker"})
+        api(base, token, "POST", "/canvases", {"designer": "Kirk & Bradley", "designName": "Santa's Workshop"})
+        project = api(base, token, "POST", "/projects", {"canvasId": nutcracker["id"], "status": "wip"})
+
+        browser.set_window_size(1024, 768)
+        browser.get(base + "/app/stash")
+        assert side_by_side(browser, ".split-primary", ".split-empty")
+        assert browser.find_element(By.CSS_SELECTOR, ".split-empty").text == "Choose a canvas to see it here."
+        snap_wide = lambda name: browser.save_screenshot(os.path.join(shots, f"{name}-1024.png"))
+        snap_wide("split-stash")
+        click(browser, browser.find_element(By.LINK_TEXT, "Nutcracker"))
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".split-detail h1"))
+        assert browser.find_element(By.CSS_SELECTOR, ".split-detail h1").text == "Nutcracker"
+        assert side_by_side(browser, ".split-list", ".split-detail")
+        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Nutcracker"
+        snap_wide("split-canvas")
+        # The other canvas, from the list beside this one.
+        click(browser, browser.find_element(By.CSS_SELECTOR, ".split-list").find_element(By.LINK_TEXT, "Santa's Workshop"))
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".split-detail h1").text == "Santa's Workshop")
+        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Santa's Workshop"
+
+        # A thread far down the inventory: the rows around it, it marked and scrolled to.
+        browser.get(base + "/app/inventory")
+        assert side_by_side(browser, ".split-primary", ".split-empty")
+        far = next(t for t in threads if t["number"] == "120")
+        browser.get(base + "/app/inventory/" + far["id"])
+        assert side_by_side(browser, ".split-list", ".split-detail")
+        current = browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]")
+        assert " ".join(current.text.split()) == "DMC 120"
+        aside = browser.find_element(By.CSS_SELECTOR, ".split-list")
+        assert browser.execute_script(
+            "var a = arguments[0].getBoundingClientRect(), r = arguments[1].getBoundingClientRect(); return r.top >= a.top && r.bottom <= a.bottom;",
+            aside, current), "the marked thread is in view in the list"
+        assert "100 of 140 threads" in aside.text
+        snap_wide("split-thread")
+
+        browser.get(base + "/app/projects/" + project["id"])
+        assert side_by_side(browser, ".split-list", ".split-detail")
+        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Nutcracker"
+        snap_wide("split-project")
+
+        # A phone: the page alone.
+        browser.set_window_size(*SIZES["phone"])
+        browser.get(base + "/app/projects/" + project["id"])
+        assert not browser.find_element(By.CSS_SELECTOR, ".split-list").is_displayed()
+        assert browser.find_element(By.CSS_SELECTOR, ".split-detail h1").is_displayed()
+        browser.get(base + "/app/stash")
+        assert not browser.find_element(By.CSS_SELECTOR, ".split-empty").is_displayed()
+        assert browser.find_element(By.CSS_SELECTOR, "#canvases").is_displayed()
+    finally:
+        browser.quit()
+        server.close()

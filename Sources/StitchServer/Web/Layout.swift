@@ -39,13 +39,41 @@ enum Section: String, CaseIterable {
 }
 
 enum Layout {
+    /// From 1024 px (a tablet held sideways, as SPEC plans the iPad's split view) a list and its
+    /// detail sit side by side: the list in a phone-wide column, the item beside it. Below that
+    /// width the page is the phone's: the list page alone, the item's page alone (the list beside
+    /// it is not shown, and its thumbnails, lazy, are not fetched). Pages, not scripts: the
+    /// detail is an ordinary page that carries its list, so it works offline from the worker's
+    /// copies and after every form's redirect.
+    enum Split {
+        /// This page is the list; where an item would show, what to do to see one.
+        case list(empty: String)
+        /// This page is one item of a list: the list, the item marked, beside it.
+        case detail(list: Node, label: String)
+    }
+
     /// A signed-in page: sidebar from tablet width up, tab bar on phones.
-    static func page(_ title: String, section: Section?, context: PageContext, _ content: Node...) -> Node {
-        document(title, body: group([
+    static func page(_ title: String, section: Section?, context: PageContext, split: Split? = nil, _ content: Node...) -> Node {
+        let flash = context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing
+        let body: [Node]
+        switch split {
+        case nil:
+            body = [flash] + content
+        case .list(let empty)?:
+            body = [el("div", ["class": "split"],
+                       el("div", ["class": "split-primary"], children: [flash] + content),
+                       el("div", ["class": "split-empty card", "aria-hidden": "true"], el("p", ["class": "muted"], text(empty))))]
+        case .detail(let list, let label)?:
+            body = [el("div", ["class": "split"],
+                       el("aside", ["class": "split-primary split-list", "aria-label": label], list),
+                       el("div", ["class": "split-detail"], children: [flash] + content))]
+        }
+        return document(title, body: group([
             el("div", ["class": "shell"],
                el("nav", ["class": "sidebar", "aria-label": "Sections"], children:
                     [el("div", ["class": "brand"], text("Stitchuation"))] + navLinks(section)),
-               el("main", ["id": "main", "data-user": context.user?.id.wireText, "data-csrf": context.csrf], children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
+               el("main", ["id": "main", "class": split.map { _ in "split-main" }, "data-user": context.user?.id.wireText, "data-csrf": context.csrf],
+                  children: body)),
             el("nav", ["class": "tabbar", "aria-label": "Sections"], children: navLinks(section)),
         ]))
     }

@@ -157,7 +157,7 @@ extension WebController {
         let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
         let alternatives = try req.application.threadCatalog.alternatives(brand: thread.brand, number: thread.number, hex: thread.colorHex)
         return html(ThreadFormPage(thread: thread, values: ThreadFormPage.values(of: thread), brandSuggestions: Self.brands(all),
-                                   alternatives: alternatives).render(try await context(req)))
+                                   alternatives: alternatives, split: InventoryPage.beside(all, current: thread.id)).render(try await context(req)))
     }
 
     @Sendable func updateThread(req: Request) async throws -> Response {
@@ -171,8 +171,10 @@ extension WebController {
             let thread = try await RecordWrites<ThreadModel>.update(req, id: id, body: body)
             return redirect(.inventory, flash: "Saved \(thread.brand) \(thread.number).")
         } catch {
-            guard let fields = fieldErrors(error), let thread = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw error }
-            return html(ThreadFormPage(thread: thread, values: form.fields, errors: fields, brandSuggestions: []).render(try await context(req)), status: .badRequest)
+            let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
+            guard let fields = fieldErrors(error), let thread = all.first(where: { $0.id == id }) else { throw error }
+            return html(ThreadFormPage(thread: thread, values: form.fields, errors: fields, brandSuggestions: Self.brands(all),
+                                       split: InventoryPage.beside(all, current: id)).render(try await context(req)), status: .badRequest)
         }
     }
 

@@ -10,12 +10,15 @@ import Vapor
 /// (status, journal and photos, sections, threads needed, dates, notes).
 extension WebController {
     @Sendable func projects(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let canvases = try await ProjectController.canvases(userId: userId, db: req.db)
-        let projects = try await Records.list(ProjectModel.self, userId: userId, on: req.db)
+        return html(ProjectsPage(projects: try await projectList(userId: req.user.id, db: req.db)).render(try await context(req)))
+    }
+
+    /// The account's projects, the latest started first, each with its canvas.
+    func projectList(userId: UUID, db: any Database) async throws -> [ProjectDetail] {
+        let canvases = try await ProjectController.canvases(userId: userId, db: db)
+        return try await Records.list(ProjectModel.self, userId: userId, on: db)
             .sorted { ($0.startedAt, $0.id.text) > ($1.startedAt, $1.id.text) }
             .map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) }
-        return html(ProjectsPage(projects: projects).render(try await context(req)))
     }
 
     @Sendable func startProjectPage(req: Request) async throws -> Response {
@@ -76,7 +79,8 @@ extension WebController {
             readiness: Readiness.project(id, sections: sections, requirements: requirements, inventory: InventoryIndex(inventory)),
             sections: sections, journal: entries.map { JournalEntryDetail(entry: $0, images: images[$0.id] ?? []) },
             inventory: inventory, patterns: patterns, errors: errors,
-            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }), addedByHand: onList)
+            requirementRecords: Dictionary(requirements.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }), addedByHand: onList,
+            split: ProjectsPage.beside(try await projectList(userId: userId, db: req.db), current: id))
         return html(page.render(try await context(req)), status: status)
     }
 

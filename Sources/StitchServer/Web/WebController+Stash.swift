@@ -9,7 +9,7 @@ extension WebController {
     @Sendable func stash(req: Request) async throws -> Response {
         let all = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
         let q = req.queryText("q") ?? ""
-        let shown = all.filter { $0.matches(search: q) }.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
+        let shown = StashPage.order(all.filter { $0.matches(search: q) })
         return html(StashPage(canvases: shown, search: q, total: all.count).render(try await context(req)))
     }
 
@@ -66,14 +66,19 @@ extension WebController {
 
     @Sendable func canvasPage(req: Request) async throws -> Response {
         let userId = try req.user.id
-        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let id = try req.uuid("id")
+        let canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)
+        guard let canvas = canvases.first(where: { $0.id == id }) else { throw Abort(.notFound) }
         let project = try await Records.list(ProjectModel.self, userId: userId, on: req.db).first { $0.canvasId == canvas.id }
-        return html(CanvasDetailPage(canvas: canvas, project: project).render(try await context(req)))
+        return html(CanvasDetailPage(canvas: canvas, project: project, split: StashPage.beside(canvases, current: canvas.id)).render(try await context(req)))
     }
 
     @Sendable func editCanvasPage(req: Request) async throws -> Response {
-        guard let canvas = try await Records.find(CanvasModel.self, try req.uuid("id"), userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }
-        return html(CanvasFormPage(canvas: canvas, values: CanvasFormPage.values(of: canvas)).render(try await context(req)))
+        let id = try req.uuid("id")
+        let canvases = try await Records.list(CanvasModel.self, userId: req.user.id, on: req.db)
+        guard let canvas = canvases.first(where: { $0.id == id }) else { throw Abort(.notFound) }
+        return html(CanvasFormPage(canvas: canvas, values: CanvasFormPage.values(of: canvas), split: StashPage.beside(canvases, current: id))
+            .render(try await context(req)))
     }
 
     @Sendable func updateCanvas(req: Request) async throws -> Response {
@@ -91,7 +96,9 @@ extension WebController {
             return redirect(.canvas(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
-            return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }).render(try await context(req)), status: .badRequest)
+            let canvases = try await Records.list(CanvasModel.self, userId: userId, on: req.db)
+            return html(CanvasFormPage(canvas: before, values: form.fields, errors: fields.merging(errors) { a, _ in a }, split: StashPage.beside(canvases, current: id))
+                .render(try await context(req)), status: .badRequest)
         }
     }
 

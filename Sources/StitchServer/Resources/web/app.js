@@ -725,6 +725,10 @@
     if (page()) page().addEventListener('load', apply);
     apply();
   }
+  // A tablet's split view (Layout.Split): the list beside an item scrolled to that item.
+  var splitList = document.querySelector('.split-list');
+  var splitCurrent = splitList && splitList.querySelector('.row.current');
+  if (splitCurrent && splitList.clientHeight > 0) splitList.scrollTop = splitCurrent.offsetTop - splitList.clientHeight / 2 + splitCurrent.offsetHeight / 2;
   // The photo viewer: the pattern viewer's zoom and pan, and a swipe to the next photo.
   var photoStage = document.getElementById('photo-stage');
   if (photoStage) {

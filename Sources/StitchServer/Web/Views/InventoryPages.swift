@@ -19,7 +19,7 @@ struct InventoryPage {
     var total: Int
 
     func render(_ context: PageContext) -> Node {
-        Layout.page("Inventory", section: .inventory, context: context,
+        Layout.page("Inventory", section: .inventory, context: context, split: .list(empty: "Choose a thread to see it here."),
             el("div", ["class": "toolbar"],
                el("h1", [:], text("Inventory")),
                el("form", ["method": "get", "action": SiteURL.inventory.path, "class": "toolbar", "role": "search"],
@@ -53,16 +53,41 @@ struct InventoryPage {
                      text("Show \(next) more")))
     }
 
-    func row(_ t: InventoryThread, _ context: PageContext) -> Node {
-        let swatch: Node = t.colorHex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
+    /// The inventory beside one thread (from tablet width): a page's worth of rows around it, in
+    /// inventory order, that one marked; the rest is a tap away on the list itself.
+    static func beside(_ all: [InventoryThread], current: UUID) -> Layout.Split {
+        let sorted = InventoryThread.sortedInInventoryOrder(all)
+        let at = sorted.firstIndex { $0.id == current } ?? 0
+        let start = max(0, min(at - pageSize / 2, sorted.count - pageSize))
+        let window = sorted[start..<min(sorted.count, start + pageSize)]
+        return .detail(list: group([
+            when(window.count < sorted.count, el("p", ["class": "muted"], text("\(window.count) of \(sorted.count) threads · "),
+                                                  el("a", ["href": SiteURL.inventory.path], text("All threads")))),
+            el("ul", ["class": "list"], children: window.map { t in
+                el("li", ["class": t.id == current ? "row current" : "row"], swatch(t), title(t, current: t.id == current),
+                   el("span", ["class": "badge data", "aria-label": "Quantity \(t.quantity)"], text(String(t.quantity))))
+            }),
+        ]), label: "Inventory")
+    }
+
+    static func swatch(_ t: InventoryThread) -> Node {
+        t.colorHex.map { el("span", ["class": "swatch", "style": "background:\($0)", "role": "img", "aria-label": "Colour \($0)"]) }
             ?? el("span", ["class": "swatch", "role": "img", "aria-label": "No colour"], text("?"))
+    }
+
+    /// Brand and number (the link to the thread), its colour and fiber under it.
+    static func title(_ t: InventoryThread, current: Bool = false) -> Node {
         let subtitle = [t.displayColorName, t.fiberType.displayName].compactMap { $0 }.joined(separator: " · ")
-        return el("li", ["class": "row", "data-thread": t.id.wireText],
-            swatch,
-            el("div", ["class": "grow"],
-               el("a", ["class": "title", "href": SiteURL.thread(t.id.wireText).path],
-                  text(t.brand + " "), el("span", ["class": "data"], text(t.number))),
-               el("div", ["class": "muted"], text(subtitle))),
+        return el("div", ["class": "grow"],
+            el("a", ["class": "title", "href": SiteURL.thread(t.id.wireText).path, "aria-current": current ? "page" : nil],
+               text(t.brand + " "), el("span", ["class": "data"], text(t.number))),
+            el("div", ["class": "muted"], text(subtitle)))
+    }
+
+    func row(_ t: InventoryThread, _ context: PageContext) -> Node {
+        el("li", ["class": "row", "data-thread": t.id.wireText],
+            Self.swatch(t),
+            Self.title(t),
             el("div", ["class": "stepper"],
                stepForm(t, delta: -1, label: "−", context: context),
                el("output", ["aria-live": "polite", "aria-label": "Quantity of \(t.brand) \(t.number)", "class": "qty"], text(String(t.quantity))),
@@ -93,11 +118,13 @@ struct ThreadFormPage {
     var alternatives: CatalogAlternatives?
     /// Adding: the thread of the same brand and number the person has already.
     var duplicate: InventoryThread?
+    /// Editing, from tablet width: the inventory beside the form.
+    var split: Layout.Split?
 
     func render(_ context: PageContext) -> Node {
         let editing = thread != nil
         let action: SiteURL = thread.map { .thread($0.id.wireText) } ?? .newThread
-        return Layout.page(editing ? "Edit thread" : "Add thread", section: .inventory, context: context,
+        return Layout.page(editing ? "Edit thread" : "Add thread", section: .inventory, context: context, split: split,
             el("h1", [:], text(editing ? "Edit thread" : "Add thread")),
             saved.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing,
             note.map { el("p", ["class": "flash", "role": "status", "id": "scan-note"], text($0)) } ?? nothing,

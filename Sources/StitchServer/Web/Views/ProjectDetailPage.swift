@@ -23,7 +23,7 @@ struct ProjectDetailPage {
 
     func render(_ context: PageContext) -> Node {
         let p = detail.project
-        return Layout.page(detail.title, section: .projects, context: context,
+        return Layout.page(detail.title, section: .projects, context: context, split: split,
             heroImage(detail.pictureKey, alt: "Picture of \(detail.title)", id: "picture") ?? nothing,
             el("div", ["class": "toolbar"], el("h1", [:], text(detail.title)), statusBadge(p.status)),
             el("dl", ["class": "facts", "id": "project-facts"],
@@ -86,6 +86,8 @@ struct ProjectDetailPage {
     var requirementRecords: [UUID: ProjectThread] = [:]
     /// Skeins on the shopping list by hand, per thread.
     var addedByHand: [ThreadKey: Int] = [:]
+    /// The projects beside it from tablet width.
+    var split: Layout.Split?
 
     /// Beside a requirement short of its thread: where it stands with the shopping list. A project
     /// being stitched has its shortfall there already; one the list doesn't count (planned) offers

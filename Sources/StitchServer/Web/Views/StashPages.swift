@@ -23,7 +23,7 @@ struct StashPage {
     var total: Int
 
     func render(_ context: PageContext) -> Node {
-        Layout.page("Stitch Stash", section: .stash, context: context,
+        Layout.page("Stitch Stash", section: .stash, context: context, split: .list(empty: "Choose a canvas to see it here."),
             el("div", ["class": "toolbar"],
                el("h1", [:], text("Stitch Stash")),
                el("form", ["method": "get", "action": SiteURL.stash.path, "class": "toolbar", "role": "search"],
@@ -33,15 +33,25 @@ struct StashPage {
             total == 0
                 ? Layout.emptyState(icon: "stash", title: "No canvases yet", message: "Tap + to add your first canvas",
                                     action: el("a", ["class": "button primary", "href": SiteURL.newCanvas.path], text("+ Add canvas")))
-                : el("ul", ["class": "list", "id": "canvases"], children: canvases.map(row)))
+                : el("ul", ["class": "list", "id": "canvases"], children: canvases.map { Self.row($0) }))
     }
 
-    func row(_ c: Canvas) -> Node {
-        el("li", ["class": "row"],
+    /// The stash's order: the newest first.
+    static func order(_ canvases: [Canvas]) -> [Canvas] {
+        canvases.sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
+    }
+
+    /// The stash beside a canvas (from tablet width), that canvas marked.
+    static func beside(_ canvases: [Canvas], current: UUID) -> Layout.Split {
+        .detail(list: el("ul", ["class": "list"], children: order(canvases).map { row($0, current: $0.id == current) }), label: "Stitch Stash")
+    }
+
+    static func row(_ c: Canvas, current: Bool = false) -> Node {
+        el("li", ["class": current ? "row current" : "row"],
            imageURL(c.imageKey).map { void("img", ["class": "thumb", "src": $0, "alt": "", "loading": "lazy", "width": "64", "height": "64"]) }
                ?? el("span", ["class": "thumb", "aria-hidden": "true"], Icon.svg("stash", size: 32)),
            el("div", ["class": "grow"],
-              el("a", ["class": "title", "href": SiteURL.canvas(c.id.wireText).path], text(c.designName)),
+              el("a", ["class": "title", "href": SiteURL.canvas(c.id.wireText).path, "aria-current": current ? "page" : nil], text(c.designName)),
               el("div", ["class": "muted"], text(c.designer))),
            c.meshCount.map { el("span", ["class": "badge mesh", "aria-label": "\($0) mesh"], text("\($0)m")) } ?? nothing)
     }
@@ -52,11 +62,13 @@ struct CanvasFormPage {
     var values: [String: String]
     var errors: [String: String] = [:]
     var addAnother = false
+    /// Editing, from tablet width: the stash beside the form.
+    var split: Layout.Split?
 
     func render(_ context: PageContext) -> Node {
         let editing = canvas != nil
         let action: SiteURL = canvas.map { .editCanvas($0.id.wireText) } ?? .newCanvas
-        return Layout.page(editing ? "Edit canvas" : "Add canvas", section: .stash, context: context,
+        return Layout.page(editing ? "Edit canvas" : "Add canvas", section: .stash, context: context, split: split,
             el("h1", [:], text(editing ? "Edit canvas" : "Add canvas")),
             Layout.errorSummary(errors),
             Layout.form(action, context: context, multipart: true,
@@ -89,10 +101,12 @@ struct CanvasFormPage {
 struct CanvasDetailPage {
     var canvas: Canvas
     var project: Project?
+    /// The stash beside it from tablet width.
+    var split: Layout.Split?
 
     func render(_ context: PageContext) -> Node {
         let c = canvas
-        return Layout.page(c.designName, section: .stash, context: context,
+        return Layout.page(c.designName, section: .stash, context: context, split: split,
             heroImage(c.imageKey, alt: "Photo of \(c.designName)") ?? nothing,
             el("h1", [:], text(c.designName)),
             el("p", ["class": "muted"], text(c.designer)),
