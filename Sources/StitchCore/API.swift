@@ -179,6 +179,14 @@ public struct ProviderLinkRequest: Codable, Sendable {
     }
 }
 
+/// `POST /auth/provider/link/mail`: the 409's sign-in added by a link mailed to the account's
+/// address instead of its password (answered `PasswordResetAccepted`).
+public struct ProviderLinkMailRequest: Codable, Sendable {
+    public var linkToken: String
+
+    public init(linkToken: String) { self.linkToken = linkToken }
+}
+
 /// One way into an account: a provider's sign-in, or `email` for its address and password.
 public struct SignInMethod: Codable, Sendable, Hashable {
     public var provider: IdentityProvider

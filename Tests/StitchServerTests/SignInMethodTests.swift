@@ -67,8 +67,71 @@ struct SignInMethodTests {
             let second = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, sub: "bea-second-apple-id", email: "bea@example.com", verified: true))
             #expect(second.status == .conflict)
             let body = try second.decode(APIErrorBody.self)
-            #expect(body.linkToken == nil && body.error.contains("Forgot password"))
+            #expect(body.error.contains("no password") && body.error.contains("link mailed"))
+            let beaToken = try #require(body.linkToken)
+            // No password proves it; this server sends no mail, and says so.
+            #expect(try await app.send(.POST, "/auth/provider/link", json: ProviderLinkRequest(linkToken: beaToken, password: "")).status == .unauthorized)
+            let noMail = try await app.send(.POST, "/auth/provider/link/mail", json: ProviderLinkMailRequest(linkToken: beaToken))
+            #expect(noMail.status == .serviceUnavailable && noMail.text.contains("SMTP_URL"))
             #expect(try await UserModel.query(on: app.db).count() == 2)
+        }
+    }
+
+    @Test("The account's mail proves it too: a mailed link adds Apple when its page's button is pressed (opening it changes nothing; it signs nobody in), for an hour, and not with the sign-in's own token")
+    func mailedLink() async throws {
+        let sink = try SMTPSink(security: .none, auth: false)
+        defer { sink.stop() }
+        try await withFakeProviders(adjust: { config in
+            config.smtp = sink.settings(auth: false)
+            config.publicURL = "https://stitch.test"
+        }) { app, clock in
+            let ann = try await register(app, email: "ann@example.com")
+            let clash = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, email: "ann@example.com", verified: true))
+            let linkToken = try #require(try clash.decode(APIErrorBody.self).linkToken)
+            let sent = try await app.send(.POST, "/auth/provider/link/mail", json: ProviderLinkMailRequest(linkToken: linkToken))
+            #expect(sent.status == .accepted, "\(sent.text)")
+            #expect(try sent.decode(PasswordResetAccepted.self).message.contains("ann@example.com"))
+            let mail = try #require(try await sink.waitFor(1).first)
+            #expect(mail.rcpt_tos == ["ann@example.com"] && mail.subject == "Add Apple to your Stitchuation account")
+            let marker = "https://stitch.test/app/link-sign-in/confirm?token="
+            let start = try #require(mail.body.range(of: marker)).upperBound
+            let mailed = String(mail.body[start...].prefix { !$0.isWhitespace })
+            let apples = { try await IdentityModel.query(on: app.db).filter(\.$provider == "apple").all().map(\.$user.id) }
+
+            // Opening the link shows what it will do, and does nothing yet.
+            let web = WebClient(app: app)
+            let page = try await web.request(.GET, "/app/link-sign-in/confirm?token=\(mailed)")
+            #expect(page.status == .ok && page.text.contains("Add Apple") && page.text.contains("ann@example.com"))
+            #expect(try await apples().isEmpty)
+            // The sign-in's own token (what the 409 gave) is not a mailed link.
+            let notMailed = try await web.post("/app/link-sign-in/confirm", from: "/app/signin", ["token": linkToken])
+            let noneYet = try await apples()
+            #expect(notMailed.status == .seeOther && noneYet.isEmpty)
+
+            let added = try await web.post("/app/link-sign-in/confirm", from: "/app/link-sign-in/confirm?token=\(mailed)", ["token": mailed])
+            #expect(added.status == .seeOther && added.headers.first(name: .location)?.hasPrefix("/app/signin") == true)
+            #expect(try await apples() == [ann.user.id])
+            #expect(web.cookies.keys.allSatisfy { !$0.contains("session") }, "the link signs nobody in")
+            // Apple now opens Ann's account.
+            let again = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, email: "ann@example.com", verified: true))
+            #expect(try again.decode(AuthResponse.self).user.id == ann.user.id)
+
+            // A link an hour and more old adds nothing.
+            let late = try await app.send(.POST, "/auth/provider", json: try await apple(app, clock, sub: "second-apple", email: "ann@example.com", verified: true))
+            _ = try await app.send(.POST, "/auth/provider/link/mail", json: ProviderLinkMailRequest(linkToken: try #require(try late.decode(APIErrorBody.self).linkToken)))
+            let second = try #require(try await sink.waitFor(2).last)
+            let lateToken = String(second.body[try #require(second.body.range(of: marker)).upperBound...].prefix { !$0.isWhitespace })
+            clock.advance(by: 61 * 60)
+            let expired = try await web.request(.GET, "/app/link-sign-in/confirm?token=\(lateToken)")
+            #expect(expired.status == .seeOther)
+            #expect(try await IdentityModel.query(on: app.db).filter(\.$providerUserId == "second-apple").count() == 0)
+
+            // The web's page for an account without a password offers the mail only; with no mail either, it says what to do.
+            let pending = AccountLinks.Pending(provider: .apple, providerUserId: "bea-apple", email: "bea@example.com", issued: 0)
+            let noPassword = LinkSignInPage(token: "t", pending: pending, hasPassword: false, canMail: true).render(PageContext(csrf: "c")).render()
+            #expect(noPassword.contains("Email me a link instead") && !noPassword.contains("name=\"password\""))
+            let neither = LinkSignInPage(token: "t", pending: pending, hasPassword: false, canMail: false).render(PageContext(csrf: "c")).render()
+            #expect(neither.contains("send email. Sign in to that account another way") && !neither.contains("Email me a link"))
         }
     }
 

@@ -12,6 +12,7 @@ struct AuthController: RouteCollection {
         throttled.post("refresh", use: refresh)
         throttled.post("provider", use: provider)
         throttled.post("provider", "link", use: linkProvider)
+        throttled.post("provider", "link", "mail", use: mailProviderLink)
         throttled.post("password-reset", use: requestPasswordReset)
         throttled.post("password-reset", "confirm", use: confirmPasswordReset)
         let signedIn = auth.grouped(RequireUser())
@@ -161,6 +162,13 @@ struct AuthController: RouteCollection {
         }
         let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
         return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
+    }
+
+    /// `POST /auth/provider/link/mail`: the 409's sign-in added by a link mailed to the account.
+    @Sendable
+    func mailProviderLink(req: Request) async throws -> Response {
+        let body = try req.decodeJSON(ProviderLinkMailRequest.self)
+        return try jsonResponse(try await AccountLinks.mailLink(token: body.linkToken, req: req), status: .accepted, headers: ["Cache-Control": "no-store"])
     }
 
     /// The identity a provider vouches for (Apple's token checked, an OAuth code exchanged);

@@ -25,16 +25,30 @@ enum AccountLinks {
             ProviderIdentity(provider: provider, userId: providerUserId, email: email, displayName: nil, emailVerified: true)
         }
 
-        func token(secret: String) -> String {
+        /// A mailed link's: the same sign-in, signed for the mail, and good for an hour.
+        static let mailedLifetime: TimeInterval = 3600
+
+        func token(secret: String, purpose: String = "pending-link") -> String {
             let payload = TokenService.base64URL(Array((try? JSONEncoder().encode(self)) ?? Data()))
-            return payload + "." + AccountLinks.sign(payload, purpose: "pending-link", secret: secret)
+            return payload + "." + AccountLinks.sign(payload, purpose: purpose, secret: secret)
         }
 
-        static func verify(_ token: String, now: Date, secret: String) -> Pending? {
-            guard let (data, _) = AccountLinks.verified(token, purpose: "pending-link", secret: secret),
+        static func verify(_ token: String, now: Date, secret: String, purpose: String = "pending-link", lifetime: TimeInterval = lifetime) -> Pending? {
+            guard let (data, _) = AccountLinks.verified(token, purpose: purpose, secret: secret),
                   let pending = try? JSONDecoder().decode(Pending.self, from: data) else { return nil }
             let age = now.timeIntervalSince1970 - Double(pending.issued)
             return age >= -60 && age <= lifetime ? pending : nil
+        }
+
+        /// The mailed link's token: issued now, for the mail only (a `pending-link` token is not one).
+        func mailedToken(now: Date, secret: String) -> String {
+            var mailed = self
+            mailed.issued = Int(now.timeIntervalSince1970)
+            return mailed.token(secret: secret, purpose: "mailed-link")
+        }
+
+        static func verifyMailed(_ token: String, now: Date, secret: String) -> Pending? {
+            verify(token, now: now, secret: secret, purpose: "mailed-link", lifetime: mailedLifetime)
         }
     }
 
@@ -46,13 +60,14 @@ enum AccountLinks {
 
         func message(providerName: String) -> String {
             accountHasPassword
-                ? "An account with \(pending.email) already exists. Enter its password to add \(providerName) to it as a way to sign in."
-                : "An account with \(pending.email) already exists and has no password yet. Choose one with “Forgot password” (a link is mailed to \(pending.email)), then sign in with \(providerName) again to add it."
+                ? "An account with \(pending.email) already exists. Enter its password to add \(providerName) to it as a way to sign in, or have a link mailed to \(pending.email) that adds it."
+                : "An account with \(pending.email) already exists and has no password. Have a link mailed to \(pending.email) that adds \(providerName) to it."
         }
 
+        /// 409 with the token that proves the provider's sign-in: given back with the account's
+        /// password (`/auth/provider/link`), or to have a link mailed (`/auth/provider/link/mail`).
         func apiError(secret: String) -> APIError {
-            APIError(.conflict, message(providerName: AccountLinks.name(pending.provider)),
-                     linkToken: accountHasPassword ? pending.token(secret: secret) : nil)
+            APIError(.conflict, message(providerName: AccountLinks.name(pending.provider)), linkToken: pending.token(secret: secret))
         }
     }
 
@@ -88,6 +103,67 @@ enum AccountLinks {
         let user = try await AuthController.checkPassword(email: pending.email, password: password, req: req)
         try await link(pending.identity, to: user.id!, now: req.now, db: req.db)
         return user
+    }
+
+    /// Proves the account by its mail instead: a link to the account's address (counted against
+    /// the address as a password-reset link is) that adds the pending sign-in when opened. The
+    /// link adds; it signs nobody in, so a link opened twice, or by whoever reads the mail, gives
+    /// no session — the person then signs in with the provider, which now opens the account.
+    static func mailLink(token: String, req: Request) async throws -> PasswordResetAccepted {
+        guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
+        let config = req.config
+        guard let smtp = config.smtp, let site = config.publicURL else {
+            throw APIError(.serviceUnavailable, "This server can't send email. Enter the account's password instead, or ask whoever runs it to set SMTP_URL.")
+        }
+        let now = req.now
+        let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", pending.email, count: "requests",
+                                                     now: now, window: config.resetRequestWindow, on: req.db)
+        guard attempt.number <= config.resetRequestLimit else {
+            throw APIError.tooManyRequests("Too many links mailed to this address",
+                                           until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
+        }
+        guard let user = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first(), let userId = user.id else { throw expiredLink }
+        let name = name(pending.provider)
+        let link = "\(site)\(SiteURL.confirmLinkSignIn.path)?token=\(pending.mailedToken(now: now, secret: config.jwtSecret))"
+        let message = MailMessage(to: pending.email, subject: "Add \(name) to your Stitchuation account", body: """
+            Hello \(user.displayName),
+
+            Someone (we hope you) signed in with \(name) using this address, which is already your Stitchuation \
+            account's. To add \(name) as a way to sign in to it, open this link within an hour:
+
+            \(link)
+
+            Then sign in with \(name) again: it opens your account.
+            If you didn't ask, you can ignore this message: nothing changes.
+            """)
+        let logger = req.logger
+        let mailer = Mailer(settings: smtp)
+        req.application.mailQueue.run {
+            do {
+                try await mailer.send(message)
+                logger.info("sign-in link mail sent", metadata: ["user": "\(userId)"])
+            } catch {
+                logger.error("sign-in link mail for user \(userId) was not sent: \(error)")
+            }
+        }
+        return PasswordResetAccepted(message: "We've sent a link to \(pending.email). Open it within an hour to add \(name), then sign in with \(name) again.")
+    }
+
+    static let invalidMailedLink = APIError(.badRequest, "This link has expired. Sign in with the provider again to have a new one mailed.",
+                                            fields: ["token": "Expired or not from this server"])
+
+    /// A mailed link opened: the sign-in it carries, and the account of its address (still there).
+    static func mailed(token: String, req: Request) async throws -> (Pending, UserModel) {
+        guard let pending = Pending.verifyMailed(token, now: req.now, secret: req.config.jwtSecret),
+              let user = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first() else { throw invalidMailedLink }
+        return (pending, user)
+    }
+
+    /// The mailed link confirmed: the sign-in added to the account of its address.
+    static func confirmMailed(token: String, req: Request) async throws -> Pending {
+        let (pending, user) = try await mailed(token: token, req: req)
+        try await link(pending.identity, to: user.id!, now: req.now, db: req.db)
+        return pending
     }
 
     // MARK: Linking while signed in

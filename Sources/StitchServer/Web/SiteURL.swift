@@ -20,7 +20,7 @@ enum SiteURL {
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
-    case linkSignIn, removeSignIn(String), mergeAccount
+    case linkSignIn, mailLinkSignIn, confirmLinkSignIn, removeSignIn(String), mergeAccount
     case stylesheet, script, font(String), icon, manifest, worker, offline, sync
     case image(String)
 
@@ -94,6 +94,8 @@ enum SiteURL {
         case .password: ["app", "settings", "password"]
         case .deleteAccount: ["app", "settings", "delete-account"]
         case .linkSignIn: ["app", "link-sign-in"]
+        case .mailLinkSignIn: ["app", "link-sign-in", "mail"]
+        case .confirmLinkSignIn: ["app", "link-sign-in", "confirm"]
         case .removeSignIn(let provider): ["app", "settings", "sign-in", provider, "remove"]
         case .mergeAccount: ["app", "settings", "merge"]
         case .stylesheet: ["app", "static", WebAssets.stylesheet.hashedName("app.css")]

@@ -1,4 +1,5 @@
 import Crypto
+import Fluent
 import Foundation
 import ServerCommon
 import StitchCore
@@ -81,9 +82,6 @@ extension WebController {
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
         } catch let clash as AccountLinks.Clash {
-            guard clash.accountHasPassword else {
-                return html(SignInPage(mode: .signIn, message: clash.message(providerName: name)).render(try await context(req)), status: .conflict)
-            }
             return req.redirect(to: SiteURL.linkSignIn.path + "?token=" + clash.pending.token(secret: req.config.jwtSecret))
         }
     }
@@ -95,7 +93,51 @@ extension WebController {
         guard let pending = AccountLinks.Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else {
             return redirect(.signIn, flash: AccountLinks.expiredLink.reason)
         }
-        return html(LinkSignInPage(token: token, pending: pending).render(try await context(req)))
+        return html(try await linkSignInPage(token: token, pending: pending, req: req).render(try await context(req)))
+    }
+
+    /// The page for a pending sign-in: the password form if the account has one, the mailed link if this server mails.
+    func linkSignInPage(token: String, pending: AccountLinks.Pending, error: String? = nil, req: Request) async throws -> LinkSignInPage {
+        let hasPassword = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first()?.passwordHash != nil
+        return LinkSignInPage(token: token, pending: pending, hasPassword: hasPassword, canMail: req.config.smtp != nil && req.config.publicURL != nil, error: error)
+    }
+
+    /// "Email me a link instead": mailed, and the sign-in page says where to look.
+    @Sendable func mailLinkSignIn(req: Request) async throws -> Response {
+        let token = try FormData.parse(req)["token"] ?? ""
+        do {
+            return redirect(.signIn, flash: try await AccountLinks.mailLink(token: token, req: req).message)
+        } catch let error as APIError {
+            guard let pending = AccountLinks.Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else {
+                return redirect(.signIn, flash: AccountLinks.expiredLink.reason)
+            }
+            return html(try await linkSignInPage(token: token, pending: pending, error: error.reason, req: req).render(try await context(req)),
+                        status: error.status, headers: error.headers)
+        }
+    }
+
+    /// The mailed link opened: a button to add the sign-in (a mail scanner's visit adds nothing).
+    @Sendable func confirmLinkSignInPage(req: Request) async throws -> Response {
+        let token = req.queryText("token") ?? ""
+        do {
+            let (pending, _) = try await AccountLinks.mailed(token: token, req: req)
+            return html(ConfirmLinkSignInPage(token: token, pending: pending).render(try await context(req)))
+        } catch let error as APIError {
+            return redirect(.signIn, flash: error.reason)
+        }
+    }
+
+    @Sendable func confirmLinkSignIn(req: Request) async throws -> Response {
+        let token = try FormData.parse(req)["token"] ?? ""
+        do {
+            let pending = try await AccountLinks.confirmMailed(token: token, req: req)
+            let name = AccountLinks.name(pending.provider)
+            return redirect(.signIn, flash: "\(name) now opens your account. Sign in with \(name).")
+        } catch let error as APIError {
+            return redirect(.signIn, flash: error.reason)
+        } catch is AccountLinks.LinkedElsewhere {
+            return redirect(.signIn, flash: "That sign-in was added to another account meanwhile.")
+        }
     }
 
     @Sendable func linkSignIn(req: Request) async throws -> Response {
@@ -111,7 +153,7 @@ extension WebController {
             guard let pending = AccountLinks.Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else {
                 return redirect(.signIn, flash: AccountLinks.expiredLink.reason)
             }
-            return html(LinkSignInPage(token: token, pending: pending, error: error.reason).render(try await context(req)),
+            return html(try await linkSignInPage(token: token, pending: pending, error: error.reason, req: req).render(try await context(req)),
                         status: error.status, headers: error.headers)
         } catch is AccountLinks.LinkedElsewhere {
             return redirect(.signIn, flash: "That sign-in was added to another account meanwhile.")

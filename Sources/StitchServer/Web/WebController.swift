@@ -158,6 +158,9 @@ struct WebController: RouteCollection {
         routes.get(SiteURL.oauthCallback(":provider").route, use: oauthCallback)
         open.get(SiteURL.linkSignIn.route, use: linkSignInPage)
         open.grouped(ClientThrottle()).post(SiteURL.linkSignIn.route, use: linkSignIn)
+        open.grouped(ClientThrottle()).post(SiteURL.mailLinkSignIn.route, use: mailLinkSignIn)
+        open.get(SiteURL.confirmLinkSignIn.route, use: confirmLinkSignInPage)
+        open.grouped(ClientThrottle()).post(SiteURL.confirmLinkSignIn.route, use: confirmLinkSignIn)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)

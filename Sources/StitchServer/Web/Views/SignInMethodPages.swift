@@ -2,26 +2,53 @@ import Foundation
 import ServerCommon
 import StitchCore
 
-/// A provider's sign-in met an account with its verified address: that account's password adds
-/// the sign-in to it (nothing was created).
+/// A provider's sign-in met an account with its verified address: that account's password, or
+/// a link mailed to it, adds the sign-in to it (nothing was created).
 struct LinkSignInPage {
     var token: String
     var pending: AccountLinks.Pending
+    var hasPassword: Bool
+    var canMail: Bool
     var error: String?
 
     func render(_ context: PageContext) -> Node {
         let name = AccountLinks.name(pending.provider)
         return Layout.document("Add \(name) to your account", body: el("main", ["class": "signin", "id": "main"],
             el("h1", [:], text("You already have an account")),
-            el("p", ["class": "tagline"], text("An account with \(pending.email) already exists. Enter its password to add \(name) to it: from then on either signs you in to the same stash.")),
+            el("p", ["class": "tagline"], text("An account with \(pending.email) already exists. "
+                + (hasPassword ? "Enter its password to add \(name) to it" : "It has no password: a link mailed to that address adds \(name) to it")
+                + ": from then on either signs you in to the same stash.")),
             error.map { el("p", ["class": "flash", "role": "alert"], text($0)) } ?? nothing,
-            Layout.form(.linkSignIn, context: context,
+            when(hasPassword, Layout.form(.linkSignIn, context: context,
                 void("input", ["type": "hidden", "name": "token", "value": token]),
                 Layout.field("Password of \(pending.email)", name: "password", type: "password", required: true,
                              extra: ["autocomplete": "current-password"]),
-                el("button", ["class": "primary", "type": "submit"], text("Add \(name) and sign in"))),
-            el("p", [:], el("a", ["href": SiteURL.forgotPassword.path], text("Forgot password?")), text(" · "),
+                el("button", ["class": "primary", "type": "submit"], text("Add \(name) and sign in")))),
+            when(canMail, Layout.form(.mailLinkSignIn, context: context,
+                void("input", ["type": "hidden", "name": "token", "value": token]),
+                el("button", ["class": hasPassword ? "secondary" : "primary", "type": "submit"], text("Email me a link instead")))),
+            when(!hasPassword && !canMail, el("p", ["class": "flash", "role": "alert"],
+                text("This server can't send email. Sign in to that account another way, then add \(name) in Settings."))),
+            el("p", [:], when(hasPassword, group([el("a", ["href": SiteURL.forgotPassword.path], text("Forgot password?")), text(" · ")])),
                el("a", ["href": SiteURL.signIn.path], text("Back to sign in")))))
+    }
+}
+
+/// The link mailed for a pending sign-in, opened: one tap adds it to the account (a GET changes
+/// nothing, so a mail program's look at the link adds nothing).
+struct ConfirmLinkSignInPage {
+    var token: String
+    var pending: AccountLinks.Pending
+
+    func render(_ context: PageContext) -> Node {
+        let name = AccountLinks.name(pending.provider)
+        return Layout.document("Add \(name) to your account", body: el("main", ["class": "signin", "id": "main"],
+            el("h1", [:], text("Add \(name) to your account")),
+            el("p", ["class": "tagline"], text("\(name) will open the account of \(pending.email), with everything in it.")),
+            Layout.form(.confirmLinkSignIn, context: context,
+                void("input", ["type": "hidden", "name": "token", "value": token]),
+                el("button", ["class": "primary", "type": "submit"], text("Add \(name)"))),
+            el("p", [:], el("a", ["href": SiteURL.signIn.path], text("Not now")))))
     }
 }
 
