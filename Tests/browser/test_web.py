@@ -784,6 +784,27 @@ def test_edit_project_parts(server, browser, shots, photos):
     # The page comes back after the post: rows read mid-reload are read again.
     WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: len(order()) == 1)
     assert order() == [added[0]]
+    # At 1024 px the page sits beside the projects (the split view): one more added, moved
+    # earlier, and removed there.
+    browser.set_window_size(1024, 768)
+    assert browser.find_element(By.CSS_SELECTOR, ".split-list").is_displayed()
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    tools.find_element(By.CSS_SELECTOR, "input[type=file][name=images]").send_keys(photos[2])
+    submit_in(browser, tools, "Add photos")
+    later = order()
+    assert len(later) == 2 and later[0] == added[0], "a photo added later comes after the others"
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    earlier = tools.find_element(By.CSS_SELECTOR, "button[aria-label='Move photo 2 earlier']")
+    assert earlier.is_displayed() and earlier.size["height"] >= 44
+    page = browser.find_element(By.TAG_NAME, "html")
+    click(browser, earlier)
+    WebDriverWait(browser, 10).until(gone(page))
+    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: order() == later[::-1])
+    browser.save_screenshot(os.path.join(shots, "journal-photos-edit-1024.png"))
+    tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
+    browser.execute_script("window.confirm = function () { return true; }")
+    click(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
+    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: order() == [added[0]])
     browser.set_window_size(*SIZES["desktop"])
     notes = open_tools(browser, browser.find_element(By.ID, "notes"), "Add notes")
     notes.find_element(By.TAG_NAME, "textarea").send_keys("A gift for Mum")
