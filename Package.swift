@@ -72,6 +72,8 @@ let package = Package(
                 .product(name: "JWT", package: "jwt"),
                 // Mail (password resets) over SMTP with STARTTLS or TLS.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // S3-compatible object storage (STORAGE_URL).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/fonts"), .copy("Resources/catalogs"), .copy("Resources/web")]
         ),

@@ -32,7 +32,12 @@ public struct APIErrorBody: Codable, Sendable, Hashable, Error {
 /// `GET /health`: whether the server and its database answer.
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
-    public init(status: String) { self.status = status }
+    /// When unavailable: which part failed, `database` or `storage` (the object store).
+    public var failing: String?
+    public init(status: String, failing: String? = nil) {
+        self.status = status
+        self.failing = failing
+    }
 }
 
 // MARK: - Auth

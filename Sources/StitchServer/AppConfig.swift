@@ -99,6 +99,9 @@ public struct AppConfig: Sendable {
     public var maxPatternBytes: Int = 50 * 1024 * 1024
     /// `METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).
     public var metricsToken: String?
+    /// `STORAGE_URL=s3://…` and its companions (`S3Settings`): photos, patterns and their drawn
+    /// pages in an S3-compatible bucket instead of `<DATA_DIR>/images`.
+    public var objectStorage: S3Settings?
     /// `SMTP_URL` …: where password-reset mail goes. Without it a reset is refused, saying so.
     public var smtp: SMTPSettings?
     /// `PUBLIC_URL`: the web app's address as people reach it (`https://stitch.example.com`), for
@@ -188,6 +191,7 @@ public struct AppConfig: Sendable {
             apply(&config, n)
         }
         config.smtp = try SMTPSettings.fromEnvironment(env)
+        do { config.objectStorage = try S3Settings.fromEnvironment(env) } catch let error as S3Settings.Invalid { throw ConfigError(error.description) }
         if let raw = env["PUBLIC_URL"], !raw.isEmpty {
             guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ConfigError("PUBLIC_URL must be the web app's address, like https://stitch.example.com")

@@ -77,8 +77,16 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     let renderer = PatternRenderer()
     app.patternRenderer = renderer
     app.lifecycle.use(renderer)
-    app.imageStorage = try FileImageStorage(
-        directory: (config.dataDirectory as NSString).appendingPathComponent("images"), threadPool: app.threadPool)
+    if let s3 = config.objectStorage {
+        // Checked before the server listens: a wrong key, a missing bucket or an endpoint out of
+        // reach stops the start with a sentence saying which (and /health says it later).
+        let client = S3Client(settings: s3, http: app.http.client.shared)
+        app.imageStorage = S3ImageStorage(client: client)
+        app.lifecycle.use(ObjectStorageCheck(client: client))
+    } else {
+        app.imageStorage = try FileImageStorage(
+            directory: (config.dataDirectory as NSString).appendingPathComponent("images"), threadPool: app.threadPool)
+    }
     if case .sqliteFile = config.database {
         // Readers never wait for the writer, and the writer never waits for readers.
         try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()

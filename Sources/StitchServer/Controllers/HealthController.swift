@@ -21,11 +21,21 @@ struct HealthController: RouteCollection {
     func health(req: Request) async throws -> Response {
         do {
             try await req.db.sql.raw("SELECT 1").run()
-            return try jsonResponse(HealthResponse(status: "ok"), status: .ok)
         } catch {
             req.logger.error("Health check failed: \(String(reflecting: error))")
-            return try jsonResponse(HealthResponse(status: "unavailable"), status: .serviceUnavailable)
+            return try jsonResponse(HealthResponse(status: "unavailable", failing: "database"), status: .serviceUnavailable)
         }
+        // The bucket too, when files live in one: which part fails is said (to the operator's
+        // log in full; the answer names the storage, not its words).
+        if let storage = req.application.imageStorage as? S3ImageStorage {
+            do {
+                try await storage.client.check()
+            } catch {
+                req.logger.error("Health check failed: \(error)")
+                return try jsonResponse(HealthResponse(status: "unavailable", failing: "storage"), status: .serviceUnavailable)
+            }
+        }
+        return try jsonResponse(HealthResponse(status: "ok"), status: .ok)
     }
 }
 

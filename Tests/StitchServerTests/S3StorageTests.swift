@@ -1,0 +1,154 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StitchCore
+@testable import StitchServer
+import Testing
+import TestDatabases
+import VaporTesting
+
+/// Photos, patterns and drawn pages in an S3-compatible bucket (`STORAGE_URL`): SigV4 against
+/// AWS's published example, then a real S3 server (`rclone serve s3`, which checks signatures).
+@Suite("Object storage: S3 (SigV4) against a real S3 server", .serialized)
+struct S3StorageTests {
+    func withS3(_ body: (RcloneS3, HTTPClient) async throws -> Void) async throws {
+        let s3 = try RcloneS3()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await body(s3, http)
+        } catch {
+            try? await http.shutdown()
+            s3.stop()
+            throw error
+        }
+        try await http.shutdown()
+        s3.stop()
+    }
+
+    @Test("SigV4 as AWS's documentation signs its examples: a GET with a Range header, and a presigned URL")
+    func awsExamples() {
+        let signer = S3Signer(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", region: "us-east-1")
+        let time = "20130524T000000Z"
+        let (signature, signed) = signer.sign(
+            method: "GET", path: "/test.txt", query: [],
+            headers: [("Host", "examplebucket.s3.amazonaws.com"), ("Range", "bytes=0-9"), ("x-amz-content-sha256", S3Signer.emptyPayload), ("x-amz-date", time)],
+            payloadHash: S3Signer.emptyPayload, time: time)
+        #expect(signed == "host;range;x-amz-content-sha256;x-amz-date")
+        #expect(signature == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        let query = signer.presign(method: "GET", path: "/test.txt", host: "examplebucket.s3.amazonaws.com", expires: 86400,
+                                   date: Date(timeIntervalSince1970: 1_369_353_600))
+        #expect(query.last?.1 == "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
+        #expect(S3Signer.encode("a b/c~d") == "a%20b%2Fc~d" && S3Signer.encode("/x y/z", slash: false) == "/x%20y/z")
+    }
+
+    @Test("STORAGE_URL and its companions: read, defaulted, and refused with the setting named")
+    func settings() throws {
+        let env = ["STORAGE_URL": "s3://stitch-photos/prod/files/", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]
+        let aws = try #require(try S3Settings.fromEnvironment(env))
+        #expect(aws.bucket == "stitch-photos" && aws.prefix == "prod/files/" && aws.endpoint == "https://s3.us-east-1.amazonaws.com" && !aws.pathStyle)
+        var local = env
+        local["S3_ENDPOINT"] = "http://127.0.0.1:9000/"
+        local["S3_PATH_STYLE"] = "true"
+        local["S3_REGION"] = "auto"
+        let minio = try #require(try S3Settings.fromEnvironment(local))
+        #expect(minio.endpoint == "http://127.0.0.1:9000" && minio.pathStyle && minio.region == "auto")
+        #expect(try S3Settings.fromEnvironment([:]) == nil)
+        for (bad, names) in [(["STORAGE_URL": "s3://b"], "AWS_ACCESS_KEY_ID"), (["STORAGE_URL": "/srv/files"], "STORAGE_URL"),
+                             (["STORAGE_URL": "s3://Bad_Bucket", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"], "bucket"),
+                             (env.merging(["S3_ENDPOINT": "ftp://x"]) { $1 }, "S3_ENDPOINT")] {
+            #expect { try S3Settings.fromEnvironment(bad) } throws: { "\($0)".contains(names) }
+        }
+    }
+
+    @Test("Against rclone serve s3: put, get, delete; everything under a key; a large file in parts; a presigned URL read without credentials")
+    func objects() async throws {
+        try await withS3 { s3, http in
+            var client = S3Client(settings: s3.settings(), http: http)
+            try await client.check()
+            let key = ImageKeys.make(for: .png)
+            try await client.put(Data("picture".utf8), key: key)
+            #expect(try await client.get(key) == Data("picture".utf8))
+            #expect(s3.files() == ["photos/\(key)"], "stored under the prefix")
+            let storage = S3ImageStorage(client: client)
+            try await storage.put(Data("page 1".utf8), key: "\(key)/page-0001.png")
+            try await storage.put(Data("page 2".utf8), key: "\(key)/page-0002.png")
+            #expect(try await storage.get("\(key)/page-0002.png") == Data("page 2".utf8))
+            #expect(try await client.list(under: key + ".drawn/") == ["\(key).drawn/page-0001.png", "\(key).drawn/page-0002.png"])
+            try await storage.deleteAll(under: key)
+            let pagesLeft = try await client.list(under: key + ".drawn/"), fileLeft = try await client.get(key)
+            #expect(pagesLeft.isEmpty && fileLeft != nil)
+            try await storage.delete(key)
+            #expect(try await client.get(key) == nil && s3.files().isEmpty)
+            // A key that isn't the server's own is refused before anything is sent.
+            await #expect(throws: APIError.self) { try await storage.put(Data("x".utf8), key: "../escape") }
+
+            // Above the part size: several parts, one object, byte for byte.
+            client.partSize = 5 * 1024 * 1024
+            var random = SystemRandomNumberGenerator()
+            let big = Data((0..<(12 * 1024 * 1024)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            let pdf = ImageKeys.make(for: .pdf)
+            try await client.put(big, key: pdf)
+            #expect(try await client.get(pdf) == big)
+
+            // A presigned URL reads it with no credentials; changed by a byte, it doesn't.
+            let url = client.presignedURL(pdf, expires: 60)
+            let read = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            let readBody = try await read.body.collect(upTo: 20 * 1024 * 1024)
+            #expect(read.status == .ok && Data(buffer: readBody) == big)
+            let forged = try await http.execute(HTTPClientRequest(url: String(url.dropLast()) + (url.hasSuffix("0") ? "1" : "0")), timeout: .seconds(30))
+            #expect(forged.status.code == 403)
+        }
+    }
+
+    @Test("Wrong credentials, a missing bucket and an endpoint out of reach: a sentence saying which, and nothing written")
+    func failures() async throws {
+        try await withS3 { s3, http in
+            let wrongKey = S3Client(settings: s3.settings(secret: "not-the-secret-at-all"), http: http)
+            await #expect { try await wrongKey.check() } throws: { "\($0)".contains("refused the credentials") }
+            await #expect(throws: S3Error.self) { try await wrongKey.put(Data("x".utf8), key: ImageKeys.make(for: .png)) }
+            let noBucket = S3Client(settings: s3.settings(bucket: "missing"), http: http)
+            await #expect { try await noBucket.check() } throws: { "\($0)".contains("the bucket missing does not exist") }
+            var away = s3.settings()
+            away.endpoint = "http://127.0.0.1:\(try freeLoopbackPort())"
+            await #expect { try await S3Client(settings: away, http: http).check() } throws: { "\($0)".contains("can't reach http://127.0.0.1") }
+            #expect(s3.files().isEmpty)
+        }
+    }
+
+    @Test("The server on a bucket: a photo uploaded through the API is kept as objects (the original and its sizes), served, replaced, and gone with the account; /health checks the bucket and names it when it fails")
+    func serverOnBucket() async throws {
+        let s3 = try RcloneS3()
+        defer { s3.stop() }
+        try await withTestApp(adjust: { $0.objectStorage = s3.settings() }) { app, _ in
+            #expect(try await app.send(.GET, "/health").status == .ok)
+            let ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            let original = PictureSizeTests.photo(width: 1600, height: 1200)
+            let res = try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(original)])
+            let key = try #require(try res.decode(Canvas.self).imageKey)
+            #expect(s3.files() == ["photos/\(key)", "photos/\(key).drawn/w1290.jpg", "photos/\(key).drawn/w192.jpg", "photos/\(key).drawn/w720.jpg"])
+            #expect(Data(buffer: try await ann.send(.GET, "/images/\(key)").body) == original)
+            let thumb = try await ann.send(.GET, "/images/\(key)?w=192")
+            #expect(thumb.status == .ok && thumb.headers.contentType == .jpeg)
+            // Replaced: the first picture's objects go, the new one's are there.
+            let second = try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(PictureSizeTests.photo(width: 800, height: 600))])
+            let newKey = try #require(try second.decode(Canvas.self).imageKey)
+            #expect(s3.files() == ["photos/\(newKey)", "photos/\(newKey).drawn/w192.jpg", "photos/\(newKey).drawn/w720.jpg", "photos/\(newKey).drawn/w800.jpg"])
+            // The account deleted: nothing of it is left in the bucket.
+            #expect(try await ann.send(.DELETE, "/auth/account", json: DeleteAccountRequest(password: "correct horse")).status == .noContent)
+            #expect(s3.files().isEmpty)
+        }
+        var wrong = s3.settings()
+        wrong.secretAccessKey = "not-the-secret-at-all"
+        try await withTestApp(adjust: { $0.objectStorage = wrong }) { app, _ in
+            let health = try await app.send(.GET, "/health")
+            let said = try health.decode(HealthResponse.self)
+            #expect(health.status == .serviceUnavailable && said.failing == "storage")
+            // Starting refuses, saying why.
+            await #expect { try await ObjectStorageCheck(client: (app.imageStorage as! S3ImageStorage).client).willBootAsync(app) } throws: {
+                "\($0)".contains("refused the credentials")
+            }
+        }
+    }
+}
+
