@@ -115,7 +115,7 @@ struct S3StorageTests {
         }
     }
 
-    @Test("The server on a bucket: a photo uploaded through the API is kept as objects (the original and its sizes), served, replaced, and gone with the account; /health checks the bucket and names it when it fails")
+    @Test("The server on a bucket: a photo uploaded through the API is kept as objects (the original and its sizes), served, replaced; a pattern's pages drawn into it; all gone with the account; /health checks the bucket and names it when it fails")
     func serverOnBucket() async throws {
         let s3 = try RcloneS3()
         defer { s3.stop() }
@@ -134,6 +134,16 @@ struct S3StorageTests {
             let second = try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(PictureSizeTests.photo(width: 800, height: 600))])
             let newKey = try #require(try second.decode(Canvas.self).imageKey)
             #expect(s3.files() == ["photos/\(newKey)", "photos/\(newKey).drawn/w192.jpg", "photos/\(newKey).drawn/w720.jpg", "photos/\(newKey).drawn/w800.jpg"])
+            // A pattern's PDF: kept in the bucket, its pages drawn into it and served from it.
+            let project = try await ann.create("/projects", ["name": "Fox"], as: ProjectDetail.self).project
+            let chart = try await ann.upload("/projects/\(project.id)/patterns",
+                                             files: [Fixtures.file(TestPDF.make(pages: 2), name: "file", filename: "Fox.pdf", type: "application/pdf")])
+            let pattern = try chart.decode(PatternDetail.self).pattern
+            await app.patternRenderer.wait(pattern.fileKey)
+            let page = try await ann.send(.GET, "/patterns/\(pattern.id.wireText)/pages/2")
+            #expect(page.status == .ok && page.headers.contentType == .png)
+            let drawn = s3.files().filter { $0.hasPrefix("photos/\(pattern.fileKey).drawn/") }
+            #expect(s3.files().contains("photos/\(pattern.fileKey)") && drawn.count >= 2, "\(s3.files())")
             // The account deleted: nothing of it is left in the bucket.
             #expect(try await ann.send(.DELETE, "/auth/account", json: DeleteAccountRequest(password: "correct horse")).status == .noContent)
             #expect(s3.files().isEmpty)
