@@ -1,6 +1,7 @@
 import Foundation
 import ServerCommon
 import StitchCore
+import TestDatabases
 @testable import StitchServer
 import Testing
 import VaporTesting
@@ -92,14 +93,8 @@ struct ResourceLimitTests {
     /// Sends a request head announcing `length` bytes and a few of them over a real socket, and
     /// reads the answer: the server answering before the body is there shows it didn't wait to read it.
     static func answerBeforeBody(port: Int, head: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let fd = connectLoopback(port) else { throw TestFailure("could not connect") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { throw TestFailure("could not connect") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = Array((head + (head.hasPrefix("GET") ? "" : "--x\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n")).utf8)

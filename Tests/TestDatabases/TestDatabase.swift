@@ -116,3 +116,15 @@ public func withTestApplication(
     if let pgName { try await TestDatabase.dropPostgresDatabase(pgName) }
     try? FileManager.default.removeItem(atPath: dataDir)
 }
+
+/// A TCP socket connected to 127.0.0.1:`port` (the caller closes it), or nil when nothing listens.
+public func connectLoopback(_ port: Int) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard connected == 0 else { close(fd); return nil }
+    return fd
+}

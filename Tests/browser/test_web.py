@@ -1138,13 +1138,9 @@ def test_a_big_inventory_comes_a_page_at_a_time_and_is_searched_whole_offline(sh
     browser = chromium()
     try:
         sign_up(browser, base, "Ida", "ida@example.com")
-        login = urllib.request.Request(base + "/auth/login", method="POST", headers={"Content-Type": "application/json"},
-                                       data=json.dumps({"email": "ida@example.com", "password": "correct horse"}).encode())
-        token = json.load(urllib.request.urlopen(login, timeout=30))["accessToken"]
+        token = api_token(base, "ida@example.com")
         for n in range(1, 251):
-            request = urllib.request.Request(base + "/threads", method="POST", data=json.dumps({"brand": "DMC", "number": str(n), "quantity": n % 3}).encode(),
-                                             headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
-            urllib.request.urlopen(request, timeout=30).read()
+            api(base, token, "POST", "/threads", {"brand": "DMC", "number": str(n), "quantity": n % 3})
         browser.get(base + "/app/inventory")
         assert len(rows(browser)) == 100 and rows(browser)[-1] == "DMC 100"
         assert browser.find_element(By.ID, "more").text.startswith("Showing 100 of 250 threads.")
@@ -1241,6 +1237,13 @@ def test_list_thumbnails_are_kept_for_offline_and_forgotten_at_sign_out(photos, 
 
 
 
+def api_token(base, email, password="correct horse"):
+    """An API access token for the account (as the phone app signs in)."""
+    login = urllib.request.Request(base + "/auth/login", method="POST", headers={"Content-Type": "application/json"},
+                                   data=json.dumps({"email": email, "password": password}).encode())
+    return json.load(urllib.request.urlopen(login, timeout=30))["accessToken"]
+
+
 def api(base, token, method, path, body=None):
     request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
                                      headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
@@ -1263,9 +1266,7 @@ def test_tablet_split_view(shots):
     browser = chromium()
     try:
         sign_up(browser, base, "Jo", "jo@example.com")
-        login = urllib.request.Request(base + "/auth/login", method="POST", headers={"Content-Type": "application/json"},
-                                       data=json.dumps({"email": "jo@example.com", "password": "correct horse"}).encode())
-        token = json.load(urllib.request.urlopen(login, timeout=30))["accessToken"]
+        token = api_token(base, "jo@example.com")
         threads = [api(base, token, "POST", "/threads", {"brand": "DMC", "number": str(n), "quantity": n % 4}) for n in range(1, 141)]
         nutcracker = api(base, token, "POST", "/canvases", {"designer": "Melissa Shirley", "designName": "Nutcracker"})
         api(base, token, "POST", "/canvases", {"designer": "Kirk & Bradley", "designName": "Santa's Workshop"})

@@ -136,16 +136,7 @@ enum AccountLinks {
             Then sign in with \(name) again: it opens your account.
             If you didn't ask, you can ignore this message: nothing changes.
             """)
-        let logger = req.logger
-        let mailer = Mailer(settings: smtp)
-        req.application.mailQueue.run {
-            do {
-                try await mailer.send(message)
-                logger.info("sign-in link mail sent", metadata: ["user": "\(userId)"])
-            } catch {
-                logger.error("sign-in link mail for user \(userId) was not sent: \(error)")
-            }
-        }
+        req.application.mailQueue.send(message, with: smtp, what: "sign-in link", userId: userId, logger: req.logger)
         return PasswordResetAccepted(message: "We've sent a link to \(pending.email). Open it within an hour to add \(name), then sign in with \(name) again.")
     }
 

@@ -96,16 +96,7 @@ enum PasswordReset {
                 If you didn't ask, you can ignore this message: your password stays as it is.
                 """)
         }
-        let logger = req.logger
-        let mailer = Mailer(settings: smtp)
-        req.application.mailQueue.run {
-            do {
-                try await mailer.send(message)
-                logger.info("password-reset mail sent", metadata: ["user": "\(userId)"])
-            } catch {
-                logger.error("password-reset mail for user \(userId) was not sent: \(error)")
-            }
-        }
+        req.application.mailQueue.send(message, with: smtp, what: "password-reset", userId: userId, logger: req.logger)
         return accepted
     }
 
@@ -157,6 +148,19 @@ final class MailQueue: Sendable {
             tasks[id] = Task { [weak self] in
                 await work()
                 _ = self?.tasks.withLockedValue { $0.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Sends `message` in the background; the log says it went, or why not (`what`: its kind).
+    func send(_ message: MailMessage, with smtp: SMTPSettings, what: String, userId: UUID, logger: Logger) {
+        let mailer = Mailer(settings: smtp)
+        run {
+            do {
+                try await mailer.send(message)
+                logger.info("\(what) mail sent", metadata: ["user": "\(userId)"])
+            } catch {
+                logger.error("\(what) mail for user \(userId) was not sent: \(error)")
             }
         }
     }
