@@ -100,6 +100,37 @@ struct S3StorageTests {
         }
     }
 
+    @Test("storage to-bucket and to-folder: every stored file copied under its name and read back; run again, nothing copied; an object that differs copied again; anything else left alone and named")
+    func copyBetweenFolderAndBucket() async throws {
+        try await withS3 { s3, http in
+            let client = S3Client(settings: s3.settings(prefix: ""), http: http)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("images-\(UUID().uuidString)")
+            let back = FileManager.default.temporaryDirectory.appendingPathComponent("images-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: back) }
+            let key = ImageKeys.make(for: .png)
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("\(key).drawn"), withIntermediateDirectories: true)
+            let files = [key: Data("original".utf8), "\(key).drawn/w192.jpg": Data("a size".utf8), "notes.txt": Data("mine".utf8)]
+            for (name, data) in files { try data.write(to: folder.appendingPathComponent(name)) }
+
+            let first = try await StorageCopy.toBucket(folder: folder.path, client: client) { _ in }
+            #expect(first.copied == 2 && first.skipped == 0 && first.bytes == 14 && first.ignored == ["notes.txt"])
+            #expect(s3.files() == [key, "\(key).drawn/w192.jpg"])
+            let again = try await StorageCopy.toBucket(folder: folder.path, client: client) { _ in }
+            #expect(again.copied == 0 && again.skipped == 2, "a copy run again sends nothing already there")
+            // The same size, other bytes (a copy cut off, or changed): copied again.
+            try await client.put(Data("0riginal".utf8), key: key)
+            let repaired = try await StorageCopy.toBucket(folder: folder.path, client: client) { _ in }
+            #expect(repaired.copied == 1 && repaired.skipped == 1)
+            #expect(try await client.get(key) == Data("original".utf8))
+
+            // And back into an empty folder, byte for byte; again, nothing.
+            let home = try await StorageCopy.toFolder(client: client, folder: back.path) { _ in }
+            #expect(home.copied == 2)
+            for name in [key, "\(key).drawn/w192.jpg"] { #expect(FileManager.default.contents(atPath: back.appendingPathComponent(name).path) == files[name]) }
+            #expect(try await StorageCopy.toFolder(client: client, folder: back.path) { _ in }.skipped == 2)
+        }
+    }
+
     @Test("Wrong credentials, a missing bucket and an endpoint out of reach: a sentence saying which, and nothing written")
     func failures() async throws {
         try await withS3 { s3, http in

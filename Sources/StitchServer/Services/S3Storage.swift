@@ -272,19 +272,33 @@ struct S3Client: Sendable {
         _ = try await send(.DELETE, key: objectKey(key), accept: [200, 204, 404])
     }
 
-    /// Every key (without the prefix) under `prefix`, page by page.
-    func list(under prefix: String) async throws -> [String] {
-        var keys: [String] = []
+    /// An object as a listing names it.
+    struct Listed: Equatable, Sendable {
+        var key: String
+        var size: Int
+        var etag: String
+    }
+
+    /// Every object (its key without the prefix, size and ETag) under `prefix`, page by page.
+    func listDetailed(under prefix: String) async throws -> [Listed] {
+        var objects: [Listed] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", objectKey(prefix))]
             if let token { query.append(("continuation-token", token)) }
             let page = String(buffer: try await send(.GET, key: nil, query: query).body)
-            keys += Self.xmlValues("Key", in: page).map { String($0.dropFirst(settings.prefix.count)) }
+            for entry in Self.xmlValues("Contents", in: page) {
+                guard let key = Self.xmlValues("Key", in: entry).first else { continue }
+                objects.append(Listed(key: String(key.dropFirst(settings.prefix.count)), size: Int(Self.xmlValues("Size", in: entry).first ?? "") ?? -1,
+                                      etag: Self.xmlValues("ETag", in: entry).first ?? ""))
+            }
             token = Self.xmlValues("IsTruncated", in: page).first == "true" ? Self.xmlValues("NextContinuationToken", in: page).first : nil
         } while token != nil
-        return keys
+        return objects
     }
+
+    /// Every key (without the prefix) under `prefix`.
+    func list(under prefix: String) async throws -> [String] { try await listDetailed(under: prefix).map(\.key) }
 
     /// A URL that reads the object without credentials for `expires` seconds.
     func presignedURL(_ key: String, expires: Int) -> String {
