@@ -102,6 +102,9 @@ public struct AppConfig: Sendable {
     /// `STORAGE_URL=s3://…` and its companions (`S3Settings`): photos, patterns and their drawn
     /// pages in an S3-compatible bucket instead of `<DATA_DIR>/images`.
     public var objectStorage: S3Settings?
+    /// `S3_PRESIGNED_URLS=true` (with a bucket): `GET /images/{key}` answers the owner with a 307
+    /// to a presigned URL valid this long (`S3_PRESIGNED_SECONDS`, 3600) instead of the bytes.
+    public var presignedURLSeconds: Int?
     /// `SMTP_URL` …: where password-reset mail goes. Without it a reset is refused, saying so.
     public var smtp: SMTPSettings?
     /// `PUBLIC_URL`: the web app's address as people reach it (`https://stitch.example.com`), for
@@ -192,6 +195,14 @@ public struct AppConfig: Sendable {
         }
         config.smtp = try SMTPSettings.fromEnvironment(env)
         do { config.objectStorage = try S3Settings.fromEnvironment(env) } catch let error as S3Settings.Invalid { throw ConfigError(error.description) }
+        if ["1", "true", "yes"].contains((env["S3_PRESIGNED_URLS"] ?? "").lowercased()) {
+            guard config.objectStorage != nil else { throw ConfigError("S3_PRESIGNED_URLS needs STORAGE_URL (a bucket to presign URLs of)") }
+            let seconds = env["S3_PRESIGNED_SECONDS"].flatMap { $0.isEmpty ? nil : $0 }
+            guard let lifetime = Int(seconds ?? "3600"), (60...604_800).contains(lifetime) else {
+                throw ConfigError("S3_PRESIGNED_SECONDS must be a whole number of seconds from 60 to 604800 (seven days, S3's longest)")
+            }
+            config.presignedURLSeconds = lifetime
+        }
         if let raw = env["PUBLIC_URL"], !raw.isEmpty {
             guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ConfigError("PUBLIC_URL must be the web app's address, like https://stitch.example.com")

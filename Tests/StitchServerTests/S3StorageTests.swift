@@ -179,6 +179,35 @@ struct S3StorageTests {
             #expect(try await ann.send(.DELETE, "/auth/account", json: DeleteAccountRequest(password: "correct horse")).status == .noContent)
             #expect(s3.files().isEmpty)
         }
+        // S3_PRESIGNED_URLS: the API's owner gets a 307 to the bucket (the same URL within half its
+        // lifetime), which reads without credentials; pages still serve from this origin.
+        try await withTestApp(adjust: { $0.objectStorage = s3.settings(); $0.presignedURLSeconds = 600 }) { app, clock in
+            let ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            let original = PictureSizeTests.photo(width: 800, height: 600)
+            let key = try #require(try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(original)]).decode(Canvas.self).imageKey)
+            let first = try await ann.send(.GET, "/images/\(key)?w=192")
+            #expect(first.status == .temporaryRedirect && first.headers.first(name: "Cache-Control")?.hasPrefix("private, max-age=") == true)
+            let location = try #require(first.headers.first(name: .location))
+            #expect(location.hasPrefix("http://127.0.0.1:\(s3.port)/stitch/photos/\(key).drawn/w192.jpg?"))
+            clock.advance(by: 1)
+            #expect(try await ann.send(.GET, "/images/\(key)?w=192").headers.first(name: .location) == location, "one URL for a while: the phone's cache holds")
+            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            defer { _ = http.shutdown() }
+            let read = try await http.execute(HTTPClientRequest(url: location), timeout: .seconds(30))
+            let bytes = try await read.body.collect(upTo: 1 << 20)
+            #expect(read.status == .ok && read.headers.first(name: "Content-Type") == "image/jpeg" && bytes.readableBytes > 0)
+            let whole = try #require(try await ann.send(.GET, "/images/\(key)").headers.first(name: .location))
+            let originalRead = try await http.execute(HTTPClientRequest(url: whole), timeout: .seconds(30))
+            #expect(Data(buffer: try await originalRead.body.collect(upTo: 4 << 20)) == original)
+            // Someone else's key: still 404, no URL.
+            let bob = try await TestUser.make(app, email: "bob@example.com")
+            #expect(try await bob.send(.GET, "/images/\(key)").status == .notFound)
+            // A page's picture stays on this origin.
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            #expect(try await web.request(.GET, "/app/images/\(key)?w=192").status == .ok)
+        }
         var wrong = s3.settings()
         wrong.secretAccessKey = "not-the-secret-at-all"
         try await withTestApp(adjust: { $0.objectStorage = wrong }) { app, _ in

@@ -87,6 +87,12 @@ enum PictureSizes {
         let etag = "\"\(image.sha256)\(width.map { "-w\($0)" } ?? "")\""
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"]
         if req.headers.first(name: .ifNoneMatch) == etag { return Response(status: .notModified, headers: headers) }
+        // The API's reader (a device), with S3_PRESIGNED_URLS: after the ownership check, the
+        // bucket serves the bytes. Pages keep theirs on this origin (the offline copy, the CSP).
+        if !derived, let lifetime = app.config.presignedURLSeconds, let bucket = app.imageStorage as? S3ImageStorage {
+            let (url, fresh) = try bucket.presigned(width.map { storageKey(key, width: $0) } ?? key, lifetime: lifetime, now: req.now)
+            return Response(status: .temporaryRedirect, headers: ["Location": url, "Cache-Control": "private, max-age=\(fresh)"])
+        }
         guard let data = try await app.imageStorage.get(width.map { storageKey(key, width: $0) } ?? key) else { throw APIError.notFound }
         headers.replaceOrAdd(name: .contentType, value: width == nil ? image.contentType : "image/jpeg")
         return Response(status: .ok, headers: headers, body: .init(data: data))

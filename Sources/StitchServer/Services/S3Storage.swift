@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import StitchCore
 import Vapor
 
 /// `STORAGE_URL=s3://BUCKET/PREFIX` and its companions: an S3-compatible bucket (AWS, R2, B2,
@@ -301,9 +302,9 @@ struct S3Client: Sendable {
     func list(under prefix: String) async throws -> [String] { try await listDetailed(under: prefix).map(\.key) }
 
     /// A URL that reads the object without credentials for `expires` seconds.
-    func presignedURL(_ key: String, expires: Int) -> String {
+    func presignedURL(_ key: String, expires: Int, date: Date = Date()) -> String {
         let (host, path) = location(objectKey(key))
-        let query = signer.presign(method: "GET", path: path, host: host, expires: expires, date: Date())
+        let query = signer.presign(method: "GET", path: path, host: host, expires: expires, date: date)
         return "\(endpoint.scheme!)://\(host)\(S3Signer.encode(path, slash: false))?" + query.map { "\(S3Signer.encode($0.0))=\(S3Signer.encode($0.1))" }.joined(separator: "&")
     }
 }
@@ -324,7 +325,20 @@ struct S3ImageStorage: ImageStorage {
     }
 
     func put(_ data: Data, key: String) async throws {
-        try await client.put(data, key: Self.object(key))
+        // Typed by its extension, so a presigned read comes with the right Content-Type.
+        let type = ImageFormat.allCases.first { key.hasSuffix("." + $0.fileExtension) }?.contentType ?? "application/octet-stream"
+        try await client.put(data, key: Self.object(key), contentType: type)
+    }
+
+    /// A URL that reads `key` without credentials, handed out after the app's ownership check
+    /// (`S3_PRESIGNED_URLS`). Signed at the start of a window half its lifetime long, so the same
+    /// picture has the same URL (and the phone's cache holds) for that long; and how many seconds
+    /// more the URL may be handed out.
+    func presigned(_ key: String, lifetime: Int, now: Date) throws -> (url: String, fresh: Int) {
+        let window = max(1, lifetime / 2)
+        let start = (Int(now.timeIntervalSince1970) / window) * window
+        let url = client.presignedURL(try Self.object(key), expires: lifetime, date: Date(timeIntervalSince1970: Double(start)))
+        return (url, max(0, start + window - Int(now.timeIntervalSince1970)))
     }
 
     func get(_ key: String) async throws -> Data? {
