@@ -76,6 +76,7 @@ final class SlowDrawnStorage: ImageStorage {
         if key.contains("/") { kept.withLockedValue { $0 += 1 } }
     }
     func get(_ key: String) async throws -> Data? { try await inner.get(key) }
+    func get(_ key: String, range: ClosedRange<Int>) async throws -> Data? { try await inner.get(key, range: range) }
     func delete(_ key: String) async throws { try await inner.delete(key) }
     func deleteAll(under key: String) async throws { try await inner.deleteAll(under: key) }
 }

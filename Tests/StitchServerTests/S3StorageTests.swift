@@ -41,6 +41,38 @@ struct S3StorageTests {
         #expect(S3Signer.encode("a b/c~d") == "a%20b%2Fc~d" && S3Signer.encode("/x y/z", slash: false) == "/x%20y/z")
     }
 
+    @Test("A file asked for in ranges (a pattern's PDF): 206 with only those bytes, read as a range from the folder and from the bucket; a range past the end is a 416; several ranges, or nonsense, the whole file")
+    func rangedReads() async throws {
+        #expect(PictureSizes.byteRange("bytes=0-9", total: 100) == .part(0...9))
+        #expect(PictureSizes.byteRange("bytes=90-", total: 100) == .part(90...99))
+        #expect(PictureSizes.byteRange("bytes=-10", total: 100) == .part(90...99))
+        #expect(PictureSizes.byteRange("bytes=95-200", total: 100) == .part(95...99))
+        #expect(PictureSizes.byteRange("bytes=100-", total: 100) == .unsatisfiable)
+        for whole in [nil, "bytes=0-1,5-6", "items=0-1", "bytes=5-1", "bytes=x-", "bytes=-", "bytes=99999999999999999999-"] {
+            #expect(PictureSizes.byteRange(whole, total: 100) == .whole, "\(whole ?? "nil")")
+        }
+        let s3 = try RcloneS3()
+        defer { s3.stop() }
+        for bucket in [false, true] {
+            try await withTestApp(adjust: { if bucket { $0.objectStorage = s3.settings() } }) { app, _ in
+                let ann = try await TestUser.make(app)
+                let project = try await ann.create("/projects", ["name": "Fox"], as: ProjectDetail.self).project
+                let pdf = TestPDF.make(pages: 2)
+                let chart = try await ann.upload("/projects/\(project.id)/patterns", files: [Fixtures.file(pdf, name: "file", filename: "Fox.pdf", type: "application/pdf")])
+                let key = try chart.decode(PatternDetail.self).pattern.fileKey
+                let part = try await ann.send(.GET, "/images/\(key)", headers: ["Range": "bytes=100-199"])
+                #expect(part.status == .partialContent && part.headers.first(name: "Content-Range") == "bytes 100-199/\(pdf.count)")
+                #expect(Data(buffer: part.body) == pdf[100...199], "bucket: \(bucket)")
+                let tail = try await ann.send(.GET, "/images/\(key)", headers: ["Range": "bytes=-5"])
+                #expect(Data(buffer: tail.body) == pdf.suffix(5))
+                let beyond = try await ann.send(.GET, "/images/\(key)", headers: ["Range": "bytes=\(pdf.count)-"])
+                #expect(beyond.status == .rangeNotSatisfiable && beyond.headers.first(name: "Content-Range") == "bytes */\(pdf.count)")
+                let whole = try await ann.send(.GET, "/images/\(key)")
+                #expect(whole.status == .ok && Data(buffer: whole.body) == pdf && whole.headers.first(name: "Accept-Ranges") == "bytes")
+            }
+        }
+    }
+
     @Test("STORAGE_URL and its companions: read, defaulted, and refused with the setting named")
     func settings() throws {
         let env = ["STORAGE_URL": "s3://stitch-photos/prod/files/", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]

@@ -93,9 +93,43 @@ enum PictureSizes {
             let (url, fresh) = try bucket.presigned(width.map { storageKey(key, width: $0) } ?? key, lifetime: lifetime, now: req.now)
             return Response(status: .temporaryRedirect, headers: ["Location": url, "Cache-Control": "private, max-age=\(fresh)"])
         }
-        guard let data = try await app.imageStorage.get(width.map { storageKey(key, width: $0) } ?? key) else { throw APIError.notFound }
         headers.replaceOrAdd(name: .contentType, value: width == nil ? image.contentType : "image/jpeg")
+        // A file as uploaded (a pattern's PDF, say) is read in ranges when asked: only those bytes
+        // are read from the storage.
+        if width == nil {
+            headers.replaceOrAdd(name: "Accept-Ranges", value: "bytes")
+            switch byteRange(req.headers.first(name: .range), total: image.byteSize) {
+            case .whole:
+                break
+            case .unsatisfiable:
+                headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(image.byteSize)")
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            case .part(let range):
+                guard let part = try await app.imageStorage.get(key, range: range) else { throw APIError.notFound }
+                headers.replaceOrAdd(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(image.byteSize)")
+                return Response(status: .partialContent, headers: headers, body: .init(data: part))
+            }
+        }
+        guard let data = try await app.imageStorage.get(width.map { storageKey(key, width: $0) } ?? key) else { throw APIError.notFound }
         return Response(status: .ok, headers: headers, body: .init(data: data))
+    }
+
+    enum ByteRange: Equatable { case whole, unsatisfiable, part(ClosedRange<Int>) }
+
+    /// One `Range: bytes=…` of a file of `total` bytes (RFC 9110 §14.1.2): `a-b`, `a-` or `-n`.
+    /// Anything else — several ranges, another unit, nonsense — is answered whole, as the RFC allows.
+    static func byteRange(_ header: String?, total: Int) -> ByteRange {
+        guard let header, header.hasPrefix("bytes="), total > 0 else { return .whole }
+        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
+        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        let digits = { (text: Substring) in !text.isEmpty && text.count <= 18 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) }
+        if first.isEmpty {
+            guard digits(last), let suffix = Int(last) else { return .whole }
+            return suffix == 0 ? .unsatisfiable : .part(max(0, total - suffix)...(total - 1))
+        }
+        guard digits(first), let start = Int(first), last.isEmpty || digits(last), let end = last.isEmpty ? Int.max : Int(last), end >= start else { return .whole }
+        return start >= total ? .unsatisfiable : .part(start...min(end, total - 1))
     }
 
     /// Makes the sizes of pictures stored before they were made (or by an instance that stopped

@@ -269,6 +269,17 @@ struct S3Client: Sendable {
         return answer.status == 404 ? nil : Data(buffer: answer.body)
     }
 
+    /// Only the bytes of `range` (S3's ranged GET).
+    func get(_ key: String, range: ClosedRange<Int>) async throws -> Data? {
+        let answer = try await send(.GET, key: objectKey(key), headers: [("range", "bytes=\(range.lowerBound)-\(range.upperBound)")], accept: [200, 206, 404])
+        if answer.status == 404 { return nil }
+        let data = Data(buffer: answer.body)
+        // The part, said by Content-Range (rclone's answers it with 200, not 206); a server that
+        // ignored Range answers the whole object, and the range is cut from it.
+        if answer.status == 206 || answer.headers.first(name: "Content-Range") != nil { return data }
+        return data.count > range.lowerBound ? Data(data[range.clamped(to: 0...(data.count - 1))]) : Data()
+    }
+
     func delete(_ key: String) async throws {
         _ = try await send(.DELETE, key: objectKey(key), accept: [200, 204, 404])
     }
@@ -343,6 +354,10 @@ struct S3ImageStorage: ImageStorage {
 
     func get(_ key: String) async throws -> Data? {
         try await client.get(Self.object(key))
+    }
+
+    func get(_ key: String, range: ClosedRange<Int>) async throws -> Data? {
+        try await client.get(Self.object(key), range: range)
     }
 
     func delete(_ key: String) async throws {

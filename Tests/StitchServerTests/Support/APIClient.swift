@@ -16,8 +16,8 @@ struct TestUser {
         TestUser(app: app, auth: try await register(app, email: email, name: name))
     }
 
-    func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, raw: String? = nil) async throws -> TestingHTTPResponse {
-        try await app.send(method, path, token: token, json: json, rawBody: raw)
+    func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, raw: String? = nil, headers: HTTPHeaders = [:]) async throws -> TestingHTTPResponse {
+        try await app.send(method, path, token: token, json: json, rawBody: raw, headers: headers)
     }
 
     /// Sends a JSON object given as a dictionary literal (partial bodies, nulls, wrong types).
