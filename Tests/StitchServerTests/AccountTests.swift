@@ -77,6 +77,7 @@ final class SlowDrawnStorage: ImageStorage {
     }
     func get(_ key: String) async throws -> Data? { try await inner.get(key) }
     func get(_ key: String, range: ClosedRange<Int>) async throws -> Data? { try await inner.get(key, range: range) }
+    func storedKeys() async throws -> [(key: String, modified: Date)] { try await inner.storedKeys() }
     func delete(_ key: String) async throws { try await inner.delete(key) }
     func deleteAll(under key: String) async throws { try await inner.deleteAll(under: key) }
 }

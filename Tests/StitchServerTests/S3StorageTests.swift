@@ -73,6 +73,31 @@ struct S3StorageTests {
         }
     }
 
+    @Test("Housekeeping deletes files no row names (with what was drawn from them) once a day old, in the folder and in the bucket; a picture with its row stays")
+    func orphanFiles() async throws {
+        let s3 = try RcloneS3()
+        defer { s3.stop() }
+        for bucket in [false, true] {
+            try await withTestApp(adjust: { if bucket { $0.objectStorage = s3.settings() } }) { app, _ in
+                let ann = try await TestUser.make(app)
+                let canvas = try await ann.canvas()
+                let kept = try #require(try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(PictureSizeTests.photo(width: 300, height: 200))])
+                    .decode(Canvas.self).imageKey)
+                // What an instance stopped between file and row leaves: a file, and a page drawn from it.
+                let orphan = ImageKeys.make(for: .pdf)
+                try await app.imageStorage.put(Data("%PDF-1.4 cut short".utf8), key: orphan)
+                try await app.imageStorage.put(Data("page".utf8), key: "\(orphan)/page-0001.png")
+                #expect(Set(try await app.imageStorage.storedKeys().map(\.key)) == [kept, orphan])
+                #expect(try await Housekeeping.removeOrphanFiles(now: Date(), app: app) == 0, "not a day old yet: an upload may be between its file and its row")
+                #expect(try await Housekeeping.removeOrphanFiles(now: Date().addingTimeInterval(25 * 3600), app: app) == 1, "bucket: \(bucket)")
+                let file = try await app.imageStorage.get(orphan), page = try await app.imageStorage.get("\(orphan)/page-0001.png")
+                #expect(file == nil && page == nil)
+                #expect(try await app.imageStorage.storedKeys().map(\.key) == [kept])
+                #expect(try await ann.send(.GET, "/images/\(kept)?w=192").status == .ok)
+            }
+        }
+    }
+
     @Test("STORAGE_URL and its companions: read, defaulted, and refused with the setting named")
     func settings() throws {
         let env = ["STORAGE_URL": "s3://stitch-photos/prod/files/", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]

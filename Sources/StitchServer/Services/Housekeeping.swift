@@ -58,6 +58,31 @@ public enum Housekeeping {
     }
 }
 
+extension Housekeeping {
+    /// How long a file may go without its row before it counts as an orphan: far longer than an
+    /// upload takes between its file and its row (`Images.store`).
+    public static let orphanGrace: TimeInterval = 24 * 3600
+
+    /// Files no `images` row names — left by an instance that stopped between storing a file
+    /// and its row, or drawn for a file deleted meanwhile — deleted with what was drawn from them,
+    /// in the folder or the bucket alike, once they are `orphanGrace` old. Answers how many.
+    public static func removeOrphanFiles(now: Date, app: Application) async throws -> Int {
+        let old = try await app.imageStorage.storedKeys().filter { $0.modified < now.addingTimeInterval(-orphanGrace) }.map(\.key)
+        var removed = 0
+        var start = 0
+        while start < old.count {
+            let chunk = Array(old[start..<min(old.count, start + 500)])
+            start += chunk.count
+            let named = Set(try await ImageModel.query(on: app.db).filter(\._$id ~~ chunk).all().compactMap(\.id))
+            for key in chunk where !named.contains(key) {
+                try await Images.deleteFiles(key, app: app)
+                removed += 1
+            }
+        }
+        return removed
+    }
+}
+
 /// Runs `Housekeeping.prune` when the server has booted and then every `interval`, until it shuts
 /// down. Only the serving process schedules it (`stitchuation serve`), so commands like `migrate`
 /// and the test suite's applications never prune behind a test's back. A failed round (the
@@ -83,6 +108,8 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                         if pruned != Housekeeping.Pruned() {
                             logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts, \(pruned.webPurchases) offline purchases' ids")
                         }
+                        let orphans = try await Housekeeping.removeOrphanFiles(now: clock.now(), app: application)
+                        if orphans > 0 { logger.info("Housekeeping removed \(orphans) stored files no picture or pattern row named") }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")
                     }

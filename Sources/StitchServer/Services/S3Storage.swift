@@ -289,6 +289,7 @@ struct S3Client: Sendable {
         var key: String
         var size: Int
         var etag: String
+        var modified: Date?
     }
 
     /// Every object (its key without the prefix, size and ETag) under `prefix`, page by page.
@@ -302,11 +303,21 @@ struct S3Client: Sendable {
             for entry in Self.xmlValues("Contents", in: page) {
                 guard let key = Self.xmlValues("Key", in: entry).first else { continue }
                 objects.append(Listed(key: String(key.dropFirst(settings.prefix.count)), size: Int(Self.xmlValues("Size", in: entry).first ?? "") ?? -1,
-                                      etag: Self.xmlValues("ETag", in: entry).first ?? ""))
+                                      etag: Self.xmlValues("ETag", in: entry).first ?? "",
+                                      modified: Self.xmlValues("LastModified", in: entry).first.flatMap(Self.isoDate)))
             }
             token = Self.xmlValues("IsTruncated", in: page).first == "true" ? Self.xmlValues("NextContinuationToken", in: page).first : nil
         } while token != nil
         return objects
+    }
+
+    /// S3's `LastModified` (ISO 8601, with or without fractional seconds).
+    static func isoDate(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = f.date(from: text) { return date }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: text)
     }
 
     /// Every key (without the prefix) under `prefix`.
@@ -367,6 +378,17 @@ struct S3ImageStorage: ImageStorage {
     func deleteAll(under key: String) async throws {
         guard ImageKeys.isWellFormed(key) else { throw APIError.notFound }
         for name in try await client.list(under: key + ".drawn/") { try await client.delete(name) }
+    }
+
+    func storedKeys() async throws -> [(key: String, modified: Date)] {
+        var found: [String: Date] = [:]
+        for object in try await client.listDetailed(under: "") {
+            let first = String(object.key.prefix { $0 != "/" })
+            let key = first.hasSuffix(".drawn") ? String(first.dropLast(".drawn".count)) : first
+            guard ImageKeys.isWellFormed(key) else { continue }
+            found[key] = max(found[key] ?? .distantPast, object.modified ?? Date())
+        }
+        return found.map { ($0.key, $0.value) }
     }
 }
 
