@@ -98,6 +98,28 @@ struct S3StorageTests {
         }
     }
 
+    @Test("A backup of a server on a folder restored onto one on a bucket: the picture is in the bucket and served, and a backup from there carries it")
+    func backupBetweenStores() async throws {
+        let s3 = try RcloneS3()
+        defer { s3.stop() }
+        let original = PictureSizeTests.photo(width: 300, height: 200)
+        var json = ""
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            _ = try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(original)])
+            json = try await ann.export().json
+        }
+        try await withTestApp(adjust: { $0.objectStorage = s3.settings() }) { app, _ in
+            let ann = try await TestUser.make(app)
+            _ = try await ann.restore(json)
+            let key = try #require(try await ann.get("/canvases", as: [Canvas].self).first?.imageKey)
+            #expect(s3.files().contains("photos/\(key)"))
+            #expect(Data(buffer: try await ann.send(.GET, "/images/\(key)").body) == original)
+            #expect(try await ann.export().backup.pictures.map(\.bytes) == [original])
+        }
+    }
+
     @Test("STORAGE_URL and its companions: read, defaulted, and refused with the setting named")
     func settings() throws {
         let env = ["STORAGE_URL": "s3://stitch-photos/prod/files/", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]
