@@ -111,6 +111,21 @@ struct PatternAPITests {
         }
     }
 
+    @Test("An upload with a part that has no name, or a title sent twice, is refused saying so, and keeps nothing")
+    func malformedForms() async throws {
+        try await withTestApp { app, _ in
+            let (ann, project) = try await setUp(app)
+            let boundary = "b-\(UUID().wireText)"
+            for (parts, said) in [("--\(boundary)\r\nContent-Disposition: form-data; name=\"\"\r\n\r\n{}\r\n", "has no name"),
+                                  ("--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nA\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nB\r\n", "more than once")] {
+                let res = try await app.send(.POST, "/projects/\(project.project.id)/patterns", token: ann.token, rawBody: parts + "--\(boundary)--\r\n",
+                                             headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
+                #expect(res.status == .badRequest && res.text.contains(said), "\(res.text)")
+            }
+            #expect(try await ann.get("/projects/\(project.project.id)/patterns", as: [PatternDetail].self).isEmpty)
+        }
+    }
+
     @Test("A picture is a one-page pattern, ready at once; a project's deletion takes its patterns with it")
     func picturePattern() async throws {
         try await withTestApp { app, _ in

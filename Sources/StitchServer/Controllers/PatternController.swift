@@ -42,6 +42,7 @@ struct PatternController: RouteCollection {
             throw APIError(.unsupportedMediaType, "Send the pattern as multipart/form-data in a field named file")
         }
         let form = try FormData.parse(req)
+        if let problem = form.malformed { throw APIError(.badRequest, problem) }
         guard let file = form.files.first(where: { ["file", "pattern", "image"].contains($0.name) }) else {
             throw APIError.validation(["file": "Choose a PDF or a picture of the pattern"])
         }

@@ -13,12 +13,20 @@ struct FormData {
     var files: [(name: String, data: Data)] = []
     /// The file name the browser gave each file field.
     var filenames: [String: String] = [:]
+    /// A multipart part without a name, or a text field sent twice: what an API upload refuses
+    /// (`PatternController`) rather than guess which one was meant.
+    var malformed: String?
 
     static func parse(_ req: Request) throws -> FormData {
         var form = FormData()
         if let type = req.headers.contentType, type.type == "multipart", let boundary = type.parameters["boundary"] {
             guard let body = req.body.data else { return form }
             for part in try MultipartCollector.parse(Data(buffer: body), boundary: boundary) {
+                if part.name.isEmpty {
+                    form.malformed = "A part of the form has no name"
+                } else if part.filename == nil, form.fields[part.name] != nil {
+                    form.malformed = "The field \(part.name) is sent more than once"
+                }
                 if let filename = part.filename {
                     if !part.body.isEmpty {
                         form.files.append((part.name, part.body))
