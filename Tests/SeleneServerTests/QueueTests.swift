@@ -65,8 +65,16 @@ struct QueueTests {
             #expect(waiting.attempts == 0)
 
             let back = try await OllamaStub.start(port: port)
-            let caughtUp = try await app.process()
-            #expect(caughtUp.done == 2 && caughtUp.outage == nil)
+            // Caught up once it answers. (On a loaded machine the first round after the restart can
+            // still miss its one-second connect and count as the outage it was: such a round spends
+            // nothing, so the rounds are counted until the notes are done, each once.)
+            var processed = 0
+            for _ in 0..<5 where processed < 2 {
+                let round = try await app.process()
+                processed += round.done
+                if round.outage != nil { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(processed == 2)
             let done: Note = try await app.call(.GET, "/api/notes/\(first.id)")
             #expect(done.status == .done && done.lastError == nil && done.analysis != nil && done.attempts == 1)
             #expect(back.requests.filter { $0.hasFormat }.count == 2)
