@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -1124,6 +1125,66 @@ def test_server_unreachable_while_online(browser, shots):
         assert got == {"DMC 321": "3", "DMC 798": "3"}, got
         browser.get(project)
         assert "Written with one bar of signal" in browser.find_element(By.ID, "entries").text
+    finally:
+        server.close()
+
+
+def test_server_silent_while_online(browser, shots):
+    """A server that takes requests and never answers (a weak signal, a captive portal: stopped
+    with SIGSTOP here, so connections open and nothing comes back). The browser says online and
+    nothing fails: a page opened then shows its kept copy after a few seconds and says so; a step
+    and a purchase are kept on the device once their deadline passes, and sent when the server
+    answers again — the purchase counted once, the step not twice."""
+    server = StitchServer().start()
+    base = server.base
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Ines", "ines@example.com")
+        browser.get(base + "/app/inventory/new")
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "321")
+        fill(browser, "quantity", "1")
+        submit(browser, "Add thread")
+        browser.get(base + "/app/shopping")
+        click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
+        fill(browser, "number", "321")
+        fill(browser, "quantity", "2")
+        submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        for path in ["/app/inventory", "/app/shopping"]:
+            browser.get(base + path)
+            WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            assert browser.execute_script("return navigator.onLine") is True
+            browser.get(base + "/app/inventory")  # the worker waits a few seconds, then shows its copy
+            WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "offline-note"))
+            assert browser.execute_script("return document.documentElement.hasAttribute('data-kept-copy')")
+            assert "server isn\u2019t answering" in browser.find_element(By.ID, "offline-note").text
+            row = browser.find_element(By.CSS_SELECTOR, "#threads .row")
+            click(browser, row.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 321']"))
+            WebDriverWait(browser, 20).until(lambda d: "pending" in row.get_attribute("class"))
+            assert row.find_element(By.CSS_SELECTOR, "output.qty").text == "2"
+            snap(browser, shots, "silent-server-step-kept")
+            browser.get(base + "/app/shopping")
+            WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "offline-note"))
+            click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='Bought DMC 321']"))
+            WebDriverWait(browser, 20).until(lambda d: "Bought 2 — kept on this device" in d.find_element(By.ID, "shopping").text)
+            assert "didn't answer" in browser.find_element(By.ID, "outbox-kept").text
+            kept = json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox')"))
+            assert sorted(c["type"] for c in kept) == ["purchase", "thread"], kept
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        # The server answers again (and reads the requests the page gave up on): the page sends
+        # what it kept on its own; 1, one more, and 2 bought is 4.
+        WebDriverWait(browser, 40).until(lambda d: d.find_elements(By.ID, "outbox-sent"))
+        assert browser.execute_script("return localStorage.getItem('stitch-outbox')") == "[]"
+        browser.get(base + "/app/inventory")
+        assert not browser.find_elements(By.ID, "offline-note")
+        got = settled_quantities(browser, {"DMC 321": "4"})
+        assert got == {"DMC 321": "4"}, got
     finally:
         server.close()
 

@@ -218,6 +218,11 @@
     say(capture, 'outbox-kept', why + ': the note is kept in this browser and sent when Selene answers (' + kept.length + ' waiting).');
     retryLater();
   }
+  // A page the worker answered from its copy (Selene not answering, or not in time) says so.
+  var shownMain = document.querySelector('main');
+  if (document.documentElement.hasAttribute('data-kept-copy') && shownMain) {
+    say(shownMain, 'kept-copy-note', 'Selene isn\u2019t answering: this is the page as last seen. Notes you write are kept in this browser and sent when it answers.');
+  }
   var capture = document.querySelector('form[action="/app/notes/new"]');
   if (capture && window.localStorage && window.fetch) {
     capture.addEventListener('submit', function (event) {

@@ -21,8 +21,10 @@
     note.id = 'offline-note';
     note.className = 'flash';
     note.setAttribute('role', 'status');
-    note.textContent = (seen ? 'Offline — as of ' + new Date(Number(seen)).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-                             : 'Offline — as last seen') + '. Quantities, purchases, new threads and journal notes are kept on this device '
+    // Online but answered from the worker's copy: the server didn't answer, or not in time.
+    var why = navigator.onLine === false ? 'Offline' : 'The server isn\u2019t answering';
+    note.textContent = (seen ? why + ' — as of ' + new Date(Number(seen)).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+                             : why + ' — as last seen') + '. Quantities, purchases, new threads and journal notes are kept on this device '
                              + 'and sent when you are back online; other changes wait for a connection.';
     // What the page keeps offline (below) stays usable; every other button waits for the network.
     Array.prototype.forEach.call(document.querySelectorAll('form[method=post] button'), function (b) {
@@ -262,7 +264,9 @@
   };
   if (user) { showPending(); flush(); window.addEventListener('online', flush); }
 
-  if (navigator.onLine === false) showOffline();
+  // The worker marks a page it answered from its copy (`data-kept-copy`): read as offline, and
+  // not counted as seen now.
+  if (navigator.onLine === false || document.documentElement.hasAttribute('data-kept-copy')) showOffline();
   else { try { localStorage.setItem(seenKey, String(Date.now())); } catch (e) {} }
   window.addEventListener('offline', showOffline);
   // A new thread, a journal note or a purchase is sent by the page with a deadline. With no
@@ -464,7 +468,9 @@
       flush();
     };
     if (navigator.onLine === false || pending('thread', thread)) { local(); return; }
-    fetch(form.action, {
+    // A request that fails or hangs past the deadline (one bar of signal, the browser still
+    // "online") keeps the step on the device too.
+    fetchWithDeadline(form.action, {
       method: 'POST', credentials: 'same-origin',
       headers: { 'Accept': 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(new FormData(form)).toString()
