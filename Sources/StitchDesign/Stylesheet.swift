@@ -99,6 +99,12 @@ public enum Stylesheet {
         .row a.title { color: var(--color-espresso); text-decoration: none; font: var(--font-headline); }
         @keyframes reveal { from { opacity: 0; transform: translateY(6px); } to { opacity: 1; transform: none; } }
         \((1...12).map { ".list > li:nth-child(\($0)) { animation-delay: calc(var(--stagger-delay) * \($0 - 1)); }" }.joined(separator: "\n"))
+        /* Past the twelfth row (below a phone's screen) a list's rows come without the reveal, and are
+           laid out and painted only when scrolled near: a long list costs a slow phone's CPU what its
+           first screen does (#64). `auto` keeps their last measured height once they have been seen. */
+        .list > li:nth-child(n+13) { animation: none; content-visibility: auto; contain-intrinsic-size: auto 80px; }
+        /* The tablet's list beside an item is scrolled to it at once, by the rows' real heights. */
+        .split-list .list > li { content-visibility: visible; }
         .swatch { width: 40px; height: 40px; border-radius: 50%; border: 1px solid var(--color-slate); flex: none; display: grid; place-items: center;
                   background: var(--color-parchment); color: var(--color-walnut); font-weight: 700; }
         .swatch.small { width: 14px; height: 14px; display: inline-block; vertical-align: -2px; }

@@ -97,8 +97,8 @@
   var setQuantity = function (row, quantity) {
     var output = row.querySelector('output.qty');
     if (output) output.textContent = String(quantity);
-    var minus = row.querySelector('form.step input[name=delta][value="-1"]');
-    if (minus) minus.form.querySelector('button').disabled = quantity === 0;
+    var minus = row.querySelector('form.step button[name=delta][value="-1"]');
+    if (minus) minus.disabled = quantity === 0;
   };
   var threadRow = function (id) { return document.querySelector('#threads .row[data-thread="' + id + '"]'); };
   // An inventory row like the server's, built here: `f` holds brand, number, colorName, colorHex
@@ -113,19 +113,18 @@
     if (link) title.href = '/app/inventory/' + id;
     var sub = document.createElement('div'); sub.className = 'muted'; sub.textContent = subtitle;
     grow.appendChild(title); grow.appendChild(sub);
-    var stepper = document.createElement('div'); stepper.className = 'stepper';
-    var csrf = main.getAttribute('data-csrf');
-    var stepForm = function (delta, text, label) {
-      var form = document.createElement('form'); form.method = 'post'; form.className = 'step';
-      form.setAttribute('action', '/app/inventory/' + id + '/step');
-      form.innerHTML = '<input type="hidden" name="_csrf"><input type="hidden" name="delta"><button class="round" type="submit"></button>';
-      form.elements._csrf.value = csrf; form.elements.delta.value = String(delta);
-      form.querySelector('button').textContent = text; form.querySelector('button').setAttribute('aria-label', label + ' ' + f.brand + ' ' + f.number);
-      return form;
+    var stepper = document.createElement('form'); stepper.method = 'post'; stepper.className = 'step stepper';
+    stepper.setAttribute('action', '/app/inventory/' + id + '/step');
+    var csrf = document.createElement('input'); csrf.type = 'hidden'; csrf.name = '_csrf'; csrf.value = main.getAttribute('data-csrf');
+    var stepButton = function (delta, text, label) {
+      var button = document.createElement('button'); button.className = 'round'; button.type = 'submit';
+      button.name = 'delta'; button.value = String(delta); button.textContent = text;
+      button.setAttribute('aria-label', label + ' ' + f.brand + ' ' + f.number);
+      return button;
     };
     var output = document.createElement('output'); output.className = 'qty'; output.setAttribute('aria-live', 'polite');
     output.setAttribute('aria-label', 'Quantity of ' + f.brand + ' ' + f.number);
-    stepper.appendChild(stepForm(-1, '−', 'One less')); stepper.appendChild(output); stepper.appendChild(stepForm(1, '+', 'One more'));
+    stepper.appendChild(csrf); stepper.appendChild(stepButton(-1, '−', 'One less')); stepper.appendChild(output); stepper.appendChild(stepButton(1, '+', 'One more'));
     row.appendChild(swatch); row.appendChild(grow); row.appendChild(stepper);
     if (f.quantity !== undefined) setQuantity(row, f.quantity);
     return row;
@@ -454,13 +453,18 @@
       return;
     }
     if (!form.classList.contains('step')) return;
+    // The button pressed says which way; a browser that doesn't say posts the form itself.
+    var delta = event.submitter && event.submitter.name === 'delta' ? Number(event.submitter.value) : 0;
+    if (!delta) return;
     event.preventDefault();
     var row = form.closest('.row');
     var output = row.querySelector('output.qty');
     var thread = row.getAttribute('data-thread');
+    var body = new URLSearchParams(new FormData(form));
+    body.set('delta', String(delta));
     // With no network (or a thread still waiting to be sent) the step is kept on the device.
     var local = function () {
-      var quantity = Math.max(0, Number(output.textContent) + Number(form.elements.delta.value));
+      var quantity = Math.max(0, Number(output.textContent) + delta);
       var title = row.querySelector('.title');
       keep('thread', thread, { quantity: quantity }, title ? title.textContent.replace(/\s+/g, ' ').trim() : 'A thread');
       setQuantity(row, quantity);
@@ -473,10 +477,13 @@
     fetchWithDeadline(form.action, {
       method: 'POST', credentials: 'same-origin',
       headers: { 'Accept': 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(new FormData(form)).toString()
+      body: body.toString()
     }).then(function (response) {
       // The server answered but not with a quantity: the plain form post shows why.
-      if (!response.ok) { form.submit(); return; }
+      if (!response.ok) {
+        var field = document.createElement('input'); field.type = 'hidden'; field.name = 'delta'; field.value = String(delta);
+        form.appendChild(field); form.submit(); return;  // submit() sends no button's value
+      }
       return response.json().then(function (data) {
         setQuantity(row, data.quantity);
         output.classList.remove('bump'); void output.offsetWidth; output.classList.add('bump');
