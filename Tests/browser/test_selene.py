@@ -623,6 +623,7 @@ def test_installable_app_web_push_and_offline(selene, browser, shots):
     try:
         browser.get(base + f"/app/notes/{note['id']}")
         assert "ferry timetable" in browser.find_element(By.CSS_SELECTOR, "pre.note").text
+        assert "Selene isn\u2019t answering: this is the page as last seen" in browser.find_element(By.ID, "kept-copy-note").text
         browser.get(base + "/app/threads/999999")
         assert "You're offline" in browser.page_source
         browser.get(base + "/app/notes/new")
