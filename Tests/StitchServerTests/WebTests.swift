@@ -205,6 +205,25 @@ struct WebTests {
             #expect(step.status == .seeOther)
             step = try await web.post("/app/inventory/\(thread.id!)/step", from: "/app/inventory", ["delta": "-1"])
             #expect(try await ThreadModel.find(thread.id!, on: app.db)?.quantity == 0)
+            // Steps at once (two tabs, a purchase landing meanwhile) all count: each adds to the
+            // quantity its write reads, none overwrites another's.
+            let stepToken = try await web.csrf(from: "/app/inventory")
+            var headers = HTTPHeaders()
+            headers.replaceOrAdd(name: .cookie, value: web.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            headers.contentType = .urlEncodedForm
+            headers.replaceOrAdd(name: .accept, value: "application/json")
+            let stepHeaders = headers, stepPath = "/app/inventory/\(thread.id!)/step"
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await app.testing().sendRequest(.POST, stepPath, headers: stepHeaders,
+                                                            body: ByteBuffer(string: "_csrf=\(stepToken)&delta=1")).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: .ok, count: 12))
+            #expect(try await ThreadModel.find(thread.id!, on: app.db)?.quantity == 12)
 
             let out = try await web.post("/app/signout", from: "/app/settings", [:])
             #expect(out.status == .seeOther)

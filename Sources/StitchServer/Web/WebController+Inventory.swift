@@ -188,10 +188,17 @@ extension WebController {
         let userId = try req.user.id
         let id = try req.uuid("id")
         let delta = Int(try FormData.parse(req)["delta"] ?? "") ?? 0
+        let step = max(-1000, min(1000, delta))
         guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        var quantity = max(0, current.quantity + max(-1000, min(1000, delta)))
-        if quantity != current.quantity {
-            quantity = try await RecordWrites<ThreadModel>.update(req, id: id, body: ["quantity": quantity]).quantity
+        var quantity = current.quantity
+        if max(0, current.quantity + step) != current.quantity {
+            // Added to the quantity as the write transaction reads it: a purchase or another step
+            // landing between the read above and this write isn't overwritten.
+            quantity = try await RecordWrites<ThreadModel>.update(req, id: id, body: [:], transform: { old, new, _ in
+                var stepped = new
+                stepped.quantity = max(0, old.quantity + step)
+                return stepped
+            }).quantity
         }
         if req.headers.accept.mediaTypes.contains(.json) {
             return try jsonResponse(["quantity": quantity])

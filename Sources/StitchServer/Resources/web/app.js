@@ -28,7 +28,7 @@
                              + 'and sent when you are back online; other changes wait for a connection.';
     // What the page keeps offline (below) stays usable; every other button waits for the network.
     Array.prototype.forEach.call(document.querySelectorAll('form[method=post] button'), function (b) {
-      if (keptOffline(b.form)) return;
+      if (keptOffline(b.form) && !b.hasAttribute('formaction')) return;
       b.disabled = true; b.setAttribute('data-offline-disabled', '');
     });
     window.addEventListener('online', function () {
@@ -276,6 +276,8 @@
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!user || form.classList.contains('step') || !keptOffline(form)) return;
+    // A button posting the form elsewhere ("Set aside" on a shopping line) is a plain post.
+    if (event.submitter && event.submitter.hasAttribute('formaction')) return;
     event.preventDefault();
     var id = newId();
     if (navigator.onLine === false) { keepForm(form, id, false); return; }
