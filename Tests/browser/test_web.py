@@ -219,6 +219,19 @@ def test_requirements_readiness_and_shopping(server, browser, shots):
     item_text = " ".join(item.get_attribute("textContent").split())
     assert "DMC 310" in item_text and "buy 2" in item_text
     snap(browser, shots, "shopping")
+    # The skeins bought, with − and + (never under 1): 2 → 1 → 3 → 2.
+    bought = item.find_element(By.CSS_SELECTOR, "output.qty")
+    fewer = item.find_element(By.CSS_SELECTOR, "button[aria-label='One skein fewer of DMC 310']")
+    more = item.find_element(By.CSS_SELECTOR, "button[aria-label='One skein more of DMC 310']")
+    assert bought.text == "2" and fewer.is_displayed() and more.is_displayed()
+    click(browser, fewer)
+    assert bought.text == "1" and not fewer.is_enabled()
+    click(browser, more)
+    click(browser, more)
+    assert bought.text == "3" and fewer.is_enabled()
+    assert item.find_element(By.NAME, "quantity").get_attribute("value") == "3"  # what "Bought" sends
+    click(browser, fewer)
+    assert bought.text == "2"
     page = browser.find_element(By.TAG_NAME, "html")
     click(browser, item.find_element(By.XPATH, ".//button[normalize-space()='Bought']"))
     WebDriverWait(browser, 10).until(gone(page))

@@ -430,6 +430,17 @@
   document.addEventListener('click', function (event) {
     if (event.target.closest && event.target.closest('[data-print]')) window.print();
   });
+  // Skeins bought on a shopping line: − and + set the form's quantity (at least 1, at most 999).
+  Array.prototype.forEach.call(document.querySelectorAll('[data-bought-step]'), function (b) { b.hidden = false; });
+  document.addEventListener('click', function (event) {
+    var step = event.target.closest && event.target.closest('[data-bought-step]');
+    if (!step || !step.form) return;
+    var form = step.form, quantity = form.elements.quantity;
+    var n = Math.max(1, Math.min(999, Number(quantity.value) + Number(step.getAttribute('data-bought-step'))));
+    quantity.value = String(n);
+    form.querySelector('output.qty').textContent = String(n);
+    form.querySelector('[data-bought-step="-1"]').disabled = n === 1;
+  });
   // Inline −/+ without a page reload; the form still posts normally without JavaScript.
   document.addEventListener('submit', function (event) {
     var form = event.target;
