@@ -1077,6 +1077,22 @@ def test_offline_in_a_shop(browser, shots):
         shutil.rmtree(device, ignore_errors=True)
 
 
+def one_dmc_321_short_by_two(browser, base, name, email):
+    """A new account on a phone holding one DMC 321, with 2 more on its shopping list by hand."""
+    browser.set_window_size(*SIZES["phone"])
+    sign_up(browser, base, name, email)
+    browser.get(base + "/app/inventory/new")
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", "321")
+    fill(browser, "quantity", "1")
+    submit(browser, "Add thread")
+    browser.get(base + "/app/shopping")
+    click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
+    fill(browser, "number", "321")
+    fill(browser, "quantity", "2")
+    submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
+
+
 def test_server_unreachable_while_online(browser, shots):
     """One bar of signal is not "offline": the browser still says it is online, but the server
     doesn't answer (stopped here). A purchase, a new thread and a journal note are kept on the
@@ -1084,23 +1100,12 @@ def test_server_unreachable_while_online(browser, shots):
     server = StitchServer().start()
     base = server.base
     try:
-        browser.set_window_size(*SIZES["phone"])
-        sign_up(browser, base, "Ida", "ida@example.com")
-        browser.get(base + "/app/inventory/new")
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "321")
-        fill(browser, "quantity", "1")
-        submit(browser, "Add thread")
+        one_dmc_321_short_by_two(browser, base, "Ida", "ida@example.com")
         browser.get(base + "/app/projects/start")
         section = browser.find_element(By.ID, "without-canvas")
         section.find_element(By.NAME, "name").send_keys("Signal sampler")
         submit_in(browser, section, "Plan it")
         project = browser.current_url.split("#")[0]
-        browser.get(base + "/app/shopping")
-        click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
-        fill(browser, "number", "321")
-        fill(browser, "quantity", "2")
-        submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
         browser.get(base + "/app/inventory")
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         for path in ["/app/inventory", "/app/shopping", "/app/inventory/new", project[len(base):]]:
@@ -1151,18 +1156,7 @@ def test_server_silent_while_online(browser, shots):
     server = StitchServer().start()
     base = server.base
     try:
-        browser.set_window_size(*SIZES["phone"])
-        sign_up(browser, base, "Ines", "ines@example.com")
-        browser.get(base + "/app/inventory/new")
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "321")
-        fill(browser, "quantity", "1")
-        submit(browser, "Add thread")
-        browser.get(base + "/app/shopping")
-        click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
-        fill(browser, "number", "321")
-        fill(browser, "quantity", "2")
-        submit_in(browser, browser.find_element(By.ID, "shopping-add"), "Add to list")
+        one_dmc_321_short_by_two(browser, base, "Ines", "ines@example.com")
         browser.get(base + "/app/inventory")
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         for path in ["/app/inventory", "/app/shopping"]:
