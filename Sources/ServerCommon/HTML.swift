@@ -84,6 +84,10 @@ public struct DocumentHead: Sendable {
     public var script: String
     public var manifest: String
     public var icon: String
+    /// The icon's SVG itself: the tab's icon is then a `data:` URL in the page, not a request the
+    /// browser makes once the page is idle (a round trip on a slow link, after the load event).
+    /// `icon` stays the home-screen icon's address.
+    public var iconSVG: String?
     /// Fonts every page needs (WOFF2), asked for with the page rather than after the stylesheet,
     /// so `font-display: optional` can use them from the first paint.
     public var preloadFonts: [String]
@@ -91,8 +95,9 @@ public struct DocumentHead: Sendable {
     /// for pages whose composer sits at the bottom.
     public var resizesWithKeyboard: Bool
 
-    public init(app: String, themeColor: String, stylesheet: String, script: String, manifest: String, icon: String,
+    public init(app: String, themeColor: String, stylesheet: String, script: String, manifest: String, icon: String, iconSVG: String? = nil,
                 preloadFonts: [String] = [], resizesWithKeyboard: Bool = false) {
+        self.iconSVG = iconSVG
         self.app = app
         self.themeColor = themeColor
         self.stylesheet = stylesheet
@@ -102,6 +107,23 @@ public struct DocumentHead: Sendable {
         self.preloadFonts = preloadFonts
         self.resizesWithKeyboard = resizesWithKeyboard
     }
+}
+
+/// An SVG as a `data:` URL, the few characters a URL or an attribute can't carry percent-escaped.
+public func svgDataURL(_ svg: String) -> String {
+    var url = "data:image/svg+xml,"
+    for c in svg.trimmingCharacters(in: .whitespacesAndNewlines) {
+        switch c {
+        case "%": url += "%25"
+        case "#": url += "%23"
+        case "<": url += "%3C"
+        case ">": url += "%3E"
+        case "\"": url += "%22"
+        case "\n", "\r": url += " "
+        default: url.append(c)
+        }
+    }
+    return url
 }
 
 /// A whole page: the doctype, the shared head and the page's body.
@@ -118,7 +140,7 @@ public func document(_ title: String, head: DocumentHead, body: Node) -> Node {
            ] + head.preloadFonts.map { void("link", ["rel": "preload", "href": $0, "as": "font", "type": "font/woff2", "crossorigin": "anonymous"]) } + [
                void("link", ["rel": "stylesheet", "href": head.stylesheet]),
                void("link", ["rel": "manifest", "href": head.manifest]),
-               void("link", ["rel": "icon", "href": head.icon, "type": "image/svg+xml"]),
+               void("link", ["rel": "icon", "href": head.iconSVG.map(svgDataURL) ?? head.icon, "type": "image/svg+xml"]),
                void("link", ["rel": "apple-touch-icon", "href": head.icon]),
                el("script", ["src": head.script, "defer": "defer"]),
            ]),

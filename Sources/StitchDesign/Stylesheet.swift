@@ -210,6 +210,7 @@ public enum Stylesheet {
         details.edit > summary { cursor: pointer; color: var(--color-walnut); padding: 10px 0; font-size: 0.95em; }
         details.edit .toolbar { margin: var(--space-sm) 0 0; }
         td details.edit { margin: var(--space-xs) 0 0; }
+        a.edit-link { display: inline-block; color: var(--color-walnut); padding: 10px 0 2px; font-size: 0.95em; }
         table { width: 100%; border-collapse: collapse; }
         .actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); margin-top: var(--space-md); }
         .actions form { margin: 0; }

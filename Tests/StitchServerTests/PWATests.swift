@@ -34,6 +34,14 @@ struct PWATests {
             // Every signed-in page links the manifest.
             let page = try await app.send(.GET, "/app/signin").text
             #expect(page.contains("rel=\"manifest\" href=\"/app/manifest.webmanifest\""))
+            // The tab's icon is in the page (no request after the load event); the same SVG as the served one.
+            let marker = "rel=\"icon\" href=\""
+            let start = try #require(page.range(of: marker)).upperBound
+            let url = String(page[start...].prefix { $0 != "\"" })
+            #expect(url.hasPrefix("data:image/svg+xml,") && !url.contains("#") && !url.contains("<"))
+            let svg = String(url.dropFirst("data:image/svg+xml,".count)).replacingOccurrences(of: "&amp;", with: "&").removingPercentEncoding
+            #expect(svg == PWA.icon.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(page.contains("rel=\"apple-touch-icon\" href=\"/app/static/icon.svg\""))
         }
     }
 

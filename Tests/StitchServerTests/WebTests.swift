@@ -292,6 +292,7 @@ struct WebTests {
             try await bob.signUp(email: "bob@example.com")
             for path in ["/app/inventory/\(data.thread.id)", "/app/stash/\(data.canvas.id)", "/app/stash/\(data.canvas.id)/edit",
                          "/app/stash/\(data.canvas.id)/delete", "/app/projects/\(data.project.id)",
+                         "/app/projects/\(data.project.id)/needs/\(data.requirement.id)",
                          "/app/projects/\(data.project.id)/photos/\(data.image.id)", "/app/images/\(data.imageKey)"] {
                 let res = try await bob.request(.GET, path)
                 #expect(res.status == .notFound, "\(path) → \(res.status)")
@@ -543,7 +544,14 @@ struct WebEditingTests {
             let (ann, web, data, _) = try await Self.setUp(app)
             let page = "/app/projects/\(data.project.id)"
             let path = "\(page)/needs/\(data.requirement.id)"
-            var res = try await web.post(path, from: page, ["quantityNeeded": "1", "colorName": "Raven", "notes": "Two plies, tent stitch"])
+            // The project's page links each thread to its own edit page: no edit fields per row.
+            let project = try await web.request(.GET, page).text
+            #expect(project.contains("href=\"/app/projects/\(data.project.id.wireText)/needs/\(data.requirement.id.wireText)\""))
+            #expect(project.components(separatedBy: "name=\"quantityNeeded\"").count == 2, "only the form that adds a thread")
+            let editing = try await web.request(.GET, path)
+            #expect(editing.status == .ok && editing.text.contains("name=\"quantityNeeded\"") && editing.text.contains("value=\"\(data.requirement.quantityNeeded)\""))
+            #expect(try await web.request(.GET, "\(page)/needs/\(UUID().uuidString)").status == .notFound)
+            var res = try await web.post(path, from: path, ["quantityNeeded": "1", "colorName": "Raven", "notes": "Two plies, tent stitch"])
             #expect(res.status == .seeOther)
             var saved = try await ann.get("/projects/\(data.project.id)/threads", as: [ProjectThread].self)[0]
             #expect(saved.quantityNeeded == 1 && saved.colorName == "Raven" && saved.notes == "Two plies, tent stitch")
@@ -554,8 +562,10 @@ struct WebEditingTests {
 
             let version = try await ann.syncVersion()
             for bad in ["0", "-3", "lots", ""] {
-                res = try await web.post(path, from: page, ["quantityNeeded": bad, "colorName": "Other"])
+                res = try await web.post(path, from: path, ["quantityNeeded": bad, "colorName": "Other"])
                 #expect(res.status == .badRequest, "\(bad) → \(res.status)")
+                // Refused on the thread's page, what was sent kept in its fields.
+                #expect(res.text.contains("aria-invalid") && res.text.contains("value=\"Other\"") && res.text.contains("value=\"\(bad)\""))
             }
             #expect(try await ann.syncVersion() == version)
             // Empty texts clear them.

@@ -212,6 +212,17 @@ def test_requirements_readiness_and_shopping(server, browser, shots):
     assert row.find_element(By.CSS_SELECTOR, ".have").text == "3"
     assert row.find_element(By.CSS_SELECTOR, ".buy").text == "2"
     assert browser.find_element(By.ID, "readiness-summary").get_attribute("data-color") == "red"
+    # A thread is edited on a page of its own (the row carries a link, no fields), and back.
+    assert row.find_elements(By.CSS_SELECTOR, "input:not([type=hidden]), select, textarea") == []
+    follow(browser, row.find_element(By.CSS_SELECTOR, "a.edit-link"))
+    assert browser.find_element(By.NAME, "quantityNeeded").get_attribute("value") == "5"
+    fill(browser, "notes", "Two plies, tent stitch")
+    snap(browser, shots, "requirement-edit")
+    submit(browser, "Save")
+    assert browser.current_url.split("#")[0] == project_url.split("#")[0]
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-requirement]")
+    assert row.find_element(By.CSS_SELECTOR, ".requirement-notes").text == "Two plies, tent stitch"
+    assert row.find_element(By.CSS_SELECTOR, ".need").text == "5"
     snap(browser, shots, "project-detail")
 
     browser.get(server + "/app/shopping")

@@ -88,7 +88,7 @@ enum Layout {
 
     static let head = DocumentHead(
         app: "Selene", themeColor: "#1D2138", stylesheet: SiteURL.stylesheet.path, script: SiteURL.script.path,
-        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, resizesWithKeyboard: true)
+        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, iconSVG: PWA.icon, resizesWithKeyboard: true)
 
     static func document(_ title: String, body: Node) -> Node { ServerCommon.document(title, head: head, body: body) }
 

@@ -87,7 +87,7 @@ enum Layout {
 
     static let head = DocumentHead(
         app: "Stitchuation", themeColor: "#F5F0E8", stylesheet: SiteURL.stylesheet.path, script: SiteURL.script.path,
-        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, preloadFonts: [SiteURL.font("SourceSerif4.woff2").path])
+        manifest: SiteURL.manifest.path, icon: SiteURL.icon.path, iconSVG: PWA.icon, preloadFonts: [SiteURL.font("SourceSerif4.woff2").path])
 
     static func document(_ title: String, body: Node) -> Node { ServerCommon.document(title, head: head, body: body) }
 

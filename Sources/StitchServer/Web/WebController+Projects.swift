@@ -287,6 +287,22 @@ extension WebController {
         return projectAnchor(projectId, "threads")
     }
 
+    /// One thread the project needs, on a page of its own to edit.
+    @Sendable func requirementPage(req: Request) async throws -> Response {
+        try await requirementPage(req, values: nil)
+    }
+
+    /// The page with `values` as sent and what was wrong with them; the stored values when nil.
+    func requirementPage(_ req: Request, values: [String: String]?, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
+        let userId = try req.user.id
+        let (projectId, id) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        guard let project = try await Records.find(ProjectModel.self, projectId, userId: userId, on: req.db)?.record,
+              let requirement = try await Records.find(RequirementModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let page = RequirementPage(project: ProjectDetail(project: project, canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db)),
+                                   requirement: requirement, values: values ?? RequirementPage.values(of: requirement), errors: errors)
+        return html(page.render(try await context(req)), status: status)
+    }
+
     /// Change how many skeins a requirement needs, its colour name or its notes.
     @Sendable func updateRequirement(req: Request) async throws -> Response {
         let userId = try req.user.id
@@ -307,7 +323,8 @@ extension WebController {
             return projectAnchor(projectId, "threads")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
-            return try await projectPage(req, id: projectId, errors: fields, status: .badRequest)
+            let sent = ["quantityNeeded": form["quantityNeeded"] ?? "", "colorName": form["colorName"] ?? "", "notes": form["notes"] ?? ""]
+            return try await requirementPage(req, values: sent, errors: fields, status: .badRequest)
         }
     }
 

@@ -213,6 +213,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.newSection(":id").route, use: addSection)
         app.post(SiteURL.newRequirement(":id").route, use: addRequirement)
         app.post(SiteURL.deleteRequirement(":id", ":reqId").route, use: deleteRequirement)
+        app.get(SiteURL.requirement(":id", ":reqId").route, use: requirementPage)
         app.post(SiteURL.requirement(":id", ":reqId").route, use: updateRequirement)
         app.post(SiteURL.section(":id", ":sectionId").route, use: updateSection)
         app.post(SiteURL.moveSection(":id", ":sectionId").route, use: moveSection)

@@ -164,18 +164,11 @@ struct ProjectDetailPage {
                       text("Delete section")))))
     }
 
-    /// Quantity, colour name and notes of one requirement.
+    /// Quantity, colour name and notes of one requirement: a link to its page (a form per row was
+    /// three fields per thread for the browser to read at every load).
     func requirementTools(_ r: RequirementReadiness, context: PageContext) -> Node {
-        let rid = r.requirementId.wireText
-        let record = requirementRecords[r.requirementId]
-        return el("details", ["class": "edit"],
-            el("summary", [:], text("Edit"), el("span", ["class": "visually-hidden"], text(" \(r.brand) \(r.number)"))),
-            Layout.form(.requirement(projectId, rid), context: context,
-                Layout.field("Skeins needed", name: "quantityNeeded", value: String(r.needed), type: "number", id: "f-need-qty-\(rid)",
-                             extra: ["min": "1", "inputmode": "numeric"]),
-                Layout.field("Colour name", name: "colorName", value: r.colorName, id: "f-need-color-\(rid)"),
-                Layout.field("Notes", name: "notes", value: record?.notes, id: "f-need-notes-\(rid)", extra: ["placeholder": "Tent stitch, 2 plies"]),
-                el("button", ["class": "primary", "type": "submit"], text("Save"))))
+        el("a", ["class": "edit-link", "href": SiteURL.requirement(projectId, r.requirementId.wireText).path],
+           text("Edit"), el("span", ["class": "visually-hidden"], text(" \(r.brand) \(r.number)")))
     }
 
     func dot(_ color: ReadinessColor) -> Node {
