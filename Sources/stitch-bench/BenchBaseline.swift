@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQLiteDriver
 import Foundation
 import PostgresNIO
 import SQLKit
@@ -44,6 +45,26 @@ enum BenchBaseline {
     /// Reads every column of the user's threads; answers how many rows came back.
     static func selectThreads(userId: UUID, on db: any Database) async throws -> Int {
         try await db.rawSQL.select().column("*").from(BenchAccess.threadTable).where("user_id", .equal, SQLBind(userId)).all().count
+    }
+
+    /// SQLite: the same SELECT with its rows taken on the thread that steps the statement (the
+    /// connection's async query, as the server's own reads are since 2026-11-29) rather than each
+    /// handed to the event loop as SQLKit's `all()` does: the floor under the server's reads. Nil
+    /// on PostgreSQL.
+    static func selectThreadsOnConnection(userId: UUID, on db: any Database) async throws -> Int? {
+        guard let sqlite = db as? any SQLiteDatabase else { return nil }
+        var serializer = SQLSerializer(database: db.rawSQL)
+        db.rawSQL.select().column("*").from(BenchAccess.threadTable).where("user_id", .equal, SQLBind(userId)).select.serialize(to: &serializer)
+        let encoder = SQLiteDataEncoder()
+        let binds = try serializer.binds.map { try encoder.encode($0) }
+        let sql = serializer.sql
+        return try await sqlite.withConnection { connection in
+            connection.eventLoop.makeFutureWithTask {
+                nonisolated(unsafe) var rows: [SQLiteRow] = []
+                try await connection.query(sql, binds) { rows.append($0) }
+                return rows.count
+            }
+        }.get()
     }
 
     /// The same SELECT, with every value read into its Swift type. SQLite's driver does that for

@@ -177,6 +177,7 @@ extension Bench {
             var pulled = 0
             // The pulls and the SELECT take turns, so a slow patch of the machine hits all three.
             var pulls: [Double] = [], pullsInTurn: [Double] = [], pullsDefault: [Double] = [], selects: [Double] = [], reads: [Double] = []
+            var onConnection: [Double] = []
             for _ in 0..<repeats {
                 pulls.append(try await seconds { pulled = try await pullAll(pageSize: SyncEngine.defaultPageSize) })
                 pullsInTurn.append(try await seconds { _ = try await pullAll(pageSize: SyncEngine.defaultPageSize, ahead: false) })
@@ -189,6 +190,12 @@ extension Bench {
                     let count = try await BenchBaseline.selectThreadsReadingValues(userId: reader.user.id, on: app.db)
                     guard count == n else { throw ConfigError("select saw \(count)") }
                 })
+                if label == "sqlite" {
+                    onConnection.append(try await seconds {
+                        let count = try await BenchBaseline.selectThreadsOnConnection(userId: reader.user.id, on: app.db)
+                        guard count == n else { throw ConfigError("select saw \(count ?? -1)") }
+                    })
+                }
             }
             let pull = median(pulls), pullDefault = median(pullsDefault), select = median(selects), read = median(reads)
             if stages {
@@ -238,7 +245,13 @@ extension Bench {
                 }
             }
             figures.append(report(Figure(name: "sync pull, \(pulled) records", database: label, value: Double(pulled) / pull, unit: "records/s",
-                                         baseline: Double(n) / select, ratio: select / pull, target: "≥ 0.50 (pull ≤ 2× SELECT)")))
+                                         baseline: Double(n) / select, ratio: select / pull, target: "≥ 0.75 (#64.4)")))
+            if !onConnection.isEmpty {
+                // The server's SQLite reads skip the per-row hand-over `all()` still pays: the same
+                // pull against a SELECT that skips it too (for information: the stricter floor).
+                figures.append(report(Figure(name: "sync pull vs SELECT on the connection's thread", database: label, value: Double(pulled) / pull,
+                                             unit: "records/s", baseline: Double(n) / median(onConnection), ratio: median(onConnection) / pull)))
+            }
             figures.append(report(Figure(name: "sync pull, one page at a time", database: label, value: Double(pulled) / median(pullsInTurn),
                                          unit: "records/s", baseline: Double(n) / select, ratio: select / median(pullsInTurn))))
             figures.append(report(Figure(name: "sync pull, pages of \(SyncRequest.defaultLimit)", database: label, value: Double(pulled) / pullDefault,

@@ -147,12 +147,16 @@ struct ResourceLimitTests {
             let ann = try await TestUser.make(app)
             let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             _ = try await bob.thread("DMC", "310")
-            // Ann's heavy PDF, as far as the server can tell: the tools' only thread is hers for a while.
+            // Ann's heavy PDF, as far as the server can tell: the tools' only thread is hers until
+            // the test lets it go (not for a fixed time: on a loaded machine the requests below
+            // took longer than a 3-second job, which then ended before her next picture came).
             let started = AsyncStream<Void>.makeStream()
+            let release = DispatchSemaphore(value: 0)
+            defer { release.signal() }
             let busy = Task {
                 try await app.tools.run(for: ann.id) { () -> Void in
                     started.continuation.yield()
-                    Thread.sleep(forTimeInterval: 3)
+                    _ = release.wait(timeout: .now() + 120)
                 }
             }
             for await _ in started.stream { break }
@@ -165,6 +169,7 @@ struct ResourceLimitTests {
             let photo = BarcodeImages.noBarcode()
             let refused = try await ann.upload("/threads/scan", files: [(name: "image", filename: "p.jpg", type: "image/jpeg", data: photo)])
             #expect(refused.status == .tooManyRequests && refused.headers.first(name: "Retry-After") == "5", "\(refused.status)")
+            release.signal()
             try await busy.value
             #expect(app.tools.load(of: ann.id) == 0)
             let later = try await ann.upload("/threads/scan", files: [(name: "image", filename: "p.jpg", type: "image/jpeg", data: photo)])
