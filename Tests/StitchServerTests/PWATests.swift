@@ -139,4 +139,76 @@ struct PWATests {
             #expect(bad.status == .badRequest)
         }
     }
+
+    @Test("A −/+ step kept on the device (its request had no answer in time) counts once, whichever of it and its request reaches the server first, and adds to a change made meanwhile elsewhere; bad steps are refused by name")
+    func givenUpStep() async throws {
+        try await withTestApp { app, clock in
+            let ann = try await TestUser.make(app)
+            let red = try await ann.thread("DMC", "321", quantity: 1)
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let token = try await web.csrf(from: "/app/inventory")
+            func request(_ changeId: UUID, _ delta: Int = 1) async throws -> Int {
+                let res = try await web.request(.POST, "/app/inventory/\(red.id.wireText)/step",
+                                                form: ["_csrf": token, "delta": "\(delta)", "changeId": changeId.wireText],
+                                                headers: ["Accept": "application/json"])
+                try #require(res.status == .ok, "\(res.text)")
+                return try res.decode([String: Int].self)["quantity"] ?? -1
+            }
+            func kept(_ steps: [(id: UUID, fields: String)]) async throws -> WebSyncAnswer {
+                let made = Timestamp.string(from: clock.now.addingTimeInterval(-5))
+                let res = try await web.request(.POST, "/app/sync", json: Self.kept(steps.map { ("step", $0.id, $0.fields, made) }),
+                                                headers: ["X-CSRF-Token": token])
+                try #require(res.status == .ok, "\(res.text)")
+                return try res.decode(WebSyncAnswer.self)
+            }
+            let plusOne = #"{"thread":"\#(red.id.wireText)","delta":1}"#
+            func quantity() async throws -> Int { try await ann.get("/threads/\(red.id.wireText)", as: InventoryThread.self).quantity }
+
+            // The page's +1 had no answer in time and was kept. The kept step reaches the server
+            // first; the request itself comes after and adds nothing.
+            clock.advance(by: 10)
+            let late = UUID()
+            let answer = try await kept([(late, plusOne)])
+            #expect(answer.results.map(\.status) == [.applied])
+            #expect(try answer.changes.first { $0.id == red.id }?.record(as: InventoryThread.self).quantity == 2, "the thread as counted comes back")
+            #expect(try await request(late) == 2, "a spent step answers the quantity as it is")
+            #expect(try await quantity() == 2)
+
+            // The other order: the request lands first (2 → 3), the kept copy adds nothing.
+            let first = UUID()
+            #expect(try await request(first) == 3)
+            #expect(try await kept([(first, plusOne)]).results.map(\.status) == [.applied])
+            #expect(try await quantity() == 3)
+
+            // Meanwhile a device sets 7 (a purchase, say): the kept step adds to it, like a purchase
+            // (a step is one skein more or fewer, not a quantity that overwrites).
+            let put = try await ann.sendObject(.PUT, "/threads/\(red.id.wireText)", ["quantity": 7])
+            try #require(put.status == .ok, "\(put.text)")
+            #expect(try await kept([(UUID(), plusOne)]).results.map(\.status) == [.applied])
+            #expect(try await quantity() == 8)
+
+            // Sent twice (its answer lost): once; a −1 at zero spends its id too.
+            let twice = UUID()
+            #expect(try await request(twice) == 9)
+            #expect(try await request(twice) == 9)
+            #expect(try await request(UUID(), -9) == 0)
+            let atZero = UUID()
+            #expect(try await request(atZero, -1) == 0)
+            #expect(try await request(atZero, 1) == 0, "an id spent at zero adds nothing later")
+
+            // Refused by name, nothing changed: no thread, a delta of 0 or past 1000, a thread that
+            // isn't there (or isn't Ann's).
+            let bob = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let bobs = try await bob.thread("DMC", "310", quantity: 1)
+            let bad = try await kept([(UUID(), #"{"delta":1}"#), (UUID(), #"{"thread":"\#(red.id.wireText)","delta":0}"#),
+                                      (UUID(), #"{"thread":"\#(red.id.wireText)","delta":5000}"#),
+                                      (UUID(), #"{"thread":"\#(bobs.id.wireText)","delta":1}"#)])
+            #expect(bad.results.map(\.status) == [.rejected, .rejected, .rejected, .rejected])
+            #expect(bad.results.map { $0.error?.error ?? "" } == ["A step names the thread it changes", "A step adds or takes away 1 to 1000 skeins",
+                                                                 "A step adds or takes away 1 to 1000 skeins", "That thread is no longer in your inventory"])
+            #expect(try await quantity() == 0)
+            #expect(try await bob.get("/threads/\(bobs.id.wireText)", as: InventoryThread.self).quantity == 1)
+        }
+    }
 }

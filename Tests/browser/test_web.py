@@ -722,6 +722,15 @@ def section_tools(browser, name):
     return tools
 
 
+def add_thread(browser, base, number, quantity, brand="DMC"):
+    """A thread added with the inventory's form: brand, number, skeins."""
+    browser.get(base + "/app/inventory/new")
+    fill(browser, "brand", brand)
+    fill(browser, "number", number)
+    fill(browser, "quantity", quantity)
+    submit(browser, "Add thread")
+
+
 def submit_in(browser, container, text):
     """Submits the form of the button `text` inside `container` and waits for the next page."""
     page = browser.find_element(By.TAG_NAME, "html")
@@ -840,11 +849,7 @@ def test_edit_project_parts(server, browser, shots, photos):
     # A thread you have: offered "Add 2 to it", and merged — one DMC 310 with 3 skeins.
     for width in ["phone", "desktop"]:
         browser.set_window_size(*SIZES[width])
-        browser.get(server + "/app/inventory/new")
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "310")
-        fill(browser, "quantity", "1" if width == "phone" else "2")
-        submit(browser, "Add thread")
+        add_thread(browser, server, "310", "1" if width == "phone" else "2")
     offer = browser.find_element(By.ID, "duplicate")
     assert "You have DMC 310 already: 1 skein" in " ".join(offer.get_attribute("textContent").split())
     snap(browser, shots, "thread-duplicate")
@@ -864,11 +869,7 @@ def test_plan_shop_and_turn_green(server, browser, shots):
     and set aside on a desktop."""
     sign_up(browser, server, "Flo", "flo@example.com")
     browser.set_window_size(*SIZES["phone"])
-    browser.get(server + "/app/inventory/new")
-    fill(browser, "brand", "DMC")
-    fill(browser, "number", "310")
-    fill(browser, "quantity", "1")
-    submit(browser, "Add thread")
+    add_thread(browser, server, "310", "1")
     browser.get(server + "/app/stash/new")
     fill(browser, "designer", "Raymond Crawford")
     fill(browser, "designName", "Fox")
@@ -964,8 +965,8 @@ def test_offline_in_a_shop(browser, shots):
     projects read as last seen, with "as of"; the inventory is searched on the page; a page never
     opened says it can't be shown. Quantities stepped, a line of the shopping list bought, a thread
     added and a journal note written offline are kept on the device through a reload, and sent when the network is back, dated when
-    they were made: a later change on a StitchKit device (the stitch CLI) wins and is shown; the
-    rest reach the server and the device's next pull. The server itself goes away (DevTools'
+    they were made: a step and a purchase add to what a StitchKit device (the stitch CLI) changed
+    meanwhile, and everything reaches the server and the device's next pull. The server itself goes away (DevTools'
     offline switch doesn't reach the service worker's fetches) and the page is told it is offline."""
     server = StitchServer().start()
     base = server.base
@@ -974,11 +975,7 @@ def test_offline_in_a_shop(browser, shots):
         browser.set_window_size(*SIZES["phone"])
         sign_up(browser, base, "Gil", "gil@example.com")
         for number, quantity in [("3865", "2"), ("310", "1")]:
-            browser.get(base + "/app/inventory/new")
-            fill(browser, "brand", "DMC")
-            fill(browser, "number", number)
-            fill(browser, "quantity", quantity)
-            submit(browser, "Add thread")
+            add_thread(browser, base, number, quantity)
         browser.get(base + "/app/projects/start")
         section = browser.find_element(By.ID, "without-canvas")
         section.find_element(By.NAME, "name").send_keys("Shop sampler")
@@ -1056,27 +1053,26 @@ def test_offline_in_a_shop(browser, shots):
         assert "You're offline" in browser.page_source, browser.page_source[:3000]
         browser.get(base + "/app/inventory")
 
-        # Meanwhile the server is back, and the device (which has its own signal) changes
-        # DMC 3865 after the browser did: 2 + 5 = 7.
+        # Meanwhile the server is back, and the device (which has its own signal) adds 5 to
+        # DMC 3865 after the browser's +1: both count, 2 + 1 + 5 = 8.
         server.start()
         stitch_cli(device, "threads", "inc", "DMC", "3865", "5")
         # The browser's network comes back: what it kept is sent.
         network(browser, offline=False)
         WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "outbox-sent"))
         sent = browser.find_element(By.ID, "outbox-sent").text
-        assert sent.startswith("Sent 4 changes made offline."), sent
-        assert "DMC 3865 was changed later on another device: it has 7 there" in sent, sent
-        assert quantities(browser)["DMC 3865"] == "7"
+        assert sent == "Sent 5 changes made offline.", sent
+        WebDriverWait(browser, 5).until(lambda d: quantities(d).get("DMC 3865") == "8")
         assert browser.execute_script("return localStorage.getItem('stitch-outbox')") == "[]"
         assert not browser.find_elements(By.ID, "outbox-kept")
         # The server has them, and the device's next pull brings them.
         browser.refresh()
-        got = settled_quantities(browser, {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"})
-        assert got == {"DMC 310": "4", "DMC 3865": "7", "DMC 444": "2"}, got
+        got = settled_quantities(browser, {"DMC 310": "4", "DMC 3865": "8", "DMC 444": "2"})
+        assert got == {"DMC 310": "4", "DMC 3865": "8", "DMC 444": "2"}, got
         snap(browser, shots, "offline-changes-sent")
         stitch_cli(device, "sync")
         on_device = {f"{t['brand']} {t['number']}": (t["quantity"], t.get("colorName")) for t in json.loads(stitch_cli(device, "threads", "list", "--json"))}
-        assert on_device == {"DMC 310": (4, None), "DMC 3865": (7, None), "DMC 444": (2, "Dark lemon")}, on_device
+        assert on_device == {"DMC 310": (4, None), "DMC 3865": (8, None), "DMC 444": (2, "Dark lemon")}, on_device
         browser.get(base + "/app/shopping")
         assert "Nothing to buy" in browser.page_source, "the bought line is gone from the list"
         browser.get(project)
@@ -1092,11 +1088,7 @@ def one_dmc_321_short_by_two(browser, base, name, email):
     """A new account on a phone holding one DMC 321, with 2 more on its shopping list by hand."""
     browser.set_window_size(*SIZES["phone"])
     sign_up(browser, base, name, email)
-    browser.get(base + "/app/inventory/new")
-    fill(browser, "brand", "DMC")
-    fill(browser, "number", "321")
-    fill(browser, "quantity", "1")
-    submit(browser, "Add thread")
+    add_thread(browser, base, "321", "1")
     browser.get(base + "/app/shopping")
     click(browser, browser.find_element(By.CSS_SELECTOR, "#shopping-add summary"))
     fill(browser, "number", "321")
@@ -1192,7 +1184,7 @@ def test_server_silent_while_online(browser, shots):
             WebDriverWait(browser, 20).until(lambda d: "Bought 2 — kept on this device" in d.find_element(By.ID, "shopping").text)
             assert "didn't answer" in browser.find_element(By.ID, "outbox-kept").text
             kept = json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox')"))
-            assert sorted(c["type"] for c in kept) == ["purchase", "thread"], kept
+            assert sorted(c["type"] for c in kept) == ["purchase", "step"], kept
         finally:
             os.kill(server.proc.pid, signal.SIGCONT)
         # The server answers again (and reads the requests the page gave up on): the page sends

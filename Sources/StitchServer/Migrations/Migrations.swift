@@ -29,5 +29,6 @@ enum StitchMigrations {
         RefreshTokenUsedBy(),
         ProjectPicture(),
         PictureWidths(),
+        AppliedWebChanges(),
     ]
 }

@@ -257,7 +257,7 @@ enum AccountLinks {
             }
             let pictures = try await db.sql.update(ImageModel.schema).set("user_id", to: SQLUUID(userId))
                 .where("user_id", .equal, SQLUUID(otherId)).returning("key").all().count
-            for table in [PatternRenderModel.schema, "applied_web_purchases"] {
+            for table in [PatternRenderModel.schema, WebController.appliedChanges] {
                 try await db.sql.update(table).set("user_id", to: SQLUUID(userId)).where("user_id", .equal, SQLUUID(otherId)).run()
             }
             let moved = try await IdentityModel.query(on: db).filter(\.$user.$id == otherId)

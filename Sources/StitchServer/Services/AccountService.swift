@@ -249,7 +249,7 @@ enum AccountService {
             let email = try await UserModel.find(userId, on: db)?.email
             for table in [PatternRenderModel.schema, ShoppingLineModel.schema, PatternModel.schema, JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
                           ProjectModel.schema, CanvasModel.schema, ThreadModel.schema, ImageModel.schema, WebSessionModel.schema,
-                          RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema, "applied_web_purchases"] {
+                          RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema, WebController.appliedChanges] {
                 try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(userId)).run()
             }
             if let email { try await PasswordAttempts.clear(email: email, on: db) }

@@ -17,7 +17,7 @@ public enum Housekeeping {
         public var clientThrottles = 0
         public var passwordResets = 0
         public var resetThrottles = 0
-        public var webPurchases = 0
+        public var webChanges = 0
     }
 
     /// Deletes, as of `now`:
@@ -51,7 +51,7 @@ public enum Housekeeping {
         pruned.resetThrottles = try await db.sql.delete(from: ResetThrottleModel.schema)
             .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.resetRequestWindow)))
             .returning("id").all().count
-        pruned.webPurchases = try await db.sql.delete(from: "applied_web_purchases")
+        pruned.webChanges = try await db.sql.delete(from: WebController.appliedChanges)
             .where("created_at", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-WebSession.absoluteLifetime)))
             .returning("id").all().count
         return pruned
@@ -106,7 +106,7 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                     do {
                         let pruned = try await Housekeeping.prune(now: clock.now(), config: config, on: db)
                         if pruned != Housekeeping.Pruned() {
-                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts, \(pruned.webPurchases) offline purchases' ids")
+                            logger.info("Housekeeping removed \(pruned.refreshTokens) expired refresh tokens, \(pruned.webSessions) web sessions, \(pruned.loginThrottles) login throttles, \(pruned.clientThrottles) client throttles, \(pruned.passwordResets) password-reset links, \(pruned.resetThrottles) reset counts, \(pruned.webChanges) ids of purchases and steps sent from the web app")
                         }
                         let orphans = try await Housekeeping.removeOrphanFiles(now: clock.now(), app: application)
                         if orphans > 0 { logger.info("Housekeeping removed \(orphans) stored files no picture or pattern row named") }

@@ -185,24 +185,47 @@ extension WebController {
 
     /// The inline −/+: never below zero. Answers JSON to the enhancing script, a redirect otherwise.
     @Sendable func stepThread(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let id = try req.uuid("id")
-        let delta = Int(try FormData.parse(req)["delta"] ?? "") ?? 0
-        let step = max(-1000, min(1000, delta))
-        guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        var quantity = current.quantity
-        if max(0, current.quantity + step) != current.quantity {
-            // Added to the quantity as the write transaction reads it: a purchase or another step
-            // landing between the read above and this write isn't overwritten.
-            quantity = try await RecordWrites<ThreadModel>.update(req, id: id, body: [:], transform: { old, new, _ in
-                var stepped = new
-                stepped.quantity = max(0, old.quantity + step)
-                return stepped
-            }).quantity
-        }
+        let form = try FormData.parse(req)
+        let quantity = try await Self.step(try req.uuid("id"), by: Int(form["delta"] ?? "") ?? 0,
+                                           changeId: form["changeId"].flatMap(UUID.init(uuidString:)), req: req)
         if req.headers.accept.mediaTypes.contains(.json) {
             return try jsonResponse(["quantity": quantity])
         }
         return req.redirect(to: SiteURL.inventory.path + "#main")
     }
 }
+
+extension WebController {
+    /// Adds `delta` (at most ±1000) to a thread's quantity, never below zero, and answers the
+    /// quantity. The script names each step (`changeId`), sent at once or kept on the device when
+    /// its request has no answer in time (`sync`): a step is counted once for its id, whichever
+    /// copy arrives first, and like a purchase it adds to what the server holds, so a change made
+    /// meanwhile elsewhere counts too. 404 when the thread isn't the user's.
+    static func step(_ id: UUID, by delta: Int, changeId: UUID?, req: Request) async throws -> Int {
+        let userId = try req.user.id
+        let step = max(-1000, min(1000, delta))
+        guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+        let now = req.now
+        guard max(0, current.quantity + step) != current.quantity else {
+            // Nothing to add now (at zero already), but a copy arriving later must not add either.
+            if let changeId { _ = try await req.db.writeTransaction { db in try await claim(changeId, userId: userId, now: now, on: db) } }
+            return current.quantity
+        }
+        do {
+            // Added to the quantity as the write transaction reads it: a purchase or another step
+            // landing between the read above and this write isn't overwritten.
+            return try await RecordWrites<ThreadModel>.update(req, id: id, body: [:], transform: { old, new, _ in
+                var stepped = new
+                stepped.quantity = max(0, old.quantity + step)
+                return stepped
+            }, check: { _, db in
+                if let changeId, try await !claim(changeId, userId: userId, now: now, on: db) { throw SpentStep() }
+            }).quantity
+        } catch is SpentStep {
+            return try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record.quantity ?? current.quantity
+        }
+    }
+}
+
+/// A step whose id was applied already: its write is rolled back.
+private struct SpentStep: Error {}

@@ -4,12 +4,13 @@ import Vapor
 
 /// One change the web app made while it had no network: the fields it changed, and when.
 struct WebChange: Decodable, Sendable {
-    /// A kind of record the web app changes offline (`thread`, `journalEntry`), or `purchase`
-    /// ("Bought" on the shopping list).
+    /// A kind of record the web app changes offline (`thread`, `journalEntry`), `purchase`
+    /// ("Bought" on the shopping list) or `step` (the inventory's −/+).
     var type: String
+    /// The record's id; a purchase's or a step's own id.
     var id: UUID
     /// Only the fields the person changed (a new record: all it has; a purchase: brand, number,
-    /// quantity, colour name).
+    /// quantity, colour name; a step: `thread` and `delta`).
     var fields: [String: JSONValue]
     /// When the person made the change, on their device's clock.
     var changedAt: Date
@@ -20,7 +21,7 @@ struct WebSyncRequest: Decodable, Sendable {
 }
 
 /// What became of each change, and the server's copy where it kept its own (a later change from
-/// another device) or stored something other than what was sent.
+/// another device) or stored something other than what was sent, and of every thread stepped.
 struct WebSyncResponse: Encodable, Sendable {
     var results: [SyncResult]
     var changes: [SyncChange]
@@ -31,14 +32,17 @@ extension WebController {
     static let maxWebChanges = 500
     /// The record kinds the web app changes offline.
     static let webRecordTypes: [EntityType] = [.thread, .journalEntry]
+    /// The ids of the changes the web app sends at most once (a purchase, a −/+ step), with whose
+    /// they are; pruned by `Housekeeping` once no page that could send them again is signed in.
+    static let appliedChanges = "applied_web_changes"
 
     /// Changes the web app kept on the device while offline (app.js), sent when the network is
     /// back. The browser keeps no copy of whole records, so each change is the fields it changed,
     /// laid over the record as the server holds it now, and pushed through the sync engine dated
     /// when it was made: last write wins by the moment of the change, not of the upload, exactly
-    /// as for a device's `/sync`. A purchase is not an overwrite but skeins added: it is applied
-    /// as "Bought" is online (whatever changed meanwhile, both count), once per id however often
-    /// it is sent.
+    /// as for a device's `/sync`. A purchase and a step are not overwrites but skeins added: each
+    /// is applied as it is online (whatever changed meanwhile, both count), once per id however
+    /// often it is sent — the step's own request, given up on by the page, may come too.
     @Sendable func sync(req: Request) async throws -> Response {
         let userId = try req.user.id
         let request = try req.decodeJSON(WebSyncRequest.self)
@@ -49,6 +53,7 @@ extension WebController {
         var results: [UUID: SyncResult] = [:]
         var serverCopies: [SyncChange] = []
         var run: [SyncChange] = []
+        var stepped: [UUID] = []
         func pushRun() async throws {
             guard !run.isEmpty else { return }
             let push = try await SyncService.push(run, userId: userId, app: req.application, db: req.db)
@@ -62,6 +67,13 @@ extension WebController {
                 results[change.id] = try await Self.purchaseOnce(change, userId: userId, req: req)
                 continue
             }
+            if change.type == "step" {
+                try await pushRun()
+                let (result, thread) = try await Self.stepOnce(change, req: req)
+                results[change.id] = result
+                if let thread, !stepped.contains(thread) { stepped.append(thread) }
+                continue
+            }
             guard let type = EntityType(rawValue: change.type), Self.webRecordTypes.contains(type) else {
                 results[change.id] = SyncResult(id: change.id, type: EntityType(rawValue: change.type), status: .rejected,
                                                 error: APIErrorBody(error: "The web app doesn't change a \(change.type) offline"))
@@ -72,6 +84,12 @@ extension WebController {
             run.append(SyncChange(type: type, id: change.id, action: .upsert, data: .object(fields), updatedAt: change.changedAt, deletedAt: nil))
         }
         try await pushRun()
+        // Each thread stepped as it is now, so the page shows what the server counted.
+        for thread in stepped {
+            guard let found = try await Records.find(ThreadModel.self, thread, userId: userId, on: req.db) else { continue }
+            serverCopies.removeAll { $0.id == thread }
+            serverCopies.append(try SyncChange(record: found.record))
+        }
         return try jsonResponse(WebSyncResponse(results: request.changes.compactMap { results[$0.id] }, changes: serverCopies))
     }
 
@@ -95,6 +113,27 @@ extension WebController {
         }
     }
 
+    /// A −/+ step kept on the device (its request failed or had no answer in time): counted once
+    /// for its id, with the request itself if that reaches the server too. Answers the result
+    /// and the thread stepped.
+    static func stepOnce(_ change: WebChange, req: Request) async throws -> (SyncResult, UUID?) {
+        func refused(_ message: String, field: String? = nil) -> (SyncResult, UUID?) {
+            (SyncResult(id: change.id, type: nil, status: .rejected, error: APIErrorBody(error: message, fields: field.map { [$0: message] })), nil)
+        }
+        guard case .string(let text)? = change.fields["thread"], let thread = UUID(uuidString: text) else {
+            return refused("A step names the thread it changes", field: "thread")
+        }
+        guard case .int(let number)? = change.fields["delta"], number != 0, abs(number) <= 1000 else {
+            return refused("A step adds or takes away 1 to 1000 skeins", field: "delta")
+        }
+        do {
+            _ = try await step(thread, by: Int(number), changeId: change.id, req: req)
+            return (SyncResult(id: change.id, type: nil, status: .applied), thread)
+        } catch let error as AbortError where error.status == .notFound {
+            return refused("That thread is no longer in your inventory")
+        }
+    }
+
     /// Adds a purchase's skeins once for its id, in the transaction that records the id: the page's
     /// "Bought" form and its offline copy name the same id, so whichever arrives second adds
     /// nothing. Answers the thread, or nil when the id was applied already.
@@ -102,13 +141,18 @@ extension WebController {
     static func applyPurchase(_ body: PurchaseRequest, id: UUID, userId: UUID, req: Request) async throws -> InventoryThread? {
         let now = req.now
         return try await req.db.writeTransaction { db in
-            let claimed = try await db.sql.raw("""
-                INSERT INTO applied_web_purchases (id, user_id, created_at) VALUES (\(bind: id), \(bind: userId), \(bind: now)) \
-                ON CONFLICT DO NOTHING RETURNING id
-                """).first()
-            guard claimed != nil else { return nil }
+            guard try await claim(id, userId: userId, now: now, on: db) else { return nil }
             return try await ShoppingController.purchase(body, userId: userId, now: now, in: db).thread
         }
+    }
+
+    /// Records a once-only change's id as applied (inside the caller's write transaction, with the
+    /// change itself): false when it was already, and the change must add nothing.
+    static func claim(_ id: UUID, userId: UUID, now: Date, on db: any Database) async throws -> Bool {
+        try await db.sql.raw("""
+            INSERT INTO \(unsafeRaw: appliedChanges) (id, user_id, created_at) VALUES (\(bind: id), \(bind: userId), \(bind: now)) \
+            ON CONFLICT DO NOTHING RETURNING id
+            """).first() != nil
     }
 
     /// The record's wire fields as the server holds it, or nil when it has none (a new one).

@@ -43,7 +43,8 @@
   // device at once (localStorage: written before the next line runs, so a reload or a page
   // change straight after loses nothing) with the moment it was made and the account that made
   // it, shown on the page as it will be, and sent to /app/sync when the network is back, where
-  // last write wins by that moment: a later change from another device is kept, and shown.
+  // last write wins by that moment (a later change from another device is kept, and shown) — but
+  // a step and a purchase are skeins added to what is there, each once for its id.
   var main = document.getElementById('main');
   var user = main && main.getAttribute('data-user');
   var OUTBOX = 'stitch-outbox';
@@ -99,6 +100,11 @@
     if (output) output.textContent = String(quantity);
     var minus = row.querySelector('form.step button[name=delta][value="-1"]');
     if (minus) minus.disabled = quantity === 0;
+  };
+  var keptSteps = function (thread) { return mine().filter(function (c) { return c.type === 'step' && c.fields.thread === thread; }); };
+  // A quantity with the steps still kept for its thread added, as the server will count them.
+  var withKeptSteps = function (thread, quantity) {
+    return keptSteps(thread).reduce(function (q, c) { return Math.max(0, q + c.fields.delta); }, quantity);
   };
   var threadRow = function (id) { return document.querySelector('#threads .row[data-thread="' + id + '"]'); };
   // An inventory row like the server's, built here: `f` holds brand, number, colorName, colorHex
@@ -183,6 +189,9 @@
         if (change.fields.brand !== undefined) addThreadRow(change);
         var row = threadRow(change.id);
         if (row && change.fields.quantity !== undefined) { setQuantity(row, change.fields.quantity); row.classList.add('pending'); }
+      } else if (change.type === 'step') {
+        var stepped = threadRow(change.fields.thread);
+        if (stepped) { setQuantity(stepped, Math.max(0, Number(stepped.querySelector('output.qty').textContent) + change.fields.delta)); stepped.classList.add('pending'); }
       } else if (change.type === 'journalEntry') addEntry(change);
       else if (change.type === 'purchase') markBought(change);
     });
@@ -205,7 +214,7 @@
   // The server's answer: kept changes leave the device; where the server kept a later change
   // from another device, its value is shown and said.
   var settle = function (batch, answer) {
-    var list = outbox();
+    var list = outbox(), stepsSettled = [];
     batch.forEach(function (sent) {
       var result = (answer.results || []).filter(function (r) { return r.id === sent.id; })[0];
       if (!result) return;
@@ -217,6 +226,7 @@
         if (line) line.textContent = result.status === 'applied' ? 'Bought ' + sent.fields.quantity + ' — added to your inventory' : 'Not saved';
       }
       if (row) row.classList.remove('pending');
+      if (sent.type === 'step') stepsSettled.push(sent.fields.thread);
       if (result.status === 'applied') sentCount += 1;
       else if (result.status === 'stale') {
         var quantity = copy && copy.data ? copy.data.quantity : undefined;
@@ -225,6 +235,13 @@
       } else notes.push(sent.label + ' was not saved: ' + describe(result) + '.');
     });
     saveOutbox(list);
+    // A thread stepped: what the server counted, with the steps still kept on top.
+    stepsSettled.forEach(function (thread) {
+      var copies = (answer.changes || []).filter(function (c) { return c.id === thread && c.data; }), row = threadRow(thread);
+      if (!row || !copies.length) return;
+      setQuantity(row, withKeptSteps(thread, copies[copies.length - 1].data.quantity));
+      if (!keptSteps(thread).length && !pending('thread', thread)) row.classList.remove('pending');
+    });
     var box = status('outbox-sent');
     box.textContent = (sentCount ? 'Sent ' + (sentCount === 1 ? '1 change' : sentCount + ' changes') + ' made offline.' : 'Back online.') + (notes.length ? ' ' + notes.join(' ') : '');
     showKept();
@@ -473,18 +490,23 @@
     var row = form.closest('.row');
     var output = row.querySelector('output.qty');
     var thread = row.getAttribute('data-thread');
-    var body = new URLSearchParams(new FormData(form));
+    // Each step has an id: one kept on the device after its request had no answer may still
+    // reach the server with that request, and is counted once.
+    var body = new URLSearchParams(new FormData(form)), stepId = newId();
     body.set('delta', String(delta));
-    // With no network (or a thread still waiting to be sent) the step is kept on the device.
+    body.set('changeId', stepId);
+    // With no network (or this thread's changes still waiting to be sent) the step is kept on the
+    // device: as skeins added, like a purchase; on a thread not yet on the server, as its quantity.
     var local = function () {
       var quantity = Math.max(0, Number(output.textContent) + delta);
-      var title = row.querySelector('.title');
-      keep('thread', thread, { quantity: quantity }, title ? title.textContent.replace(/\s+/g, ' ').trim() : 'A thread');
+      var label = titleOf(row) || 'A thread';
+      if (pending('thread', thread)) keep('thread', thread, { quantity: quantity }, label);
+      else keep('step', stepId, { thread: thread, delta: delta }, label + (delta > 0 ? ' (one more)' : ' (one fewer)'));
       setQuantity(row, quantity);
       row.classList.add('pending');
       flush();
     };
-    if (navigator.onLine === false || pending('thread', thread)) { local(); return; }
+    if (navigator.onLine === false || pending('thread', thread) || keptSteps(thread).length) { local(); return; }
     // A request that fails or hangs past the deadline (one bar of signal, the browser still
     // "online") keeps the step on the device too.
     fetchWithDeadline(form.action, {

@@ -166,7 +166,7 @@ struct ProjectDetailPage {
 
     /// Quantity, colour name and notes of one requirement: a link to its page (a form per row was
     /// three fields per thread for the browser to read at every load).
-    func requirementTools(_ r: RequirementReadiness, context: PageContext) -> Node {
+    func editLink(_ r: RequirementReadiness) -> Node {
         el("a", ["class": "edit-link", "href": SiteURL.requirement(projectId, r.requirementId.wireText).path],
            text("Edit"), el("span", ["class": "visually-hidden"], text(" \(r.brand) \(r.number)")))
     }
@@ -187,7 +187,7 @@ struct ProjectDetailPage {
                       el("div", ["class": "footnote"], text(r.summary)),
                       shoppingTool(r, context: context),
                       (requirementRecords[r.requirementId]?.notes).map { el("div", ["class": "footnote requirement-notes"], text($0)) } ?? nothing,
-                      requirementTools(r, context: context)),
+                      editLink(r)),
                    el("td", ["class": "data have"], text(String(r.have))),
                    el("td", ["class": "data need"], text(String(r.needed))),
                    el("td", ["class": "data buy"], text(String(r.toBuy))),
