@@ -14,6 +14,11 @@ struct PWATests {
             let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: manifest.body)) as? [String: Any])
             #expect(json["start_url"] as? String == "/app/inventory" && json["scope"] as? String == "/app/" && json["display"] as? String == "standalone")
             #expect(try await app.send(.GET, "/app/static/icon.svg").text.hasPrefix("<svg"))
+            // The manifest carries its icon (no request when the browser checks it after the load
+            // event): the served SVG, as a data: URL.
+            let icon = try #require((json["icons"] as? [[String: Any]])?.first?["src"] as? String)
+            #expect(icon.hasPrefix("data:image/svg+xml,")
+                    && icon.dropFirst("data:image/svg+xml,".count).removingPercentEncoding == PWA.icon.trimmingCharacters(in: .whitespacesAndNewlines))
             let worker = try await app.send(.GET, "/app/sw.js")
             #expect(worker.status == .ok && worker.headers.first(name: "Service-Worker-Allowed") == "/app/" && worker.text.contains("stitch-pages-v1"))
             let offline = try await app.send(.GET, "/app/offline")

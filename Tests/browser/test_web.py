@@ -993,6 +993,9 @@ def test_offline_in_a_shop(browser, shots):
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         manifest = browser.find_element(By.CSS_SELECTOR, "link[rel=manifest]").get_attribute("href")
         assert manifest.endswith("/app/manifest.webmanifest")
+        # Chromium finds it installable (the manifest's icon is a data: URL), with nothing to say.
+        assert browser.execute_cdp_cmd("Page.getAppManifest", {}).get("errors") == []
+        assert browser.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []
         # Seen online with the worker in charge: these are kept.
         for path in ["/app/inventory", "/app/shopping", "/app/projects", "/app/inventory/new", project[len(base):]]:
             browser.get(base + path)

@@ -5,6 +5,8 @@ import ServerCommon
 /// keeps the shell (style, script, the offline page), keeps a copy of the note, notes, tasks and
 /// briefing pages last opened (read offline), and shows Web Push notifications.
 enum PWA {
+    /// The icon is in the manifest itself: the browser checks it after every page is idle, and a
+    /// path there is one more request after the load event (from the cache on a repeat visit).
     static let manifest = #"""
     {
       "name": "Selene",
@@ -17,7 +19,7 @@ enum PWA {
       "background_color": "#F5F4FA",
       "theme_color": "#1D2138",
       "icons": [
-        {"src": "/app/static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}
+        {"src": "\#(svgDataURL(icon))", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}
       ]
     }
     """#

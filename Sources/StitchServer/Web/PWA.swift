@@ -6,6 +6,8 @@ import ServerCommon
 /// projects and each project's page, and the shopping list as last seen, so a stitcher in a shop
 /// with no signal can still read them; the page says since when (app.js). Signing out forgets them.
 enum PWA {
+    /// The icon is in the manifest itself: the browser checks it after every page is idle, and a
+    /// path there is one more request after the load event (from the cache on a repeat visit).
     static let manifest = #"""
     {
       "name": "Stitchuation",
@@ -18,7 +20,7 @@ enum PWA {
       "background_color": "#F5F0E8",
       "theme_color": "#F5F0E8",
       "icons": [
-        {"src": "/app/static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}
+        {"src": "\#(svgDataURL(icon))", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}
       ]
     }
     """#
