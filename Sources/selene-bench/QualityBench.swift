@@ -101,8 +101,22 @@ enum QualityBench {
                 chunkOwner.append((index, n + 1))
             }
         }
-        let chunkVectors = try await embeddings(chunkTexts, config: config)
+        var chunkVectors = try await embeddings(chunkTexts, config: config)
         print("   \(Set(chunkOwner.map(\.document)).count) long notes in \(chunkTexts.count) chunks")
+        if options.context > 0 {
+            // #63, direction 1: a short note means little alone ("Yes! Saturday works"). Each note
+            // with neighbours is embedded again with them, as one more of its chunks (scored by
+            // its nearest vector, like a long note's parts); the note itself is what is returned.
+            let contexts = neighbourTexts(corpus, window: options.context, scope: scopeOf)
+            let contextVectors = try await embeddings(contexts.map(\.text), config: config)
+            print("   \(contexts.count) notes also embedded with up to \(options.context) neighbours on each side (same conversation, same day)")
+            if options.only.contains("context") {
+                return contextStudy(corpus, documentVectors: documentVectors, contexts: Dictionary(uniqueKeysWithValues: zip(contexts.map(\.document), contextVectors)),
+                                    asked: asked, scope: scopeOf, splits: [("tuning", dev), ("held-out", test)])
+            }
+            chunkVectors += contextVectors
+            chunkOwner += contexts.map { ($0.document, 1000) }
+        }
         if options.only.contains("chunks") {
             return chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
                               asked: asked, splits: [("tuning", dev), ("held-out", test)])
@@ -247,6 +261,53 @@ enum QualityBench {
                              whole.recall, whole.ndcg, chunked.recall, chunked.ndcg))
             }
         }
+    }
+
+    /// Vector only, by brute force within each question's conversation: a note scored by its own
+    /// vector, by its vector with its neighbours', or by a blend (own + λ · with neighbours), on
+    /// each half. (`--only context --context N`; #63, direction 1.)
+    static func contextStudy(_ corpus: [Document], documentVectors: [[Float]], contexts: [Int: [Float]], asked: [Asked],
+                             scope: ([String: String]?) -> String, splits: [(String, Qrels?)]) {
+        let scopes = corpus.map { scope($0.metadata) }
+        func ranking(_ q: Asked, _ score: (Double, Double?) -> Double) -> [String] {
+            corpus.indices.filter { scopes[$0] == q.scope }.map { index -> (Int, Double) in
+                let own = Double(VectorUtility.dot(documentVectors[index], q.vector))
+                return (index, score(own, contexts[index].map { Double(VectorUtility.dot($0, q.vector)) }))
+            }.sorted { $0.1 > $1.1 }.prefix(10).map { corpus[$0.0]._id }
+        }
+        let variants: [(String, (Double, Double?) -> Double)] = [
+            ("own vector", { own, _ in own }),
+            ("with neighbours only", { own, context in context ?? own }),
+            ("nearest of the two", { own, context in max(own, context ?? own) }),
+            ("own + 0.25 × with neighbours", { own, context in own + 0.25 * (context ?? own) }),
+            ("own + 0.5 × with neighbours", { own, context in own + 0.5 * (context ?? own) }),
+            ("own + 1.0 × with neighbours", { own, context in own + (context ?? own) }),
+        ]
+        for (name, judged) in splits {
+            guard let judged else { continue }
+            let questions = asked.filter { judged[$0.id] != nil }
+            for (label, score) in variants {
+                let all = self.score(questions, Dictionary(uniqueKeysWithValues: questions.map { ($0.id, ranking($0, score)) }), judged)["all"]!
+                print(String(format: "   vector only, %@ half (%d): %@ %.3f / %.3f", name, questions.count, label, all.recall, all.ndcg))
+            }
+        }
+    }
+
+    /// Each note with up to `window` notes before and after it in the set's order, of the same
+    /// conversation and written the same day, as one text (notes without neighbours left out).
+    static func neighbourTexts(_ corpus: [Document], window: Int, scope: ([String: String]?) -> String) -> [(document: Int, text: String)] {
+        func group(_ d: Document) -> String { scope(d.metadata) + "|" + String((d.metadata?["date"] ?? "").prefix(10)) }
+        var members: [String: [Int]] = [:]
+        for (index, doc) in corpus.enumerated() { members[group(doc), default: []].append(index) }
+        var out: [(document: Int, text: String)] = []
+        for indices in members.values where indices.count > 1 {
+            for (place, index) in indices.enumerated() {
+                let around = indices[max(0, place - window)...min(indices.count - 1, place + window)]
+                let text = around.map { corpus[$0].text }.joined(separator: "\n")
+                out.append((index, ProcessingPrompts.embeddingText(title: corpus[index].title, content: text)))
+            }
+        }
+        return out.sorted { $0.document < $1.document }
     }
 
     /// Notes and their embeddings into a fresh database; the map from note id to document id.

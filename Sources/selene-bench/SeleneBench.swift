@@ -35,6 +35,9 @@ struct SeleneBench {
         var tune = false
         /// Answer steps (`AnswerPipeline`) switched off by name.
         var without: Set<String> = []
+        /// Quality: each note also embedded with this many neighbours on each side (same
+        /// conversation, same day), kept as one more of its chunk vectors (#63, direction 1).
+        var context = 0
     }
 
     static func main() async throws {
@@ -54,11 +57,12 @@ struct SeleneBench {
             case "--json": options.json = args.next()
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             case "--tune": options.tune = true
+            case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,llm,answers,passages,thresholds,briefings]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,llm,answers,passages,thresholds,briefings]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune] [--context N]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)
@@ -71,7 +75,7 @@ struct SeleneBench {
             if options.only.contains("retrieval") { try await RetrievalBench.run(database: database, options: options, report: &report) }
             if options.only.contains("capture") { try await CaptureBench.run(database: database, options: options, report: &report) }
         }
-        if options.only.contains("quality") || options.only.contains("chunks") { try await QualityBench.run(options: options, report: &report) }
+        if !options.only.isDisjoint(with: ["quality", "chunks", "context"]) { try await QualityBench.run(options: options, report: &report) }
         if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
         if options.only.contains("answers") { try await AnswerBench.run(options: options, report: &report) }
         if options.only.contains("passages") { try await PassageBench.run(options: options, report: &report) }
