@@ -32,8 +32,9 @@ extension WebController {
     static let maxWebChanges = 500
     /// The record kinds the web app changes offline.
     static let webRecordTypes: [EntityType] = [.thread, .journalEntry]
-    /// The ids of the changes the web app sends at most once (a purchase, a −/+ step), with whose
-    /// they are; pruned by `Housekeeping` once no page that could send them again is signed in.
+    /// The ids of the changes the web app sends at most once (a purchase, a −/+ step), each with
+    /// the account that sent it; pruned by `Housekeeping` once no page that could send it again is
+    /// signed in.
     static let appliedChanges = "applied_web_changes"
 
     /// Changes the web app kept on the device while offline (app.js), sent when the network is
