@@ -18,6 +18,23 @@ struct AnswerTidyTests {
         #expect(AnswerTidy.tidy(twice).text == twice)
         let list = "Step 1: feed the starter [1].\nStep 2: mix the dough [1].\nStep 3: fold four times [1]."
         #expect(AnswerTidy.tidy(list).text == list)
+        // CI, 2026-11-29: the loop twice, then once more under an "Answer:" label — the same line said again.
+        let labelled = "[1] Sourdough 2: Second loaf with the longer cold proof.\n[2] Sourdough 3: Second loaf with the longer cold proof [2].\n\n"
+            + "Answer: [2] Sourdough 2: Second loaf with the longer cold proof."
+        #expect(AnswerTidy.tidy(labelled).text
+            == "[1] Sourdough 2: Second loaf with the longer cold proof.\n[2] Sourdough 3: Second loaf with the longer cold proof [2].")
+    }
+
+    @Test("A briefing's instructions copied back go; the instructions' words in a sentence of its own stay")
+    func briefingInstructions() {
+        // CI, 2026-11-29: SmolLM2-135M began its briefing with the prompt's last line's opening words.
+        let raw = "In under 200 words:\n\nThe roofer's second quote came in at 1,450."
+        #expect(AnswerTidy.tidy(raw, instructions: BriefingContextBuilder.told).text == "The roofer's second quote came in at 1,450.")
+        #expect(AnswerTidy.tidy("Plain text, warm and direct. Anna turns 40 in May.", instructions: BriefingContextBuilder.told).text == "Anna turns 40 in May.")
+        // A chat's own rules are not a briefing's: the chat's instructions stay out of it, and the reverse.
+        #expect(AnswerTidy.tidy(raw).text == raw)
+        let answer = "The notes don't answer the question [1]. Anna turns 40 in May [2]."
+        #expect(AnswerTidy.tidy(answer).text == answer)
     }
 
     @Test("A loop to the token limit is kept once, its cut-off start dropped", arguments: [

@@ -69,7 +69,7 @@ struct BriefingService {
             do {
                 let answer = try await llm.generate(BriefingContextBuilder.prompt(context, budget: await llm.contextTokens() / 2),
                                                     system: BriefingContextBuilder.system, temperature: 0.4)
-                let trimmed = AnswerTidy.tidy(answer).text
+                let trimmed = AnswerTidy.tidy(answer, instructions: BriefingContextBuilder.told).text
                 if trimmed.isEmpty {
                     logger.notice("The model's briefing was empty; the briefing is written from the notes")
                 } else if !BriefingContextBuilder.isGrounded(trimmed, in: context) {

@@ -24,7 +24,7 @@ public struct BriefingContext: Sendable, Hashable {
 public enum BriefingContextBuilder {
     /// The briefing's prompt: the data in numbered, compact form, within `budget` tokens.
     public static func prompt(_ context: BriefingContext, budget: Int = 3000) -> String {
-        var lines: [String] = ["Today is \(context.date). Write my morning briefing from my notes below."]
+        var lines: [String] = ["Today is \(context.date). \(task)"]
         lines.append("")
         lines.append("New notes since the last briefing (\(context.newNotes.count)):")
         for note in context.newNotes.prefix(20) {
@@ -48,11 +48,19 @@ public enum BriefingContextBuilder {
             for task in context.tasks.prefix(10) { lines.append("- \(task.title)") }
         }
         lines.append("")
-        lines.append("In under 200 words: what is new, which threads are moving, one surprising connection worth a look, and the tasks that matter today. Plain text, warm and direct.")
+        lines.append(instructions)
         return TokenBudget.truncate(lines.joined(separator: "\n"), toTokens: budget)
     }
 
     public static let system = "You are Selene, a calm thinking companion. You write short, specific morning briefings from the person's own notes. Never invent notes."
+
+    /// What the prompt asks for, above the notes and below them.
+    static let task = "Write my morning briefing from my notes below."
+    static let instructions = "In under 200 words: what is new, which threads are moving, one surprising connection worth a look, and the tasks that matter today. Plain text, warm and direct."
+
+    /// Everything the model is told besides the notes: what `AnswerTidy` takes out when the
+    /// briefing copies it back.
+    public static let told = [system, task, instructions].joined(separator: " ")
 
     /// How many of the briefing's new notes, threads and tasks `text` speaks of: an item counts
     /// when the text has two of its words (by stem; one, when it has only one), one of them a word

@@ -20,10 +20,18 @@ public enum AnswerTidy {
         .text("blank-lines", withoutBlankRuns),
     ]
 
-    /// `text` tidied, and how many repeats and labels were taken out.
-    public static func tidy(_ text: String) -> (text: String, removed: Int) {
+    /// `text` tidied, and how many repeats and labels were taken out; `instructions`, when given,
+    /// are what the model was told in place of a chat's (a briefing's prompt), whose copies go.
+    public static func tidy(_ text: String, instructions: String? = nil) -> (text: String, removed: Int) {
         var draft = AnswerDraft(text: text)
         let facts = AnswerFacts(notes: [:], question: nil, now: Date(timeIntervalSince1970: 0))
+        var steps = self.steps
+        if let instructions {
+            let rules = instructionSentences(instructions)
+            steps = steps.map { step in
+                step.name != "instructions" ? step : .text("instructions") { withoutCopies(of: rules, in: $0, removed: &$1) }
+            }
+        }
         let removed = steps.reduce(0) { $0 + $1.transform(&draft, facts) }
         return (draft.text, removed)
     }
@@ -36,22 +44,41 @@ public enum AnswerTidy {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The sentences of the instructions a chat prompt gives the model (who Selene is, the citation
-    /// rule), each as its words.
-    static let instructionSentences: [Set<String>] = (PromptBuilder.system(for: .chat) + " " + PromptBuilder.citationRule)
-        .split(separator: ".").map { Set(TextTokens.words(String($0))) }.filter { $0.count >= 4 }
+    /// The sentences of `instructions`, each as its words in order.
+    static func instructionSentences(_ instructions: String) -> [[String]] {
+        instructions.split(separator: ".").map { TextTokens.words(String($0)) }.filter { !$0.isEmpty }
+    }
 
-    /// A sentence of the answer made of at least 70% of one of those sentences' words (a copy,
-    /// perhaps in the first person: "I'm Selene, a private thinking companion"), or a line
-    /// "Question: …" (the prompt's own label, the question copied back), is dropped.
+    /// The instructions a chat prompt gives the model (who Selene is, the citation rule).
+    static let chatInstructions = instructionSentences(PromptBuilder.system(for: .chat) + " " + PromptBuilder.citationRule)
+
+    /// Whether `words` (a sentence of the answer) copies one of `instructions`' sentences: at least
+    /// 70% of the words of one of four words or more (perhaps in the first person: "I'm Selene, a
+    /// private thinking companion"), or the opening three words or more of one and nothing else
+    /// ("In under 200 words:", a briefing on the real-model tier, CI 2026-11-29). Words of an
+    /// instruction elsewhere in a sentence are the answer's own ("The notes don't answer the
+    /// question" stays).
+    static func copies(_ words: [String], of instructions: [[String]]) -> Bool {
+        let set = Set(words)
+        return instructions.contains { rule in
+            (rule.count >= 4 && Double(Set(rule).intersection(set).count) >= 0.7 * Double(Set(rule).count) && set.count <= rule.count * 2)
+                || (words.count >= 3 && words.count < rule.count && Array(rule.prefix(words.count)) == words)
+        }
+    }
+
     static func withoutInstructions(_ text: String, removed: inout Int) -> String {
+        withoutCopies(of: chatInstructions, in: text, removed: &removed)
+    }
+
+    /// A sentence of the answer that copies the instructions (`copies(_:of:)`), or a line
+    /// "Question: …" (the prompt's own label, the question copied back), is dropped.
+    static func withoutCopies(of instructions: [[String]], in text: String, removed: inout Int) -> String {
         var out = ""
         for range in AnswerText.sentences(text) {
             let sentence = text[range]
-            let words = Set(TextTokens.words(String(sentence)))
             let atLineStart = range.lowerBound == text.startIndex || text[text.index(before: range.lowerBound)] == "\n"
             let copied = (atLineStart && sentence.trimmingCharacters(in: .whitespaces).hasPrefix("Question:"))
-                || instructionSentences.contains { rule in Double(rule.intersection(words).count) >= 0.7 * Double(rule.count) && words.count <= rule.count * 2 }
+                || copies(TextTokens.words(AnswerText.unmarked(String(sentence))), of: instructions)
             if copied {
                 removed += 1
                 // Its line break stays, so the lines around it stay apart.
@@ -124,11 +151,13 @@ public enum AnswerTidy {
         return blind.filter(\.isLetter).count >= 8 ? blind : nil
     }
 
-    /// What makes two lines the same: their words, case and spacing aside, without citation markers
-    /// or list numbers ("[1] 27 Nov 2026" and "2. [3] 27 Nov 2026" are one line said twice; the
-    /// markers go later anyway when their notes don't hold the line).
+    /// What makes two lines the same: their words, case and spacing aside, without citation markers,
+    /// list numbers or an "Answer:" label ("[1] 27 Nov 2026" and "2. [3] 27 Nov 2026" are one line
+    /// said twice, and so are "[1] Sourdough 2: …" and "Answer: [2] Sourdough 2: …", CI 2026-11-29;
+    /// the markers go later anyway when their notes don't hold the line).
     static func lineKey(_ line: Substring) -> String {
         AnswerText.unmarked(String(line)).replacingOccurrences(of: #"^\s*\d{1,3}[.)]\s"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #"^\s*(?:the\s+)?answer(?:\s+is)?\s*:\s*"#, with: "", options: [.regularExpression, .caseInsensitive])
             .lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
