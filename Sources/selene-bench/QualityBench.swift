@@ -61,12 +61,39 @@ enum QualityBench {
     /// The development sets: `--beir PATH` alone, or both of Selene's own (a person's notes, and
     /// chat conversations: two shapes, so a setting is held against both).
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
-        for path in options.beir.map({ [$0] }) ?? ["Benchmarks/selene-life", "Benchmarks/selene-talk"] {
-            try await run(path, options: options, report: &report)
+        let paths = options.beir.map({ [$0] }) ?? ["Benchmarks/selene-life", "Benchmarks/selene-talk"]
+        var extra: [(String, Retriever.Tuning)] = []
+        if options.only.contains("rerank") {
+            // #63, direction 2: the reranker's weights fitted on every set's tuning half, then the
+            // sets reported with it as one more method.
+            var pairs: [RerankFit.Question] = []
+            for path in paths { pairs += try await run(path, options: options, report: &report, collect: true) }
+            let reranker = RerankFit.fit(pairs)
+            for set in Set(pairs.map(\.set)).sorted() {
+                let asked = pairs.filter { $0.set == set }
+                for depth in [10, 20, 30, Reranker.depth] {
+                    let found = asked.map { q in Double(q.candidates.prefix(depth).filter { $0.relevance > 0 }.count) / Double(max(1, q.relevant)) }
+                    print(String(format: "   %@, tuning half: the first stage's recall@%d %.3f", set, depth, found.reduce(0, +) / Double(asked.count)))
+                }
+            }
+            print("\n== Reranker fitted on the tuning halves (\(pairs.count) questions; the first stage's \(Reranker.depth) of each):")
+            for (feature, weight) in zip(Reranker.Feature.allCases.map(\.rawValue) + ["bias"], reranker.weights) {
+                print(String(format: "   %@: %+.3f", feature, weight))
+            }
+            print("   as code: Reranker(weights: [" + reranker.weights.map { String(format: "%.3f", $0) }.joined(separator: ", ") + "])")
+            var tuning = Retriever.Tuning.default
+            tuning.reranker = reranker
+            extra = [("reranked", tuning)]
+        }
+        for path in paths {
+            _ = try await run(path, options: options, report: &report, extra: extra)
         }
     }
 
-    static func run(_ path: String, options: SeleneBench.Options, report: inout Report) async throws {
+    /// One set's tables (or, with `collect`, only its tuning half's first-stage candidates and
+    /// their features, for fitting the reranker).
+    static func run(_ path: String, options: SeleneBench.Options, report: inout Report, extra: [(String, Retriever.Tuning)] = [],
+                    collect: Bool = false) async throws -> [RerankFit.Question] {
         let dataset = (path as NSString).lastPathComponent
         let corpus = try lines(path + "/corpus.jsonl", as: Document.self)
         let queries = try lines(path + "/queries.jsonl", as: Query.self)
@@ -111,19 +138,23 @@ enum QualityBench {
             let contextVectors = try await embeddings(contexts.map(\.text), config: config)
             print("   \(contexts.count) notes also embedded with up to \(options.context) neighbours on each side (same conversation, same day)")
             if options.only.contains("context") {
-                return contextStudy(corpus, documentVectors: documentVectors, contexts: Dictionary(uniqueKeysWithValues: zip(contexts.map(\.document), contextVectors)),
+                contextStudy(corpus, documentVectors: documentVectors, contexts: Dictionary(uniqueKeysWithValues: zip(contexts.map(\.document), contextVectors)),
                                     asked: asked, scope: scopeOf, splits: [("tuning", dev), ("held-out", test)])
+                return []
             }
             chunkVectors += contextVectors
             chunkOwner += contexts.map { ($0.document, 1000) }
         }
         if options.only.contains("chunks") {
-            return chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
-                              asked: asked, splits: [("tuning", dev), ("held-out", test)])
+            chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
+                       asked: asked, splits: [("tuning", dev), ("held-out", test)])
+            return []
         }
 
-        let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)] + ablations.map { ($0.0, $0.1) }
-        for database in options.databases {
+        let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)]
+            + (ablations + extra).map { ($0.0, $0.1) }
+        var collected: [RerankFit.Question] = []
+        for database in options.databases.prefix(collect ? 1 : options.databases.count) {
             // Every method's ranking of every question, one conversation's database at a time.
             var rankings: [String: [String: [String]]] = [:]
             var tuningGrid: [Retriever.Tuning: [String: [String]]] = [:]
@@ -136,6 +167,17 @@ enum QualityBench {
                                            chunks: zip(chunkOwner, chunkVectors).compactMap { owner, vector in
                                                docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
                                            }, into: app)
+                if collect, let dev {
+                    let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
+                    for q in questions where dev[q.id] != nil {
+                        let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at)
+                        collected.append(RerankFit.Question(set: dataset, relevant: dev[q.id]!.count, candidates: candidates.map {
+                            (relevance: docOf[Int($0.note.note.id)].flatMap { dev[q.id]?[$0] } ?? 0, features: $0.features)
+                        }))
+                    }
+                    try await app.asyncShutdown()
+                    continue
+                }
                 let keyword = KeywordSearch(db: app.db)
                 for (name, tuning) in methods {
                     for q in questions {
@@ -161,6 +203,7 @@ enum QualityBench {
                 }
                 try await app.asyncShutdown()
             }
+            if collect { continue }
             if let dev, options.tune, database == options.databases.first {
                 printTuning(asked.filter { dev[$0.id] != nil }, dev, tuningGrid)
             }
@@ -180,7 +223,7 @@ enum QualityBench {
             if let dev {
                 // The same methods on the tuning half: where a choice between them is made.
                 let tuning = asked.filter { dev[$0.id] != nil }
-                let cells = methods.prefix(4).map { name, _ in
+                let cells = (Array(methods.prefix(4)) + extra.map { ($0.0, $0.1) }).map { name, _ in
                     score(tuning, rankings[name] ?? [:], dev)["all"].map { String(format: "%@ %.3f / %.3f", name, $0.recall, $0.ndcg) } ?? name
                 }
                 print("   tuning half (\(tuning.count)): " + cells.joined(separator: ", "))
@@ -188,7 +231,7 @@ enum QualityBench {
             print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change")
             print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG |")
             print("   |---|---|---|---|---|")
-            for (name, _) in [("after", Retriever.Tuning.default)] + ablations {
+            for (name, _) in [("after", Retriever.Tuning.default)] + ablations + extra {
                 let a = all[name]!, d = all["after"]!
                 print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f |", name == "after" ? ".default" : name, a.recall, a.ndcg,
                              a.recall - d.recall, a.ndcg - d.ndcg))
@@ -209,6 +252,7 @@ enum QualityBench {
             let holds = h.recall >= b.recall && h.ndcg >= b.ndcg
             print("   .default is \(holds ? "at least as good as" : "WORSE than") .plain on this held-out half (\(dataset), \(database))")
         }
+        return collected
     }
 
     /// The settings `--tune` tries on the tuning half (1,024 and the named ones).

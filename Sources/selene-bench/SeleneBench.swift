@@ -61,7 +61,7 @@ struct SeleneBench {
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,llm,answers,passages,thresholds,briefings]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune] [--context N]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
@@ -75,7 +75,7 @@ struct SeleneBench {
             if options.only.contains("retrieval") { try await RetrievalBench.run(database: database, options: options, report: &report) }
             if options.only.contains("capture") { try await CaptureBench.run(database: database, options: options, report: &report) }
         }
-        if !options.only.isDisjoint(with: ["quality", "chunks", "context"]) { try await QualityBench.run(options: options, report: &report) }
+        if !options.only.isDisjoint(with: ["quality", "chunks", "context", "rerank"]) { try await QualityBench.run(options: options, report: &report) }
         if options.only.contains("llm") { try await LLMBench.run(options: options, report: &report) }
         if options.only.contains("answers") { try await AnswerBench.run(options: options, report: &report) }
         if options.only.contains("passages") { try await PassageBench.run(options: options, report: &report) }

@@ -134,6 +134,45 @@ struct RetrievalTests {
         }
     }
 
+    @Test("A second stage (#63): features of each candidate, a chat turn's speaker read from its header, and the reranker's order with a time asked about kept ahead")
+    func reranker() async throws {
+        #expect(Reranker.speaker(of: "Maya (7:42 pm on 3 March, 2024): I finally adopted a dog!") == "Maya")
+        #expect(Reranker.speaker(of: "[03/03/2024, 19:42] Priya: the interview went well") == "Priya")
+        #expect(Reranker.speaker(of: "Bought the wrong size of picture hooks again") == nil)
+        #expect(Reranker.speaker(of: "The roof: decided on the mid-price quote") == nil)
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                clock.set(WireDate.date(from: "2026-11-20T09:00:00Z")!)
+                var turns: [Note] = []
+                for text in ["Maya (7:40 pm on 3 March, 2024): I adopted a dog from the shelter today",
+                             "Jonah (7:42 pm on 3 March, 2024): No way! I adopted a cat from the shelter last week",
+                             "Maya (7:45 pm on 3 March, 2024): We should get them to meet"] {
+                    let input = try CaptureInput(content: text, createdAt: WireDate.date(from: "2026-11-19T10:00:00Z")!, source: .import).validated()
+                    turns.append(try await NoteStore(db: app.db).capture(input, idempotent: false, now: clock.now).note)
+                }
+                try await app.process()
+                let question = "What did Jonah adopt from the shelter?"
+                let vector = try await app.selene.llm!.embed([question]).first!
+                let candidates = try await Retriever(db: app.db, services: app.selene).candidates(question, queryVector: vector, now: clock.now)
+                let features = Dictionary(uniqueKeysWithValues: candidates.map { ($0.note.note.id, $0.features) })
+                let speaker = Reranker.Feature.allCases.firstIndex(of: .speaker)!, neighbour = Reranker.Feature.allCases.firstIndex(of: .neighbour)!
+                #expect(features[turns[1].id]?[speaker] == 1 && features[turns[0].id]?[speaker] == 0)
+                // Each turn has a neighbour written the same day; its vector is compared with the question's.
+                #expect(features.values.allSatisfy { $0[neighbour] != 0 })
+                #expect(features.values.allSatisfy { $0.count == Reranker.Feature.allCases.count })
+                // Weights on the speaker alone put Jonah's turn first, whatever the first stage said.
+                var tuning = Retriever.Tuning.default
+                tuning.reranker = Reranker(weights: Reranker.Feature.allCases.map { $0 == .speaker ? 1 : 0 } + [0])
+                let ranked = try await Retriever(db: app.db, services: app.selene, tuning: tuning).retrieve(question, limit: 3, queryVector: vector, now: clock.now)
+                #expect(ranked.results.first?.note.id == turns[1].id)
+                // The notes of a time asked about stay ahead of the rest, each part in the reranker's order.
+                let results = turns.map { ScoredNote(note: $0, score: 1) }
+                let order = tuning.reranker!.reorder(results, features: [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0]]) { $0.id == turns[0].id }
+                #expect(order.map(\.note.id) == [turns[0].id, turns[1].id, turns[2].id])
+            }
+        }
+    }
+
     @Test("How common a name is: counted in a small collection; in a large one PostgreSQL reads it from its statistics, SQLite counts — both near the truth, capped")
     func nameShare() async throws {
         try await withStub { stub in

@@ -46,6 +46,8 @@ public struct Retriever: Sendable {
         /// more count for nothing (a chat export has its speakers' names in every note), and in
         /// between the weight falls with the logarithm of the share. nil: names always weigh whole.
         public var nameRarity: NameRarity?
+        /// A second stage over the fused top `Reranker.depth` (#63); nil: the fused order stands.
+        public var reranker: Reranker?
 
         /// Shares of the notes: at most `rare` a name weighs whole, from `common` on nothing.
         public struct NameRarity: Sendable, Hashable {
@@ -55,7 +57,8 @@ public struct Retriever: Sendable {
         }
 
         public init(keywordWeight: Double, vectorWeight: Double, k: Double, nameWeight: Double, timeFilter: Bool, latestWithin: Double?,
-                    minimumCoverage: Double = 0, contentWords: Bool = true, chunks: Bool = true, nameRarity: NameRarity? = nil) {
+                    minimumCoverage: Double = 0, contentWords: Bool = true, chunks: Bool = true, nameRarity: NameRarity? = nil,
+                    reranker: Reranker? = nil) {
             self.keywordWeight = keywordWeight
             self.vectorWeight = vectorWeight
             self.k = k
@@ -66,6 +69,7 @@ public struct Retriever: Sendable {
             self.contentWords = contentWords
             self.chunks = chunks
             self.nameRarity = nameRarity
+            self.reranker = reranker
         }
 
         /// The weight of the names list for names in `share` of the notes.
@@ -99,6 +103,59 @@ public struct Retriever: Sendable {
 
     public func retrieve(_ query: String, limit: Int, filter: KeywordSearch.Filter = .init(),
                          queryVector: [Float]? = nil, now: Date? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
+        let first = try await firstStage(query, limit: max(limit, tuning.reranker == nil ? 30 : Reranker.depth), filter: filter, queryVector: queryVector, now: now)
+        var results = first.results
+        if let reranker = tuning.reranker, first.vector != nil {
+            let features = Reranker.features(of: results, in: try await rerankContext(first))
+            results = reranker.reorder(results, features: features) { note in first.range?.contains(note.createdAt) ?? false }
+        }
+        if first.analysis.wantsLatest, let within = tuning.latestWithin, let best = first.best {
+            let scores = Dictionary(uniqueKeysWithValues: results.map { (Int($0.note.id), $0.score) })
+            let byId = Dictionary(uniqueKeysWithValues: results.map { (Int($0.note.id), $0) })
+            results = Self.newestFirst(results.map(\.note), scores: scores, within: within * best).compactMap { byId[Int($0.id)] }
+        }
+        return (Array(results.prefix(limit)), first.source)
+    }
+
+    /// The first stage's `Reranker.depth` best notes for a question with the reranker's features
+    /// of each, whatever the tuning's reranker (`selene-bench` fits one on them).
+    public func candidates(_ query: String, queryVector: [Float], now: Date, depth: Int = Reranker.depth) async throws -> [(note: ScoredNote, features: [Double])] {
+        let first = try await firstStage(query, limit: depth, filter: .init(), queryVector: queryVector, now: now)
+        return Array(zip(first.results, Reranker.features(of: first.results, in: try await rerankContext(first))))
+    }
+
+    /// What the first stage found, and what it read to find it.
+    struct FirstStage {
+        var results: [ScoredNote]
+        var source: RetrievalSource
+        var analysis: QueryAnalysis
+        var range: DateInterval?
+        var vector: [Float]?
+        var terms: [String]
+        /// The best fused score, for "when did I last…".
+        var best: Double?
+    }
+
+    /// The reranker's view of a first stage: its question's vector and words, and each candidate's
+    /// neighbours' vectors (the notes just before and after it, written the same day).
+    func rerankContext(_ first: FirstStage) async throws -> Reranker.Context {
+        let ids = first.results.map { Int($0.note.id) }
+        let around = try await NoteStore(db: db).notes(ids: Array(Set(ids.flatMap { [$0 - 1, $0 + 1] })))
+        let byId = Dictionary(uniqueKeysWithValues: around.map { (Int($0.id), $0) })
+        var neighbours: [Int: [(text: String, vector: [Float]?)]] = [:]
+        let calendar = Calendar(identifier: .gregorian)
+        for result in first.results {
+            let id = Int(result.note.id)
+            neighbours[id] = [id - 1, id + 1].compactMap { other in
+                guard let note = byId[other], calendar.isDate(note.createdAt, inSameDayAs: result.note.createdAt) else { return nil }
+                return ((note.title ?? "") + " " + note.content, services.vectors.vector(for: other))
+            }
+        }
+        return Reranker.Context(question: first.vector, names: first.analysis.names, terms: first.terms, neighbours: neighbours, vectors: services.vectors)
+    }
+
+    /// The lists read and fused: the best `limit` notes, best first (those of a time asked about first).
+    func firstStage(_ query: String, limit: Int, filter: KeywordSearch.Filter, queryVector: [Float]?, now: Date?) async throws -> FirstStage {
         let depth = Self.depth(for: limit)
         let analysis = QueryAnalyzer.analyze(query, now: now ?? services.clock.now())
         let range = tuning.timeFilter ? analysis.range : nil
@@ -178,16 +235,14 @@ public struct Retriever: Sendable {
             fused = outside
         }
         let source: RetrievalSource = everywhere[1].isEmpty ? .keyword : .hybrid
-        fused = Array(fused.prefix(max(limit, 30)))
-        var found = try await notes(fused.map(\.id))
-        if analysis.wantsLatest, let within = tuning.latestWithin, let best = fused.first?.score {
-            found = Self.newestFirst(found, scores: Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) }), within: within * best)
-        }
+        fused = Array(fused.prefix(limit))
+        let found = try await notes(fused.map(\.id))
         let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0) })
-        let results = found.prefix(limit).compactMap { note in
+        let results = found.compactMap { note in
             byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
         }
-        return (results, source)
+        return FirstStage(results: results, source: source, analysis: analysis, range: range, vector: vector,
+                          terms: TextTokens.searchTerms(text), best: fused.first?.score)
     }
 
     /// The notes nearest a vector, each by the nearest of its own vector and its chunks'.

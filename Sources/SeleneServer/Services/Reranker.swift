@@ -1,0 +1,109 @@
+import Foundation
+import SeleneShared
+
+/// A second stage over the first stage's fused top notes (#63, direction 2): each (question, note)
+/// pair described by a few features and scored by a linear model whose weights were fitted on the
+/// tuning halves of both development sets (`selene-bench --only rerank` fits them and reports the
+/// held-out halves). No model is downloaded or run: the features come from what retrieval already
+/// has — the two lists' ranks, the note's vector, its words, its neighbours' vectors.
+public struct Reranker: Sendable, Hashable {
+    /// One weight per feature (`Feature.allCases`, in order), then the bias.
+    public var weights: [Double]
+
+    public init(weights: [Double]) {
+        precondition(weights.count == Feature.allCases.count + 1, "a weight per feature and a bias")
+        self.weights = weights
+    }
+
+    /// How many of the first stage's notes are scored again.
+    public static let depth = 40
+
+    public enum Feature: String, CaseIterable, Sendable {
+        /// The first stage's fused score over the best one's (0–1).
+        case fused = "fused score / best"
+        /// 1 / rank in the full-text list (0 when not in it).
+        case keywordRank = "1 / full-text rank"
+        /// 1 / rank in the vector list (0 when not in it).
+        case vectorRank = "1 / vector rank"
+        /// The cosine of the question's and the note's own vectors.
+        case cosine = "cosine"
+        /// The share of the question's content words the note has (by stem).
+        case coverage = "words covered"
+        /// 1 when the note is a chat turn whose speaker the question names ("Maya (7:42 pm …): …",
+        /// "[03/03/2024, 19:42] Priya: …" for "What did Maya …").
+        case speaker = "speaker named"
+        /// The best cosine of the question and a neighbour's vector: the note just before or after
+        /// it, written the same day (a chat turn's context: "Yes! Saturday works" answers the one before).
+        case neighbour = "neighbour cosine"
+        /// The best share of the question's content words a neighbour has (the question may name
+        /// what the turn before said: "What did Ade make in the guitar class?" — "Made my first song!").
+        case neighbourCoverage = "neighbour words covered"
+    }
+
+    /// The score of one pair's features.
+    public func score(_ features: [Double]) -> Double {
+        zip(features, weights).reduce(weights.last ?? 0) { $0 + $1.0 * $1.1 }
+    }
+
+    /// What a candidate is described by, besides its note.
+    public struct Context: Sendable {
+        public var question: [Float]?
+        public var names: [String]
+        public var terms: [String]
+        /// Each candidate's neighbours (their text and vector), by note id.
+        public var neighbours: [Int: [(text: String, vector: [Float]?)]]
+        public var vectors: VectorIndex
+    }
+
+    /// The features of `results` (first-stage order) for one question.
+    public static func features(of results: [ScoredNote], in context: Context) -> [[Double]] {
+        let best = results.first?.score ?? 1
+        let question = context.question.map(VectorUtility.normalized)
+        let names = Set(context.names.flatMap { $0.lowercased().split(separator: " ").map(String.init) })
+        return results.map { result in
+            let id = Int(result.note.id)
+            func cosine(_ v: [Float]?) -> Double {
+                guard let question, let v, v.count == question.count else { return 0 }
+                return Double(VectorUtility.dot(question, VectorUtility.normalized(v)))
+            }
+            func coverage(_ text: String) -> Double {
+                context.terms.isEmpty ? 0 : Double(TextTokens.matched(context.terms, in: text)) / Double(context.terms.count)
+            }
+            let neighbours = context.neighbours[id] ?? []
+            return Feature.allCases.map { feature in
+                switch feature {
+                case .fused: best > 0 ? result.score / best : 0
+                case .keywordRank: result.keywordRank.map { 1 / Double($0) } ?? 0
+                case .vectorRank: result.vectorRank.map { 1 / Double($0) } ?? 0
+                case .cosine: cosine(context.vectors.vector(for: id))
+                case .coverage: coverage((result.note.title ?? "") + " " + result.note.content)
+                case .speaker: speaker(of: result.note.content).map { names.contains($0.lowercased()) ? 1 : 0 } ?? 0
+                case .neighbour: neighbours.map { cosine($0.vector) }.max() ?? 0
+                case .neighbourCoverage: neighbours.map { coverage($0.text) }.max() ?? 0
+                }
+            }
+        }
+    }
+
+    /// `results` in the order of their new scores; notes of a time asked about (`first`) stay ahead
+    /// of the rest, as the first stage put them.
+    public func reorder(_ results: [ScoredNote], features: [[Double]], first: (Note) -> Bool) -> [ScoredNote] {
+        let scored = zip(results, features).enumerated().map { (index: $0.offset, result: $0.element.0, score: score($0.element.1)) }
+        let ahead = scored.filter { first($0.result.note) }, rest = scored.filter { !first($0.result.note) }
+        func ordered(_ list: [(index: Int, result: ScoredNote, score: Double)]) -> [ScoredNote] {
+            list.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }.map(\.result)
+        }
+        return ordered(ahead) + ordered(rest)
+    }
+
+    /// A chat export's speaker at the start of a note: "Maya (7:42 pm on 3 March, 2024): …" or
+    /// "[03/03/2024, 19:42] Priya: …". nil for a note that doesn't start so.
+    static func speaker(of content: String) -> String? {
+        guard let match = speakerHeader.firstMatch(in: content, range: NSRange(content.startIndex..<content.index(content.startIndex, offsetBy: min(120, content.count)), in: content)),
+              let range = Range(match.range(at: 1), in: content) else { return nil }
+        return String(content[range])
+    }
+
+    static let speakerHeader = try! NSRegularExpression(
+        pattern: #"^\s*(?:\[[0-9./\-, :apmAPM]{6,30}\]\s*)?(\p{Lu}[\p{L}'’\-]{1,30})(?:\s\([^)\n]{3,60}\))?:\s"#)
+}
