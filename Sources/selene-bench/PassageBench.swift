@@ -26,7 +26,7 @@ enum PassageBench {
 
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
         let (url, helper) = try await QualityBench.embeddingServer(options.embedURL)
-        defer { helper?.terminate() }
+        defer { helper?.terminate(); helper?.waitUntilExit() }
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
 
         // selene-answers: one person's notes, each question with the note that answers it.

@@ -107,7 +107,7 @@ enum QualityBench {
               + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
         let (url, helper) = try await embeddingServer(options.embedURL)
-        defer { helper?.terminate() }
+        defer { helper?.terminate(); helper?.waitUntilExit() }
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
         let started = Date()
         let used = reported + tuned
@@ -171,6 +171,16 @@ enum QualityBench {
                     let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
                     for q in questions where dev[q.id] != nil {
                         let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at)
+                        if options.misses {
+                            let found = Set(candidates.compactMap { docOf[Int($0.note.note.id)] })
+                            let missed = dev[q.id]!.filter { !found.contains($0.key) }
+                            if !missed.isEmpty {
+                                print("   missed (\(q.kind)): \(q.text)")
+                                for (doc, grade) in missed.sorted(by: { $0.key < $1.key }) {
+                                    print("     \(grade) \(doc): \(corpus.first { $0._id == doc }?.text.prefix(160) ?? "")")
+                                }
+                            }
+                        }
                         collected.append(RerankFit.Question(set: dataset, relevant: dev[q.id]!.count, candidates: candidates.map {
                             (relevance: docOf[Int($0.note.note.id)].flatMap { dev[q.id]?[$0] } ?? 0, features: $0.features)
                         }))
@@ -228,13 +238,18 @@ enum QualityBench {
                 }
                 print("   tuning half (\(tuning.count)): " + cells.joined(separator: ", "))
             }
-            print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change")
-            print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG |")
-            print("   |---|---|---|---|---|")
+            // The tuning half's change beside the held-out half's: a setting is kept on the first.
+            let tuned = dev.map { dev in methods.reduce(into: [String: (recall: Double, ndcg: Double, count: Int)]()) { out, method in
+                out[method.0] = score(asked.filter { dev[$0.id] != nil }, rankings[method.0] ?? [:], dev)["all"]
+            } } ?? [:]
+            print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change (tuning half's change)")
+            print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG | tuning Δ recall | tuning Δ nDCG |")
+            print("   |---|---|---|---|---|---|---|")
             for (name, _) in [("after", Retriever.Tuning.default)] + ablations + extra {
                 let a = all[name]!, d = all["after"]!
-                print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f |", name == "after" ? ".default" : name, a.recall, a.ndcg,
-                             a.recall - d.recall, a.ndcg - d.ndcg))
+                let t = tuned[name].flatMap { a in tuned["after"].map { (a.recall - $0.recall, a.ndcg - $0.ndcg) } }
+                print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f | ", name == "after" ? ".default" : name, a.recall, a.ndcg,
+                             a.recall - d.recall, a.ndcg - d.ndcg) + (t.map { String(format: "%+.3f | %+.3f |", $0.0, $0.1) } ?? "– | – |"))
             }
             for name in ["keyword", "vector"] {
                 report.add("recall@10, \(name) only (\(dataset))", database: database, value: all[name]!.recall, unit: "")

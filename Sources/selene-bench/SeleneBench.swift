@@ -38,6 +38,8 @@ struct SeleneBench {
         /// Quality: each note also embedded with this many neighbours on each side (same
         /// conversation, same day), kept as one more of its chunk vectors (#63, direction 1).
         var context = 0
+        /// With `--only rerank`: print the tuning half's questions whose answer the first stage missed.
+        var misses = false
     }
 
     static func main() async throws {
@@ -57,12 +59,13 @@ struct SeleneBench {
             case "--json": options.json = args.next()
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             case "--tune": options.tune = true
+            case "--misses": options.misses = true
             case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune] [--context N]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)

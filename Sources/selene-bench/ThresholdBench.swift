@@ -40,7 +40,7 @@ enum ThresholdBench {
         print("== Thresholds on \(path): \(corpus.count) notes in \(seen.count) topics; tuned on \(tune.count), reported on \(held.count)")
 
         let (url, helper) = try await QualityBench.embeddingServer(options.embedURL)
-        defer { helper?.terminate() }
+        defer { helper?.terminate(); helper?.waitUntilExit() }
         let stub = try await OllamaStub.start()
         func settings(_ c: inout SeleneConfig) {
             c.llm = SeleneConfig.LLM(baseURL: stub.baseURL, chatModel: OllamaStub.chatModel, embeddingModel: "all-minilm",
