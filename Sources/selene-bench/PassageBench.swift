@@ -79,7 +79,7 @@ enum PassageBench {
             let docs = corpus.indices.filter { scopeOf(corpus[$0]) == scope }
             let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let docOf = try await QualityBench.load(docs.map { corpus[$0] }, vectors: docs.map { vectors[$0] }, chunks: [], into: app)
+            let docOf = try await QualityBench.load(docs.map { corpus[$0] }, vectors: docs.map { vectors[$0] }, chunks: [], model: config.embeddingModel, into: app)
             for q in questions where q.scope == scope {
                 var engine = app.seleneChatEngine()
                 engine.now = { q.at }

@@ -108,7 +108,7 @@ enum QualityBench {
 
         let (url, helper) = try await embeddingServer(options.embedURL)
         defer { helper?.terminate(); helper?.waitUntilExit() }
-        let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
+        let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
         let used = reported + tuned
         let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) } + used.map(\.text)
@@ -166,7 +166,7 @@ enum QualityBench {
                 let docOf = try await load(docs.map { corpus[$0] }, vectors: docs.map { documentVectors[$0] },
                                            chunks: zip(chunkOwner, chunkVectors).compactMap { owner, vector in
                                                docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
-                                           }, into: app)
+                                           }, model: config.embeddingModel, into: app)
                 if collect, let dev {
                     let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
                     for q in questions where dev[q.id] != nil {
@@ -371,7 +371,7 @@ enum QualityBench {
 
     /// Notes and their embeddings into a fresh database; the map from note id to document id.
     static func load(_ corpus: [Document], vectors: [[Float]], chunks: [(document: Int, chunk: Int, vector: [Float])],
-                     into app: Application) async throws -> [Int: String] {
+                     model: String, into app: Application) async throws -> [Int: String] {
         let store = NoteStore(db: app.db)
         let sql = app.db as! any SQLDatabase
         var docOf: [Int: String] = [:], noteOf: [Int: Int] = [:]
@@ -385,7 +385,7 @@ enum QualityBench {
                 noteOf[index] = Int(note.id)
                 try await sql.raw("""
                     INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
-                    VALUES (\(bind: Int(note.id)), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
+                    VALUES (\(bind: Int(note.id)), \(bind: RetrievalBench.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: Date()))
                     """).run()
             } catch {
                 skipped += 1
@@ -396,7 +396,7 @@ enum QualityBench {
             guard let note = noteOf[document] else { continue }
             try await sql.raw("""
                 INSERT INTO note_chunk_embeddings (note_id, chunk, vector, model, dimension, embedded_at)
-                VALUES (\(bind: note), \(bind: chunk), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: Date()))
+                VALUES (\(bind: note), \(bind: chunk), \(bind: RetrievalBench.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: Date()))
                 """).run()
         }
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)

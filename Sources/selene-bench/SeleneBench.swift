@@ -28,6 +28,9 @@ struct SeleneBench {
         var databases: [String] = ["sqlite"]
         var beir: String?
         var embedURL: String?
+        /// The embedding model the quality sets are embedded with (`--embed-model`; with `--embed-url`
+        /// for another than the helper's all-MiniLM-L6-v2, e.g. `Benchmarks/embed-server.py PORT all-mpnet-base-v2`).
+        var embedModel = "all-minilm"
         var json: String?
         /// Notes the llm benchmark processes.
         var llmNotes = 20
@@ -56,6 +59,7 @@ struct SeleneBench {
             case "--database": options.databases = (args.next() ?? "sqlite").split(separator: ",").map(String.init)
             case "--beir": options.beir = args.next()
             case "--embed-url": options.embedURL = args.next()
+            case "--embed-model": options.embedModel = args.next() ?? options.embedModel
             case "--json": options.json = args.next()
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             case "--tune": options.tune = true
@@ -65,7 +69,7 @@ struct SeleneBench {
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)
