@@ -25,9 +25,9 @@ enum PassageBench {
     static let grid: [AnswerPassage.Settings] = [0.34, 0.5, 0.67, 1.0].flatMap { share in [1, 2].map { AnswerPassage.Settings(minShare: share, minLead: $0) } }
 
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
-        let (url, helper) = try await QualityBench.embeddingServer(options.embedURL)
+        let (url, helper) = try await QualityBench.embeddingServer(options.embedURL, model: options.embedModel)
         defer { helper?.terminate(); helper?.waitUntilExit() }
-        let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: "all-minilm", requestTimeout: 600)
+        let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
 
         // selene-answers: one person's notes, each question with the note that answers it.
         let answers = try QualityBench.lines("Benchmarks/selene-answers/corpus.jsonl", as: QualityBench.Document.self)

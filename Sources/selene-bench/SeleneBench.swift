@@ -24,13 +24,17 @@ struct SeleneBench {
         var notes = 100_000
         var queries = 200
         var captures = 10_000
+        /// The retrieval benchmark's embedding size: 768 as nomic-embed-text's (Selene's default model)
+        /// and all-mpnet-base-v2's; all-MiniLM-L6-v2's is 384 (`--dimension`).
+        var dimension = 768
         var only: Set<String> = ["retrieval", "capture", "quality"]
         var databases: [String] = ["sqlite"]
         var beir: String?
         var embedURL: String?
-        /// The embedding model the quality sets are embedded with (`--embed-model`; with `--embed-url`
-        /// for another than the helper's all-MiniLM-L6-v2, e.g. `Benchmarks/embed-server.py PORT all-mpnet-base-v2`).
-        var embedModel = "all-minilm"
+        /// The embedding model the quality sets are embedded with (`--embed-model`): all-mpnet-base-v2,
+        /// the one Selene's retrieval is tuned on (#63), served by `Benchmarks/embed-server.py` unless
+        /// `--embed-url` is given; `--embed-model all-minilm` for all-MiniLM-L6-v2.
+        var embedModel = "all-mpnet-base-v2"
         var json: String?
         /// Notes the llm benchmark processes.
         var llmNotes = 20
@@ -55,6 +59,7 @@ struct SeleneBench {
             case "--notes": options.notes = Int(args.next() ?? "") ?? options.notes
             case "--queries": options.queries = Int(args.next() ?? "") ?? options.queries
             case "--captures": options.captures = Int(args.next() ?? "") ?? options.captures
+            case "--dimension": options.dimension = Int(args.next() ?? "") ?? options.dimension
             case "--only": options.only = Set((args.next() ?? "").split(separator: ",").map(String.init))
             case "--database": options.databases = (args.next() ?? "sqlite").split(separator: ",").map(String.init)
             case "--beir": options.beir = args.next()
@@ -68,7 +73,7 @@ struct SeleneBench {
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
-                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
+                    usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--dimension N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)

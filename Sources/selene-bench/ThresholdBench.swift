@@ -39,11 +39,11 @@ enum ThresholdBench {
         }
         print("== Thresholds on \(path): \(corpus.count) notes in \(seen.count) topics; tuned on \(tune.count), reported on \(held.count)")
 
-        let (url, helper) = try await QualityBench.embeddingServer(options.embedURL)
+        let (url, helper) = try await QualityBench.embeddingServer(options.embedURL, model: options.embedModel)
         defer { helper?.terminate(); helper?.waitUntilExit() }
         let stub = try await OllamaStub.start()
         func settings(_ c: inout SeleneConfig) {
-            c.llm = SeleneConfig.LLM(baseURL: stub.baseURL, chatModel: OllamaStub.chatModel, embeddingModel: "all-minilm",
+            c.llm = SeleneConfig.LLM(baseURL: stub.baseURL, chatModel: OllamaStub.chatModel, embeddingModel: options.embedModel,
                                      embedding: .init(provider: .ollama, baseURL: url), requestTimeout: 600)
         }
         // Every note embedded once.
@@ -76,7 +76,7 @@ enum ThresholdBench {
                 let vector = vectors[doc._id]!
                 try await sql.raw("""
                     INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
-                    VALUES (\(bind: id), \(bind: RetrievalBench.encode(vector)), 'all-minilm', \(bind: vector.count), \(bind: at))
+                    VALUES (\(bind: id), \(bind: RetrievalBench.encode(vector)), \(bind: options.embedModel), \(bind: vector.count), \(bind: at))
                     """).run()
                 app.selene.vectors.upsert(id: id, vector: vector, noteType: nil, actionability: nil, embeddedAt: at)
                 try await service.place(noteId: id)

@@ -380,4 +380,17 @@ struct WireTests {
         #expect(Momentum.status(lastActivity: now.addingTimeInterval(-61 * 86_400), now: now, dormantAfter: 14 * 86_400, archiveAfter: 60 * 86_400) == .archived)
         #expect(ActionExtractor.actions(in: "- [ ] buy seeds\nTODO: call Ana\nI need to fix the tap. Nice day.\n- [x] done") == ["Buy seeds", "Call Ana", "Fix the tap"])
     }
+
+    @Test("Stems on bytes are the stems by characters; words of any script are letters and digits")
+    func stems() {
+        let words = ["moving", "moved", "moves", "studies", "studied", "running", "happily", "surprisingly", "reportedly", "paintings",
+                     "painting", "ties", "lies", "ceded", "cakes", "bus", "glass", "balls", "tree", "sees", "hopped", "fizz", "buzzing",
+                     "a", "is", "eye", "ing", "sing", "kings", "Rings", "FEELINGS", "recommendation", "2024s", "x1s", "queued"]
+        for word in words {
+            #expect(TextTokens.stem(word) == TextTokens.characterStem(word), "\(word)")
+        }
+        #expect(TextTokens.stem("moving") == "mov" && TextTokens.stem("studies") == "study" && TextTokens.stem("running") == "run")
+        #expect(TextTokens.stem("Cafés") == "café" && TextTokens.stem("naïvely") == "naïv")
+        #expect(TextTokens.words("Zoë's 3 café-visits, 東京!") == ["zoë", "s", "3", "café", "visits", "東京"])
+    }
 }

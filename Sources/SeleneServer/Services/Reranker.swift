@@ -15,6 +15,12 @@ public struct Reranker: Sendable, Hashable {
         self.weights = weights
     }
 
+    /// Fitted 2026-11-29 by `selene-bench --only rerank` on both sets' tuning halves, their notes
+    /// embedded with all-mpnet-base-v2: the fused score, the vector rank, the cosine, the words
+    /// covered and a named speaker carry it; a neighbour's words count slightly against a note
+    /// (the neighbour is then the likelier answer). In `Retriever.Tuning.default`.
+    public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, 0.000])
+
     /// How many of the first stage's notes are scored again.
     public static let depth = 40
 
@@ -60,14 +66,19 @@ public struct Reranker: Sendable, Hashable {
         let best = results.first?.score ?? 1
         let question = context.question.map(VectorUtility.normalized)
         let names = Set(context.names.flatMap { $0.lowercased().split(separator: " ").map(String.init) })
+        // A text's share is worked out once: a note is often a candidate and its neighbours' neighbour.
+        var covered: [String: Double] = [:]
+        func coverage(_ text: String) -> Double {
+            if let known = covered[text] { return known }
+            let share = context.terms.isEmpty ? 0 : Double(TextTokens.matched(context.terms, in: text)) / Double(context.terms.count)
+            covered[text] = share
+            return share
+        }
         return results.map { result in
             let id = Int(result.note.id)
             func cosine(_ v: [Float]?) -> Double {
                 guard let question, let v, v.count == question.count else { return 0 }
                 return Double(VectorUtility.dot(question, VectorUtility.normalized(v)))
-            }
-            func coverage(_ text: String) -> Double {
-                context.terms.isEmpty ? 0 : Double(TextTokens.matched(context.terms, in: text)) / Double(context.terms.count)
             }
             let neighbours = context.neighbours[id] ?? []
             return Feature.allCases.map { feature in

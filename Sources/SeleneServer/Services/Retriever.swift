@@ -94,8 +94,12 @@ public struct Retriever: Sendable {
         /// match needs half the question's content words, not two thirds (a chat turn is short;
         /// a question about it names more than it says). On both sets' held-out halves this is at
         /// least as good as `.plain` and better (README, Retrieval quality).
+        ///
+        /// Since 2026-11-29 (#63) the fused top 40 are ordered again by `Reranker.fitted`, which won
+        /// on both sets' tuning halves on recall and nDCG with all-mpnet-base-v2's vectors
+        /// (docs/selene/selenes-performance.md, "A stronger embedding").
         public static let `default` = Tuning(keywordWeight: 0.8, vectorWeight: 1, k: 5, nameWeight: 0.5, timeFilter: true, latestWithin: 0.8,
-                                             minimumCoverage: 0.5, nameRarity: NameRarity(rare: 0.05, common: 0.25))
+                                             minimumCoverage: 0.5, nameRarity: NameRarity(rare: 0.05, common: 0.25), reranker: .fitted)
     }
 
     /// How deep each list is read before fusing.
