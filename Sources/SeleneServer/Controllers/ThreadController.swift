@@ -35,7 +35,10 @@ struct ThreadController: RouteCollection {
 
     // MARK: Corrections by the person (`ThreadEditor`)
 
-    static func editor(_ req: Request) -> ThreadEditor { ThreadEditor(db: req.db, services: req.selene, logger: req.logger) }
+    /// Corrections read and then write in one transaction: on SQLite through the one writer connection
+    /// (`writeDB`), or a capture committed on it in between fails the transaction with
+    /// SQLITE_BUSY_SNAPSHOT ("database is locked", a 500 the API fuzzing met).
+    static func editor(_ req: Request) -> ThreadEditor { ThreadEditor(db: req.writeDB, services: req.selene, logger: req.logger) }
 
     /// The person's name for a thread: kept when its summary is written again.
     @Sendable
