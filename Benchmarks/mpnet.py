@@ -16,7 +16,6 @@ normalised (the model's 1_Pooling and 2_Normalize). Both of Selene's sets embed 
 minutes on two cores.
 """
 import glob
-import json
 import math
 import os
 import site
@@ -24,8 +23,8 @@ import sys
 import zipfile
 
 import numpy as np
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
+
+from encoder import Encoder
 
 MODEL_NAMES = {"all-mpnet-base-v2", "all-mpnet-base-v2:latest", "all-mpnet", "all-mpnet:latest"}
 MAX_TOKENS = 384
@@ -60,23 +59,10 @@ def erf(x):
     return s * (1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * np.exp(-a * a))
 
 
-class MPNet:
+class MPNet(Encoder):
     def __init__(self, folder):
-        self.w = load_file(os.path.join(folder, "model.safetensors"))
-        c = json.load(open(os.path.join(folder, "config.json")))
-        self.layers, self.heads, self.hidden, self.eps = c["num_hidden_layers"], c["num_attention_heads"], c["hidden_size"], c["layer_norm_eps"]
-        self.buckets = c["relative_attention_num_buckets"]
-        self.tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.no_padding()
-
-    def layer_norm(self, x, name):
-        m = x.mean(-1, keepdims=True)
-        v = ((x - m) ** 2).mean(-1, keepdims=True)
-        return (x - m) / np.sqrt(v + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
-
-    def dense(self, x, name):
-        return x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
+        super().__init__(folder, MAX_TOKENS)
+        self.buckets = self.config["relative_attention_num_buckets"]
 
     def bucket(self, relative, max_distance=128):
         # T5's bidirectional buckets, as MPNet's relative_position_bucket.
