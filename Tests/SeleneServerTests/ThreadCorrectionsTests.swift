@@ -105,6 +105,53 @@ struct ThreadCorrectionsTests {
         }
     }
 
+    @Test("Corrections and conversations changed on another connection — another process's, like `selene reindex` beside the server — while notes are captured: none fails as 'database is locked' (SQLite in WAL mode, as the server runs it)")
+    func correctionsWhileCapturing() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub, adjust: { config in
+                if case .sqliteMemory = config.database {
+                    config.database = .sqliteFile(path: (config.dataDirectory as NSString).appendingPathComponent("selene.sqlite"))
+                }
+            }) { app, clock in
+                var notes: [Note] = []
+                for text in Self.garden { notes.append(try await app.note(text)) }
+                try await app.process()
+                let garden = try #require(try await Self.threads(app).first?.thread)
+                let sessions = (0..<10).map { ChatSession(title: "Plans \($0)", createdAt: clock.now, updatedAt: clock.now) }
+                for session in sessions { _ = try await ConversationStore(db: app.db).save(session) }
+                // A connection that isn't the server's writer (on PostgreSQL any connection is one).
+                let loops = Array(app.eventLoopGroup.makeIterator())
+                let other = app.databases.database(logger: app.logger, on: loops.first { $0 !== app.selene.writerLoop } ?? loops[0])!
+                let noteIds = notes.map { Int($0.id) }, gardenId = Int(garden.id), sessionIds = sessions.map(\.id)
+                let failures = try await withThrowingTaskGroup(of: [String].self) { group in
+                    // Transactions that read, then write, one after another...
+                    group.addTask {
+                        var failed: [String] = []
+                        let editor = ThreadEditor(db: other, services: app.selene, logger: app.logger)
+                        for i in 0..<30 {
+                            do {
+                                try await editor.move(note: noteIds[i % noteIds.count], to: i % 2 == 0 ? nil : gardenId)
+                                if i < sessionIds.count { _ = try await ConversationStore(db: other).delete(sessionIds[i]) }
+                            } catch { failed.append("correction \(i): \(String(reflecting: error))") }
+                        }
+                        return failed
+                    }
+                    // ... while captures commit on the writer.
+                    for i in 0..<30 {
+                        group.addTask {
+                            do { _ = try await app.note("Captured meanwhile \(i)"); return [] }
+                            catch { return ["capture \(i): \(String(reflecting: error))"] }
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0 += $1 }
+                }
+                #expect(failures.isEmpty, "\(failures.prefix(3))")
+                #expect(try await app.noteCount() == notes.count + 30)
+                #expect(try await ConversationStore(db: app.db).sessions().isEmpty)
+            }
+        }
+    }
+
     @Test("A thread's summary is written again once it has grown (3 notes, or half again), the person's name kept; the old one stays while the model is down or answers junk")
     func summariesKeepUp() async throws {
         #expect(ThreadService.needsRewrite(notes: 5, atSummary: 3) == false && ThreadService.needsRewrite(notes: 6, atSummary: 3))

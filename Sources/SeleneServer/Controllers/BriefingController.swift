@@ -19,7 +19,7 @@ struct BriefingController: RouteCollection {
     /// Writes today's briefing again, now.
     @Sendable
     func generate(req: Request) async throws -> Response {
-        try json(try await BriefingService(db: req.db, services: req.selene, logger: req.logger).generate(), status: .created)
+        try json(try await BriefingService(db: req.writeDB, services: req.selene, logger: req.logger).generate(), status: .created)
     }
 
     @Sendable

@@ -19,13 +19,13 @@ struct DeviceController: RouteCollection {
     @Sendable
     func register(req: Request) async throws -> Response {
         let request = try req.decodeBody(DeviceRequest.self).validated()
-        let (device, created) = try await ConversationStore(db: req.db).register(request, now: req.now)
+        let (device, created) = try await ConversationStore(db: req.writeDB).register(request, now: req.now)
         return try json(device, status: created ? .created : .ok)
     }
 
     @Sendable
     func unregister(req: Request) async throws -> Response {
         let request = try req.decodeBody(DeviceRequest.self).validated()
-        return try json(Unregistered(removed: try await ConversationStore(db: req.db).unregister(token: request.token)))
+        return try json(Unregistered(removed: try await ConversationStore(db: req.writeDB).unregister(token: request.token)))
     }
 }

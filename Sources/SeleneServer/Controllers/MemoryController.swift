@@ -32,7 +32,7 @@ struct MemoryController: RouteCollection {
     @Sendable
     func create(req: Request) async throws -> Response {
         let memory = try req.decodeBody(NewMemory.self).validated()
-        let id = try await ConversationStore(db: req.db).addMemory(memory, now: req.now)
+        let id = try await ConversationStore(db: req.writeDB).addMemory(memory, now: req.now)
         return try json(CreatedId(id: Int64(id)), status: .created)
     }
 
@@ -52,21 +52,21 @@ struct MemoryController: RouteCollection {
     func update(req: Request) async throws -> Response {
         let id = try req.id("id")
         let update = try req.decodeBody(MemoryUpdate.self).validated()
-        guard let memory = try await ConversationStore(db: req.db).updateMemory(id, update) else { throw SeleneError.notFound("Memory \(id)") }
+        guard let memory = try await ConversationStore(db: req.writeDB).updateMemory(id, update) else { throw SeleneError.notFound("Memory \(id)") }
         return try json(memory)
     }
 
     @Sendable
     func delete(req: Request) async throws -> Response {
         let id = try req.id("id")
-        guard try await ConversationStore(db: req.db).deleteMemory(id) else { throw SeleneError.notFound("Memory \(id)") }
+        guard try await ConversationStore(db: req.writeDB).deleteMemory(id) else { throw SeleneError.notFound("Memory \(id)") }
         return Response(status: .noContent)
     }
 
     @Sendable
     func touch(req: Request) async throws -> Response {
         let request = try req.decodeBody(TouchRequest.self).validated()
-        let count = try await ConversationStore(db: req.db).touch(request.ids.map { Int($0) }, now: req.now)
+        let count = try await ConversationStore(db: req.writeDB).touch(request.ids.map { Int($0) }, now: req.now)
         return try json(Touched(count: count))
     }
 }

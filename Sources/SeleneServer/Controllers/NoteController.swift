@@ -136,7 +136,7 @@ struct NoteController: RouteCollection {
 
     @Sendable
     func retryFailed(req: Request) async throws -> Response {
-        let count = try await ProcessingQueue.retryFailed(on: req.db, now: req.now)
+        let count = try await ProcessingQueue.retryFailed(on: req.writeDB, now: req.now)
         if count > 0 { req.selene.queueSignal.wake() }
         return try json(Touched(count: count))
     }

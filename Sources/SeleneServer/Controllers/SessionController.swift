@@ -36,14 +36,14 @@ struct SessionController: RouteCollection {
         guard session.id == id else {
             throw SeleneError.badInput(["id": "the body's id must be the one in the path"])
         }
-        let created = try await ConversationStore(db: req.db).save(session)
+        let created = try await ConversationStore(db: req.writeDB).save(session)
         return try json(session, status: created ? .created : .ok)
     }
 
     @Sendable
     func delete(req: Request) async throws -> Response {
         let id = try req.uuid("id")
-        guard try await ConversationStore(db: req.db).delete(id) else { throw SeleneError.notFound("Session") }
+        guard try await ConversationStore(db: req.writeDB).delete(id) else { throw SeleneError.notFound("Session") }
         return Response(status: .noContent)
     }
 
@@ -51,7 +51,7 @@ struct SessionController: RouteCollection {
     func pin(req: Request) async throws -> Response {
         let id = try req.uuid("id")
         let request = try req.decodeBody(PinRequest.self)
-        guard let session = try await ConversationStore(db: req.db).pin(id, request.isPinned, now: req.now) else {
+        guard let session = try await ConversationStore(db: req.writeDB).pin(id, request.isPinned, now: req.now) else {
             throw SeleneError.notFound("Session")
         }
         return try json(session)
@@ -70,7 +70,7 @@ struct SessionController: RouteCollection {
     func addMessage(req: Request) async throws -> Response {
         let id = try req.uuid("id")
         let message = try req.decodeBody(NewMessage.self).validated()
-        guard let saved = try await ConversationStore(db: req.db).addMessage(session: id, message, now: req.now) else {
+        guard let saved = try await ConversationStore(db: req.writeDB).addMessage(session: id, message, now: req.now) else {
             throw SeleneError.notFound("Session")
         }
         return try json(saved, status: .created)

@@ -35,9 +35,9 @@ struct ThreadController: RouteCollection {
 
     // MARK: Corrections by the person (`ThreadEditor`)
 
-    /// Corrections read and then write in one transaction: on SQLite through the one writer connection
-    /// (`writeDB`), or a capture committed on it in between fails the transaction with
-    /// SQLITE_BUSY_SNAPSHOT ("database is locked", a 500 the API fuzzing met).
+    /// Corrections write, so on SQLite through the one writer connection (`writeDB`), in
+    /// `writeTransaction`s (a read-then-write transaction beside a capture's commit failed as
+    /// SQLITE_BUSY_SNAPSHOT, "database is locked": a 500 the API fuzzing met).
     static func editor(_ req: Request) -> ThreadEditor { ThreadEditor(db: req.writeDB, services: req.selene, logger: req.logger) }
 
     /// The person's name for a thread: kept when its summary is written again.
@@ -105,7 +105,7 @@ struct ThreadController: RouteCollection {
     func addTask(req: Request) async throws -> Response {
         let id = try req.id("id")
         let task = try req.decodeBody(NewTask.self).validated()
-        guard let created = try await ThreadStore(db: req.db).addTask(threadId: id, title: task.title, now: req.now) else {
+        guard let created = try await ThreadStore(db: req.writeDB).addTask(threadId: id, title: task.title, now: req.now) else {
             throw SeleneError.notFound("Thread \(id)")
         }
         return try json(created, status: .created)
@@ -129,7 +129,7 @@ struct ThreadController: RouteCollection {
     func updateTask(req: Request) async throws -> Response {
         let id = try req.id("id")
         let update = try req.decodeBody(TaskUpdate.self)
-        guard let task = try await ThreadStore(db: req.db).setTask(id: id, status: update.status, now: req.now) else {
+        guard let task = try await ThreadStore(db: req.writeDB).setTask(id: id, status: update.status, now: req.now) else {
             throw SeleneError.notFound("Task \(id)")
         }
         return try json(task)

@@ -34,7 +34,7 @@ public struct BackgroundWork: LifecycleHandler {
                 do {
                     let now = services.clock.now()
                     if try await JobLease(db: app.writeDB).claim("thread-maintenance", owner: owner, now: now, until: now.addingTimeInterval(interval * 0.9)) {
-                        let threads = ThreadService(db: app.db, services: services, logger: logger)
+                        let threads = ThreadService(db: app.writeDB, services: services, logger: logger)
                         _ = try await threads.placeUnthreaded()
                         try await threads.refresh(now: services.clock.now())
                         try await threads.rewriteSummaries()
@@ -46,7 +46,7 @@ public struct BackgroundWork: LifecycleHandler {
             }
         })
         started.append(Task {
-            let briefings = BriefingService(db: app.db, services: services, logger: logger)
+            let briefings = BriefingService(db: app.writeDB, services: services, logger: logger)
             while !Task.isCancelled, let next = briefings.nextRun(after: services.clock.now()) {
                 let wait = max(1, next.timeIntervalSince(services.clock.now()))
                 guard (try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))) != nil else { return }

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// Chat sessions, the conversation log and memories.
@@ -32,7 +33,7 @@ struct ConversationStore {
 
     /// Deletes the session and its messages; false when there was none.
     func delete(_ id: UUID) async throws -> Bool {
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             guard let model = try await ChatSessionModel.find(id, on: db) else { return false }
             try await ConversationMessageModel.query(on: db).filter(\.$sessionId == id).delete()
             try await model.delete(on: db)

@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// Corrections and deletions. An edit that changes a note's words puts it back in the queue with
@@ -24,7 +25,7 @@ struct NoteEditor {
         let wordsChanged = before.content != content || before.title != title
         guard wordsChanged || before.tags != tags else { return .unchanged(before) }
         var oldFiles: [String] = []
-        let left = try await db.transaction { db -> [Int] in
+        let left = try await db.writeTransaction { db -> [Int] in
             let sql = db.sql
             guard wordsChanged else {
                 try await sql.raw("UPDATE notes SET tags = \(bind: JSONColumn.write(tags)) WHERE id = \(bind: id)").run()
@@ -56,7 +57,7 @@ struct NoteEditor {
     /// Deletes a note and everything made from it. False when there was none.
     func delete(id: Int, now: Date) async throws -> Bool {
         guard let note = try await NoteStore(db: db).note(id: id) else { return false }
-        let left = try await db.transaction { db -> [Int] in
+        let left = try await db.writeTransaction { db -> [Int] in
             let sql = db.sql
             let left = try await Self.detach(id, on: sql)
             // A task the note yielded stays (it may be done, or still to do); it just no longer

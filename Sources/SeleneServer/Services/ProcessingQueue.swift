@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import Logging
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// The durable processing queue: notes wait in the `notes` table as `pending`, a worker claims
@@ -240,7 +241,7 @@ public struct ProcessingQueue: Sendable {
                        neighbours: [(id: Int, similarity: Double)], now: Date) async throws -> Bool {
         struct LostLease: Error {}
         do {
-            try await db.transaction { db in
+            try await db.writeTransaction { db in
                 let sql = db.sql
                 let held = try await sql.raw("""
                     UPDATE notes SET status = 'done', lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL, last_error = NULL

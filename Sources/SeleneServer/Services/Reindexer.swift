@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// `selene reindex`: after the embedding model changes, every processed note is embedded again
@@ -54,7 +55,7 @@ public struct Reindexer {
                 + ProcessingPrompts.embeddingChunks(title: $0.title, content: $0.content) }
             let vectors = try await llm.embed(texts.flatMap { $0 })
             let now = services.clock.now()
-            try await db.transaction { db in
+            try await db.writeTransaction { db in
                 var offset = 0
                 for (note, parts) in zip(notes, texts) {
                     try await EmbeddingStore(db: db).save(noteId: note.id!, vector: vectors[offset], chunks: Array(vectors[offset + 1..<offset + parts.count]),

@@ -95,7 +95,10 @@ extension Application {
     /// Where writes go. SQLite takes one writer at a time, and a second connection that tries
     /// meanwhile spins in SQLite's busy handler (sqlite-nio retries at once), burning a core the
     /// writer needs; so on SQLite every write goes through one connection and waits its turn in
-    /// that connection's queue instead. PostgreSQL writes use any connection.
+    /// that connection's queue instead. PostgreSQL writes use any connection. Whatever the
+    /// connection, a transaction is a `writeTransaction` (ServerCommon): one that reads and then
+    /// writes would otherwise fail as "database is locked" when another connection — another
+    /// process's, like `selene reindex` — committed in between.
     public var writeDB: any Database {
         guard let loop = selene.writerLoop, let db = databases.database(logger: logger, on: loop) else { return db }
         return db

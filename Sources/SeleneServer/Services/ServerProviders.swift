@@ -8,6 +8,8 @@ import Vapor
 struct ServerDataProvider: DataProvider {
     let app: Application
     var db: any Database { app.db }
+    /// Writes go where the server's writes go (`Application.writeDB`).
+    var writeDB: any Database { app.writeDB }
     var services: SeleneServices { app.selene }
     var now: Date { services.clock.now() }
 
@@ -19,7 +21,7 @@ struct ServerDataProvider: DataProvider {
     }
 
     func createNote(_ note: NewNote) async throws -> Note {
-        let (created, _) = try await NoteStore(db: app.writeDB).capture(try note.input().validated(), idempotent: false, now: now)
+        let (created, _) = try await NoteStore(db: writeDB).capture(try note.input().validated(), idempotent: false, now: now)
         services.queueSignal.wake()
         return created
     }
@@ -64,24 +66,24 @@ struct ServerDataProvider: DataProvider {
 
     func addTask(threadId: Int64, title: String) async throws -> ThreadTask {
         let task = try NewTask(title: title).validated()
-        guard let created = try await ThreadStore(db: db).addTask(threadId: Int(threadId), title: task.title, now: now) else {
+        guard let created = try await ThreadStore(db: writeDB).addTask(threadId: Int(threadId), title: task.title, now: now) else {
             throw SeleneClientError.notFound("Thread \(threadId) not found")
         }
         return created
     }
 
     func setTask(id: Int64, status: TaskStatus) async throws -> ThreadTask {
-        guard let task = try await ThreadStore(db: db).setTask(id: Int(id), status: status, now: now) else { throw SeleneClientError.notFound("Task \(id) not found") }
+        guard let task = try await ThreadStore(db: writeDB).setTask(id: Int(id), status: status, now: now) else { throw SeleneClientError.notFound("Task \(id) not found") }
         return task
     }
 
     func sessions() async throws -> [ChatSession] { try await ConversationStore(db: db).sessions() }
-    func saveSession(_ session: ChatSession) async throws { try await ConversationStore(db: db).save(try session.validated()) }
-    func deleteSession(id: UUID) async throws { _ = try await ConversationStore(db: db).delete(id) }
-    func pinSession(id: UUID, pinned: Bool) async throws { _ = try await ConversationStore(db: db).pin(id, pinned, now: now) }
+    func saveSession(_ session: ChatSession) async throws { try await ConversationStore(db: writeDB).save(try session.validated()) }
+    func deleteSession(id: UUID) async throws { _ = try await ConversationStore(db: writeDB).delete(id) }
+    func pinSession(id: UUID, pinned: Bool) async throws { _ = try await ConversationStore(db: writeDB).pin(id, pinned, now: now) }
 
     func saveMessage(_ message: NewMessage, sessionId: UUID) async throws {
-        _ = try await ConversationStore(db: db).addMessage(session: sessionId, try message.validated(), now: now)
+        _ = try await ConversationStore(db: writeDB).addMessage(session: sessionId, try message.validated(), now: now)
     }
 
     func recentMessages(sessionId: UUID, limit: Int) async throws -> [ConversationMessage] {
@@ -97,29 +99,29 @@ struct ServerDataProvider: DataProvider {
     }
 
     func insertMemory(_ memory: NewMemory) async throws -> Int64 {
-        Int64(try await ConversationStore(db: db).addMemory(try memory.validated(), now: now))
+        Int64(try await ConversationStore(db: writeDB).addMemory(try memory.validated(), now: now))
     }
 
     func updateMemory(id: Int64, _ update: MemoryUpdate) async throws -> Memory {
-        guard let memory = try await ConversationStore(db: db).updateMemory(Int(id), try update.validated()) else {
+        guard let memory = try await ConversationStore(db: writeDB).updateMemory(Int(id), try update.validated()) else {
             throw SeleneClientError.notFound("Memory \(id) not found")
         }
         return memory
     }
 
-    func deleteMemory(id: Int64) async throws { _ = try await ConversationStore(db: db).deleteMemory(Int(id)) }
-    func touchMemories(ids: [Int64]) async throws { if !ids.isEmpty { _ = try await ConversationStore(db: db).touch(ids.map { Int($0) }, now: now) } }
+    func deleteMemory(id: Int64) async throws { _ = try await ConversationStore(db: writeDB).deleteMemory(Int(id)) }
+    func touchMemories(ids: [Int64]) async throws { if !ids.isEmpty { _ = try await ConversationStore(db: writeDB).touch(ids.map { Int($0) }, now: now) } }
     func saveMemoryEmbedding(id: Int64, embedding: [Float]) async throws { _ = try await updateMemory(id: id, MemoryUpdate(embedding: embedding)) }
 
     func briefing() async throws -> Briefing { try await BriefingService(db: db, services: services, logger: app.logger).today() }
-    func regenerateBriefing() async throws -> Briefing { try await BriefingService(db: db, services: services, logger: app.logger).generate() }
+    func regenerateBriefing() async throws -> Briefing { try await BriefingService(db: writeDB, services: services, logger: app.logger).generate() }
 
     func briefingAssociations(minSimilarity: Double, recentDays: Int, limit: Int) async throws -> [Association] {
         try await BriefingService(db: db, services: services, logger: app.logger).associations(minSimilarity: minSimilarity, recentDays: recentDays, limit: limit)
     }
 
     func registerDevice(token: String, platform: DevicePlatform) async throws -> Device {
-        try await ConversationStore(db: db).register(try DeviceRequest(token: token, platform: platform).validated(), now: now).0
+        try await ConversationStore(db: writeDB).register(try DeviceRequest(token: token, platform: platform).validated(), now: now).0
     }
 
     func isAvailable() async -> Bool { true }

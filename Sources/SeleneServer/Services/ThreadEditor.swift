@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// What the person corrects in their threads: a name, where a note belongs, two threads made one,
@@ -71,7 +72,7 @@ struct ThreadEditor {
     func move(note noteId: Int, to threadId: Int?) async throws {
         guard try await NoteStore(db: db).note(id: noteId) != nil else { throw SeleneError.notFound("Note \(noteId)") }
         let now = services.clock.now()
-        let left = try await db.transaction { db -> [Int] in
+        let left = try await db.writeTransaction { db -> [Int] in
             if let threadId, try await ThreadModel.find(threadId, on: db) == nil {
                 throw SeleneError.missingReference(["threadId": "no thread has id \(threadId)"])
             }
@@ -94,7 +95,7 @@ struct ThreadEditor {
         // Well formed, but at odds with what is stored: a conflict (409), as a missing target is.
         guard sourceId != targetId else { throw SeleneError(.conflict, "A thread can't be merged into itself", fields: ["into": "a thread can't be merged into itself"]) }
         let now = services.clock.now()
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             let source = try await thread(sourceId, on: db)
             guard try await ThreadModel.find(targetId, on: db) != nil else {
                 throw SeleneError.missingReference(["into": "no thread has id \(targetId)"])
@@ -116,7 +117,7 @@ struct ThreadEditor {
         let ids = Array(Set(noteIds)).sorted()
         guard !ids.isEmpty else { throw SeleneError.badInput(["noteIds": "name at least one note to split off"]) }
         let now = services.clock.now()
-        let newId = try await db.transaction { db -> Int in
+        let newId = try await db.writeTransaction { db -> Int in
             let from = try await thread(threadId, on: db)
             let members = Set(try await db.sql.raw("SELECT note_id FROM thread_notes WHERE thread_id = \(bind: threadId)").all()
                 .map { try $0.decode(column: "note_id", as: Int.self) })

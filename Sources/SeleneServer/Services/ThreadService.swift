@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import SeleneShared
+import ServerCommon
 import SQLKit
 
 /// Thread detection, momentum and status (README "Threads").
@@ -109,7 +110,7 @@ public struct ThreadService: Sendable {
     /// Adds notes to a thread, moving its centroid and activity. False if another worker
     /// placed the note meanwhile.
     private func join(thread threadId: Int, notes: [(Int, [Float], Date)], now: Date) async throws -> Bool {
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             guard let thread = try await ThreadModel.find(threadId, on: db) else { return false }
             var count = try await ThreadNoteModel.query(on: db).filter(\.$threadId == threadId).count()
             var centroid = thread.centroid.map(VectorCoding.decode) ?? []
@@ -137,7 +138,7 @@ public struct ThreadService: Sendable {
     private func create(naming: ThreadNaming, members: [Note], now: Date) async throws -> Int? {
         let vectors = members.compactMap { services.vectors.vector(for: Int($0.id)) }
         guard let centroid = VectorUtility.centroid(vectors) else { return nil }
-        return try await db.transaction { db -> Int? in
+        return try await db.writeTransaction { db -> Int? in
             let thread = ThreadModel()
             thread.name = naming.name
             thread.summary = naming.summary
@@ -209,7 +210,7 @@ public struct ThreadService: Sendable {
     /// activity from their dates, then its momentum and status.
     func membersChanged(threadIds: [Int], now: Date) async throws {
         guard !threadIds.isEmpty else { return }
-        try await db.transaction { db in
+        try await db.writeTransaction { db in
             for thread in try await ThreadModel.query(on: db).filter(\.$id ~~ threadIds).all() {
                 let rows = try await db.sql.raw("""
                     SELECT e.vector, n.created_at FROM thread_notes tn JOIN notes n ON n.id = tn.note_id

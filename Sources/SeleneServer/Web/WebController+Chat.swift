@@ -163,7 +163,7 @@ extension WebController {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
         let form = try Self.form(req, Pin.self)
-        _ = try await ConversationStore(db: req.db).pin(id, form.pinned == "true", now: req.now)
+        _ = try await ConversationStore(db: req.writeDB).pin(id, form.pinned == "true", now: req.now)
         return Self.redirect(SiteURL.session(id.uuidString.lowercased()).path)
     }
 
@@ -171,7 +171,7 @@ extension WebController {
         try await Self.requireSignIn(req)
         let id = try Self.uuid(req)
         try Self.verify(req)
-        _ = try await ConversationStore(db: req.db).delete(id)
+        _ = try await ConversationStore(db: req.writeDB).delete(id)
         return Self.redirect(SiteURL.chat.path)
     }
 }

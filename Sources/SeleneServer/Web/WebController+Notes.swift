@@ -211,7 +211,7 @@ extension WebController {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
         try Self.verify(req)
-        if let device = try await DeviceModel.find(Int(id), on: req.db) { try await device.delete(on: req.db) }
+        if let device = try await DeviceModel.find(Int(id), on: req.writeDB) { try await device.delete(on: req.writeDB) }
         return Self.redirect(SiteURL.devices.path)
     }
 

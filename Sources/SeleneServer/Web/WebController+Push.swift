@@ -23,7 +23,7 @@ extension WebController {
         let body = try req.decodeBody(Body.self)
         let subscription = try WebPushClient.Subscription(endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, allowHTTP: web.allowHTTP)
         _ = try await web.checkedAddress(of: subscription.endpoint)
-        let (device, created) = try await ConversationStore(db: req.db).register(web: subscription, now: req.now)
+        let (device, created) = try await ConversationStore(db: req.writeDB).register(web: subscription, now: req.now)
         return try json(device, status: created ? .created : .ok)
     }
 
