@@ -85,6 +85,16 @@ enum QualityBench {
             var tuning = Retriever.Tuning.default
             tuning.reranker = reranker
             extra = [("reranker fitted in this run", tuning)]
+            // "Near the top notes" lifts conversations (a question's answers are spread over
+            // sessions) and costs a person's notes a little: `Reranker.fitted` with it at a few
+            // weights, to see whether one wins on both sets' tuning halves.
+            for held in [-2.0, -3, -4, -5, -6, -8] {
+                var t = Retriever.Tuning.default
+                var w = Reranker.fitted.weights
+                w[Reranker.Feature.allCases.firstIndex(of: .nearTop)!] = held
+                t.reranker = Reranker(weights: w)
+                extra.append((String(format: "… fitted weights, near the top notes at %.0f", held), t))
+            }
         }
         for path in paths {
             _ = try await run(path, options: options, report: &report, extra: extra)

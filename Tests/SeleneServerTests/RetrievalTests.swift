@@ -161,6 +161,11 @@ struct RetrievalTests {
                 // Each turn has a neighbour written the same day; its vector is compared with the question's.
                 #expect(features.values.allSatisfy { $0[neighbour] != 0 })
                 #expect(features.values.allSatisfy { $0.count == Reranker.Feature.allCases.count })
+                // Near the top notes: the mean cosine with the first stage's best others (here the two other turns).
+                let nearTop = Reranker.Feature.allCases.firstIndex(of: .nearTop)!
+                let unit = turns.map { VectorUtility.normalized(app.selene.vectors.vector(for: Int($0.id))!) }
+                let expected = (Double(VectorUtility.dot(unit[0], unit[1])) + Double(VectorUtility.dot(unit[0], unit[2]))) / 2
+                #expect(abs((features[turns[0].id]?[nearTop] ?? 0) - expected) < 1e-6)
                 // Weights on the speaker alone put Jonah's turn first, whatever the first stage said.
                 var tuning = Retriever.Tuning.default
                 tuning.reranker = Reranker(weights: Reranker.Feature.allCases.map { $0 == .speaker ? 1 : 0 } + [0])
@@ -168,7 +173,7 @@ struct RetrievalTests {
                 #expect(ranked.results.first?.note.id == turns[1].id)
                 // The notes of a time asked about stay ahead of the rest, each part in the reranker's order.
                 let results = turns.map { ScoredNote(note: $0, score: 1) }
-                let order = tuning.reranker!.reorder(results, features: [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0]]) { $0.id == turns[0].id }
+                let order = tuning.reranker!.reorder(results, features: [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0, 0]]) { $0.id == turns[0].id }
                 #expect(order.map(\.note.id) == [turns[0].id, turns[1].id, turns[2].id])
             }
         }

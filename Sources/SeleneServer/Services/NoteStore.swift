@@ -62,6 +62,21 @@ public struct NoteStore: Sendable {
         return ids.compactMap { found[Int64($0)] }
     }
 
+    /// Just the words and the date of notes by id (any order; unknown ids are left out): what the
+    /// reranker reads of each candidate's neighbours, without `notes(ids:)`'s joins.
+    func texts(ids: [Int]) async throws -> [(id: Int, text: String, createdAt: Date)] {
+        guard !ids.isEmpty else { return [] }
+        var found: [(id: Int, text: String, createdAt: Date)] = []
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            for row in try await sql.raw("SELECT id, title, content, created_at FROM notes WHERE id IN (\(binds: chunk))").all() {
+                let title = try row.decodeNil(column: "title") ? "" : try row.decode(column: "title", as: String.self)
+                found.append((try row.decode(column: "id", as: Int.self), title + " " + (try row.decode(column: "content", as: String.self)),
+                              try row.decode(column: "created_at", as: Date.self)))
+            }
+        }
+        return found
+    }
+
     /// What the Notes page filters by; every part optional.
     struct Browse: Sendable, Equatable {
         var threadId: Int?

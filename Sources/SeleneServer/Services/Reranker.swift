@@ -18,8 +18,12 @@ public struct Reranker: Sendable, Hashable {
     /// Fitted 2026-11-29 by `selene-bench --only rerank` on both sets' tuning halves, their notes
     /// embedded with all-mpnet-base-v2: the fused score, the vector rank, the cosine, the words
     /// covered and a named speaker carry it; a neighbour's words count slightly against a note
-    /// (the neighbour is then the likelier answer). In `Retriever.Tuning.default`.
-    public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, 0.000])
+    /// (the neighbour is then the likelier answer). "Near the top notes" has 0: measured since,
+    /// not adopted (its doc). In `Retriever.Tuning.default`.
+    public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, 0.000, 0.000])
+
+    /// How many of the first stage's best notes, itself left out, `nearTop` compares a note with.
+    static let topNotes = 5
 
     /// How many of the first stage's notes are scored again.
     public static let depth = 40
@@ -44,6 +48,12 @@ public struct Reranker: Sendable, Hashable {
         /// The best share of the question's content words a neighbour has (the question may name
         /// what the turn before said: "What did Ade make in the guitar class?" — "Made my first song!").
         case neighbourCoverage = "neighbour words covered"
+        /// The mean cosine of the note's vector and the first stage's best five others'. Measured
+        /// 2026-11-29 and not adopted (weight 0 in `fitted`): weighed against, it spreads the top
+        /// ten over what the best notes don't already say — conversations gain (a question's
+        /// answers are spread over sessions), a person's notes lose a little ("every note about
+        /// the boiler" are near one another). selenes-performance.md, "Near the top notes".
+        case nearTop = "near the top notes"
     }
 
     /// The score of one pair's features.
@@ -74,6 +84,14 @@ public struct Reranker: Sendable, Hashable {
             covered[text] = share
             return share
         }
+        let top = results.prefix(topNotes + 1).compactMap { result in
+            context.vectors.vector(for: Int(result.note.id)).map { (id: Int(result.note.id), vector: VectorUtility.normalized($0)) }
+        }
+        func nearTop(_ id: Int) -> Double {
+            guard let own = context.vectors.vector(for: id).map(VectorUtility.normalized) else { return 0 }
+            let near = top.filter { $0.id != id && $0.vector.count == own.count }.prefix(topNotes).map { Double(VectorUtility.dot(own, $0.vector)) }
+            return near.isEmpty ? 0 : near.reduce(0, +) / Double(near.count)
+        }
         return results.map { result in
             let id = Int(result.note.id)
             func cosine(_ v: [Float]?) -> Double {
@@ -91,6 +109,7 @@ public struct Reranker: Sendable, Hashable {
                 case .speaker: speaker(of: result.note.content).map { names.contains($0.lowercased()) ? 1 : 0 } ?? 0
                 case .neighbour: neighbours.map { cosine($0.vector) }.max() ?? 0
                 case .neighbourCoverage: neighbours.map { coverage($0.text) }.max() ?? 0
+                case .nearTop: nearTop(id)
                 }
             }
         }

@@ -144,15 +144,15 @@ public struct Retriever: Sendable {
     /// neighbours' vectors (the notes just before and after it, written the same day).
     func rerankContext(_ first: FirstStage) async throws -> Reranker.Context {
         let ids = first.results.map { Int($0.note.id) }
-        let around = try await NoteStore(db: db).notes(ids: Array(Set(ids.flatMap { [$0 - 1, $0 + 1] })))
-        let byId = Dictionary(uniqueKeysWithValues: around.map { (Int($0.id), $0) })
+        let around = try await NoteStore(db: db).texts(ids: Array(Set(ids.flatMap { [$0 - 1, $0 + 1] })))
+        let byId = Dictionary(around.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var neighbours: [Int: [(text: String, vector: [Float]?)]] = [:]
         let calendar = Calendar(identifier: .gregorian)
         for result in first.results {
             let id = Int(result.note.id)
             neighbours[id] = [id - 1, id + 1].compactMap { other in
                 guard let note = byId[other], calendar.isDate(note.createdAt, inSameDayAs: result.note.createdAt) else { return nil }
-                return ((note.title ?? "") + " " + note.content, services.vectors.vector(for: other))
+                return (note.text, services.vectors.vector(for: other))
             }
         }
         return Reranker.Context(question: first.vector, names: first.analysis.names, terms: first.terms, neighbours: neighbours, vectors: services.vectors)
