@@ -127,6 +127,8 @@ struct ClientEndToEndTests {
         try await withLiveSelene { live in
             let notes = try await live.notes(["Sourdough starter schedule", "Sourdough loaf was dense", "Tax papers"])
             await live.stub.stop()
+            let down = try PortHold(live.stub.port)  // no other test's server answers in its place
+            defer { down.release() }
             let chat = ChatViewModel(data: live.data, llm: live.llm, now: live.now)
             chat.draft = "What about my sourdough?"
             await chat.send()

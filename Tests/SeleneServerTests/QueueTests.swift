@@ -35,11 +35,12 @@ struct QueueTests {
         }
     }
 
-    /// Settings for a model server that was listening and has stopped: its port, free to start again.
-    static func stoppedStub() async throws -> (port: Int, settings: SeleneConfig.LLM) {
+    /// Settings for a model server that was listening and has stopped, and its port, held (`PortHold`)
+    /// until the test starts it again there.
+    static func stoppedStub() async throws -> (port: PortHold, settings: SeleneConfig.LLM) {
         let stub = try await OllamaStub.start()
         await stub.stop()
-        return (stub.port, SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(stub.port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
+        return (try PortHold(stub.port), SeleneConfig.LLM(baseURL: "http://127.0.0.1:\(stub.port)", chatModel: OllamaStub.chatModel, embeddingModel: OllamaStub.embeddingModel,
                                             numCtx: 4096, requestTimeout: 3, connectTimeout: 1, structuredRetries: 1))
     }
 
@@ -64,7 +65,7 @@ struct QueueTests {
             // An outage is not the note's fault: no attempt spent, no back-off of its own.
             #expect(waiting.attempts == 0)
 
-            let back = try await OllamaStub.start(port: port)
+            let back = try await port.restart()
             // Caught up once it answers. (On a loaded machine the first round after the restart can
             // still miss its one-second connect and count as the outage it was: such a round spends
             // nothing, so the rounds are counted until the notes are done, each once.)
@@ -138,7 +139,7 @@ struct QueueTests {
             #expect(nextCheck.timeIntervalSince(Date()) <= app.selene.config.processing.maxProbeInterval + 1)
             #expect(pausedSince <= clock.now)
 
-            let back = try await OllamaStub.start(port: port)
+            let back = try await port.restart()
             let returned = Date()
             var counts: [String: Int] = [:]
             while Date().timeIntervalSince(returned) < 60 {
@@ -238,4 +239,43 @@ struct QueueTests {
 
 extension ProcessingQueue.Outcome {
     var isLostLease: Bool { if case .lostLease = self { true } else { false } }
+}
+
+/// A stopped model server's port, bound and not listening: a connection is refused, as when the
+/// server is down, and no other test's server (the suites run in parallel) takes the port before
+/// the stub starts on it again — which made "back up" bind fail and "down" reach someone else.
+final class PortHold: @unchecked Sendable {
+    let port: Int
+    private var fd: Int32
+
+    init(_ port: Int) throws {
+        self.port = port
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, bound == 0 else {
+            if fd >= 0 { close(fd) }
+            throw POSIXError(.EADDRINUSE)
+        }
+    }
+
+    /// The stub again, on this port.
+    func restart() async throws -> OllamaStub {
+        release()
+        return try await OllamaStub.start(port: port)
+    }
+
+    func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    deinit { release() }
 }
