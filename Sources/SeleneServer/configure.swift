@@ -81,7 +81,6 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
         try await SQLiteDurability.apply(app)
     }
-    if case .postgres = config.database {} else { try await SQLiteDurability.waitAsleep(app) }
     try routes(app)
 }
 
@@ -98,18 +97,6 @@ enum SQLiteDurability {
         for loop in app.eventLoopGroup.makeIterator() {
             guard let db = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
             try await db.raw("PRAGMA synchronous=\(unsafeRaw: level)").run()
-        }
-    }
-
-    /// A connection that finds the database locked (another process writing — `selene reindex`
-    /// beside the server — or a write off the writer connection) waits asleep: SQLite's own back-off,
-    /// 1 ms growing to 100 ms, for up to a minute. sqlite-nio's busy handler retries at once: a
-    /// wait spins a core the lock's holder may need (`Application.writeDB`). Since every transaction
-    /// takes the lock first (`writeTransaction`), such waits are what a second writer meets.
-    static func waitAsleep(_ app: Application) async throws {
-        for loop in app.eventLoopGroup.makeIterator() {
-            guard let db = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
-            try await db.raw("PRAGMA busy_timeout=60000").run()
         }
     }
 
