@@ -12,6 +12,7 @@ import Vapor
 /// Sets up a Selene application: database, migrations, middleware, the LLM client and routes.
 /// The executable and every test call this same function.
 public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClock = .live) async throws {
+    if case .postgres = config.database {} else { app.giveSQLiteItsOwnThreads() }
     switch config.database {
     case .sqliteFile(let path):
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -22,14 +22,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
 
     _ = installWireFormat
 
-    if config.database.isSQLite {
-        // SQLite's calls run on the application's thread pool, and a connection that waits for the
-        // write lock spins in sqlite-nio's busy handler on one of its threads. NIO's shared pool
-        // has a thread per core, shared by every application in the process: waiters could take
-        // all of them and leave the writer they wait for without a thread to commit on. A pool of
-        // our own has room for every connection but one waiting, the writer, and password hashing.
-        app.threadPool = NIOThreadPool(numberOfThreads: System.coreCount + 2)
-    }
+    if config.database.isSQLite { app.giveSQLiteItsOwnThreads() }
     app.storage[Application.ToolWorkKey.self] = ToolWork(threads: config.toolThreads, perAccount: config.toolJobsPerAccount)
     app.lifecycle.use(ToolWorkShutdown())
     let poolTimeout = TimeAmount.milliseconds(Int64(config.databasePoolTimeout * 1000))
