@@ -99,10 +99,12 @@ let package = Package(
         // Selene: the client-side brain (records, wire types, providers, logic, view models).
         // Foundation (+ Observation) only: it must also build for iOS/macOS.
         .target(name: "SeleneShared", dependencies: ["WireCoding"]),
+        // The 8-bit dot product of Selene's vector index, chosen for the processor at run time.
+        .target(name: "CVectorDot"),
         .target(
             name: "SeleneServer",
             dependencies: [
-                "SeleneShared", "ServerCommon",
+                "SeleneShared", "ServerCommon", "CVectorDot",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),

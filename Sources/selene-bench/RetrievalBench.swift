@@ -103,7 +103,7 @@ enum RetrievalBench {
             try await bareFTS(text)
         }
         var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
-        var named: [Double] = [], share: [Double] = [], nameList: [Double] = [], withoutReranker: [Double] = []
+        var named: [Double] = [], share: [Double] = [], nameList: [Double] = [], withoutReranker: [Double] = [], fullScan: [Double] = []
         var sources: [RetrievalSource: Int] = [:]
         for (text, vector) in queries {
             // A question naming someone: the time of its name's share and of its names list apart.
@@ -124,6 +124,7 @@ enum RetrievalBench {
             if !names.isEmpty { named.append(hybrid.last!) }
             withoutReranker.append(try await SeleneBench.time { _ = try await unranked.retrieve(text, limit: 10, queryVector: vector) })
             vectorOnly.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
+            fullScan.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50, exhaustive: true) })
             filtered.append(try await SeleneBench.time {
                 _ = try await retriever.retrieve(text, limit: 10, filter: .init(noteType: .idea), queryVector: vector)
             })
@@ -142,7 +143,8 @@ enum RetrievalBench {
                    baseline: f, baselineName: "bare FTS query")
         report.add("… with a note-type filter", database: database, value: SeleneBench.median(filtered), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… its full-text ranking (50, BM25/ts_rank)", database: database, value: SeleneBench.median(ranked), unit: "ms", baseline: f, baselineName: "bare FTS query")
-        report.add("… its vector search (\(options.notes) × \(dimension))", database: database, value: SeleneBench.median(vectorOnly), unit: "ms")
+        report.add("… its vector search (\(options.notes) × \(dimension))", database: database, value: SeleneBench.median(vectorOnly), unit: "ms",
+                   baseline: SeleneBench.median(fullScan), baselineName: "every vector in full (no 8-bit pass)")
         try await app.asyncShutdown()
     }
 

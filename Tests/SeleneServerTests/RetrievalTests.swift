@@ -229,19 +229,48 @@ struct RetrievalTests {
         #expect(index.vector(for: 3) == [0, 1, 0])
     }
 
-    @Test("A large index is searched in parts and answers what one scan would")
+    @Test("A large index is searched in parts, in its 8-bit codes first, and answers what a full scan of every vector would — after replacements and removals, with filters, exclusions and a floor")
     func largeIndex() {
         let index = VectorIndex(model: "m")
+        #expect(VectorIndex.quantizedFrom <= 25_000)
         var generator = SeededRandom(seed: 7)
+        func random() -> [Float] { (0..<32).map { _ in Float(generator.next() % 2000) / 1000 - 1 } }
         var vectors: [[Float]] = []
         for id in 0..<25_000 {
-            let v = (0..<32).map { _ in Float(generator.next() % 2000) / 1000 - 1 }
+            let v = random()
             vectors.append(VectorUtility.normalized(v))
-            index.upsert(id: id, vector: v, noteType: nil, actionability: nil, embeddedAt: Date())
+            index.upsert(id: id, vector: v, noteType: id % 3 == 0 ? .idea : nil, actionability: nil, embeddedAt: Date())
         }
         let query = vectors[1234]
         let expected = vectors.enumerated().map { ($0.offset, VectorUtility.dot($0.element, query)) }.sorted { $0.1 > $1.1 }.prefix(10).map(\.0)
         #expect(index.search(query, k: 10).map(\.id) == Array(expected))
+        #expect(index.search(query, k: 10, exhaustive: true).map(\.id) == Array(expected))
+
+        // An 8-bit score is within a hundredth of the full one.
+        for pair in 0..<100 {
+            let a = vectors[pair], b = vectors[pair + 100]
+            let (ca, sa) = Quantized.encode(a), (cb, sb) = Quantized.encode(b)
+            let rough = Float(ca.withUnsafeBufferPointer { pa in cb.withUnsafeBufferPointer { pb in
+                Quantized.dot(pa.baseAddress!, pb.baseAddress!, count: a.count) } }) * sa * sb
+            #expect(abs(rough - VectorUtility.dot(a, b)) < 0.01, "\(rough) \(VectorUtility.dot(a, b))")
+        }
+        // Codes kept in step with the vectors through replacements and removals.
+        for id in stride(from: 0, to: 25_000, by: 97) { index.remove(id: id) }
+        for id in stride(from: 1, to: 25_000, by: 89) {
+            let v = random()
+            vectors[id] = VectorUtility.normalized(v)
+            index.upsert(id: id, vector: v, noteType: nil, actionability: nil, embeddedAt: Date())
+        }
+        for n in 0..<40 {
+            let query = n % 2 == 0 ? vectors[n * 611 + 5] : VectorUtility.normalized(random())
+            let filter: VectorIndex.Filter = n % 4 == 1 ? .init(noteType: .idea) : n % 4 == 3 ? .init(only: Set((0..<25_000).filter { $0 % 5 == n % 5 })) : .init()
+            let excluding: Set<Int> = n % 2 == 0 ? [n * 611 + 5] : []
+            let floor = n % 3 == 0 ? 0.4 : -1
+            let fast = index.search(query, k: 10, filter: filter, excluding: excluding, minimumSimilarity: floor)
+            let full = index.search(query, k: 10, filter: filter, excluding: excluding, minimumSimilarity: floor, exhaustive: true)
+            #expect(fast.map(\.id) == full.map(\.id) && fast.map(\.similarity) == full.map(\.similarity), "query \(n)")
+            #expect(!full.isEmpty && full.allSatisfy { $0.similarity >= floor && $0.id % 97 != 0 })
+        }
     }
 
     @Test("Retrieve fuses keyword and vector ranks, filters by type and actionability, and says its source")

@@ -1,3 +1,4 @@
+import CVectorDot
 import Fluent
 import Foundation
 import SeleneShared
@@ -26,6 +27,10 @@ public final class VectorIndex: @unchecked Sendable {
     private var dimension = 0
     private var ids: [Int] = []
     private var vectors: [Float] = []
+    /// Each vector again in 8 bits (`codes[i] × scales[row]` ≈ `vectors[i]`): a large search scans
+    /// these, a quarter of the memory, and scores its best candidates again in full.
+    private var codes: [Int8] = []
+    private var scales: [Float] = []
     private var types: [UInt8] = []
     private var actionabilities: [UInt8] = []
     private var embeddedAt: [Date] = []
@@ -37,6 +42,9 @@ public final class VectorIndex: @unchecked Sendable {
     /// another process that committed late is not missed.
     static let refreshOverlap: TimeInterval = 30
     static let refreshInterval: TimeInterval = 1
+    /// From this many vectors a search scans the 8-bit codes first (below it the full scan is
+    /// already under a couple of milliseconds).
+    static let quantizedFrom = 20_000
 
     /// Where the vectors are stored, and how many ids one note has: the notes' own vectors
     /// (`note_embeddings`, id = note id) or their chunks' (`note_chunk_embeddings`, id = note id ×
@@ -66,8 +74,11 @@ public final class VectorIndex: @unchecked Sendable {
             guard v.count == dimension else { return }
             let t = noteType.map { UInt8(NoteType.allCases.firstIndex(of: $0)! + 1) } ?? 0
             let a = actionability.map { UInt8(Actionability.allCases.firstIndex(of: $0)! + 1) } ?? 0
+            let (code, scale) = Quantized.encode(v)
             if let row = position[id] {
                 vectors.replaceSubrange(row * dimension..<(row + 1) * dimension, with: v)
+                codes.replaceSubrange(row * dimension..<(row + 1) * dimension, with: code)
+                scales[row] = scale
                 types[row] = t
                 actionabilities[row] = a
                 embeddedAt[row] = date
@@ -75,6 +86,8 @@ public final class VectorIndex: @unchecked Sendable {
                 position[id] = ids.count
                 ids.append(id)
                 vectors.append(contentsOf: v)
+                codes.append(contentsOf: code)
+                scales.append(scale)
                 types.append(t)
                 actionabilities.append(a)
                 embeddedAt.append(date)
@@ -91,6 +104,8 @@ public final class VectorIndex: @unchecked Sendable {
                 let moved = ids[last]
                 ids[row] = moved
                 vectors.replaceSubrange(row * dimension..<(row + 1) * dimension, with: vectors[last * dimension..<(last + 1) * dimension])
+                codes.replaceSubrange(row * dimension..<(row + 1) * dimension, with: codes[last * dimension..<(last + 1) * dimension])
+                scales[row] = scales[last]
                 types[row] = types[last]
                 actionabilities[row] = actionabilities[last]
                 embeddedAt[row] = embeddedAt[last]
@@ -98,6 +113,8 @@ public final class VectorIndex: @unchecked Sendable {
             }
             ids.removeLast()
             vectors.removeLast(dimension)
+            codes.removeLast(dimension)
+            scales.removeLast()
             types.removeLast()
             actionabilities.removeLast()
             embeddedAt.removeLast()
@@ -111,7 +128,7 @@ public final class VectorIndex: @unchecked Sendable {
 
     public func removeAll() {
         lock.write {
-            ids = []; vectors = []; types = []; actionabilities = []; embeddedAt = []; position = [:]; dimension = 0
+            ids = []; vectors = []; codes = []; scales = []; types = []; actionabilities = []; embeddedAt = []; position = [:]; dimension = 0
             lastRefresh = nil
         }
     }
@@ -126,8 +143,13 @@ public final class VectorIndex: @unchecked Sendable {
     }
 
     /// The `k` notes most similar to `query` (cosine), best first, leaving out `excluding`.
+    ///
+    /// A large index (`quantizedFrom`) is scanned in its 8-bit codes for a few times `k`
+    /// candidates, which are then scored in full: the same answer as scanning every vector in full
+    /// (`exhaustive`) unless the 8-bit error reorders notes near the edge of the candidates, which
+    /// their margin makes rare (checked against the full scan in RetrievalTests).
     public func search(_ query: [Float], k: Int, filter: Filter = Filter(), excluding: Set<Int> = [],
-                       minimumSimilarity: Double = -1) -> [(id: Int, similarity: Double)] {
+                       minimumSimilarity: Double = -1, exhaustive: Bool = false) -> [(id: Int, similarity: Double)] {
         let q = VectorUtility.normalized(query)
         return lock.read { () -> [(id: Int, similarity: Double)] in
             guard dimension > 0, q.count == dimension, !ids.isEmpty, k > 0 else { return [] }
@@ -135,32 +157,52 @@ public final class VectorIndex: @unchecked Sendable {
             let wantAction = filter.actionability.map { UInt8(Actionability.allCases.firstIndex(of: $0)! + 1) }
             let n = ids.count, d = dimension
             let parts = n > 20_000 ? 2 : 1
+            let keep = k + excluding.count
+            let floor = Float(minimumSimilarity)
+            let quantized = !exhaustive && n >= Self.quantizedFrom
+            let (qCode, qScale) = Quantized.encode(q)
+            let candidates = quantized ? keep * Quantized.oversampling + Quantized.extraCandidates : keep
             let results = ScanResults(parts: parts)
-            q.withUnsafeBufferPointer { qp in
-                vectors.withUnsafeBufferPointer { vp in
-                    types.withUnsafeBufferPointer { tp in
-                        actionabilities.withUnsafeBufferPointer { ap in
-                            let scan = Scan(query: qp.baseAddress!, vectors: vp.baseAddress!, types: tp.baseAddress!,
-                                            actionabilities: ap.baseAddress!, dimension: d)
-                            let keep = k + excluding.count
-                            let floor = Float(minimumSimilarity)
-                            let only = filter.only, ids = self.ids, perNote = idsPerNote
-                            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                                let lo = n * part / parts, hi = n * (part + 1) / parts
-                                var top = TopK(k: keep)
-                                for row in lo..<hi {
-                                    if let wantType, scan.types[row] != wantType { continue }
-                                    if let wantAction, scan.actionabilities[row] != wantAction { continue }
-                                    if let only, !only.contains(ids[row] / perNote) { continue }
+            q.withUnsafeBufferPointer { qp in vectors.withUnsafeBufferPointer { vp in qCode.withUnsafeBufferPointer { qc in
+                codes.withUnsafeBufferPointer { cp in scales.withUnsafeBufferPointer { sp in
+                    types.withUnsafeBufferPointer { tp in actionabilities.withUnsafeBufferPointer { ap in
+                        let scan = Scan(query: qp.baseAddress!, vectors: vp.baseAddress!, queryCode: qc.baseAddress!, queryScale: qScale,
+                                        codes: cp.baseAddress!, scales: sp.baseAddress!, types: tp.baseAddress!,
+                                        actionabilities: ap.baseAddress!, dimension: d)
+                        // The 8-bit score is off by at most a few hundredths: candidates just under
+                        // the floor are kept for their full score to decide.
+                        let roughFloor = floor - Quantized.margin
+                        let only = filter.only, ids = self.ids, perNote = idsPerNote
+                        DispatchQueue.concurrentPerform(iterations: parts) { part in
+                            let lo = n * part / parts, hi = n * (part + 1) / parts
+                            var top = TopK(k: candidates)
+                            for row in lo..<hi {
+                                if let wantType, scan.types[row] != wantType { continue }
+                                if let wantAction, scan.actionabilities[row] != wantAction { continue }
+                                if let only, !only.contains(ids[row] / perNote) { continue }
+                                if quantized {
+                                    let s = Float(Quantized.dot(scan.queryCode, scan.codes + row * scan.dimension, count: scan.dimension))
+                                        * scan.queryScale * scan.scales[row]
+                                    if s >= roughFloor { top.offer(s, row) }
+                                } else {
                                     let s = VectorUtility.dot(scan.query, scan.vectors + row * scan.dimension, count: scan.dimension)
                                     if s >= floor { top.offer(s, row) }
                                 }
-                                results.set(part, top.items)
                             }
+                            if quantized {
+                                // Each candidate scored in full.
+                                var exact = TopK(k: keep)
+                                for (_, row) in top.items {
+                                    let s = VectorUtility.dot(scan.query, scan.vectors + row * scan.dimension, count: scan.dimension)
+                                    if s >= floor { exact.offer(s, row) }
+                                }
+                                top = exact
+                            }
+                            results.set(part, top.items)
                         }
-                    }
-                }
-            }
+                    } }
+                } }
+            } } }
             let partial = results.all
             var merged = partial.flatMap { $0 }.sorted { $0.0 > $1.0 || ($0.0 == $1.0 && ids[$0.1] > ids[$1.1]) }
             merged.removeAll { excluding.contains(ids[$0.1]) }
@@ -221,9 +263,36 @@ public final class VectorIndex: @unchecked Sendable {
 private struct Scan: @unchecked Sendable {
     let query: UnsafePointer<Float>
     let vectors: UnsafePointer<Float>
+    let queryCode: UnsafePointer<Int8>
+    let queryScale: Float
+    let codes: UnsafePointer<Int8>
+    let scales: UnsafePointer<Float>
     let types: UnsafePointer<UInt8>
     let actionabilities: UnsafePointer<UInt8>
     let dimension: Int
+}
+
+/// A vector in 8 bits: each component as a whole number in −127…127 times the vector's scale
+/// (its largest component / 127). Two codes' product needs no conversion to Float: a
+/// component's product fits 16 bits, the sum 32.
+enum Quantized {
+    /// Candidates the 8-bit pass keeps for each result wanted, and a few more for a small `k`.
+    static let oversampling = 4
+    static let extraCandidates = 32
+    /// How far below a search's floor an 8-bit score may be and its full score still reach it.
+    static let margin: Float = 0.05
+
+    static func encode(_ v: [Float]) -> (codes: [Int8], scale: Float) {
+        let largest = v.reduce(Float(0)) { max($0, abs($1)) }
+        guard largest > 0 else { return (Array(repeating: 0, count: v.count), 0) }
+        let scale = largest / 127
+        return (v.map { Int8(clamping: Int(($0 / scale).rounded())) }, scale)
+    }
+
+    /// The codes' dot product (CVectorDot: AVX2 where the processor has it).
+    static func dot(_ a: UnsafePointer<Int8>, _ b: UnsafePointer<Int8>, count: Int) -> Int32 {
+        selene_dot_i8(a, b, count)
+    }
 }
 
 /// Each part's best rows, written by its own scan.
