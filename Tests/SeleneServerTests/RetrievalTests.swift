@@ -254,6 +254,11 @@ struct RetrievalTests {
                 Quantized.dot(pa.baseAddress!, pb.baseAddress!, count: a.count) } }) * sa * sb
             #expect(abs(rough - VectorUtility.dot(a, b)) < 0.01, "\(rough) \(VectorUtility.dot(a, b))")
         }
+        // A vector too small to scale (its largest component under 127 of the smallest float) is
+        // zero codes, not a trap; a search with it answers.
+        #expect(Quantized.encode([1e-44, -1e-45, 0]) == ([0, 0, 0], 0))
+        #expect(Quantized.encode([0, 0]) == ([0, 0], 0))
+        #expect(index.search([Float](repeating: 1e-44, count: 32), k: 3).count == 3)
         // Codes kept in step with the vectors through replacements and removals.
         for id in stride(from: 0, to: 25_000, by: 97) { index.remove(id: id) }
         for id in stride(from: 1, to: 25_000, by: 89) {

@@ -160,7 +160,7 @@ public final class VectorIndex: @unchecked Sendable {
             let keep = k + excluding.count
             let floor = Float(minimumSimilarity)
             let quantized = !exhaustive && n >= Self.quantizedFrom
-            let (qCode, qScale) = Quantized.encode(q)
+            let (qCode, qScale) = quantized ? Quantized.encode(q) : ([0], 0)
             let candidates = quantized ? keep * Quantized.oversampling + Quantized.extraCandidates : keep
             let results = ScanResults(parts: parts)
             q.withUnsafeBufferPointer { qp in vectors.withUnsafeBufferPointer { vp in qCode.withUnsafeBufferPointer { qc in
@@ -284,8 +284,10 @@ enum Quantized {
 
     static func encode(_ v: [Float]) -> (codes: [Int8], scale: Float) {
         let largest = v.reduce(Float(0)) { max($0, abs($1)) }
-        guard largest > 0 else { return (Array(repeating: 0, count: v.count), 0) }
+        // All zero, or so small that a 127th of it is no number (a model server's 1e-44s): zero
+        // codes, never a division by zero.
         let scale = largest / 127
+        guard scale > 0, scale.isFinite else { return (Array(repeating: 0, count: v.count), 0) }
         return (v.map { Int8(clamping: Int(($0 / scale).rounded())) }, scale)
     }
 
