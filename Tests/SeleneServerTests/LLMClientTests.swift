@@ -9,7 +9,9 @@ import Testing
 
 @Suite("The LLM client against Ollama- and OpenAI-protocol servers")
 struct LLMClientTests {
-    func withClient(_ provider: LLMProviderKind = .ollama, timeout: TimeInterval = 5, adjust: (inout SeleneConfig.LLM) -> Void = { _ in },
+    /// The client's timeout: 30 s, which a loaded machine can't reach by accident (5 s was, by a health
+    /// check at the start of a full run); a test of timeouts passes its own.
+    func withClient(_ provider: LLMProviderKind = .ollama, timeout: TimeInterval = 30, adjust: (inout SeleneConfig.LLM) -> Void = { _ in },
                     _ body: (LLMClient, OllamaStub) async throws -> Void) async throws {
         try await withStub { stub in
             var settings = stubSettings(stub, provider: provider)
