@@ -194,6 +194,11 @@ struct RetrievalTests {
                 if app.db.isPostgres {
                     try await sql.raw("INSERT INTO notes (content, created_at, captured_at, source, content_hash, tags, status, attempts) \(unsafeRaw: rows) FROM generate_series(1, 24000) AS s(g)").run()
                     try await sql.raw("ANALYZE notes").run()
+                    // New notes go straight into the full-text index's tree, not a pending list
+                    // every search would read through (FullTextWithoutPendingList).
+                    let options = try await sql.raw("SELECT array_to_string(reloptions, ',') AS o FROM pg_class WHERE relname = 'notes_search'").first()?
+                        .decode(column: "o", as: String?.self)
+                    #expect(options?.contains("fastupdate=off") == true, "\(options ?? "none")")
                 } else {
                     try await sql.raw("WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 24000) INSERT INTO notes (content, created_at, captured_at, source, content_hash, tags, status, attempts) \(unsafeRaw: rows) FROM s").run()
                 }
@@ -293,6 +298,8 @@ struct RetrievalTests {
                 #expect(res.results.first?.keywordRank != nil && res.results.first?.vectorRank != nil)
                 #expect(!res.results.prefix(2).contains { $0.note.id == poem.id })
                 #expect(res.results.map(\.score) == res.results.map(\.score).sorted(by: >))
+                // The first stage reads only words and dates; what it answers is the whole note.
+                #expect(res.results.allSatisfy { $0.note.analysis != nil && !$0.note.contentHash.isEmpty && $0.note.embeddingModel != nil })
                 let tasks: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve",
                                                                  json: RetrieveRequest(query: "garden tomatoes", noteType: .task))
                 #expect(tasks.results.map(\.note.id).contains(plan.id))

@@ -23,6 +23,7 @@ enum SeleneMigrations {
         NoteChunkEmbeddings(),
         JobLeases(),
         ThreadsCorrectedByHand(),
+        FullTextWithoutPendingList(),
     ]
 }
 

@@ -71,19 +71,19 @@ public struct KeywordSearch: Sendable {
     /// list is rarer than the rarest it does): the smallest of the words' shares. Nil for a
     /// smaller table, or before there are statistics (then the notes are counted).
     private func statisticsShare(_ terms: [String]) async throws -> Double? {
-        let sql = db.sql
-        guard let rows = try await sql.raw("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = to_regclass('notes')").first()?
-            .decode(column: "n", as: Double?.self), rows >= Self.statisticsFrom else { return nil }
-        let found = try await sql.raw("""
-            SELECT u.f::float8 AS f,
-                   (SELECT st.most_common_elem_freqs[array_length(st.most_common_elem_freqs, 1) - 2] FROM pg_stats st
-                    WHERE st.schemaname = current_schema() AND st.tablename = 'notes' AND st.attname = 'search_vector')::float8 AS floor
+        // One statement: the table's size, and each word's frequency looked up in the list of
+        // common ones read once (`pg_stats` is a view over several catalogues; reading it once a
+        // word, and the size apart, took twice as long).
+        let found = try await db.sql.raw("""
+            WITH st AS (SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+                        WHERE schemaname = current_schema() AND tablename = 'notes' AND attname = 'search_vector')
+            SELECT (SELECT reltuples FROM pg_class WHERE oid = to_regclass('notes'))::float8 AS n,
+                   (SELECT freqs[array_position(elems, q.lexeme)] FROM st)::float8 AS f,
+                   (SELECT freqs[array_length(freqs, 1) - 2] FROM st)::float8 AS floor
             FROM unnest(tsvector_to_array(to_tsvector('english', \(bind: terms.joined(separator: " "))))) AS q(lexeme)
-            LEFT JOIN LATERAL (SELECT u.f FROM pg_stats st, unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS u(e, f)
-                               WHERE st.schemaname = current_schema() AND st.tablename = 'notes' AND st.attname = 'search_vector'
-                                 AND u.e = q.lexeme) u ON true
             """).all()
-        guard let floor = try found.first?.decode(column: "floor", as: Double?.self) else { return nil }
+        guard let first = found.first, let rows = try first.decode(column: "n", as: Double?.self), rows >= Self.statisticsFrom,
+              let floor = try first.decode(column: "floor", as: Double?.self) else { return nil }
         return try found.map { try $0.decode(column: "f", as: Double?.self) ?? floor }.min()
     }
 

@@ -62,16 +62,19 @@ public struct NoteStore: Sendable {
         return ids.compactMap { found[Int64($0)] }
     }
 
-    /// Just the words and the date of notes by id (any order; unknown ids are left out): what the
-    /// reranker reads of each candidate's neighbours, without `notes(ids:)`'s joins.
-    func texts(ids: [Int]) async throws -> [(id: Int, text: String, createdAt: Date)] {
+    /// Just the words and the date of notes by id (any order; unknown ids are left out), as notes
+    /// with nothing else filled in (no analysis, thread or tags; source `.web`): what retrieval's
+    /// first stage and the reranker read of candidates, without `notes(ids:)`'s four joins and
+    /// their JSON columns. Never answered as they are: `Retriever.retrieve` reads whole notes.
+    func words(ids: [Int]) async throws -> [Note] {
         guard !ids.isEmpty else { return [] }
-        var found: [(id: Int, text: String, createdAt: Date)] = []
+        var found: [Note] = []
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
             for row in try await sql.raw("SELECT id, title, content, created_at FROM notes WHERE id IN (\(binds: chunk))").all() {
-                let title = try row.decodeNil(column: "title") ? "" : try row.decode(column: "title", as: String.self)
-                found.append((try row.decode(column: "id", as: Int.self), title + " " + (try row.decode(column: "content", as: String.self)),
-                              try row.decode(column: "created_at", as: Date.self)))
+                found.append(Note(id: Int64(try row.decode(column: "id", as: Int.self)),
+                                  title: try row.decodeNil(column: "title") ? nil : try row.decode(column: "title", as: String.self),
+                                  content: try row.decode(column: "content", as: String.self),
+                                  createdAt: try row.decode(column: "created_at", as: Date.self), source: .web, contentHash: ""))
             }
         }
         return found

@@ -118,11 +118,16 @@ public struct Retriever: Sendable {
             let byId = Dictionary(uniqueKeysWithValues: results.map { (Int($0.note.id), $0) })
             results = Self.newestFirst(results.map(\.note), scores: scores, within: within * best).compactMap { byId[Int($0.id)] }
         }
-        return (Array(results.prefix(limit)), first.source)
+        // The first stage read only the candidates' words: the answer is read whole.
+        let answer = Array(results.prefix(limit))
+        let whole = Dictionary(try await NoteStore(db: db).notes(ids: answer.map { Int($0.note.id) }).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return (answer.compactMap { result in whole[result.note.id].map { ScoredNote(note: $0, score: result.score, keywordRank: result.keywordRank, vectorRank: result.vectorRank) } },
+                first.source)
     }
 
     /// The first stage's `Reranker.depth` best notes for a question with the reranker's features
-    /// of each, whatever the tuning's reranker (`selene-bench` fits one on them).
+    /// of each, whatever the tuning's reranker (`selene-bench` fits one on them). The notes carry
+    /// their words and date only (`NoteStore.words(ids:)`).
     public func candidates(_ query: String, queryVector: [Float], now: Date, depth: Int = Reranker.depth) async throws -> [(note: ScoredNote, features: [Double])] {
         let first = try await firstStage(query, limit: depth, filter: .init(), queryVector: queryVector, now: now)
         return Array(zip(first.results, Reranker.features(of: first.results, in: try await rerankContext(first))))
@@ -144,25 +149,30 @@ public struct Retriever: Sendable {
     /// neighbours' vectors (the notes just before and after it, written the same day).
     func rerankContext(_ first: FirstStage) async throws -> Reranker.Context {
         let ids = first.results.map { Int($0.note.id) }
-        let around = try await NoteStore(db: db).texts(ids: Array(Set(ids.flatMap { [$0 - 1, $0 + 1] })))
-        let byId = Dictionary(around.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let around = try await NoteStore(db: db).words(ids: Array(Set(ids.flatMap { [$0 - 1, $0 + 1] })))
+        let byId = Dictionary(around.map { (Int($0.id), $0) }, uniquingKeysWith: { first, _ in first })
         var neighbours: [Int: [(text: String, vector: [Float]?)]] = [:]
         let calendar = Calendar(identifier: .gregorian)
         for result in first.results {
             let id = Int(result.note.id)
             neighbours[id] = [id - 1, id + 1].compactMap { other in
                 guard let note = byId[other], calendar.isDate(note.createdAt, inSameDayAs: result.note.createdAt) else { return nil }
-                return (note.text, services.vectors.vector(for: other))
+                return ((note.title ?? "") + " " + note.content, services.vectors.vector(for: other))
             }
         }
         return Reranker.Context(question: first.vector, names: first.analysis.names, terms: first.terms, neighbours: neighbours, vectors: services.vectors)
     }
 
-    /// The lists read and fused: the best `limit` notes, best first (those of a time asked about first).
+    /// The lists read and fused: the best `limit` notes, best first (those of a time asked about
+    /// first), each note with its words and date only.
     func firstStage(_ query: String, limit: Int, filter: KeywordSearch.Filter, queryVector: [Float]?, now: Date?) async throws -> FirstStage {
         let depth = Self.depth(for: limit)
         let analysis = QueryAnalyzer.analyze(query, now: now ?? services.clock.now())
         let range = tuning.timeFilter ? analysis.range : nil
+        let vectorFilter = VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)
+        // The vector side (the question's embedding when it isn't given, the scan) is the model's
+        // and this process's work, the full-text lists the database's: it runs while they are read.
+        async let vectorSide = vectorSide(query, given: queryVector, depth: depth, filter: vectorFilter)
         // The question's content words: not its words of time ("March", "last": the date's), of
         // asking ("what do I know about") or of tasks; the words as typed when that leaves none.
         var words = tuning.contentWords ? analysis.keywords : TextTokens.searchTerms(query)
@@ -186,27 +196,23 @@ public struct Retriever: Sendable {
         }
         let nameWeight = weighed
         let text = words.isEmpty ? query : words.joined(separator: " ")
-        var vector = queryVector
-        if vector == nil { vector = await embed(query) }
-        if vector != nil {
-            try await services.vectors.refresh(on: db, now: services.clock.now())
-            try await services.chunkVectors.refresh(on: db, now: services.clock.now())
-        }
-        let vectorFilter = VectorIndex.Filter(noteType: filter.noteType, actionability: filter.actionability)
-        // Each note read once: the coverage check and the results share what was read.
+        // Each note's words read once: the coverage check and the results share what was read.
         var read: [Int: Note] = [:]
         func notes(_ ids: [Int]) async throws -> [Note] {
-            for note in try await NoteStore(db: db).notes(ids: ids.filter { read[$0] == nil }) { read[Int(note.id)] = note }
+            for note in try await NoteStore(db: db).words(ids: ids.filter { read[$0] == nil }) { read[Int(note.id)] = note }
             return ids.compactMap { read[$0] }
         }
 
-        /// The keyword, vector and name lists, within `created` when given.
-        func lists(created: DateInterval?) async throws -> [[Int]] {
+        let others = otherWords
+        /// The full-text, name and phrase lists, within `created` when given (the three at once).
+        func textLists(created: DateInterval?) async throws -> (keyword: [Int], names: [Int], phrases: [Int]) {
             var narrowed = filter
             narrowed.created = created
-            var vf = vectorFilter
-            if let created { vf.only = try await NoteStore(db: db).ids(createdIn: created) }
-            var keywordIds = try await keyword.rank(text, limit: depth, filter: narrowed)
+            let within = narrowed
+            async let nameIds = nameWeight > 0 && !analysis.names.isEmpty
+                ? keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: within, all: true, andAnyOf: others) : []
+            async let phraseIds = analysis.phrases.isEmpty ? [] : keyword.rank(phrases: analysis.phrases, limit: depth, filter: within)
+            var keywordIds = try await keyword.rank(text, limit: depth, filter: within)
             let terms = TextTokens.searchTerms(text)
             if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
                 let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
@@ -215,21 +221,21 @@ public struct Retriever: Sendable {
                 }.map { Int($0.id) })
                 keywordIds = keywordIds.filter(covered.contains)
             }
-            let vectorIds = vector.map { nearest($0, k: depth, filter: vf) } ?? []
-            var nameIds: [Int] = []
-            if nameWeight > 0, !analysis.names.isEmpty {
-                nameIds = try await keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: narrowed, all: true, andAnyOf: otherWords)
-            }
-            let phraseIds = analysis.phrases.isEmpty ? [] : try await keyword.rank(phrases: analysis.phrases, limit: depth, filter: narrowed)
-            return [keywordIds, vectorIds, nameIds, phraseIds]
+            return (keywordIds, try await nameIds, try await phraseIds)
         }
         // Quoted words say exactly what is wanted: the notes having them count as much as both lists together.
         let weights = [tuning.keywordWeight, tuning.vectorWeight, nameWeight, tuning.keywordWeight + tuning.vectorWeight]
         var fused: [RankFusion.Fused<Int>] = []
         if let range {
-            fused = RankFusion.weighted(try await lists(created: range), weights: weights, k: tuning.k)
+            let lists = try await textLists(created: range)
+            var within = vectorFilter
+            within.only = try await NoteStore(db: db).ids(createdIn: range)
+            let nearby = try await vectorSide.vector.map { nearest($0, k: depth, filter: within) } ?? []
+            fused = RankFusion.weighted([lists.keyword, nearby, lists.names, lists.phrases], weights: weights, k: tuning.k)
         }
-        let everywhere = try await lists(created: nil)
+        let lists = try await textLists(created: nil)
+        let (vector, nearestEverywhere) = try await vectorSide
+        let everywhere = [lists.keyword, nearestEverywhere, lists.names, lists.phrases]
         let seen = Set(fused.map(\.id))
         let outside = RankFusion.weighted(everywhere, weights: weights, k: tuning.k).filter { !seen.contains($0.id) }
         // Notes of the time asked about come first, whatever their score against the rest.
@@ -247,6 +253,17 @@ public struct Retriever: Sendable {
         }
         return FirstStage(results: results, source: source, analysis: analysis, range: range, vector: vector,
                           terms: TextTokens.searchTerms(text), best: fused.first?.score)
+    }
+
+    /// The question's vector (given, or asked of the model; nil when there is none) and the notes
+    /// nearest it, the indexes first brought up to date.
+    private func vectorSide(_ query: String, given: [Float]?, depth: Int, filter: VectorIndex.Filter) async throws -> (vector: [Float]?, nearest: [Int]) {
+        var vector = given
+        if vector == nil { vector = await embed(query) }
+        guard let vector else { return (nil, []) }
+        try await services.vectors.refresh(on: db, now: services.clock.now())
+        try await services.chunkVectors.refresh(on: db, now: services.clock.now())
+        return (vector, nearest(vector, k: depth, filter: filter))
     }
 
     /// The notes nearest a vector, each by the nearest of its own vector and its chunks'.
@@ -338,3 +355,4 @@ public struct Retriever: Sendable {
 
     static func clamp(_ x: Double) -> Double { min(1, max(0, x)) }
 }
+
