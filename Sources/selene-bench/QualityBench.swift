@@ -96,6 +96,18 @@ enum QualityBench {
                 extra.append((String(format: "… fitted weights, near the top notes at %.0f", held), t))
             }
         }
+        if options.expansion {
+            // #63, direction 3: the first stage's best notes' words as one more full-text list.
+            for notes in [3, 5, 10] {
+                for terms in [5, 10] {
+                    for weight in [0.25, 0.5] {
+                        var t = Retriever.Tuning.default
+                        t.expansion = .init(notes: notes, terms: terms, weight: weight)
+                        extra.append((String(format: "expansion: %d notes, %d words, at %.2f", notes, terms, weight), t))
+                    }
+                }
+            }
+        }
         for path in paths {
             _ = try await run(path, options: options, report: &report, extra: extra)
         }

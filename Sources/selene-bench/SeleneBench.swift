@@ -47,6 +47,8 @@ struct SeleneBench {
         var context = 0
         /// With `--only rerank`: print the tuning half's questions whose answer the first stage missed.
         var misses = false
+        /// `--expansion`: the quality tables with expansion from the best notes (RM3-style) at a few settings.
+        var expansion = false
     }
 
     static func main() async throws {
@@ -69,6 +71,7 @@ struct SeleneBench {
             case "--llm-notes": options.llmNotes = Int(args.next() ?? "") ?? options.llmNotes
             case "--tune": options.tune = true
             case "--misses": options.misses = true
+            case "--expansion": options.expansion = true
             case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:

@@ -48,6 +48,19 @@ public struct Retriever: Sendable {
         public var nameRarity: NameRarity?
         /// A second stage over the fused top `Reranker.depth` (#63); nil: the fused order stands.
         public var reranker: Reranker?
+        /// Words of the first stage's best notes as one more full-text list (#63, RM3-style); nil: none.
+        public var expansion: Expansion?
+
+        /// Expansion from the fused order's best `notes`: the `terms` words that weigh most in
+        /// them (their share of each note's words, by the note's fused score) and least among all
+        /// the candidates (a chat export's header words are in every one), the question's own
+        /// words and names left out, ranked by full text as a list of `weight`.
+        public struct Expansion: Sendable, Hashable {
+            public var notes: Int
+            public var terms: Int
+            public var weight: Double
+            public init(notes: Int, terms: Int, weight: Double) { self.notes = notes; self.terms = terms; self.weight = weight }
+        }
 
         /// Shares of the notes: at most `rare` a name weighs whole, from `common` on nothing.
         public struct NameRarity: Sendable, Hashable {
@@ -237,7 +250,20 @@ public struct Retriever: Sendable {
         let (vector, nearestEverywhere) = try await vectorSide
         let everywhere = [lists.keyword, nearestEverywhere, lists.names, lists.phrases]
         let seen = Set(fused.map(\.id))
-        let outside = RankFusion.weighted(everywhere, weights: weights, k: tuning.k).filter { !seen.contains($0.id) }
+        var outside = RankFusion.weighted(everywhere, weights: weights, k: tuning.k)
+        if let expansion = tuning.expansion, !outside.isEmpty {
+            let candidates = try await notes(outside.prefix(depth).map(\.id))
+            let best = outside[0].score
+            let scores = Dictionary(uniqueKeysWithValues: outside.map { ($0.id, $0.score) })
+            let excluded = TextTokens.searchTerms(text + " " + analysis.names.joined(separator: " ") + " " + query)
+            let added = Self.expansionTerms(candidates.map { (words: ($0.title ?? "") + " " + $0.content, weight: (scores[Int($0.id)] ?? 0) / best) },
+                                            feedback: expansion.notes, count: expansion.terms, excluding: excluded)
+            if !added.isEmpty {
+                let expanded = try await keyword.rank(added.joined(separator: " "), limit: depth, filter: filter)
+                outside = RankFusion.weighted(everywhere + [expanded], weights: weights + [expansion.weight], k: tuning.k)
+            }
+        }
+        outside = outside.filter { !seen.contains($0.id) }
         // Notes of the time asked about come first, whatever their score against the rest.
         if let floor = fused.last?.score {
             fused += outside.map { RankFusion.Fused(id: $0.id, score: min($0.score, floor * 0.999), ranks: $0.ranks) }
@@ -276,6 +302,32 @@ public struct Retriever: Sendable {
             best[note] = max(best[note] ?? -2, hit.similarity)
         }
         return best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.prefix(k).map(\.key)
+    }
+
+    /// RM3-style expansion terms: `candidates` in fused order with their weight (fused score over
+    /// the best); the first `feedback` give each word the share of their words it is times their
+    /// weight, and a word in many of all the candidates counts for less (log of candidates over
+    /// those having it). Words of `excluding` (by stem), of two letters or fewer, or digits only are
+    /// left out; the `count` best, best first.
+    static func expansionTerms(_ candidates: [(words: String, weight: Double)], feedback: Int, count: Int, excluding: [String]) -> [String] {
+        let excludedStems = Set(excluding.map(TextTokens.stem))
+        let bags = candidates.map { candidate in
+            TextTokens.words(candidate.words).filter { $0.count > 2 && !TextTokens.stopWords.contains($0) && !$0.allSatisfy(\.isNumber) }
+        }
+        var having: [String: Int] = [:]
+        for bag in bags { for word in Set(bag) { having[word, default: 0] += 1 } }
+        var weight: [String: Double] = [:]
+        for (bag, candidate) in zip(bags, candidates).prefix(feedback) where !bag.isEmpty {
+            var counts: [String: Int] = [:]
+            for word in bag { counts[word, default: 0] += 1 }
+            for (word, n) in counts { weight[word, default: 0] += candidate.weight * Double(n) / Double(bag.count) }
+        }
+        let total = Double(candidates.count)
+        return weight.compactMap { word, w -> (String, Double)? in
+            guard !excludedStems.contains(TextTokens.stem(word)) else { return nil }
+            let rarity = log((total + 1) / (Double(having[word] ?? 0) + 0.5))
+            return rarity > 0 ? (word, w * rarity) : nil
+        }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(count).map(\.0)
     }
 
     /// The notes scoring at least `floor`, newest first, then the rest as they were.
