@@ -88,6 +88,11 @@ enum RetrievalBench {
         var firstStageOnly = Retriever.Tuning.default
         firstStageOnly.reranker = nil
         let unranked = Retriever(db: app.db, services: app.selene, tuning: firstStageOnly)
+        // Expansion from the best notes (#63, direction 3: measured, not in `.default`) at the
+        // setting that won on both quality sets' tuning halves.
+        var withExpansion = Retriever.Tuning.default
+        withExpansion.expansion = .init(notes: 5, terms: 10, weight: 0.25)
+        let expanding = Retriever(db: app.db, services: app.selene, tuning: withExpansion)
         let keyword = KeywordSearch(db: app.db)
         func bareFTS(_ text: String) async throws {
             let terms = TextTokens.searchTerms(text)
@@ -104,6 +109,7 @@ enum RetrievalBench {
         }
         var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
         var named: [Double] = [], share: [Double] = [], nameList: [Double] = [], withoutReranker: [Double] = [], fullScan: [Double] = []
+        var expanded: [Double] = []
         var sources: [RetrievalSource: Int] = [:]
         for (text, vector) in queries {
             // A question naming someone: the time of its name's share and of its names list apart.
@@ -123,6 +129,7 @@ enum RetrievalBench {
             })
             if !names.isEmpty { named.append(hybrid.last!) }
             withoutReranker.append(try await SeleneBench.time { _ = try await unranked.retrieve(text, limit: 10, queryVector: vector) })
+            expanded.append(try await SeleneBench.time { _ = try await expanding.retrieve(text, limit: 10, queryVector: vector) })
             vectorOnly.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
             fullScan.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50, exhaustive: true) })
             filtered.append(try await SeleneBench.time {
@@ -137,6 +144,8 @@ enum RetrievalBench {
                    baseline: SeleneBench.percentile(fts, 0.95), baselineName: "bare FTS p95")
         report.add("… without the reranker (the fused order)", database: database, value: SeleneBench.median(withoutReranker), unit: "ms",
                    baseline: f, baselineName: "bare FTS query")
+        report.add("… with expansion from the best notes (5 notes, 10 words, 0.25; not in .default)", database: database,
+                   value: SeleneBench.median(expanded), unit: "ms", baseline: h, baselineName: "retrieval median (.default)")
         report.add("… of questions naming someone", database: database, value: SeleneBench.median(named), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… … the name's share of the notes", database: database, value: SeleneBench.median(share), unit: "ms", baseline: f, baselineName: "bare FTS query")
         report.add("… … the names list (name and another word, ranked)", database: database, value: SeleneBench.median(nameList), unit: "ms",

@@ -115,6 +115,24 @@ struct ListWalkCitationTests {
         #expect(parsed.citedNoteIds == [1], "\(parsed.text)")
         #expect(!parsed.text.contains("Answer from these notes only"), "\(parsed.text)")
     }
+
+    /// The same model on 2026-11-30: the answer, then a list item copying a note that shares one
+    /// word ("long") with the question.
+    @Test("A note sharing far fewer of the question's words than the cited one about it is not cited")
+    func longWalk() {
+        let run = note(1, "Long run of 24 km today, knee felt fine until the last hill. Need new shoes soon.", title: "Marathon training")
+        let walk = note(2, "Grateful for the long walk with Mum along the river today, she told stories about her first job.")
+        let context = ContextBuilder().build(notes: [run, walk])
+        let raw = "Long run of 24 km today, knee felt fine until the last hill [1]. Need new shoes soon [1].\n4. [2] Grateful for the long walk with Mum along the river today, she told stories about her first job [2]."
+        let parsed = ChatEngine.resolve(raw, context: context, question: "How long was my long run in marathon training?")
+        #expect(parsed.citedNoteIds == [1], "\(parsed.text)")
+        // A note sharing half the words of the best one stays: "long" and "run" of four.
+        let jog = note(3, "Short run today, legs tired, long week.")
+        let both = ContextBuilder().build(notes: [run, jog])
+        let kept = ChatEngine.resolve("Long run of 24 km today [1]. A long run is planned [2].", context: both,
+                                      question: "How long was my long run in marathon training?")
+        #expect(Set(kept.citedNoteIds) == [1, 3], "\(kept.text)")
+    }
 }
 
 @Suite("What the note about the question says, under an answer that doesn't cite it")

@@ -132,10 +132,16 @@ public enum CitationAttribution {
 
     /// Citations of notes about something else beside ones about the question: the model went
     /// through the list. Those go, when at least one cited note shares a word with the question;
-    /// answers the numbers no longer cited.
+    /// answers the numbers no longer cited. A note is about something else when it has none of
+    /// the question's words, or fewer than half as many as the cited note having the most: "the
+    /// long walk with Mum" shares only "long" with "how long was my long run in marathon
+    /// training?", which the training note answers with all four (the real-model tier, 2026-11-30).
     static func withoutOffTopic(_ text: inout String, facts: AnswerFacts) -> Set<Int> {
         let cited = AnswerText.citedNumbers(text)
-        let offTopic = cited.filter { n in facts.context.notes[n].map { !facts.isAbout($0) } ?? false }
+        var held: [Int: Int] = [:]
+        for n in cited { if let note = facts.context.notes[n] { held[n] = AnswerText.held(facts.questionTerms, by: note) } }
+        let most = held.values.max() ?? 0
+        let offTopic = cited.filter { n in held[n].map { $0 == 0 || 2 * $0 < most } ?? false }
         guard !offTopic.isEmpty, !facts.questionTerms.isEmpty else { return [] }
         if offTopic.count < cited.count {
             text = AnswerText.removeMarkers(offTopic, from: text)
