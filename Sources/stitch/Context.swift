@@ -56,8 +56,14 @@ struct Context {
         let store = try LocalStore(path: home + "/stitch.sqlite")
         let tokens = FileTokenStore(path: home + "/session.json")
         let savedServer = try? tokens.load()?.server
-        let api = APIClient(tokens: tokens, server: server ?? savedServer ?? (try? store.setting("server")).flatMap { $0 }, timeout: 15)
+        let api = APIClient(tokens: tokens, server: server ?? savedServer ?? (try? store.setting("server")).flatMap { $0 }, timeout: requestTimeout)
         return Context(store: store, tokens: tokens, api: api, engine: SyncEngine(store: store, api: api))
+    }
+
+    /// Seconds a request may take before the server counts as unreachable: 15, or `STITCH_TIMEOUT`
+    /// (1–600) on a slow link or a busy server.
+    static var requestTimeout: TimeInterval {
+        ProcessInfo.processInfo.environment["STITCH_TIMEOUT"].flatMap(TimeInterval.init).map { min(600, max(1, $0)) } ?? 15
     }
 
     var signedIn: Bool { (try? tokens.load()) != nil }

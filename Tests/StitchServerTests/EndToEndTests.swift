@@ -714,6 +714,9 @@ struct EndToEndTests {
         process.arguments = args
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "STITCH_OFFLINE")
+        // A full suite on two cores can keep the server busier than a person's ever is (a reset
+        // confirm once took over 15 s there): the CLI's longer timeout, as a slow link would set it.
+        environment["STITCH_TIMEOUT"] = "120"
         for (k, v) in env { environment[k] = v }
         process.environment = environment
         let out = Pipe(), err = Pipe()
