@@ -392,5 +392,19 @@ struct WireTests {
         #expect(TextTokens.stem("moving") == "mov" && TextTokens.stem("studies") == "study" && TextTokens.stem("running") == "run")
         #expect(TextTokens.stem("Cafés") == "café" && TextTokens.stem("naïvely") == "naïv")
         #expect(TextTokens.words("Zoë's 3 café-visits, 東京!") == ["zoë", "s", "3", "café", "visits", "東京"])
+        // Matching on bytes finds what matching by characters finds: stems, a longer word a term
+        // of five letters begins, capitals, digits, punctuation between words, all found early.
+        let texts = ["[03/03/2024, 19:42] Priya: the interviews went well, RECOMMENDATION letters done",
+                     "Maya (7:42 pm on 3 March, 2024): moved the sofa bed; studied for 2024's exam",
+                     "recommend", "", "   ", "running-runner ran", "Kings and queens — queued"]
+        let termLists = [["interview", "recommend", "letter"], ["moving", "sofa", "study", "2024"], ["recommendation"], ["run"],
+                         ["king", "queue", "missing"], [], ["café"]]
+        for text in texts {
+            for terms in termLists {
+                #expect(TextTokens.asciiMatching(terms, in: text) == TextTokens.characterMatching(terms, in: text), "\(terms) in \(text)")
+            }
+        }
+        #expect(TextTokens.matching(["interview", "recommend", "letter", "exam"], in: texts[0]) == ["interview", "recommend", "letter"])
+        #expect(TextTokens.matching(["café", "visit"], in: "Zoë's café-visits") == ["café", "visit"])
     }
 }
