@@ -69,15 +69,16 @@ enum QualityBench {
             // sets reported with it as one more method.
             var pairs: [RerankFit.Question] = []
             for path in paths { pairs += try await run(path, options: options, report: &report, collect: true) }
+            if options.dump != nil { return }
             let reranker = RerankFit.fit(pairs)
             for set in Set(pairs.map(\.set)).sorted() {
-                let asked = pairs.filter { $0.set == set }
+                let asked = pairs.filter { $0.set == set && $0.half == "tuning" }
                 for depth in [10, 20, 30, Reranker.depth] {
                     let found = asked.map { q in Double(q.candidates.prefix(depth).filter { $0.relevance > 0 }.count) / Double(max(1, q.relevant)) }
                     print(String(format: "   %@, tuning half: the first stage's recall@%d %.3f", set, depth, found.reduce(0, +) / Double(asked.count)))
                 }
             }
-            print("\n== Reranker fitted on the tuning halves (\(pairs.count) questions; the first stage's \(Reranker.depth) of each):")
+            print("\n== Reranker fitted on the tuning halves (\(pairs.filter { $0.half == "tuning" }.count) questions; the first stage's \(Reranker.depth) of each):")
             for (feature, weight) in zip(Reranker.Feature.allCases.map(\.rawValue) + ["bias"], reranker.weights) {
                 print(String(format: "   %@: %+.3f", feature, weight))
             }
@@ -85,16 +86,20 @@ enum QualityBench {
             var tuning = Retriever.Tuning.default
             tuning.reranker = reranker
             extra = [("reranker fitted in this run", tuning)]
-            // "Near the top notes" lifts conversations (a question's answers are spread over
-            // sessions) and costs a person's notes a little: `Reranker.fitted` with it at a few
-            // weights, to see whether one wins on both sets' tuning halves.
-            for held in [-2.0, -3, -4, -5, -6, -8] {
+            // "Said again" is 0 on every note but a chat export's turn: `Reranker.fitted` with it at a
+            // few weights (the others held), the one ranking selene-talk's tuning half best kept.
+            for held in [-4.0, -8, -12, -16, -20] {
                 var t = Retriever.Tuning.default
                 var w = Reranker.fitted.weights
-                w[Reranker.Feature.allCases.firstIndex(of: .nearTop)!] = held
+                w[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] = held
                 t.reranker = Reranker(weights: w)
-                extra.append((String(format: "… fitted weights, near the top notes at %.0f", held), t))
+                extra.append((String(format: "… fitted weights, said again at %.0f", held), t))
             }
+            var without = Retriever.Tuning.default
+            var w = Reranker.fitted.weights
+            w[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] = 0
+            without.reranker = Reranker(weights: w)
+            extra.append(("… fitted weights, said again at 0 (before 2026-11-30)", without))
         }
         if options.expansion {
             // #63, direction 3: the first stage's best notes' words as one more full-text list.
@@ -195,8 +200,18 @@ enum QualityBench {
                                            }, model: config.embeddingModel, into: app)
                 if collect, let dev {
                     let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
-                    for q in questions where dev[q.id] != nil {
-                        let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at)
+                    for q in questions where dev[q.id] != nil || (options.dump != nil && test[q.id] != nil) {
+                        let candidates = Array(try await retriever.candidates(q.text, queryVector: q.vector, now: q.at,
+                                                                              depth: options.dump == nil ? Reranker.depth : 80).prefix(80))
+                        let grades = dev[q.id] ?? test[q.id]!
+                        let range = QueryAnalyzer.analyze(q.text, now: q.at).range
+                        collected.append(RerankFit.Question(set: dataset, half: dev[q.id] != nil ? "tuning" : "held-out", id: q.id, kind: q.kind,
+                                                            relevant: grades.count, candidates: candidates.map { candidate in
+                            let document = docOf[Int(candidate.note.note.id)] ?? ""
+                            return .init(relevance: grades[document] ?? 0, features: candidate.features, document: document,
+                                         inRange: range?.contains(candidate.note.note.createdAt) ?? false)
+                        }))
+                        guard dev[q.id] != nil else { continue }
                         if options.misses {
                             let found = Set(candidates.compactMap { docOf[Int($0.note.note.id)] })
                             let missed = dev[q.id]!.filter { !found.contains($0.key) }
@@ -207,9 +222,6 @@ enum QualityBench {
                                 }
                             }
                         }
-                        collected.append(RerankFit.Question(set: dataset, relevant: dev[q.id]!.count, candidates: candidates.map {
-                            (relevance: docOf[Int($0.note.note.id)].flatMap { dev[q.id]?[$0] } ?? 0, features: $0.features)
-                        }))
                     }
                     try await app.asyncShutdown()
                     continue
@@ -242,7 +254,28 @@ enum QualityBench {
                 }
                 try await app.asyncShutdown()
             }
-            if collect { continue }
+            if collect {
+                if let dump = options.dump {
+                    // Outside study (#63): the candidates of both halves, and every document and
+                    // question with its vector, as JSON.
+                    struct Dumped: Encodable {
+                        var documents: [String: String]
+                        var vectors: [String: [Float]]
+                        var questions: [String: [String: String]]
+                        var questionVectors: [String: [Float]]
+                        var candidates: [RerankFit.Question]
+                    }
+                    try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
+                    let dumped = Dumped(documents: Dictionary(uniqueKeysWithValues: corpus.map { ($0._id, $0.text) }),
+                                        vectors: Dictionary(uniqueKeysWithValues: zip(corpus.map(\._id), documentVectors)),
+                                        questions: Dictionary(uniqueKeysWithValues: asked.map { ($0.id, ["text": $0.text, "kind": $0.kind, "scope": $0.scope]) }),
+                                        questionVectors: Dictionary(uniqueKeysWithValues: asked.map { ($0.id, $0.vector) }),
+                                        candidates: collected)
+                    try JSONEncoder().encode(dumped).write(to: URL(fileURLWithPath: dump + "/" + dataset + ".json"))
+                    print("   \(collected.count) questions' candidates written to \(dump)/\(dataset).json")
+                }
+                continue
+            }
             if let dev, options.tune, database == options.databases.first {
                 printTuning(asked.filter { dev[$0.id] != nil }, dev, tuningGrid)
             }

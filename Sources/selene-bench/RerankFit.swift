@@ -6,14 +6,27 @@ import SeleneServer
 /// question, each question weighing the same and each set half, with a little L2. The bias
 /// doesn't change an order; it stays 0.
 enum RerankFit {
-    struct Question {
+    struct Question: Encodable {
         var set: String
+        /// "tuning" or "held-out": only the first is fitted on.
+        var half = "tuning"
+        var id = ""
+        var kind = ""
         /// How many notes answer it (found among the candidates or not).
         var relevant: Int
-        var candidates: [(relevance: Int, features: [Double])]
+        var candidates: [Candidate]
+
+        struct Candidate: Encodable {
+            var relevance: Int
+            var features: [Double]
+            /// The set's document id, and whether the note was written in a time the question names.
+            var document = ""
+            var inRange = false
+        }
     }
 
     static func fit(_ questions: [Question], iterations: Int = 4000, rate: Double = 4, l2: Double = 1e-4) -> Reranker {
+        let questions = questions.filter { $0.half == "tuning" }
         let n = Reranker.Feature.allCases.count
         let perSet = Dictionary(grouping: questions, by: \.set).mapValues(\.count)
         // Each pair as the difference of its two feature vectors, with its weight.

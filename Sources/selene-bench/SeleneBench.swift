@@ -49,6 +49,9 @@ struct SeleneBench {
         var misses = false
         /// `--expansion`: the quality tables with expansion from the best notes (RM3-style) at a few settings.
         var expansion = false
+        /// With `--only rerank`: also write both halves' first-stage candidates (features, grades,
+        /// documents) and the sets' vectors to this folder, for studying the second stage outside.
+        var dump: String?
     }
 
     static func main() async throws {
@@ -72,12 +75,13 @@ struct SeleneBench {
             case "--tune": options.tune = true
             case "--misses": options.misses = true
             case "--expansion": options.expansion = true
+            case "--dump": options.dump = args.next()
             case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--dimension N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
-                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses]
+                                        [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses] [--dump DIR]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)

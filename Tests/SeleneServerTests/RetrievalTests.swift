@@ -147,7 +147,8 @@ struct RetrievalTests {
                 var turns: [Note] = []
                 for text in ["Maya (7:40 pm on 3 March, 2024): I adopted a dog from the shelter today",
                              "Jonah (7:42 pm on 3 March, 2024): No way! I adopted a cat from the shelter last week",
-                             "Maya (7:45 pm on 3 March, 2024): We should get them to meet"] {
+                             "Maya (7:45 pm on 3 March, 2024): We should get them to meet",
+                             "Shelter: adopted a dog, a cat next week maybe"] {
                     let input = try CaptureInput(content: text, createdAt: WireDate.date(from: "2026-11-19T10:00:00Z")!, source: .import).validated()
                     turns.append(try await NoteStore(db: app.db).capture(input, idempotent: false, now: clock.now).note)
                 }
@@ -159,20 +160,25 @@ struct RetrievalTests {
                 let speaker = Reranker.Feature.allCases.firstIndex(of: .speaker)!, neighbour = Reranker.Feature.allCases.firstIndex(of: .neighbour)!
                 #expect(features[turns[1].id]?[speaker] == 1 && features[turns[0].id]?[speaker] == 0)
                 // Each turn has a neighbour written the same day; its vector is compared with the question's.
-                #expect(features.values.allSatisfy { $0[neighbour] != 0 })
+                #expect(turns.prefix(3).allSatisfy { features[$0.id]?[neighbour] ?? 0 != 0 })
                 #expect(features.values.allSatisfy { $0.count == Reranker.Feature.allCases.count })
-                // Near the top notes: the mean cosine with the first stage's best others (here the two other turns).
-                let nearTop = Reranker.Feature.allCases.firstIndex(of: .nearTop)!
+                // Said again: a chat export's turn's largest cosine with another candidate; 0 for a
+                // note whose header has no moment ("Shelter: …" reads as a speaker, not as a turn).
+                let saidAgain = Reranker.Feature.allCases.firstIndex(of: .saidAgain)!
                 let unit = turns.map { VectorUtility.normalized(app.selene.vectors.vector(for: Int($0.id))!) }
-                let expected = (Double(VectorUtility.dot(unit[0], unit[1])) + Double(VectorUtility.dot(unit[0], unit[2]))) / 2
-                #expect(abs((features[turns[0].id]?[nearTop] ?? 0) - expected) < 1e-6)
+                let expected = [1, 2, 3].map { Double(VectorUtility.dot(unit[0], unit[$0])) }.max()!
+                #expect(abs((features[turns[0].id]?[saidAgain] ?? 0) - expected) < 1e-6)
+                #expect(features[turns[3].id]?[saidAgain] == 0 && Reranker.speaker(of: turns[3].content) == "Shelter")
+                #expect(Reranker.isExportTurn(turns[1].content) && !Reranker.isExportTurn(turns[3].content))
+                #expect(Reranker.isExportTurn("[03/03/2024, 19:42] Priya: the interview went well"))
+                #expect(!Reranker.isExportTurn("Retro (the long one): more time for testing"))
                 // Weights on the speaker alone put Jonah's turn first, whatever the first stage said.
                 var tuning = Retriever.Tuning.default
                 tuning.reranker = Reranker(weights: Reranker.Feature.allCases.map { $0 == .speaker ? 1 : 0 } + [0])
                 let ranked = try await Retriever(db: app.db, services: app.selene, tuning: tuning).retrieve(question, limit: 3, queryVector: vector, now: clock.now)
                 #expect(ranked.results.first?.note.id == turns[1].id)
                 // The notes of a time asked about stay ahead of the rest, each part in the reranker's order.
-                let results = turns.map { ScoredNote(note: $0, score: 1) }
+                let results = turns.prefix(3).map { ScoredNote(note: $0, score: 1) }
                 let order = tuning.reranker!.reorder(results, features: [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0, 0]]) { $0.id == turns[0].id }
                 #expect(order.map(\.note.id) == [turns[0].id, turns[1].id, turns[2].id])
             }

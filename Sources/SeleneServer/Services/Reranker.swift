@@ -18,12 +18,11 @@ public struct Reranker: Sendable, Hashable {
     /// Fitted 2026-11-29 by `selene-bench --only rerank` on both sets' tuning halves, their notes
     /// embedded with all-mpnet-base-v2: the fused score, the vector rank, the cosine, the words
     /// covered and a named speaker carry it; a neighbour's words count slightly against a note
-    /// (the neighbour is then the likelier answer). "Near the top notes" has 0: measured since,
-    /// not adopted (its doc). In `Retriever.Tuning.default`.
-    public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, 0.000, 0.000])
-
-    /// How many of the first stage's best notes, itself left out, `nearTop` compares a note with.
-    static let topNotes = 5
+    /// (the neighbour is then the likelier answer). "Said again" (2026-11-30) is the weight among
+    /// −4 … −20 that ranked selene-talk's tuning half best with the others held; it is 0 on every
+    /// note that isn't a chat export's turn, so a person's notes rank as before. In
+    /// `Retriever.Tuning.default`.
+    public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, -16.000, 0.000])
 
     /// How many of the first stage's notes are scored again.
     public static let depth = 40
@@ -48,12 +47,15 @@ public struct Reranker: Sendable, Hashable {
         /// The best share of the question's content words a neighbour has (the question may name
         /// what the turn before said: "What did Ade make in the guitar class?" — "Made my first song!").
         case neighbourCoverage = "neighbour words covered"
-        /// The mean cosine of the note's vector and the first stage's best five others'. Measured
-        /// 2026-11-29 and not adopted (weight 0 in `fitted`): weighed against, it spreads the top
-        /// ten over what the best notes don't already say — conversations gain (a question's
-        /// answers are spread over sessions), a person's notes lose a little ("every note about
-        /// the boiler" are near one another). selenes-performance.md, "Near the top notes".
-        case nearTop = "near the top notes"
+        /// For a chat export's turn (its header has the moment: "Maya (7:42 pm on 3 March, 2024): …",
+        /// "[03/03/2024, 19:42] Priya: …"), the largest cosine of its vector and another candidate's;
+        /// 0 for any other note. Near 1 means the same words said at another moment — "How did it
+        /// go?", "Sending you a hug", "Oh nice" — which answer nothing by themselves; weighed against,
+        /// such turns make room for the ones that say something (a question's answers in a
+        /// conversation are spread over sessions). A person's own notes on one topic are near one
+        /// another and each may answer ("every note about the boiler"), so they are left alone: the
+        /// same feature over every note cost their ranking (selenes-performance.md, "Said again").
+        case saidAgain = "said again (chat turns)"
     }
 
     /// The score of one pair's features.
@@ -84,13 +86,16 @@ public struct Reranker: Sendable, Hashable {
             covered[text] = share
             return share
         }
-        let top = results.prefix(topNotes + 1).compactMap { result in
+        // Every candidate's own vector at unit length; each chat turn's nearest other candidate.
+        let unit = results.compactMap { result in
             context.vectors.vector(for: Int(result.note.id)).map { (id: Int(result.note.id), vector: VectorUtility.normalized($0)) }
         }
-        func nearTop(_ id: Int) -> Double {
-            guard let own = context.vectors.vector(for: id).map(VectorUtility.normalized) else { return 0 }
-            let near = top.filter { $0.id != id && $0.vector.count == own.count }.prefix(topNotes).map { Double(VectorUtility.dot(own, $0.vector)) }
-            return near.isEmpty ? 0 : near.reduce(0, +) / Double(near.count)
+        let unitById = Dictionary(unit.map { ($0.id, $0.vector) }, uniquingKeysWith: { a, _ in a })
+        let turns = Set(results.filter { isExportTurn($0.note.content) }.map { Int($0.note.id) })
+        var saidAgain: [Int: Double] = [:]
+        for turn in unit where turns.contains(turn.id) {
+            saidAgain[turn.id] = unit.filter { $0.id != turn.id && $0.vector.count == turn.vector.count }
+                .map { Double(VectorUtility.dot(turn.vector, $0.vector)) }.max() ?? 0
         }
         return results.map { result in
             let id = Int(result.note.id)
@@ -104,12 +109,12 @@ public struct Reranker: Sendable, Hashable {
                 case .fused: best > 0 ? result.score / best : 0
                 case .keywordRank: result.keywordRank.map { 1 / Double($0) } ?? 0
                 case .vectorRank: result.vectorRank.map { 1 / Double($0) } ?? 0
-                case .cosine: cosine(context.vectors.vector(for: id))
+                case .cosine: unitById[id].map { v in question.map { $0.count == v.count ? Double(VectorUtility.dot($0, v)) : 0 } ?? 0 } ?? 0
                 case .coverage: coverage((result.note.title ?? "") + " " + result.note.content)
                 case .speaker: speaker(of: result.note.content).map { names.contains($0.lowercased()) ? 1 : 0 } ?? 0
                 case .neighbour: neighbours.map { cosine($0.vector) }.max() ?? 0
                 case .neighbourCoverage: neighbours.map { coverage($0.text) }.max() ?? 0
-                case .nearTop: nearTop(id)
+                case .saidAgain: saidAgain[id] ?? 0
                 }
             }
         }
@@ -129,11 +134,25 @@ public struct Reranker: Sendable, Hashable {
     /// A chat export's speaker at the start of a note: "Maya (7:42 pm on 3 March, 2024): …" or
     /// "[03/03/2024, 19:42] Priya: …". nil for a note that doesn't start so.
     static func speaker(of content: String) -> String? {
-        guard let match = speakerHeader.firstMatch(in: content, range: NSRange(content.startIndex..<content.index(content.startIndex, offsetBy: min(120, content.count)), in: content)),
-              let range = Range(match.range(at: 1), in: content) else { return nil }
-        return String(content[range])
+        header(of: content)?.speaker
     }
 
+    /// Whether a note starts with a chat export's header that has the moment in it — a note of
+    /// one's own starting "Boiler: …" or "Retro (the long one): …" has a speaker's shape, no moment.
+    static func isExportTurn(_ content: String) -> Bool {
+        header(of: content)?.moment?.contains(where: \.isNumber) ?? false
+    }
+
+    /// The speaker and the moment (in brackets before it or in parentheses after it) of a note
+    /// starting with a chat export's header.
+    static func header(of content: String) -> (speaker: String, moment: String?)? {
+        let start = NSRange(content.startIndex..<(content.index(content.startIndex, offsetBy: 120, limitedBy: content.endIndex) ?? content.endIndex), in: content)
+        guard let match = speakerHeader.firstMatch(in: content, range: start), let name = Range(match.range(at: 2), in: content) else { return nil }
+        let moment = [1, 3].compactMap { Range(match.range(at: $0), in: content).map { String(content[$0]) } }.first
+        return (String(content[name]), moment)
+    }
+
+    /// "[moment] Speaker: " or "Speaker (moment): " or "Speaker: ".
     static let speakerHeader = try! NSRegularExpression(
-        pattern: #"^\s*(?:\[[0-9./\-, :apmAPM]{6,30}\]\s*)?(\p{Lu}[\p{L}'’\-]{1,30})(?:\s\([^)\n]{3,60}\))?:\s"#)
+        pattern: #"^\s*(?:\[([0-9./\-, :apmAPM]{6,30})\]\s*)?(\p{Lu}[\p{L}'’\-]{1,30})(?:\s\(([^)\n]{3,60})\))?:\s"#)
 }

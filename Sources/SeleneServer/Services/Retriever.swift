@@ -110,7 +110,8 @@ public struct Retriever: Sendable {
         ///
         /// Since 2026-11-29 (#63) the fused top 40 are ordered again by `Reranker.fitted`, which won
         /// on both sets' tuning halves on recall and nDCG with all-mpnet-base-v2's vectors
-        /// (docs/selene/selenes-performance.md, "A stronger embedding").
+        /// (docs/selene/selenes-performance.md, "A stronger embedding"); since 2026-11-30 a chat
+        /// export's turn that another candidate says again weighs against itself ("Said again").
         public static let `default` = Tuning(keywordWeight: 0.8, vectorWeight: 1, k: 5, nameWeight: 0.5, timeFilter: true, latestWithin: 0.8,
                                              minimumCoverage: 0.5, nameRarity: NameRarity(rare: 0.05, common: 0.25), reranker: .fitted)
     }
