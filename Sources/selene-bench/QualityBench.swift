@@ -88,18 +88,13 @@ enum QualityBench {
             extra = [("reranker fitted in this run", tuning)]
             // "Said again" is 0 on every note but a chat export's turn: `Reranker.fitted` with it at a
             // few weights (the others held), the one ranking selene-talk's tuning half best kept.
-            for held in [-4.0, -8, -12, -16, -20] {
+            for held in [-4.0, -8, -12, -16, -20, 0] {
                 var t = Retriever.Tuning.default
                 var w = Reranker.fitted.weights
                 w[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] = held
                 t.reranker = Reranker(weights: w)
-                extra.append((String(format: "… fitted weights, said again at %.0f", held), t))
+                extra.append((String(format: "… fitted weights, said again at %.0f", held) + (held == 0 ? " (before 2026-11-30)" : ""), t))
             }
-            var without = Retriever.Tuning.default
-            var w = Reranker.fitted.weights
-            w[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] = 0
-            without.reranker = Reranker(weights: w)
-            extra.append(("… fitted weights, said again at 0 (before 2026-11-30)", without))
         }
         if options.expansion {
             // #63, direction 3: the first stage's best notes' words as one more full-text list.
@@ -201,8 +196,8 @@ enum QualityBench {
                 if collect, let dev {
                     let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
                     for q in questions where dev[q.id] != nil || (options.dump != nil && test[q.id] != nil) {
-                        let candidates = Array(try await retriever.candidates(q.text, queryVector: q.vector, now: q.at,
-                                                                              depth: options.dump == nil ? Reranker.depth : 80).prefix(80))
+                        let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at,
+                                                                        depth: options.dump == nil ? Reranker.depth : 80)
                         let grades = dev[q.id] ?? test[q.id]!
                         let range = QueryAnalyzer.analyze(q.text, now: q.at).range
                         collected.append(RerankFit.Question(set: dataset, half: dev[q.id] != nil ? "tuning" : "held-out", id: q.id, kind: q.kind,

@@ -90,7 +90,6 @@ public struct Reranker: Sendable, Hashable {
         let unit = results.compactMap { result in
             context.vectors.vector(for: Int(result.note.id)).map { (id: Int(result.note.id), vector: VectorUtility.normalized($0)) }
         }
-        let unitById = Dictionary(unit.map { ($0.id, $0.vector) }, uniquingKeysWith: { a, _ in a })
         let turns = Set(results.filter { isExportTurn($0.note.content) }.map { Int($0.note.id) })
         var saidAgain: [Int: Double] = [:]
         for turn in unit where turns.contains(turn.id) {
@@ -109,7 +108,7 @@ public struct Reranker: Sendable, Hashable {
                 case .fused: best > 0 ? result.score / best : 0
                 case .keywordRank: result.keywordRank.map { 1 / Double($0) } ?? 0
                 case .vectorRank: result.vectorRank.map { 1 / Double($0) } ?? 0
-                case .cosine: unitById[id].map { v in question.map { $0.count == v.count ? Double(VectorUtility.dot($0, v)) : 0 } ?? 0 } ?? 0
+                case .cosine: cosine(context.vectors.vector(for: id))
                 case .coverage: coverage((result.note.title ?? "") + " " + result.note.content)
                 case .speaker: speaker(of: result.note.content).map { names.contains($0.lowercased()) ? 1 : 0 } ?? 0
                 case .neighbour: neighbours.map { cosine($0.vector) }.max() ?? 0

@@ -86,9 +86,10 @@ public enum TextTokens {
     /// the question's words in 120 texts a question; a set of stemmed Strings a text took most of
     /// its time).
     static func asciiMatching(_ terms: [String], in text: String) -> [String] {
-        let wanted = terms.map { Array(stem($0).utf8) }
+        let stems = terms.map(stem)
+        let wanted = stems.map { Array($0.utf8) }
         // A term of five letters or more also matches a longer word it begins (as below).
-        let prefix = terms.map { stem($0).count >= 5 }
+        let prefix = stems.map { $0.count >= 5 }
         var found = [Bool](repeating: false, count: terms.count), left = terms.count
         var word: [UInt8] = []
         word.reserveCapacity(64)
