@@ -223,7 +223,14 @@ struct PatternAPITests {
             let res = try await upload(ann, project.project.id, TestPDF.make(pages: 24))
             let created = try res.decode(PatternDetail.self)
             let key = created.pattern.fileKey
-            // Another instance, asked by a viewer's status poll while this one draws.
+            // Another instance, asked by a viewer's status poll while this one draws: once this one
+            // holds the claim (the upload starts it in the background; on a loaded machine the other
+            // could ask first and, rightly, draw instead).
+            var polls = 0
+            while try await PatternRenderModel.find(key, on: app.db)?.claimedBy != app.patternRenderer.instance, polls < 600 {
+                try await Task.sleep(nanoseconds: 100_000_000)
+                polls += 1
+            }
             let other = PatternRenderer()
             other.start(key, app: app)
             await other.wait(key)
