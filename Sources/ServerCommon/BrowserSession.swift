@@ -73,6 +73,11 @@ public final class BrowserSession: Sendable {
             isSecure: Self.isSecure(req), isHTTPOnly: true, sameSite: .lax)
     }
 
+    /// `Clear-Site-Data`'s value on signing out, and on a page whose session the server ended:
+    /// the browser's HTTP cache of this site (pictures are kept there for a year) goes. Storage
+    /// stays: changes kept offline belong to their account's next sign-in.
+    public static let clearCache = "\"cache\""
+
     /// Tells the browser to forget its session cookie.
     public func clearSession(req: Request, on response: Response) {
         response.cookies[cookieName(sessionCookie, req)] = HTTPCookies.Value(
@@ -94,14 +99,37 @@ public final class BrowserSession: Sendable {
         return seed
     }
 
-    /// The token a page's forms carry: the seed bound to this browser's session (none before sign-in).
+    /// The token a page's forms carry: the seed bound to this browser's session (none before
+    /// sign-in), masked with a fresh one-time pad each time it is printed. A page that echoes what
+    /// someone typed (a search's `q`) and is compressed would otherwise give the same secret in
+    /// every response, which BREACH reads byte by byte from the compressed sizes; masked, no two
+    /// responses share it. Every masking of the session's token is accepted.
     public func csrfToken(for req: Request) -> String {
-        bound(seed: csrfSeed(for: req), session: session(req))
+        Self.mask(boundBytes(seed: csrfSeed(for: req), session: session(req)))
     }
 
     public func bound(seed: String, session: String?) -> String {
+        Self.base64URL(boundBytes(seed: seed, session: session))
+    }
+
+    private func boundBytes(seed: String, session: String?) -> [UInt8] {
         let sessionPart = session.map(Self.hash) ?? "-"
-        return Self.base64URL(HMAC<SHA256>.authenticationCode(for: Data("\(seed)|\(sessionPart)".utf8), using: key))
+        return Array(HMAC<SHA256>.authenticationCode(for: Data("\(seed)|\(sessionPart)".utf8), using: key))
+    }
+
+    /// The pad and the secret xor the pad, base64url (64 bytes in all).
+    static func mask(_ secret: [UInt8]) -> String {
+        let pad = [UInt8].random(count: secret.count)
+        return base64URL(pad + zip(secret, pad).map { $0 ^ $1 })
+    }
+
+    /// A masked token's secret, in the unmasked form's base64url; an unmasked token as it came.
+    static func unmask(_ token: String) -> String {
+        var text = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard token.count > 43, let data = Data(base64Encoded: text), data.count == 64 else { return token }
+        let bytes = Array(data)
+        return base64URL(zip(bytes[32...], bytes[..<32]).map { $0 ^ $1 })
     }
 
     /// Sets the CSRF cookie when this request made its seed.
@@ -115,7 +143,7 @@ public final class BrowserSession: Sendable {
     /// Whether a state-changing request's token was made for this browser's cookies.
     public func acceptsCSRF(_ req: Request, submitted: String?) -> Bool {
         guard let seed = req.cookies[cookieName(csrfCookie, req)]?.string, let submitted, !submitted.isEmpty, seed.count >= 32 else { return false }
-        return Self.constantTimeEquals(bound(seed: seed, session: session(req)), submitted)
+        return Self.constantTimeEquals(bound(seed: seed, session: session(req)), Self.unmask(submitted))
     }
 }
 

@@ -21,10 +21,13 @@ public enum ServiceWorker {
     ///   - navigateDeadline: milliseconds a page's request may stay unanswered before a kept copy
     ///     of it is shown instead (marked `<html data-kept-copy>`); the request goes on and keeps
     ///     its answer for the next visit.
+    ///   - signedOut: a JavaScript regular expression (source) for the pages a browser lands on
+    ///     signed out (signing out, or a session the server ended, leads there): opening one
+    ///     forgets every kept page and picture before it is answered, whatever its script does.
     ///   - extra: more of the worker (Selene's push notifications).
     public static func script(name: String, shell: [String], readable: String, offline: String, keep: Int = 60,
                               pictures: String? = nil, keepPictures: Int = 500, navigateDeadline: Int = 4000,
-                              extra: String = "") -> String {
+                              signedOut: String, extra: String = "") -> String {
         let files = shell.map { "'\($0)'" }.joined(separator: ", ")
         return """
         const SHELL = '\(name)-shell-v1', PAGES = '\(name)-pages-v1', PICTURES = '\(name)-pictures-v1', KEEP = \(keep), KEEP_PICTURES = \(keepPictures);
@@ -32,6 +35,7 @@ public enum ServiceWorker {
         const READABLE = /\(readable)/;
         const PICTURE = \(pictures.map { "/\($0)/" } ?? "null");
         const NAVIGATE_DEADLINE = \(navigateDeadline), NAVIGATE_GIVE_UP = 30000;
+        const SIGNED_OUT = /\(signedOut)/;
 
         self.addEventListener('install', function (event) {
           event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(SHELL_FILES); }).then(function () { return self.skipWaiting(); }));
@@ -42,8 +46,9 @@ public enum ServiceWorker {
           }).then(function () { return self.clients.claim(); }));
         });
         self.addEventListener('message', function (event) {
-          if (event.data === 'forget-pages') event.waitUntil(Promise.all([caches.delete(PAGES), caches.delete(PICTURES)]));
+          if (event.data === 'forget-pages') event.waitUntil(forget());
         });
+        function forget() { return Promise.all([caches.delete(PAGES), caches.delete(PICTURES)]); }
 
         function keep(request, response) {
           if (!response.ok || response.redirected) return;
@@ -116,6 +121,8 @@ public enum ServiceWorker {
               if (response.ok) { var copy = response.clone(); caches.open(SHELL).then(function (cache) { cache.put(url.pathname, copy); }); }
               return response;
             }).catch(function () { return caches.match(url.pathname, { cacheName: SHELL }); }));
+          } else if (request.mode === 'navigate' && SIGNED_OUT.test(url.pathname)) {
+            event.respondWith(forget().then(function () { return navigate(request, false); }));
           } else if (request.mode === 'navigate') {
             event.respondWith(navigate(request, READABLE.test(url.pathname)));
           }

@@ -76,9 +76,13 @@ public struct AppConfig: Sendable {
     /// (over every account: the per-account limit alone lets one address try many accounts).
     public var clientAttemptLimit: Int = 60
     public var clientAttemptWindow: TimeInterval = 10 * 60
-    /// `TRUSTED_PROXIES`: the addresses of the load balancers in front (comma-separated). Only a
-    /// request from one of them has its `X-Forwarded-For` read for the client's address.
+    /// `TRUSTED_PROXIES`: the addresses or ranges (`10.0.0.0/8`, `fdaa::/16`) of the load
+    /// balancers in front (comma-separated). Only a request from one of them has its
+    /// `X-Forwarded-For` (or `clientIPHeader`) read for the client's address.
     public var trustedProxies: Set<String> = []
+    /// `CLIENT_IP_HEADER`: a header the trusted proxy always sets to the client's address (Fly's
+    /// `Fly-Client-IP`), read instead of `X-Forwarded-For`.
+    public var clientIPHeader: String?
     public var apple: Apple?
     public var instagram: OAuthProvider?
     public var tiktok: OAuthProvider?
@@ -174,6 +178,13 @@ public struct AppConfig: Sendable {
         }
         if let raw = env["TRUSTED_PROXIES"], !raw.isEmpty {
             config.trustedProxies = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            if let wrong = config.trustedProxies.first(where: { !TrustedProxies.isValid($0) }) {
+                throw ConfigError("TRUSTED_PROXIES holds addresses and ranges (10.0.0.0/8, fdaa::/16), comma-separated: '\(wrong)' is neither")
+            }
+        }
+        if let raw = env["CLIENT_IP_HEADER"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard !config.trustedProxies.isEmpty else { throw ConfigError("CLIENT_IP_HEADER is read only from TRUSTED_PROXIES: set those too") }
+            config.clientIPHeader = raw
         }
         if let raw = env["CLIENT_ATTEMPT_LIMIT"], !raw.isEmpty {
             guard let n = Int(raw), n >= 1 else { throw ConfigError("CLIENT_ATTEMPT_LIMIT must be a whole number from 1") }

@@ -23,6 +23,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     _ = installWireFormat
 
     if config.database.isSQLite { app.giveSQLiteItsOwnThreads() }
+    app.storage[Application.PictureDerivationsKey.self] = PictureDerivations()
     app.storage[Application.ToolWorkKey.self] = ToolWork(threads: config.toolThreads, perAccount: config.toolJobsPerAccount)
     app.lifecycle.use(ToolWorkShutdown())
     let poolTimeout = TimeAmount.milliseconds(Int64(config.databasePoolTimeout * 1000))

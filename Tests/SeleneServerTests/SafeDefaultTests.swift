@@ -183,4 +183,37 @@ struct SafeDefaultTests {
             #expect(chat.headers.first(name: .location)?.contains("signin") != true, "signed in: \(chat.headers)")
         }
     }
+
+    @Test("A page's message shows only when Selene signed it: a link someone else made with words of theirs shows nothing; Selene's own redirects carry their signature")
+    func signedFlash() async throws {
+        try await withSelene(tokens: [testToken]) { app, _ in
+            let (cookie, csrf) = try await Self.browserCookies(app, token: testToken)
+            let forged = try await app.send(.GET, "/app/notes?flash=Your%20account%20is%20locked%2C%20call%20555-0100", headers: ["Cookie": cookie])
+            #expect(forged.status == .ok && !forged.text.contains("555-0100"))
+            let saved = try await app.send(.POST, "/app/memories", raw: "content=Sam%20likes%20green%20tea&_csrf=\(csrf)",
+                                           headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+            let location = try #require(saved.headers.first(name: .location))
+            #expect(saved.status == .seeOther && location.contains("fs="), "\(location)")
+            let shown = try await app.send(.GET, location, headers: ["Cookie": cookie])
+            #expect(shown.text.contains("Remembered.") || shown.text.contains("Selene knew something like it"), "\(shown.text.prefix(400))")
+            // The same words with another signature are not shown.
+            let altered = location.replacingOccurrences(of: "fs=", with: "fs=x")
+            #expect(!(try await app.send(.GET, altered, headers: ["Cookie": cookie])).text.contains("Remembered."))
+        }
+    }
+
+    @Test("Signing out ends the session and tells the browser to forget its HTTP cache; a page opened afterwards with the old cookie is sent to sign in, forgetting it too; the worker forgets its copies on the sign-in page")
+    func signOutLeavesNothing() async throws {
+        try await withSelene(tokens: [testToken]) { app, _ in
+            let (cookie, csrf) = try await Self.browserCookies(app, token: testToken)
+            let out = try await app.send(.POST, "/app/signout", raw: "_csrf=\(csrf)",
+                                         headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+            #expect(out.status == .seeOther && out.headers.first(name: "Clear-Site-Data") == "\"cache\"")
+            let after = try await app.send(.GET, "/app/notes", headers: ["Cookie": cookie])
+            #expect(after.status == .seeOther && after.headers.first(name: .location) == "/app/signin")
+            #expect(after.headers.first(name: "Clear-Site-Data") == "\"cache\"")
+            let worker = try await app.send(.GET, "/app/sw.js")
+            #expect(worker.text.contains("SIGNED_OUT") && worker.text.contains("signin|setup"))
+        }
+    }
 }

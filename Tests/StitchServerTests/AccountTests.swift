@@ -54,7 +54,8 @@ func rowsOf(_ userId: UUID, email: String, app: Application) async throws -> [St
         if n > 0 { out[table] = n }
     }
     if try await UserModel.find(userId, on: app.db) != nil { out[UserModel.schema] = 1 }
-    let throttles = try await LoginThrottleModel.query(on: app.db).filter(\.$email == email).count()
+    let key = PasswordAttempts.accountKey(email: email)
+    let throttles = try await LoginThrottleModel.query(on: app.db).group(.or) { $0.filter(\.$email == key).filter(\.$account == key) }.count()
     if throttles > 0 { out[LoginThrottleModel.schema] = throttles }
     return out
 }

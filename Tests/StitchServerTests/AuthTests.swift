@@ -252,7 +252,7 @@ struct ThrottleTests {
             #expect(statuses.filter { $0 == 429 }.count == 25, "\(statuses.sorted())")
             #expect(app.passwordChecks.count.withLockedValue { $0 } - before == 5, "only the first five attempts run bcrypt")
             #expect(try await login(app).status == .tooManyRequests)
-            #expect(try await LoginThrottleModel.query(on: app.db).filter(\.$email == "ann@example.com").count() == 1)
+            #expect(try await LoginThrottleModel.query(on: app.db).filter(\.$email == PasswordAttempts.accountKey(email: "ann@example.com")).count() == 1)
         }
     }
 

@@ -190,6 +190,10 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     private var process: Process?
     private let logPath: String
+    /// More of the server's environment (settings a test needs).
+    var environment: [String: String] = [:]
+    /// The running server's process id.
+    var pid: Int32? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
     /// Set by `kill()`, cleared by the next `start()`.
     private(set) var wasKilled = false
 
@@ -228,6 +232,7 @@ final class ServerProcess: @unchecked Sendable {
         env["LOG_LEVEL"] = "warning"
         env.removeValue(forKey: "DATABASE_URL")
         if let databaseURL { env["DATABASE_URL"] = databaseURL }
+        env.merge(environment) { _, set in set }
         process.environment = env
         let log = FileHandle(forWritingAtPath: logPath)
         log?.seekToEndOfFile()

@@ -56,8 +56,8 @@ struct PWATests {
     }
 
     /// Changes the web app kept offline, as app.js sends them to /app/sync.
-    static func kept(_ changes: [(type: String, id: UUID, fields: String, at: String)]) -> String {
-        "{\"changes\":[" + changes.map { "{\"type\":\"\($0.type)\",\"id\":\"\($0.id.wireText)\",\"fields\":\($0.fields),\"changedAt\":\"\($0.at)\"}" }
+    static func kept(_ changes: [(type: String, id: UUID, fields: String, at: String)], user: UUID) -> String {
+        "{\"user\":\"\(user.wireText)\",\"changes\":[" + changes.map { "{\"type\":\"\($0.type)\",\"id\":\"\($0.id.wireText)\",\"fields\":\($0.fields),\"changedAt\":\"\($0.at)\"}" }
             .joined(separator: ",") + "]}"
     }
 
@@ -92,7 +92,7 @@ struct PWATests {
                 // Bought after the quantity was set: both count (4 + 2), in the order they were made.
                 ("purchase", bought, #"{"brand":"DMC","number":"310","quantity":2}"#, madeAfter),
                 ("purchase", badBuy, #"{"brand":"DMC","number":"310","quantity":0}"#, madeAfter),
-            ])
+            ], user: ann.auth.user.id)
             // Without the page's token nothing changes.
             #expect(try await web.request(.POST, "/app/sync", json: body).status == .forbidden)
             #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 1)
@@ -127,13 +127,22 @@ struct PWATests {
 
             // Someone else's browser can't reach Ann's records: an id of hers is not theirs to change.
             let bob = WebClient(app: app)
-            _ = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
+            let bobUser = try await TestUser.make(app, email: "bob@example.com", name: "Bob")
             try await bob.signIn("bob@example.com")
             let bobToken = try await bob.csrf(from: "/app/settings")
             let later = Timestamp.string(from: clock.now.addingTimeInterval(1))
-            let theft = try await bob.request(.POST, "/app/sync", json: Self.kept([("thread", black.id, #"{"quantity":99}"#, later)]),
+            let theft = try await bob.request(.POST, "/app/sync", json: Self.kept([("thread", black.id, #"{"quantity":99}"#, later)], user: bobUser.auth.user.id),
                                               headers: ["X-CSRF-Token": bobToken])
             #expect(theft.status == .ok && !theft.text.contains("for the outline"))
+            #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 6)
+
+            // Ann's page kept a batch; Bob signed in on that browser since: the batch says it is
+            // Ann's, and Bob's session doesn't take it (409, nothing applied to either account).
+            let annsKept = Self.kept([("thread", UUID(), #"{"brand":"DMC","number":"555","fiberType":"cotton","quantity":5,"createdAt":"\#(later)"}"#, later),
+                                      ("purchase", UUID(), #"{"brand":"DMC","number":"310","quantity":3}"#, later)], user: ann.auth.user.id)
+            let crossed = try await bob.request(.POST, "/app/sync", json: annsKept, headers: ["X-CSRF-Token": bobToken])
+            #expect(crossed.status == .conflict && crossed.text.contains("another account"), "\(crossed.text)")
+            #expect(try await bobUser.get("/threads", as: [InventoryThread].self).isEmpty)
             #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 6)
 
             // Signed out: 401, and the page keeps what it has for the next sign-in.
@@ -162,7 +171,7 @@ struct PWATests {
             }
             func kept(_ steps: [(id: UUID, fields: String)]) async throws -> WebSyncAnswer {
                 let made = Timestamp.string(from: clock.now.addingTimeInterval(-5))
-                let res = try await web.request(.POST, "/app/sync", json: Self.kept(steps.map { ("step", $0.id, $0.fields, made) }),
+                let res = try await web.request(.POST, "/app/sync", json: Self.kept(steps.map { ("step", $0.id, $0.fields, made) }, user: ann.auth.user.id),
                                                 headers: ["X-CSRF-Token": token])
                 try #require(res.status == .ok, "\(res.text)")
                 return try res.decode(WebSyncAnswer.self)

@@ -44,7 +44,7 @@ struct PasswordResetTests {
 
             let mail = try #require(try await sink.waitFor(1).first)
             await app.mailQueue.drain()
-            #expect(sink.messages.count == 1, "no mail for an address without an account")
+            #expect(sink.messages.filter { $0.subject != SMTPSink.confirmationSubject }.count == 1, "no mail for an address without an account")
             #expect(mail.rcpt_tos == ["ann@example.com"] && mail.to == "ann@example.com")
             #expect(mail.mail_from == "no-reply@stitch.test" && mail.from == "Stitchuation <no-reply@stitch.test>")
             #expect(mail.tls && mail.user == SMTPSink.user, "sent over STARTTLS after signing in")

@@ -39,11 +39,15 @@ def server(mailbox):
         "SMTP_CA_FILE": os.path.join(folder, "cert.pem"), "PUBLIC_URL": base})
 
 
-def messages(folder):
+def messages(folder, confirmations=False):
+    """The mails received, in order; the address confirmations every registration mails in the
+    background are left out unless asked for."""
     out = []
     for name in sorted(n for n in os.listdir(folder) if n.endswith(".json")):
         with open(os.path.join(folder, name)) as f:
-            out.append(json.load(f))
+            mail = json.load(f)
+        if confirmations or mail["subject"] != "Confirm your Stitchuation address":
+            out.append(mail)
     return out
 
 

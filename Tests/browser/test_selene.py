@@ -726,3 +726,62 @@ def test_setup_screen_with_tokens_off(browser, shots):
         assert "Not available" in browser.page_source
     finally:
         server.stop()
+
+
+def test_signing_out_leaves_nothing_to_read(selene, shots):
+    """The next person on the device: signed in, a note read (the worker keeps a copy), then
+    "Sign out". With Selene unreachable afterwards, opening the note's address shows nothing of
+    it; the worker's copies are gone. A note kept in the browser while Selene couldn't be reached
+    is asked about before signing out. And a note kept that way is sent from any page of the app
+    once Selene answers, not only from the capture page."""
+    base, _ = selene
+    driver = chromium()
+    try:
+        driver.get(base + f"/app/signin?token={TOKEN}")
+        note = api(base, "POST", "/api/notes", {"content": "The locker code is 8812"})
+        driver.get(base + f"/app/notes/{note['id']}")
+        until(driver, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        driver.get(base + f"/app/notes/{note['id']}")
+        assert "8812" in driver.find_element(By.CSS_SELECTOR, "pre.note").text
+        time.sleep(0.5)  # the worker's copy is written just after the page arrives
+        kept = ("var done = arguments[0]; caches.keys().then(function (names) { return Promise.all(names.map(function (n) {"
+                " return caches.open(n).then(function (c) { return c.keys(); }).then(function (k) { return k.map(function (r) { return r.url; }); }); })); })"
+                ".then(function (lists) { done([].concat.apply([], lists)); });")
+        assert any(u.endswith(f"/app/notes/{note['id']}") for u in driver.execute_async_script(kept))
+
+        # A note written while Selene can't be reached, then "Sign out": asked first.
+        stop_server()
+        try:
+            driver.get(base + "/app/notes/new")
+            fill(driver, "content", "Written while away")
+            click(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Save']"))
+            until(driver, lambda d: "kept in this browser" in d.page_source)
+        finally:
+            restart_server()
+        # Selene answers again; the notes list (no capture form on it) sends the kept note.
+        driver.get(base + "/app/notes")
+        assert not driver.find_elements(By.CSS_SELECTOR, "form[action='/app/notes/new']")
+        until(driver, lambda d: d.execute_script("return localStorage.getItem('selene-outbox')") == "[]", seconds=40)
+        assert any(n["content"] == "Written while away" for n in api(base, "GET", "/api/notes?limit=100")["notes"])
+
+        driver.get(base + "/app/more")
+        driver.execute_script("localStorage.setItem('selene-outbox', JSON.stringify([{content: 'not yet saved', captureId: 'x'}]))")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+        alert = WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert)
+        assert "1 note written while Selene couldn\u2019t be reached hasn\u2019t been saved yet" in alert.text, alert.text
+        alert.dismiss()
+        assert driver.current_url == base + "/app/more"
+        driver.execute_script("localStorage.removeItem('selene-outbox')")
+
+        submit(driver, "Sign out")
+        until(driver, lambda d: "/app/signin" in d.current_url)
+        until(driver, lambda d: not any("/app/notes/" in u for u in d.execute_async_script(kept)))
+        stop_server()
+        try:
+            driver.get(base + f"/app/notes/{note['id']}")
+            assert "8812" not in driver.page_source
+            snap(driver, shots, "selene-signed-out-offline")
+        finally:
+            restart_server()
+    finally:
+        driver.quit()

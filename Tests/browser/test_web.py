@@ -1394,3 +1394,80 @@ def test_tablet_split_view(shots):
     finally:
         browser.quit()
         server.close()
+
+
+def outbox(browser):
+    return json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox') || '[]'"))
+
+
+def test_kept_changes_go_to_their_own_account(shots):
+    """Ann adds a thread with no network; Bea signs in on the same browser (another tab) before
+    Ann's page is back online. Ann's page doesn't send her change into Bea's account: it says the
+    change waits for Ann, keeps it, and sends it to Ann's account when she signs in again. Signing
+    out with a change not yet sent asks first."""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Bea", "bea-kept@example.com")
+        browser.delete_all_cookies()
+        sign_up(browser, base, "Ann", "ann-kept@example.com")
+        ann_tab = browser.current_window_handle
+        browser.get(base + "/app/inventory")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        for path in ["/app/inventory", "/app/inventory/new"]:
+            browser.get(base + path)
+            WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        network(browser, offline=True)
+        fill(browser, "brand", "DMC")
+        fill(browser, "number", "798")
+        fill(browser, "quantity", "3")
+        add_another = browser.find_element(By.ID, "f-addAnother")
+        if add_another.is_selected():
+            click(browser, add_another)
+        submit(browser, "Add thread")
+        WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)
+        ann_id = outbox(browser)[0]["user"]
+
+        # Bea signs in on this browser, in another tab (online: the emulation is the first tab's).
+        browser.switch_to.new_window("tab")
+        bea_tab = browser.current_window_handle
+        sign_in(browser, base, "bea-kept@example.com")
+        WebDriverWait(browser, 10).until(lambda d: d.current_url == base + "/app/inventory")
+
+        # Ann's page is back online: it doesn't send into Bea's account, and says why.
+        browser.switch_to.window(ann_tab)
+        network(browser, offline=False)
+        WebDriverWait(browser, 20).until(lambda d: "another account has signed in" in (
+            d.execute_script("var b = document.getElementById('outbox-kept'); return b ? b.textContent : ''")))
+        snap(browser, shots, "kept-for-its-own-account")
+        assert [c["user"] for c in outbox(browser)] == [ann_id]
+        bea = api_token(base, "bea-kept@example.com")
+        assert api(base, bea, "GET", "/threads") == []
+
+        # Ann signs in again (Bea signs out first): the change reaches Ann's account.
+        browser.switch_to.window(bea_tab)
+        browser.get(base + "/app/settings")
+        submit(browser, "Sign out")
+        sign_in(browser, base, "ann-kept@example.com")
+        WebDriverWait(browser, 30).until(lambda d: outbox(d) == [])
+        ann = api_token(base, "ann-kept@example.com")
+        assert [(t["brand"], t["number"], t["quantity"]) for t in api(base, ann, "GET", "/threads")] == [("DMC", "798", 3)]
+        assert api(base, bea, "GET", "/threads") == []
+
+        # A change kept on the device, then "Sign out": asked first; "Cancel" keeps Ann signed in.
+        browser.get(base + "/app/inventory")
+        network(browser, offline=True)
+        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 798']"))
+        WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)
+        browser.get(base + "/app/settings")
+        browser.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+        alert = WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)
+        assert "1 change made offline hasn\u2019t been sent yet" in alert.text, alert.text
+        alert.dismiss()
+        assert browser.current_url == base + "/app/settings" and len(outbox(browser)) == 1
+    finally:
+        browser.quit()
+        server.close()

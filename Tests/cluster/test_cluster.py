@@ -241,6 +241,30 @@ def test_parallel_wrong_passwords_lock_after_five(cluster):
     assert call(cluster.base, "POST", "/auth/login", {"email": "locked@example.com", "password": PASSWORD})[0] == 429
 
 
+def login_from(cluster, source, email, password):
+    """A sign-in sent from the loopback address `source` (127.0.0.2, 127.0.0.3: two people) to
+    the load balancer, which names it in X-Forwarded-For; the instances trust only HAProxy."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", cluster.port, timeout=60, source_address=(source, 0))
+    try:
+        connection.request("POST", "/auth/login", body=json.dumps({"email": email, "password": password}),
+                           headers={"Content-Type": "application/json"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_two_people_behind_the_load_balancer_have_separate_limits(cluster):
+    """Two people reach both instances through HAProxy, each from an address of their own: the
+    one failing to sign in is refused after five; the other, signing in to the same account, is not
+    — the instances count the address HAProxy vouches for, not HAProxy's own."""
+    cluster.account("shared@example.com")
+    stranger = [login_from(cluster, "127.0.0.2", "shared@example.com", "wrong password!") for _ in range(7)]
+    assert stranger == [401] * 5 + [429] * 2, stranger
+    assert login_from(cluster, "127.0.0.3", "shared@example.com", PASSWORD) == 200
+    assert login_from(cluster, "127.0.0.2", "shared@example.com", PASSWORD) == 429
+
+
 def test_refresh_retried_through_the_other_instance(cluster):
     """A refresh whose answer was lost, retried on the other instance, gets the same successor,
     and the sign-in lives on (no reuse alarm)."""

@@ -66,7 +66,9 @@ enum Layout {
             el("div", ["class": "shell"],
                el("nav", ["class": "sidebar", "aria-label": "Sections"],
                   children: [el("div", ["class": "brand"], moon(), text("Selene"))] + tabs(tab)),
-               el("main", ["id": "main"],
+               // The token the script sends a note kept while Selene couldn't be reached with,
+               // from whatever page is open when it answers again.
+               el("main", ["id": "main", "data-csrf": context.csrf],
                   children: [context.flash.map { el("p", ["class": "flash", "role": "status"], text($0)) } ?? nothing] + content)),
             el("nav", ["class": "tabbar", "aria-label": "Sections"], children: tabs(tab)),
         ]))

@@ -32,7 +32,8 @@ enum PWA {
     /// (the worker both web apps share, `ServiceWorker`); and Web Push notifications.
     static let worker = ServiceWorker.script(
         name: "selene", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],
-        readable: #"^\/app\/(notes(\/\d+)?|notes\/new|tasks|briefing|threads(\/\d+)?)$"#, offline: "/app/offline", extra: push)
+        readable: #"^\/app\/(notes(\/\d+)?|notes\/new|tasks|briefing|threads(\/\d+)?)$"#, offline: "/app/offline",
+        signedOut: #"^\/app\/(signin|setup)"#, extra: push)
 
     static let push = #"""
     self.addEventListener('push', function (event) {

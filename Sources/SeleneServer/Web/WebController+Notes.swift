@@ -48,7 +48,7 @@ extension WebController {
             } else {
                 note = try await Self.data(req).createNote(new)
             }
-            return Self.redirect(SiteURL.note(String(note.id)).path(query: ["flash": "Saved. Selene will work out what it's about in a moment."]))
+            return Self.redirect(.note(String(note.id)), flash: "Saved. Selene will work out what it's about in a moment.")
         } catch let e as FieldErrors {
             return Self.render(req, Pages.newNote(content: form.content ?? "", title: form.title ?? "", errors: e.fields, context: Self.context(req)), status: .badRequest)
         } catch let e as NoteTooLarge {
@@ -121,7 +121,7 @@ extension WebController {
             case .unchanged?: flash = "Nothing changed."
             case nil: throw SeleneError.notFound("Note")
             }
-            return Self.redirect(SiteURL.note(String(id)).path(query: ["flash": flash]))
+            return Self.redirect(.note(String(id)), flash: flash)
         } catch let e as FieldErrors {
             return again(e.fields, .badRequest)
         } catch let e as NoteTooLarge {
@@ -134,7 +134,7 @@ extension WebController {
         let id = try Self.intId(req)
         try Self.verify(req)
         guard try await NoteEditor(db: req.writeDB, services: req.selene).delete(id: Int(id), now: req.now) else { throw SeleneError.notFound("Note") }
-        return Self.redirect(SiteURL.notes.path(query: ["flash": "Note deleted."]))
+        return Self.redirect(.notes, flash: "Note deleted.")
     }
 
     @Sendable func memories(req: Request) async throws -> Response {
@@ -164,7 +164,7 @@ extension WebController {
         do {
             let service = MemoryService(data: Self.data(req), llm: ServerLLMProvider(services: req.selene))
             let (_, created) = try await service.remember(form.content ?? "", type: type, sessionId: sessionId)
-            return Self.redirect(SiteURL.memories.path(query: ["flash": created ? "Remembered." : "Selene knew something like it: updated with your words."]))
+            return Self.redirect(.memories, flash: created ? "Remembered." : "Selene knew something like it: updated with your words.")
         } catch let e as FieldErrors {
             let list = try await ConversationStore(db: req.db).memories(limit: 500, includeEmbeddings: false)
             let draft = Pages.MemoryDraft(content: form.content ?? "", type: type, sessionId: sessionId)
@@ -184,7 +184,7 @@ extension WebController {
             do {
                 let update = MemoryUpdate(content: form.content, type: form.type.flatMap(MemoryType.init(rawValue:)), confidence: confidence)
                 _ = try await Self.data(req).updateMemory(id: id, update)
-                return Self.redirect(SiteURL.memories.path(query: ["flash": "Memory saved."]))
+                return Self.redirect(.memories, flash: "Memory saved.")
             } catch let e as FieldErrors {
                 errors = e.fields
             }
@@ -198,7 +198,7 @@ extension WebController {
         let id = try Self.intId(req)
         try Self.verify(req)
         try await Self.data(req).deleteMemory(id: id)
-        return Self.redirect(SiteURL.memories.path(query: ["flash": "Forgotten."]))
+        return Self.redirect(.memories, flash: "Forgotten.")
     }
 
     @Sendable func devices(req: Request) async throws -> Response {

@@ -24,15 +24,18 @@ extension WebController {
         let subscription = try WebPushClient.Subscription(endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, allowHTTP: web.allowHTTP)
         _ = try await web.checkedAddress(of: subscription.endpoint)
         let (device, created) = try await ConversationStore(db: req.writeDB).register(web: subscription, now: req.now)
-        return try json(device, status: created ? .created : .ok)
+        let response = try json(device, status: created ? .created : .ok)
+        // Where the page goes next, with a message this server signed (`Flash`).
+        response.headers.replaceOrAdd(name: "Selene-Next", value: SiteURL.devices.path(query: Flash.query("Notifications are on in this browser.")))
+        return response
     }
 
     @Sendable func pushTest(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         try Self.verify(req)
-        guard let push = req.selene.push else { return Self.redirect(SiteURL.devices.path(query: ["flash": "Push is off on this server."])) }
+        guard let push = req.selene.push else { return Self.redirect(.devices, flash: "Push is off on this server.") }
         let results = await push.broadcast(PushNotification(title: "Selene", body: "Notifications reach this device.", link: SiteURL.devices.path, collapseId: "test"))
         let delivered = results.values.filter { $0 == .delivered }.count
-        return Self.redirect(SiteURL.devices.path(query: ["flash": "Sent to \(delivered) of \(results.count) device\(results.count == 1 ? "" : "s")."]))
+        return Self.redirect(.devices, flash: "Sent to \(delivered) of \(results.count) device\(results.count == 1 ? "" : "s").")
     }
 }

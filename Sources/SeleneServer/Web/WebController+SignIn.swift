@@ -56,8 +56,10 @@ extension WebController {
 
     @Sendable func signOut(req: Request) async throws -> Response {
         try Self.verify(req)
-        let response = Self.redirect(SiteURL.home.path)
+        let response = Self.redirect(SiteURL.signIn.path)
         try await WebSession.end(req: req, response: response)
+        // The pictures and pages the browser keeps in its HTTP cache go with the session.
+        response.headers.replaceOrAdd(name: "Clear-Site-Data", value: BrowserSession.clearCache)
         return response
     }
 }

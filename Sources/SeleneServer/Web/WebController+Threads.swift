@@ -56,7 +56,9 @@ extension WebController {
 
     /// `path` with a message to show.
     static func flashed(_ path: String, _ message: String) -> String {
-        path + "?flash=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        var c = URLComponents()
+        c.queryItems = Flash.query(message).sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        return path + "?" + (c.percentEncodedQuery ?? "")
     }
 
     /// A correction's answer: back to the thread with what happened (or to where `work` answers a

@@ -19,7 +19,7 @@ extension WebController {
         guard let mode = form.mode.flatMap(VoiceMode.init(rawValue:)), mode != .server || req.selene.speech != nil else {
             throw SeleneError(.badRequest, "Choose off, the browser's recognition, or this server (when it has speech-to-text)")
         }
-        let response = Self.redirect(SiteURL.voice.path(query: ["flash": mode == .off ? "Voice input is off." : "Saved."]))
+        let response = Self.redirect(.voice, flash: mode == .off ? "Voice input is off." : "Saved.")
         response.cookies[VoiceMode.cookie] = HTTPCookies.Value(string: mode.rawValue, maxAge: 400 * 86_400, path: "/", isSecure: req.url.scheme == "https",
                                                                isHTTPOnly: true, sameSite: .lax)
         return response

@@ -7,6 +7,14 @@ import Vapor
 /// The web app: the phone app's screens (Chat, Threads, Briefing, More, set-up) served by the
 /// server, on SeleneShared's view models over the server's own providers. Every page works
 /// without JavaScript; the script streams answers (server-sent events) and adds voice input.
+/// Selene's signed page messages (`FlashSigner`): a link made elsewhere with words of its own
+/// shows nothing here.
+enum Flash {
+    static let signer = FlashSigner()
+    static func query(_ text: String) -> [String: String] { signer.query(text) }
+    static func read(_ req: Request) -> String? { signer.read(req) }
+}
+
 struct WebController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
@@ -87,6 +95,11 @@ struct WebController: RouteCollection {
         return response
     }
 
+    /// Back to `url` with a message this server signed (`Flash`).
+    static func redirect(_ url: SiteURL, flash: String) -> Response {
+        redirect(url.path(query: Flash.query(flash)))
+    }
+
     static func redirect(_ to: String) -> Response {
         let response = Response(status: .seeOther)
         response.headers.replaceOrAdd(name: .location, value: to)
@@ -94,7 +107,7 @@ struct WebController: RouteCollection {
     }
 
     static func context(_ req: Request, flash: String? = nil) -> PageContext {
-        PageContext(csrf: WebSession.csrfToken(for: req), flash: flash ?? req.query[String.self, at: "flash"], voice: VoiceMode.of(req))
+        PageContext(csrf: WebSession.csrfToken(for: req), flash: flash ?? Flash.read(req), voice: VoiceMode.of(req))
     }
 
     static func requireSignIn(_ req: Request) async throws {

@@ -13,6 +13,12 @@ enum WebErrorPage {
         case WebError.signInRequired:
             let response = Response(status: .seeOther)
             response.headers.replaceOrAdd(name: .location, value: request.application.selene.config.apiTokens.isEmpty ? SiteURL.setup.path : SiteURL.signIn.path)
+            // A session cookie the server no longer knows (ended elsewhere): the browser forgets
+            // it and its HTTP cache, as on signing out; the worker forgets its copies there.
+            if request.browserSession.session(request) != nil {
+                request.browserSession.clearSession(req: request, on: response)
+                response.headers.replaceOrAdd(name: "Clear-Site-Data", value: BrowserSession.clearCache)
+            }
             return response
         case WebError.csrf:
             status = .forbidden

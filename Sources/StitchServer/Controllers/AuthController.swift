@@ -49,6 +49,7 @@ struct AuthController: RouteCollection {
                 try await IdentityModel(userId: user.id!, provider: .email, providerUserId: email, now: now).create(on: db)
                 return try await signIn(user, db)
             }
+            AddressProof.mailConfirmation(to: user, req: req)
             return (user, result)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Two registrations racing for one address: the unique index decides.
@@ -103,7 +104,7 @@ struct AuthController: RouteCollection {
     func refresh(req: Request) async throws -> Response {
         let body = try req.decodeJSON(RefreshRequest.self)
         do {
-            let client = ClientThrottle.clientAddress(req, trusted: req.config.trustedProxies)
+            let client = ClientThrottle.clientAddress(req, config: req.config)
             let rotated = try await TokenService.rotate(body.refreshToken, client: client, app: req.application, db: req.db)
             guard let user = try await UserModel.find(rotated.userId, on: req.db) else { throw APIError.unauthorized }
             return try await authResponse(
@@ -226,6 +227,8 @@ struct AuthController: RouteCollection {
             let name = Rules.clean(displayName) ?? Rules.clean(identity.displayName)
                 ?? email.map { String($0.prefix { $0 != "@" }) } ?? "Stitcher"
             let user = UserModel(email: email, displayName: String(name.prefix(Limits.displayName)), passwordHash: nil, now: now)
+            // The provider verified the address it gave.
+            if email != nil { user.emailProvenAt = now }
             try await user.create(on: db)
             try await IdentityModel(userId: user.id!, provider: identity.provider, providerUserId: identity.userId, now: now).create(on: db)
             return (user, try await signIn(user, db))

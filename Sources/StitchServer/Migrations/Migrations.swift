@@ -30,5 +30,6 @@ enum StitchMigrations {
         ProjectPicture(),
         PictureWidths(),
         AppliedWebChanges(),
+        EmailProven(),
     ]
 }

@@ -15,6 +15,8 @@ final class UserModel: Model, @unchecked Sendable {
     /// The per-user change counter: every write takes the next value, so sync cursors follow
     /// commit order instead of anyone's clock.
     @Field(key: "sync_version") var syncVersion: Int64
+    /// When the address was proven its owner's (`EmailProven`); nil while nothing proved it.
+    @OptionalField(key: "email_proven_at") var emailProvenAt: Date?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
     @Children(for: \.$user) var identities: [IdentityModel]
@@ -91,7 +93,10 @@ final class LoginThrottleModel: Model, @unchecked Sendable {
     static let schema = "login_throttles"
 
     @ID(key: .id) var id: UUID?
+    /// `PasswordAttempts.accountKey` or `pairKey`: hashes, never the typed address.
     @Field(key: "email") var email: String
+    /// A pair's account (its `accountKey`), so that every count of an account is found.
+    @OptionalField(key: "account") var account: String?
     @Field(key: "failures") var failures: Int
     @Field(key: "window_start") var windowStart: Date
     @OptionalField(key: "locked_until") var lockedUntil: Date?
@@ -110,12 +115,17 @@ final class LoginThrottleModel: Model, @unchecked Sendable {
 /// RETURNING` (SQLite and PostgreSQL), so attempts sent at once never overwrite each other's
 /// counts nor collide on the first insert. A window older than `window` starts again at 1.
 enum AttemptCounter {
+    /// `group`: a column and value stored with a new row, which finds the rows of one group
+    /// (`PasswordAttempts`: an account's per-client rows).
     static func count(table: String, key column: String, _ key: String, count countColumn: String, now: Date, window: TimeInterval,
+                      group: (column: String, value: String)? = nil,
                       extra: SQLQueryString = "", on db: any Database) async throws -> (number: Int, windowStart: Date) {
         let expired = now.addingTimeInterval(-window)
+        let groupColumn: SQLQueryString = group.map { ", \(ident: $0.column)" } ?? ""
+        let groupValue: SQLQueryString = group.map { ", \(bind: $0.value)" } ?? ""
         let row = try await db.sql.raw("""
-            INSERT INTO \(ident: table) (id, \(ident: column), \(ident: countColumn), window_start) \
-            VALUES (\(bind: UUID()), \(bind: key), 1, \(bind: now)) \
+            INSERT INTO \(ident: table) (id, \(ident: column), \(ident: countColumn), window_start\(groupColumn)) \
+            VALUES (\(bind: UUID()), \(bind: key), 1, \(bind: now)\(groupValue)) \
             ON CONFLICT (\(ident: column)) DO UPDATE SET \
             \(ident: countColumn) = CASE WHEN \(ident: table).window_start <= \(bind: expired) THEN 1 ELSE \(ident: table).\(ident: countColumn) + 1 END, \
             window_start = CASE WHEN \(ident: table).window_start <= \(bind: expired) THEN \(bind: now) ELSE \(ident: table).window_start END\(extra) \
@@ -128,8 +138,8 @@ enum AttemptCounter {
 
 /// The count of sign-in attempts per account.
 enum LoginThrottle {
-    static func count(email: String, now: Date, window: TimeInterval, on db: any Database) async throws -> (number: Int, windowStart: Date) {
-        try await AttemptCounter.count(table: LoginThrottleModel.schema, key: "email", email, count: "failures", now: now, window: window,
+    static func count(key: String, now: Date, window: TimeInterval, on db: any Database) async throws -> (number: Int, windowStart: Date) {
+        try await AttemptCounter.count(table: LoginThrottleModel.schema, key: "email", key, count: "failures", now: now, window: window,
                                        extra: ", locked_until = NULL", on: db)
     }
 }

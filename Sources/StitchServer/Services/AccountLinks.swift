@@ -101,7 +101,12 @@ enum AccountLinks {
     static func link(token: String, password: String, req: Request) async throws -> UserModel {
         guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
         let user = try await AuthController.checkPassword(email: pending.email, password: password, req: req)
-        try await link(pending.identity, to: user.id!, now: req.now, db: req.db)
+        let now = req.now
+        try await req.db.writeTransaction { db in
+            try await link(pending.identity, to: user.id!, now: now, db: db)
+            // The provider verified the address, and its password proves the account.
+            try await UserModel.query(on: db).set(\.$emailProvenAt, to: now).filter(\.$id == user.id!).filter(\.$emailProvenAt == nil).update()
+        }
         return user
     }
 
@@ -150,11 +155,40 @@ enum AccountLinks {
         return (pending, user)
     }
 
-    /// The mailed link confirmed: the sign-in added to the account of its address.
-    static func confirmMailed(token: String, req: Request) async throws -> Pending {
+    /// The mailed link confirmed: the sign-in added to the account of its address, which the
+    /// mail proved. If nothing had proved that address before, whoever registered it may not be
+    /// its owner (a stranger can register anyone's address first and wait): the account is taken
+    /// back first (`takeBack`), and `tookBack` says so.
+    static func confirmMailed(token: String, req: Request) async throws -> (pending: Pending, tookBack: Bool) {
         let (pending, user) = try await mailed(token: token, req: req)
-        try await link(pending.identity, to: user.id!, now: req.now, db: req.db)
-        return pending
+        let now = req.now
+        let tookBack = try await req.db.writeTransaction { db in
+            _ = try await SyncService.lockUser(user.id!, db: db)
+            guard let account = try await UserModel.find(user.id!, on: db) else { throw invalidMailedLink }
+            let unproven = account.emailProvenAt == nil
+            if unproven { try await takeBack(account, now: now, db: db) }
+            account.emailProvenAt = account.emailProvenAt ?? now
+            try await account.save(on: db)
+            try await link(pending.identity, to: account.id!, now: now, db: db)
+            return unproven
+        }
+        if tookBack { req.application.responseCache.forget(userId: user.id!) }
+        return (pending, tookBack)
+    }
+
+    /// An account whose address was never proven, now proven by its owner: every way in that
+    /// someone else may have set goes. Its password is removed (the owner sets one by the reset
+    /// mail, which reaches only them), and every session and refresh token ends, the browser's
+    /// and the apps', with unused reset links and the failed sign-in counts. Its records stay:
+    /// the owner reviews them (a stranger who got there first could have added some, nothing more).
+    static func takeBack(_ account: UserModel, now: Date, db: any Database) async throws {
+        let userId = account.id!
+        account.passwordHash = nil
+        account.updatedAt = now
+        try await IdentityModel.query(on: db).filter(\.$user.$id == userId).filter(\.$provider == IdentityProvider.email.rawValue).delete()
+        try await AccountService.endSessions(userId: userId, except: nil, now: now, on: db)
+        try await PasswordResetModel.query(on: db).set(\.$usedAt, to: now).filter(\.$userId == userId).filter(\.$usedAt == nil).update()
+        if let email = account.email { try await PasswordAttempts.clear(email: email, on: db) }
     }
 
     // MARK: Linking while signed in

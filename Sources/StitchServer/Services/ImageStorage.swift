@@ -156,6 +156,10 @@ enum Images {
 
     /// Stores checked bytes under `key` for the user: the file, then its row (no row without a file).
     static func store(_ data: Data, format: ImageFormat, key: String, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
+        // The sizes pages show are made first, on the tools' pool under this account's share (a
+        // pattern's file is drawn as pages instead): an upload past the share is refused before
+        // anything is stored.
+        let sizes = format.isPicture ? try await PictureSizes.make(data, format: format, account: userId, background: false, app: app) : nil
         let model = ImageModel(
             key: key, userId: userId, contentType: format.contentType, byteSize: data.count,
             sha256: SHA256.hash(data: data).hex, now: app.clock.now())
@@ -166,9 +170,8 @@ enum Images {
             try? await app.imageStorage.delete(key)
             throw error
         }
-        // The sizes pages show, made once, here (a pattern's file is drawn as pages instead).
-        if format.isPicture {
-            let widths = try await PictureSizes.derive(key, data: data, format: format, app: app, db: db)
+        if let sizes {
+            let widths = try await PictureSizes.store(sizes, key: key, app: app, db: db)
             model.widths = widths.map(String.init).joined(separator: ",")
         }
         return model

@@ -1,10 +1,16 @@
+import Crypto
 import Fluent
 import Foundation
 import StitchCore
 import Vapor
 
-/// Password attempts, counted per account and per (account, client) in `login_throttles` (the
-/// pair's key is `email|address`). See `AuthController.checkPassword`.
+/// Password attempts, counted per account and per (account, client) in `login_throttles`. See
+/// `AuthController.checkPassword`.
+///
+/// A row's key is built from its parts' hashes, never from typed text: an account's is
+/// `account:` and the SHA-256 of its address, a pair's `pair:` and the hash of the address's and
+/// the client's hashes. Whatever someone types as an address (`|`, `%`, `_`, another row's key)
+/// names only that address's own rows; a pair row's `account` column finds an account's pairs.
 struct PasswordAttempts {
     let pairKey: String
 
@@ -12,20 +18,22 @@ struct PasswordAttempts {
     /// owner signing in barely notices.
     static let underAttackDelay: Duration = .seconds(1)
 
-    static func pairKey(email: String, client: String) -> String { "\(email)|\(client)" }
+    static func accountKey(email: String) -> String { "account:" + hex(email) }
+    static func pairKey(email: String, client: String) -> String { "pair:" + hex(hex(email) + ":" + hex(client)) }
+    private static func hex(_ text: String) -> String { SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined() }
 
     /// Counts this attempt; throws 429 for a client past its share for this account.
     static func admit(email: String, user: UserModel?, req: Request) async throws -> PasswordAttempts {
         let config = req.config
         let now = req.now
-        let client = ClientThrottle.clientAddress(req, trusted: config.trustedProxies)
+        let client = ClientThrottle.clientKey(req)
         let key = pairKey(email: email, client: client)
         let pair = try await AttemptCounter.count(table: LoginThrottleModel.schema, key: "email", key, count: "failures", now: now,
-                                                  window: config.loginFailureWindow, extra: ", locked_until = NULL", on: req.db)
+                                                  window: config.loginFailureWindow, group: ("account", accountKey(email: email)), extra: ", locked_until = NULL", on: req.db)
         if pair.number > config.loginMaxFailures {
             throw APIError.tooManyRequests("Too many sign-in attempts", until: pair.windowStart.addingTimeInterval(config.loginFailureWindow), now: now)
         }
-        let account = try await LoginThrottle.count(email: email, now: now, window: config.loginFailureWindow, on: req.db)
+        let account = try await LoginThrottle.count(key: accountKey(email: email), now: now, window: config.loginFailureWindow, on: req.db)
         if account.number > config.loginMaxFailures {
             if account.number == config.loginMaxFailures + 1, let user { warnOwner(user, req: req) }
             try await Task.sleep(for: underAttackDelay)
@@ -41,7 +49,8 @@ struct PasswordAttempts {
 
     /// Every count of an account (a new password was chosen).
     static func clear(email: String, on db: any Database) async throws {
-        try await LoginThrottleModel.query(on: db).group(.or) { $0.filter(\.$email == email).filter(\.$email, .custom("LIKE"), email + "|%") }.delete()
+        let account = accountKey(email: email)
+        try await LoginThrottleModel.query(on: db).group(.or) { $0.filter(\.$email == account).filter(\.$account == account) }.delete()
     }
 
     /// One mail a window to the owner of an account someone keeps failing to sign in to.

@@ -124,6 +124,8 @@ enum PasswordReset {
                   let user = try await UserModel.find(userId, on: db) else { throw invalidLink }
             user.passwordHash = hash
             user.updatedAt = now
+            // The link came by mail to the address: it is its owner's.
+            if user.emailProvenAt == nil { user.emailProvenAt = now }
             try await user.save(on: db)
             // An account that signed in only with a provider gains its address as a way in.
             if let email = user.email, try await IdentityModel.query(on: db).filter(\.$user.$id == userId)

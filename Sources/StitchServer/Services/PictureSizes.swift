@@ -46,11 +46,19 @@ enum PictureSizes {
         return out
     }
 
-    /// Makes and stores a picture's sizes and records which exist ("" when it can't be read:
+    /// Makes a picture's sizes on the tools' pool (`ToolWork`), counted against `account`'s share
+    /// there: decoding a 50-megapixel photo takes some 200 MB, so only as many are decoded at once
+    /// as the pool has threads, and one account's uploads past its share are refused (429,
+    /// Retry-After) before anything is stored. `background` work (a page asking for a picture
+    /// stored before sizes existed, the backfill) waits for its turn instead.
+    static func make(_ data: Data, format: ImageFormat, account: UUID?, background: Bool, app: Application) async throws -> [(width: Int, data: Data)] {
+        try await app.tools.run(for: account, background: background) { make(data, format: format) } ?? []
+    }
+
+    /// Stores the sizes made of a picture and records which exist ("" when it couldn't be read:
     /// the original is served). Returns the widths.
     @discardableResult
-    static func derive(_ key: String, data: Data, format: ImageFormat, app: Application, db: any Database) async throws -> [Int] {
-        let made = try await app.threadPool.runIfActive { make(data, format: format) } ?? []
+    static func store(_ made: [(width: Int, data: Data)], key: String, app: Application, db: any Database) async throws -> [Int] {
         for size in made { try await app.imageStorage.put(size.data, key: storageKey(key, width: size.width)) }
         let widths = made.map(\.width)
         try await db.sql.update(ImageModel.schema).set("widths", to: SQLBind(widths.map(String.init).joined(separator: ",")))
@@ -80,8 +88,11 @@ enum PictureSizes {
         let format = ImageFormat.allCases.first { $0.contentType == image.contentType }
         var made = widths(of: image)
         let wantsSize = derived || requested != nil
-        if made == nil, wantsSize, let format, format.isPicture, let original = try await app.imageStorage.get(key) {
-            made = try await derive(key, data: original, format: format, app: app, db: db)
+        if made == nil, wantsSize, let format, format.isPicture {
+            made = try await app.pictureDerivations.once(key) {
+                guard let original = try await app.imageStorage.get(key) else { return [] }
+                return try await store(try await make(original, format: format, account: image.userId, background: true, app: app), key: key, app: app, db: db)
+            }
         }
         let width = wantsSize ? pick(requested, from: made ?? []) : nil
         let etag = "\"\(image.sha256)\(width.map { "-w\($0)" } ?? "")\""
@@ -147,12 +158,44 @@ enum PictureSizes {
                         try await app.db.sql.update(ImageModel.schema).set("widths", to: SQLBind("")).where("key", .equal, SQLBind(key)).run()
                         continue
                     }
-                    try await derive(key, data: data, format: format, app: app, db: app.db)
+                    _ = try await app.pictureDerivations.once(key) {
+                        try await store(try await make(data, format: format, account: image.userId, background: true, app: app), key: key, app: app, db: app.db)
+                    }
                 }
             }
         } catch {
             app.logger.warning("Making picture sizes for older pictures stopped: \(error)")
         }
+    }
+}
+
+/// One derivation per picture at a time in this process: requests for a picture whose sizes are
+/// being made wait for that work instead of decoding it again beside it.
+final class PictureDerivations: Sendable {
+    private let running = NIOLockedValueBox<[String: Task<[Int], any Error>]>([:])
+
+    func once(_ key: String, _ work: @escaping @Sendable () async throws -> [Int]) async throws -> [Int] {
+        let task = running.withLockedValue { running -> Task<[Int], any Error> in
+            if let existing = running[key] { return existing }
+            let task = Task { try await work() }
+            running[key] = task
+            return task
+        }
+        defer { running.withLockedValue { running in if running[key] == task { running[key] = nil } } }
+        return try await task.value
+    }
+
+    /// How many pictures are having their sizes made now.
+    var count: Int { running.withLockedValue { $0.count } }
+}
+
+extension Application {
+    struct PictureDerivationsKey: StorageKey { typealias Value = PictureDerivations }
+
+    /// Set by `configure`.
+    var pictureDerivations: PictureDerivations {
+        guard let existing = storage[PictureDerivationsKey.self] else { fatalError("configure sets app.pictureDerivations") }
+        return existing
     }
 }
 

@@ -37,5 +37,5 @@ enum PWA {
         name: "stitch", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],
         readable: readable, offline: SiteURL.offline.path,
         // List thumbnails, so the kept stash and projects show their pictures offline.
-        pictures: #"^\/app\/images\/[^\/?]+\?w=192$"#)
+        pictures: #"^\/app\/images\/[^\/?]+\?w=192$"#, signedOut: #"^\/app\/(signin|signup)"#)
 }

@@ -20,7 +20,7 @@ enum SiteURL {
     case shopping, shoppingText, buy, shoppingAdd, shoppingDismiss
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
-    case linkSignIn, mailLinkSignIn, confirmLinkSignIn, removeSignIn(String), mergeAccount
+    case linkSignIn, mailLinkSignIn, confirmLinkSignIn, removeSignIn(String), mergeAccount, confirmAddress, confirmAddressAgain
     case stylesheet, script, font(String), icon, manifest, worker, offline, sync
     case image(String)
 
@@ -96,6 +96,8 @@ enum SiteURL {
         case .linkSignIn: ["app", "link-sign-in"]
         case .mailLinkSignIn: ["app", "link-sign-in", "mail"]
         case .confirmLinkSignIn: ["app", "link-sign-in", "confirm"]
+        case .confirmAddress: ["app", "confirm-address"]
+        case .confirmAddressAgain: ["app", "settings", "confirm-address"]
         case .removeSignIn(let provider): ["app", "settings", "sign-in", provider, "remove"]
         case .mergeAccount: ["app", "settings", "merge"]
         case .stylesheet: ["app", "static", WebAssets.stylesheet.hashedName("app.css")]

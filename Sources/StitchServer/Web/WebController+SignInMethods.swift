@@ -120,8 +120,8 @@ extension WebController {
     @Sendable func confirmLinkSignInPage(req: Request) async throws -> Response {
         let token = req.queryText("token") ?? ""
         do {
-            let (pending, _) = try await AccountLinks.mailed(token: token, req: req)
-            return html(ConfirmLinkSignInPage(token: token, pending: pending).render(try await context(req)))
+            let (pending, user) = try await AccountLinks.mailed(token: token, req: req)
+            return html(ConfirmLinkSignInPage(token: token, pending: pending, takesBack: user.emailProvenAt == nil).render(try await context(req)))
         } catch let error as APIError {
             return redirect(.signIn, flash: error.reason)
         }
@@ -130,8 +130,11 @@ extension WebController {
     @Sendable func confirmLinkSignIn(req: Request) async throws -> Response {
         let token = try FormData.parse(req)["token"] ?? ""
         do {
-            let pending = try await AccountLinks.confirmMailed(token: token, req: req)
+            let (pending, tookBack) = try await AccountLinks.confirmMailed(token: token, req: req)
             let name = AccountLinks.name(pending.provider)
+            guard !tookBack else {
+                return redirect(.signIn, flash: "\(name) now opens your account. Its address had never been confirmed, so the password set on it was removed and every device signed out: sign in with \(name), and choose a password from Forgot password if you want one.")
+            }
             return redirect(.signIn, flash: "\(name) now opens your account. Sign in with \(name).")
         } catch let error as APIError {
             return redirect(.signIn, flash: error.reason)

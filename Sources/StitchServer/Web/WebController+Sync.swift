@@ -17,6 +17,9 @@ struct WebChange: Decodable, Sendable {
 }
 
 struct WebSyncRequest: Decodable, Sendable {
+    /// The account that made the changes (the page's `data-user`): a batch kept by one account's
+    /// page is never applied to another account signed in on the same browser since.
+    var user: UUID
     var changes: [WebChange]
 }
 
@@ -28,6 +31,10 @@ struct WebSyncResponse: Encodable, Sendable {
 }
 
 extension WebController {
+    /// 409 for a batch another account made: the page keeps it for that account's next sign-in.
+    static let anotherAccount = APIError(.conflict, "These changes were made by another account on this browser. They are kept on this device for its next sign-in.",
+                                         fields: ["user": "Not the account signed in"])
+
     /// The most changes one call carries (the page sends what it kept, a few at a time).
     static let maxWebChanges = 500
     /// The record kinds the web app changes offline.
@@ -47,6 +54,7 @@ extension WebController {
     @Sendable func sync(req: Request) async throws -> Response {
         let userId = try req.user.id
         let request = try req.decodeJSON(WebSyncRequest.self)
+        guard request.user == userId else { throw Self.anotherAccount }
         guard request.changes.count <= Self.maxWebChanges else {
             throw APIError.validation(["changes": "Send at most \(Self.maxWebChanges) changes at once"])
         }

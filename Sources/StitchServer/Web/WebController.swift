@@ -69,7 +69,7 @@ struct WebAuth: AsyncMiddleware {
     func respond(to req: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let user = try await WebSession.user(for: req)
         if req.method == .POST {
-            if user == nil && required { return req.redirect(to: SiteURL.signIn.path) }
+            if user == nil && required { return Self.toSignIn(req) }
             // A form carries the token as a field; the page's script (app.js, sending what was
             // changed offline) as a header; an upload form in its address.
             var submitted = req.headers.first(name: BrowserSession.csrfHeader) ?? req.query[String.self, at: BrowserSession.csrfField]
@@ -87,37 +87,32 @@ struct WebAuth: AsyncMiddleware {
         if let user {
             req.auth.login(user)
         } else if required {
-            return req.redirect(to: SiteURL.signIn.path)
+            return Self.toSignIn(req)
         }
         let response = try await next.respond(to: req)
         WebSession.attachCSRF(req, to: response)
         return response
     }
+
+    /// To the sign-in page. A browser that still sent a session cookie had its session ended by
+    /// the server (signed out elsewhere, a new password, the account taken back): it forgets the
+    /// cookie and the pictures in its HTTP cache, as on signing out.
+    static func toSignIn(_ req: Request) -> Response {
+        let response = req.redirect(to: SiteURL.signIn.path)
+        if req.browserSession.session(req) != nil {
+            req.browserSession.clearSession(req: req, on: response)
+            response.headers.replaceOrAdd(name: "Clear-Site-Data", value: BrowserSession.clearCache)
+        }
+        return response
+    }
 }
 
-/// The message a page shows after a redirect (`?flash=`). Only the server's own messages show: each
-/// carries its signature (`fs`, HMAC with the server's secret), so a link someone else made with
-/// words of theirs ("your account is locked, call …") shows nothing on this site.
+/// Stitchuation's signed page messages (`FlashSigner`).
 enum Flash {
-    /// Derived from the server's secret (`configure` sets it), so every instance signs alike.
-    static let secret = NIOLockedValueBox(SymmetricKey(size: .bits256))
-
-    static func use(serverSecret: String) {
-        secret.withLockedValue { $0 = SymmetricKey(data: SHA256.hash(data: Data("flash:\(serverSecret)".utf8))) }
-    }
-
-    static func signature(_ text: String) -> String {
-        let key = secret.withLockedValue { $0 }
-        return String(TokenService.base64URL(HMAC<SHA256>.authenticationCode(for: Data("flash:\(text)".utf8), using: key)).prefix(22))
-    }
-
-    static func query(_ text: String) -> [String: String?] { ["flash": text, "fs": signature(text)] }
-
-    static func read(_ req: Request) -> String? {
-        guard let text = req.queryText("flash"), let given = req.queryText("fs"),
-              BrowserSession.constantTimeEquals(given, signature(text)) else { return nil }
-        return text
-    }
+    static let signer = FlashSigner()
+    static func use(serverSecret: String) { signer.use(serverSecret: serverSecret) }
+    static func query(_ text: String) -> [String: String?] { signer.query(text) }
+    static func read(_ req: Request) -> String? { signer.read(req) }
 }
 
 struct WebController: RouteCollection {
@@ -169,6 +164,8 @@ struct WebController: RouteCollection {
         open.grouped(ClientThrottle()).post(SiteURL.mailLinkSignIn.route, use: mailLinkSignIn)
         open.get(SiteURL.confirmLinkSignIn.route, use: confirmLinkSignInPage)
         open.grouped(ClientThrottle()).post(SiteURL.confirmLinkSignIn.route, use: confirmLinkSignIn)
+        open.get(SiteURL.confirmAddress.route, use: confirmAddress)
+        routes.grouped(WebAuth(required: true)).post(SiteURL.confirmAddressAgain.route, use: confirmAddressAgain)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -380,9 +377,35 @@ struct WebController: RouteCollection {
         }
     }
 
+    /// The confirmation mailed at registration, opened: the address is proven (only its owner
+    /// reads that mail). Opening it twice, or by a mail scanner, proves the same thing again.
+    @Sendable func confirmAddress(req: Request) async throws -> Response {
+        do {
+            let user = try await AddressProof.confirm(token: req.queryText("token") ?? "", req: req)
+            return redirect(req.auth.get(AuthenticatedUser.self) == nil ? .signIn : .settings, flash: "Thank you: \(user.email ?? "your address") is confirmed.")
+        } catch let error as APIError {
+            return redirect(.signIn, flash: error.reason)
+        }
+    }
+
+    /// "Email me the confirmation link" (Settings): the link again, counted against the address
+    /// as reset links are.
+    @Sendable func confirmAddressAgain(req: Request) async throws -> Response {
+        guard let user = try await UserModel.find(try req.user.id, on: req.db) else { throw WebError.signInRequired }
+        do {
+            try await AddressProof.mailAgain(to: user, req: req)
+            return redirect(.settings, flash: "We've sent the link to \(user.email ?? "your address"). Open it within a week.")
+        } catch let error as APIError {
+            return redirect(.settings, flash: error.reason)
+        }
+    }
+
     @Sendable func signOut(req: Request) async throws -> Response {
         let response = redirect(.signIn)
         try await WebSession.end(req: req, response: response)
+        // The pictures the browser keeps in its HTTP cache (a year) go with the session; the
+        // worker's copies go when the sign-in page opens (`PWA.worker`).
+        response.headers.replaceOrAdd(name: "Clear-Site-Data", value: BrowserSession.clearCache)
         return response
     }
 
@@ -392,6 +415,7 @@ struct WebController: RouteCollection {
         let methods = try await AccountLinks.methods(of: userId, db: req.db)
         var page = SettingsPage(user: user.profile(providers: methods.methods.map(\.provider)), counts: try await Self.counts(userId, db: req.db))
         page.methods = methods
+        page.canConfirmAddress = user.email != nil && user.emailProvenAt == nil && req.config.smtp != nil && req.config.publicURL != nil
         page.addable = (req.config.apple?.webRedirectURI != nil ? [(IdentityProvider.apple, SiteURL.appleSignIn)] : [])
             + oauthProviders(req).compactMap { name, _ in IdentityProvider(rawValue: name).map { ($0, SiteURL.oauthSignIn(name)) } }
         return html(page.render(try await context(req)))

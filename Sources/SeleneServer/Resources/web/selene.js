@@ -2,6 +2,22 @@
 // adds the streamed chat answer, voice input and delete confirmations.
 (function () {
   'use strict';
+  // The sign-in page (where signing out, or a session the server ended, leads): the worker's
+  // copies of notes, threads, tasks and the briefing go, so the next person on this device reads
+  // none of them, even with Selene unreachable. The server's Clear-Site-Data takes the pictures.
+  if (/^\/app\/(signin|setup)/.test(location.pathname)) {
+    if (window.caches) caches.keys().then(function (names) { names.forEach(function (n) { if (!/-shell-/.test(n)) caches.delete(n); }); });
+    if (navigator.serviceWorker && navigator.serviceWorker.controller) navigator.serviceWorker.controller.postMessage('forget-pages');
+  }
+  // Signing out with notes still kept in this browser: they are the person's words, so asked
+  // first; signed out, they are deleted from this browser with everything else.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.getAttribute || form.getAttribute('action') !== '/app/signout') return;
+    var kept = []; try { kept = JSON.parse(localStorage.getItem('selene-outbox') || '[]'); } catch (e) {}
+    if (kept.length && !window.confirm(kept.length + (kept.length === 1 ? ' note' : ' notes') + ' written while Selene couldn\u2019t be reached ' + (kept.length === 1 ? 'hasn\u2019t' : 'haven\u2019t') + ' been saved yet. Signing out deletes ' + (kept.length === 1 ? 'it' : 'them') + ' from this browser. Sign out anyway?')) { event.preventDefault(); return; }
+    try { localStorage.removeItem('selene-outbox'); } catch (e) {}
+  }, true);
   document.addEventListener('submit', function (event) {
     var button = event.submitter || event.target.querySelector('[data-confirm]');
     if (button && button.hasAttribute && button.hasAttribute('data-confirm') && !window.confirm(button.getAttribute('data-confirm'))) { event.preventDefault(); }
@@ -181,7 +197,7 @@
           headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': pushOn.getAttribute('data-csrf') } });
       }).then(function (r) {
         if (!r.ok) return r.json().then(function (j) { throw new Error(j.error || ('HTTP ' + r.status)); });
-        location.href = location.pathname + '?flash=' + encodeURIComponent('Notifications are on in this browser.');
+        location.href = r.headers.get('Selene-Next') || location.pathname;
       }).catch(function (e) { pushState.textContent = e.message; pushOn.disabled = false; });
     });
   }
@@ -241,11 +257,13 @@
   var flushing = false, retryTimer = null;
   function retryLater() { if (!retryTimer && outbox().length) retryTimer = setTimeout(function () { retryTimer = null; flushOutbox(); }, 15000); }
   function flushOutbox() {
-    var kept = outbox(), token = document.querySelector('input[name=_csrf]');
+    // Any signed-in page carries the token (its main's data-csrf); a form's field is the same.
+    var holder = document.querySelector('main[data-csrf]'), field = document.querySelector('input[name=_csrf]');
+    var token = (holder && holder.getAttribute('data-csrf')) || (field && field.value);
     if (!kept.length || !token || flushing) return;
     flushing = true;
     var note = kept[0];
-    post('/app/notes/new', new URLSearchParams({ _csrf: token.value, content: note.content, title: note.title || '', captureId: note.captureId || '' }))
+    post('/app/notes/new', new URLSearchParams({ _csrf: token, content: note.content, title: note.title || '', captureId: note.captureId || '' }))
     .then(function (r) {
       flushing = false;
       if (!r.ok) { retryLater(); return; }

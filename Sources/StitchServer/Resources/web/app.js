@@ -247,7 +247,7 @@
     showKept();
   };
   var flush = function () {
-    if (sending || navigator.onLine === false || !user) return;
+    if (sending || otherAccount || navigator.onLine === false || !user) return;
     var batch = mine().slice(0, 200);
     if (!batch.length) return;
     sending = true;
@@ -255,15 +255,20 @@
       return fetchWithDeadline('/app/sync', {
         method: 'POST', credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRF-Token': token || '' },
-        body: JSON.stringify({ changes: batch.map(function (c) { return { type: c.type, id: c.id, fields: c.fields, changedAt: c.changedAt }; }) })
+        // The batch says whose it is: the server refuses it for any other account (409).
+        body: JSON.stringify({ user: user, changes: batch.map(function (c) { return { type: c.type, id: c.id, fields: c.fields, changedAt: c.changedAt }; }) })
       }).then(function (response) {
-        // A token from a page kept since the browser last ran: a fresh page has this browser's.
+        // A token from a page kept since the browser last ran: a fresh page has this browser's —
+        // but only if that page is this account's. Another account signed in on this browser
+        // since: the changes stay here for their own account's next sign-in, and nothing is sent.
         if (response.status === 403 && retry) {
           return fetch('/app/inventory', { credentials: 'same-origin' }).then(function (r) { return r.text(); }).then(function (html) {
-            var found = /data-csrf="([^"]+)"/.exec(html);
+            var found = /data-csrf="([^"]+)"/.exec(html), owner = /data-user="([^"]+)"/.exec(html);
+            if (!owner || owner[1] !== user) { keptForOwner(); throw new Error('another account is signed in'); }
             return send(found ? found[1] : token, false);
           });
         }
+        if (response.status === 409) { keptForOwner(); throw new Error('another account is signed in'); }
         if (!response.ok) throw new Error('not sent: ' + response.status);  // signed out, say: kept for the next sign-in
         return response.json().then(function (answer) { settle(batch, answer); });
       });
@@ -272,6 +277,26 @@
       .then(function () { sending = false; if (mine().length) flush(); })
       .catch(function () { sending = false; retrySoon(); });
   };
+  // This page's account is no longer the one signed in on this browser: its changes wait here,
+  // said so, until it signs in again (no retries meanwhile: they would go to the other account).
+  var otherAccount = false;
+  var keptForOwner = function () {
+    otherAccount = true;
+    var n = mine().length;
+    status('outbox-kept').textContent = (n === 1 ? '1 change' : n + ' changes') + ' made on this page ' + (n === 1 ? 'was' : 'were')
+      + ' not sent: another account has signed in on this browser since. ' + (n === 1 ? 'It stays' : 'They stay')
+      + ' on this device and ' + (n === 1 ? 'is' : 'are') + ' sent when this account signs in again.';
+  };
+  // Signing out with changes not yet sent: asked first, as they stay on this device until this
+  // account signs in again.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!user || !form.getAttribute || form.getAttribute('action') !== '/app/signout') return;
+    var n = mine().length;
+    if (n && !window.confirm((n === 1 ? '1 change' : n + ' changes') + ' made offline ' + (n === 1 ? 'hasn\u2019t' : 'haven\u2019t')
+        + ' been sent yet. ' + (n === 1 ? 'It stays' : 'They stay') + ' on this device and ' + (n === 1 ? 'is' : 'are')
+        + ' sent when you sign in again. Sign out anyway?')) event.preventDefault();
+  }, true);
   // The server not answering says nothing to the browser's "online" event: try again now and then.
   var retryTimer = null;
   var retrySoon = function () {

@@ -91,6 +91,8 @@ struct SettingsPage {
     var methods = SignInMethods(methods: [], hasPassword: false)
     /// The providers this server offers in the browser, with where their flow starts.
     var addable: [(IdentityProvider, SiteURL)] = []
+    /// The address isn't proven yet (`AddressProof`), and this server can mail the link again.
+    var canConfirmAddress = false
 
     /// "Ways to sign in": each with Remove (never the last), the providers to add, and a merge.
     func waysIn(_ context: PageContext) -> Node {
@@ -124,10 +126,13 @@ struct SettingsPage {
                el("h2", [:], text("Account")),
                el("dl", ["class": "facts"],
                   el("dt", [:], text("Name")), el("dd", [:], text(user.displayName)),
-                  el("dt", [:], text("Email")), el("dd", [:], text(user.email ?? "—")),
+                  el("dt", [:], text("Email")), el("dd", [:], text(user.email ?? "—"),
+                     canConfirmAddress ? el("span", ["class": "muted"], text(" · not confirmed yet")) : nothing),
                   el("dt", [:], text("Member since")), el("dd", [:], text(Layout.longDate(user.createdAt)))),
                el("div", ["class": "actions"],
                   Layout.form(.signOut, context: context, el("button", ["class": "secondary", "type": "submit"], text("Sign out"))),
+                  when(canConfirmAddress, Layout.form(.confirmAddressAgain, context: context,
+                      el("button", ["class": "secondary", "type": "submit"], text("Email me the confirmation link")))),
                   when(user.providers.contains(.email), el("a", ["class": "button secondary", "href": SiteURL.password.path], text("Change password"))))),
             waysIn(context),
             el("section", ["class": "card"],

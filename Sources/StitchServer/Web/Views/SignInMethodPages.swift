@@ -39,12 +39,15 @@ struct LinkSignInPage {
 struct ConfirmLinkSignInPage {
     var token: String
     var pending: AccountLinks.Pending
+    /// The account's address was never confirmed: adding takes it back (`AccountLinks.takeBack`).
+    var takesBack = false
 
     func render(_ context: PageContext) -> Node {
         let name = AccountLinks.name(pending.provider)
         return Layout.document("Add \(name) to your account", body: el("main", ["class": "signin", "id": "main"],
             el("h1", [:], text("Add \(name) to your account")),
             el("p", ["class": "tagline"], text("\(name) will open the account of \(pending.email), with everything in it.")),
+            takesBack ? el("p", ["class": "muted"], text("This account's address was never confirmed, so someone else may have made it with your address. Adding \(name) removes the password set on it and signs out every device; you can choose a new password afterwards from Forgot password.")) : nothing,
             Layout.form(.confirmLinkSignIn, context: context,
                 void("input", ["type": "hidden", "name": "token", "value": token]),
                 el("button", ["class": "primary", "type": "submit"], text("Add \(name)"))),
