@@ -266,12 +266,17 @@ public enum ConflictRule {
         case same
     }
 
-    /// Newer `updatedAt` wins; on a tie a delete beats an edit; on a full tie the greater
+    /// Deletes win over updates (SPEC, from the seeds: "delete is an update to `deletedAt`"): a
+    /// deleted record is not brought back by an edit, whatever its `updatedAt` — an old tablet
+    /// waking up with an edit doesn't resurrect what was deleted elsewhere — and a delete beats an
+    /// edit made before or after it. Bringing a record back is an explicit restore on the server
+    /// ("Recently deleted"), which no device's change can undo but another delete. Between two
+    /// versions both deleted or both live, newer `updatedAt` wins; on a full tie the greater
     /// canonical JSON wins.
     public static func resolve(incoming: Stamp, current: Stamp) -> Outcome {
+        if incoming.deleted != current.deleted { return incoming.deleted ? .incoming : .current }
         let a = incoming.updatedAt.millisecondsSince1970, b = current.updatedAt.millisecondsSince1970
         if a != b { return a > b ? .incoming : .current }
-        if incoming.deleted != current.deleted { return incoming.deleted ? .incoming : .current }
         if incoming.fingerprint == current.fingerprint { return .same }
         return incoming.fingerprint > current.fingerprint ? .incoming : .current
     }
@@ -283,10 +288,10 @@ public enum ConflictRule {
     /// `resolve(incoming:current:)` for two versions of one record; the canonical JSON is only
     /// computed when the timestamps and tombstones tie.
     public static func resolve<R: SyncRecord>(incoming: R, current: R) -> Outcome {
-        let a = incoming.updatedAt.millisecondsSince1970, b = current.updatedAt.millisecondsSince1970
-        if a != b { return a > b ? .incoming : .current }
         let x = incoming.deletedAt != nil, y = current.deletedAt != nil
         if x != y { return x ? .incoming : .current }
+        let a = incoming.updatedAt.millisecondsSince1970, b = current.updatedAt.millisecondsSince1970
+        if a != b { return a > b ? .incoming : .current }
         return resolve(incoming: Stamp(incoming), current: Stamp(current))
     }
 

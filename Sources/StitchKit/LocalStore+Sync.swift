@@ -64,8 +64,13 @@ extension LocalStore {
 
     /// Applies a page from the server and then stores the cursor, in one transaction, so a crash
     /// in between can only mean the page is fetched again.
-    func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date) throws {
+    /// Answers what this device's own changes lost to a delete made elsewhere (deletes win): the
+    /// records' names, for the person to be told ("deleted on another device: your change to …
+    /// wasn't kept"); the device has dropped those changes with the records.
+    @discardableResult
+    func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date) throws -> [String] {
         try writer.write { db in
+            var lost: [String] = []
             // Which of the page's records have local changes waiting: one query for the page.
             var pending = Set<RecordKey>()
             let rows = try Row.fetchCursor(db, sql: "SELECT entity, id FROM sync_state WHERE pending")
@@ -100,15 +105,15 @@ extension LocalStore {
                     // Anything that reads the local copy first sees every earlier change of the page.
                     try upserts.flush(db)
                     switch change.type {
-                    case .thread: applied = try Self.apply(change, as: InventoryThread.self, pending: isPending, upserts: &upserts, db: db)
-                    case .canvas: applied = try Self.apply(change, as: Canvas.self, pending: isPending, upserts: &upserts, db: db)
-                    case .project: applied = try Self.apply(change, as: Project.self, pending: isPending, upserts: &upserts, db: db)
-                    case .projectSection: applied = try Self.apply(change, as: ProjectSection.self, pending: isPending, upserts: &upserts, db: db)
-                    case .projectThread: applied = try Self.apply(change, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
-                    case .journalEntry: applied = try Self.apply(change, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
-                    case .journalImage: applied = try Self.apply(change, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
-                    case .pattern: applied = try Self.apply(change, as: Pattern.self, pending: isPending, upserts: &upserts, db: db)
-                    case .shoppingLine: applied = try Self.apply(change, as: ShoppingLine.self, pending: isPending, upserts: &upserts, db: db)
+                    case .thread: applied = try Self.apply(change, lost: &lost, as: InventoryThread.self, pending: isPending, upserts: &upserts, db: db)
+                    case .canvas: applied = try Self.apply(change, lost: &lost, as: Canvas.self, pending: isPending, upserts: &upserts, db: db)
+                    case .project: applied = try Self.apply(change, lost: &lost, as: Project.self, pending: isPending, upserts: &upserts, db: db)
+                    case .projectSection: applied = try Self.apply(change, lost: &lost, as: ProjectSection.self, pending: isPending, upserts: &upserts, db: db)
+                    case .projectThread: applied = try Self.apply(change, lost: &lost, as: ProjectThread.self, pending: isPending, upserts: &upserts, db: db)
+                    case .journalEntry: applied = try Self.apply(change, lost: &lost, as: JournalEntry.self, pending: isPending, upserts: &upserts, db: db)
+                    case .journalImage: applied = try Self.apply(change, lost: &lost, as: JournalImage.self, pending: isPending, upserts: &upserts, db: db)
+                    case .pattern: applied = try Self.apply(change, lost: &lost, as: Pattern.self, pending: isPending, upserts: &upserts, db: db)
+                    case .shoppingLine: applied = try Self.apply(change, lost: &lost, as: ShoppingLine.self, pending: isPending, upserts: &upserts, db: db)
                     }
                 }
                 if applied {
@@ -118,6 +123,7 @@ extension LocalStore {
             try upserts.flush(db)
             try synced.flush(db)
             try Self.setSetting(Self.cursorKey, cursor, db: db)
+            return lost
         }
     }
 
@@ -125,25 +131,47 @@ extension LocalStore {
     /// the server's copy outright (the server's copy already won everything the server has seen);
     /// a pending one keeps the local version when that is newer. Answers whether the server's
     /// copy is now the local one.
-    static func apply<R: LocalRecord>(_ change: SyncChange, as type: R.Type, pending: Bool, upserts: inout Upserts, db: Database) throws -> Bool {
+    static func apply<R: LocalRecord>(_ change: SyncChange, lost: inout [String], as type: R.Type, pending: Bool, upserts: inout Upserts, db: Database) throws -> Bool {
         var incoming: R
         if change.action == .upsert, change.hasData {
             incoming = try change.record(as: R.self)
-            if pending, let local = try R.fetchOne(db, key: ["id": change.id]),
-               ConflictRule.resolve(incoming: incoming, current: local) == .current {
-                return false
+            if pending, let local = try R.fetchOne(db, key: ["id": change.id]) {
+                if ConflictRule.resolve(incoming: incoming, current: local) == .current { return false }
+                if incoming.deletedAt != nil, local.deletedAt == nil { lost.append(label(change.type, local)) }
             }
         } else if let local = try R.fetchOne(db, key: ["id": change.id]) {
             incoming = local
             incoming.deletedAt = change.deletedAt ?? change.updatedAt
             incoming.updatedAt = change.updatedAt
             if pending, ConflictRule.resolve(incoming: incoming, current: local) == .current { return false }
+            if pending, local.deletedAt == nil { lost.append(label(change.type, local)) }
         } else {
             return false  // a tombstone for something this device never had
         }
         // No foreign keys point at these tables, so replacing a row is a plain upsert.
         try upserts.add(incoming, db: db)
         return true
+    }
+
+    /// How a record is named to the person: a thread's brand and number, a canvas's design, a
+    /// project's or a section's name.
+    static func label<R: Encodable>(_ type: EntityType, _ record: R) -> String {
+        guard case .object(let fields)? = try? JSONValueEncoder.encode(record) else { return "a \(type.rawValue)" }
+        func text(_ key: String) -> String? {
+            if case .string(let value)? = fields[key], !value.isEmpty { return value }
+            return nil
+        }
+        switch type {
+        case .thread, .shoppingLine, .projectThread:
+            if let brand = text("brand"), let number = text("number") { return "\(brand.uppercased()) \(number)" }
+            return "a thread"
+        case .canvas: return text("designName").map { "the canvas “\($0)”" } ?? "a canvas"
+        case .project: return text("name").map { "the project “\($0)”" } ?? "a project"
+        case .projectSection: return text("name").map { "the section “\($0)”" } ?? "a section"
+        case .journalEntry: return "a journal entry"
+        case .journalImage: return "a journal photo"
+        case .pattern: return text("name").map { "the pattern “\($0)”" } ?? "a pattern"
+        }
     }
 
     /// `INSERT OR REPLACE` of a whole record: the same columns and values as

@@ -12,6 +12,9 @@ public actor SyncEngine {
         public var stagedImages: Int
         public var lastError: String?
         public var rejected: [SyncResult]
+        /// This device's changes to records deleted on another device, named, from the last sync:
+        /// dropped with the records (deletes win).
+        public var deletedElsewhere: [String] = []
         public var isSyncing: Bool
     }
 
@@ -22,6 +25,7 @@ public actor SyncEngine {
     private var running: Task<Void, any Error>?
     private var lastError: String?
     private var rejected: [SyncResult] = []
+    private var deletedElsewhere: [String] = []
     /// Records per pull page that a device asks for: the most the server gives. Every page is a
     /// round trip, which on a phone's network costs far more than the page's bytes (a first sync
     /// of 10,000 records is two requests, not ten or twenty); a page is stored in one transaction.
@@ -54,7 +58,7 @@ public actor SyncEngine {
     public func status() throws -> Status {
         Status(lastSync: try store.setting(LocalStore.lastSyncKey).flatMap(Timestamp.date(from:)),
                pending: try store.pendingCount(), stagedImages: try store.stagedImageCount(),
-               lastError: lastError, rejected: rejected, isSyncing: running != nil)
+               lastError: lastError, rejected: rejected, deletedElsewhere: deletedElsewhere, isSyncing: running != nil)
     }
 
     // MARK: Triggers
@@ -120,6 +124,7 @@ public actor SyncEngine {
         var outgoing = try store.pendingChanges()
         var cursor = try store.cursor
         var newlyRejected: [SyncResult] = []
+        var newlyDeletedElsewhere: [String] = []
         // The next page, asked for as soon as this one has arrived (its headers name the cursor),
         // and decoded while this one is being stored. Only once nothing is left to push, so the
         // request is exactly the one the loop would make next.
@@ -154,12 +159,13 @@ public actor SyncEngine {
             if ahead == nil, response.hasMore, outgoing.isEmpty { ahead = ask(response.cursor, []) }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)
-            try store.applyPulled(response.changes, cursor: response.cursor, at: now)
+            newlyDeletedElsewhere += try store.applyPulled(response.changes, cursor: response.cursor, at: now)
             newlyRejected += response.results.filter { $0.status == .rejected }
             cursor = response.cursor
             if !response.hasMore && outgoing.isEmpty { break }
         }
         rejected = newlyRejected
+        deletedElsewhere = newlyDeletedElsewhere
         try store.setSetting(LocalStore.lastSyncKey, Timestamp.string(from: store.clock()))
     }
 }

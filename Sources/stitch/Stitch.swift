@@ -192,6 +192,9 @@ struct SyncCommand: AsyncParsableCommand {
             for rejected in status.rejected {
                 print("  refused \(rejected.type?.rawValue ?? "record") \(Output.short(rejected.id)): \(rejected.error?.error ?? "")")
             }
+            for name in status.deletedElsewhere {
+                print("  deleted on another device: your change to \(name) wasn't kept")
+            }
         }
     }
 }

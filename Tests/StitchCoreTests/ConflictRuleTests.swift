@@ -2,7 +2,7 @@ import Foundation
 import StitchCore
 import Testing
 
-@Suite("Last-write-wins conflict rule")
+@Suite("Conflict rule: deletes win, then the last write")
 struct ConflictRuleTests {
     let t = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -28,11 +28,22 @@ struct ConflictRuleTests {
         #expect(ConflictRule.resolve(incoming: a, current: a) == .same)
     }
 
-    @Test("Resurrection: an older edit never revives a newer delete; a newer edit does")
-    func resurrect() {
+    @Test("Deletes win: no edit revives a delete, older or newer (an old tablet waking up); a delete beats an edit made before or after it; two deletes, the newer")
+    func deletesWin() {
         #expect(ConflictRule.resolve(incoming: stamp(-5), current: stamp(0, deleted: true)) == .current)
-        #expect(ConflictRule.resolve(incoming: stamp(5), current: stamp(0, deleted: true)) == .incoming)
-        #expect(ConflictRule.resolve(incoming: stamp(-5, deleted: true), current: stamp(0)) == .current)
+        #expect(ConflictRule.resolve(incoming: stamp(5), current: stamp(0, deleted: true)) == .current)
+        #expect(ConflictRule.resolve(incoming: stamp(3600 * 24 * 30), current: stamp(0, deleted: true)) == .current)
+        #expect(ConflictRule.resolve(incoming: stamp(-5, deleted: true), current: stamp(0)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(5, deleted: true), current: stamp(0)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(5, deleted: true), current: stamp(0, deleted: true)) == .incoming)
+        #expect(ConflictRule.resolve(incoming: stamp(-5, deleted: true), current: stamp(0, deleted: true)) == .current)
+        // Records compared whole answer the same.
+        var edited = thread { $0.updatedAt = t.addingTimeInterval(60) }
+        var deleted = thread { $0.updatedAt = t }
+        deleted.deletedAt = t
+        edited.id = deleted.id
+        #expect(ConflictRule.resolve(incoming: edited, current: deleted) == .current)
+        #expect(ConflictRule.resolve(incoming: deleted, current: edited) == .incoming)
     }
 
     @Test func cursorsEncodeAndOrder() throws {

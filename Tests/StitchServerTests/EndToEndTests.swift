@@ -201,6 +201,61 @@ struct EndToEndTests {
         }
     }
 
+    @Test("Deletes win across devices: the phone deletes a thread while the tablet (StitchKit) and a terminal (the stitch CLI) were offline editing it later; neither edit brings it back, each device drops its copy and says so, and all converge")
+    func deletesWinAcrossDevices() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, clock, server in
+            let phone = try Device(server: server, clock: clock)
+            let tablet = try Device(server: server, clock: clock)
+            let session = try await phone.api.register(email: "dora@example.com", password: "correct horse", displayName: "Dora")
+            _ = try await tablet.api.login(email: "dora@example.com", password: "correct horse")
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-deletes-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            func stitch(_ args: String..., offline: Bool = false) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"].merging(offline ? ["STITCH_OFFLINE": "1"] : [:]) { a, _ in a })
+            }
+            let black = try phone.store.save(InventoryThread(brand: "DMC", number: "310", quantity: 2, createdAt: clock.now, updatedAt: clock.now))
+            let red = try phone.store.save(InventoryThread(brand: "DMC", number: "321", quantity: 1, createdAt: clock.now, updatedAt: clock.now))
+            try await phone.engine.sync()
+            try await tablet.engine.sync()
+            var r = try await stitch("login", "--server", server, "--email", "dora@example.com")
+            #expect(r.code == 0, "\(r.err)")
+
+            // Offline, the tablet and the terminal edit the threads; the phone then deletes both.
+            clock.advance(by: 10)
+            var edit = try #require(try tablet.store.find(InventoryThread.self, id: black.id))
+            edit.quantity = 6
+            try tablet.store.save(edit)
+            r = try await stitch("threads", "inc", "DMC", "321", "3", offline: true)
+            #expect(r.code == 0 && r.out.contains("waiting to sync"), "\(r.out) \(r.err)")
+            clock.advance(by: 10)
+            try phone.store.delete(InventoryThread.self, id: black.id)
+            try phone.store.delete(InventoryThread.self, id: red.id)
+            try await phone.engine.sync()
+            // The tablet's edit (older than the delete) and the terminal's (on the real clock, later)
+            // both arrive after it.
+            clock.advance(by: 3600)
+            var later = try #require(try tablet.store.find(InventoryThread.self, id: black.id))
+            later.notes = "still using it"
+            try tablet.store.save(later)
+            try await tablet.engine.sync()
+            let status = try await tablet.engine.status()
+            #expect(status.deletedElsewhere == ["DMC 310"] && status.rejected.isEmpty, "\(status)")
+            #expect(try tablet.store.find(InventoryThread.self, id: black.id) == nil && tablet.store.pendingCount() == 0)
+            r = try await stitch("sync")
+            #expect(r.code == 0 && r.out.contains("deleted on another device: your change to DMC 321 wasn't kept"), "\(r.out) \(r.err)")
+            r = try await stitch("threads")
+            #expect(!r.out.contains("321") && !r.out.contains("310"), "\(r.out)")
+
+            let stored = try await serverState(app, userId: session.user.id)
+            #expect(try phone.state() == stored && tablet.state() == stored)
+            let token = try #require(try tablet.tokens.load()?.accessToken)  // refreshed by its last sync
+            for id in [black.id, red.id] {
+                #expect(try await app.send(.GET, "/threads/\(id.wireText)", token: token).status == .notFound)
+            }
+        }
+    }
+
     @Test("A change the server refuses for a record it holds is undone on the device: it takes the server's copy and converges")
     func refusedChangeConverges() async throws {
         try await withLiveServer { app, clock, server in
@@ -217,8 +272,8 @@ struct EndToEndTests {
             let second = try start.start(canvas.id, in: phone.store)
             try await phone.engine.sync()
 
-            // Then the ended project is brought back: newer than its delete, but the canvas has a
-            // live project, so the server refuses it, and no pull would ever bring its copy.
+            // Then the ended project is edited back to life on the device, newer than its delete:
+            // deletes win, so the server answers with the tombstone and the device drops its copy.
             clock.advance(by: 5)
             var revived = try #require(try phone.store.all(Project.self, includeDeleted: true).first { $0.id == first.id })
             revived.deletedAt = nil
@@ -226,7 +281,7 @@ struct EndToEndTests {
             try phone.store.save(revived)
             try await phone.engine.sync()
             let status = try await phone.engine.status()
-            #expect(status.rejected.map(\.id) == [first.id])
+            #expect(status.rejected.isEmpty && status.deletedElsewhere.count == 1, "\(status)")
             #expect(try phone.store.pendingCount() == 0)
             #expect(try phone.store.find(Project.self, id: first.id) == nil)
             #expect(try phone.store.find(Project.self, id: second.id) != nil)

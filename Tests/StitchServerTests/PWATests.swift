@@ -145,6 +145,18 @@ struct PWATests {
             #expect(try await bobUser.get("/threads", as: [InventoryThread].self).isEmpty)
             #expect(try await ann.get("/threads/\(black.id.wireText)", as: InventoryThread.self).quantity == 6)
 
+            // Deleted on another device after the page kept its change (made later still): deletes
+            // win, the change isn't kept, and the answer carries the tombstone for the page to say so.
+            let doomed = try await ann.thread("DMC", "666", quantity: 1)
+            #expect(try await ann.send(.DELETE, "/threads/\(doomed.id.wireText)").status == .noContent)
+            let afterDelete = Timestamp.string(from: clock.now.addingTimeInterval(30))
+            let onDeleted = try await web.request(.POST, "/app/sync", json: Self.kept([("thread", doomed.id, #"{"quantity":4}"#, afterDelete)], user: ann.auth.user.id),
+                                                  headers: csrf)
+            let deletedAnswer = try onDeleted.decode(WebSyncAnswer.self)
+            #expect(deletedAnswer.results.map(\.status) == [.stale], "\(onDeleted.text)")
+            #expect(deletedAnswer.changes.first { $0.id == doomed.id }?.deletedAt != nil, "\(onDeleted.text)")
+            #expect(try await ann.send(.GET, "/threads/\(doomed.id.wireText)").status == .notFound)
+
             // Signed out: 401, and the page keeps what it has for the next sign-in.
             let out = WebClient(app: app)
             #expect(try await out.request(.POST, "/app/sync", json: body, headers: csrf).status != .ok)

@@ -43,11 +43,12 @@ enum SyncVersion {
 enum Records {
     /// The user's live (not deleted) record, or nil. Another user's id looks exactly like a
     /// missing one.
-    static func find<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, on db: any Database) async throws -> M? {
-        let query = M.select(on: db)
+    /// The user's record; a tombstone too when `includeDeleted`.
+    static func find<M: RecordModel>(_ type: M.Type, _ id: UUID, userId: UUID, includeDeleted: Bool = false, on db: any Database) async throws -> M? {
+        var query = M.select(on: db)
             .where("id", .equal, SQLUUID(id))
             .where("user_id", .equal, SQLUUID(userId))
-            .where("deleted_at", .is, SQLLiteral.null)
+        if !includeDeleted { query = query.where("deleted_at", .is, SQLLiteral.null) }
         return try await db.selectRecords(M.self, query).first.map(M.init)
     }
 

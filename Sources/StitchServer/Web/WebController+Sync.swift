@@ -89,6 +89,9 @@ extension WebController {
                 continue
             }
             var fields = try await Self.currentFields(type, change.id, userId: userId, db: req.db) ?? [:]
+            // An edit, laid over the server's record: of a record deleted since, it loses (deletes
+            // win) and the answer carries the tombstone.
+            fields.removeValue(forKey: "deletedAt")
             for (name, value) in change.fields where !["id", "updatedAt", "deletedAt"].contains(name) { fields[name] = value }
             run.append(SyncChange(type: type, id: change.id, action: .upsert, data: .object(fields), updatedAt: change.changedAt, deletedAt: nil))
         }
@@ -167,8 +170,10 @@ extension WebController {
     /// The record's wire fields as the server holds it, or nil when it has none (a new one).
     static func currentFields(_ type: EntityType, _ id: UUID, userId: UUID, db: any Database) async throws -> [String: JSONValue]? {
         func fields<M: RecordModel>(_ model: M.Type) async throws -> [String: JSONValue]? {
-            guard let found = try await Records.find(M.self, id, userId: userId, on: db),
-                  case .object(let object)? = try SyncChange(record: found.record).data
+            // A tombstone's fields too: the kept edit is laid over them as over a live record's,
+            // and loses to the delete (deletes win), the answer carrying the tombstone.
+            guard let found = try await Records.find(M.self, id, userId: userId, includeDeleted: true, on: db),
+                  case .object(let object) = try JSONValueEncoder.encode(found.record)
             else { return nil }
             return object
         }

@@ -228,7 +228,11 @@
       if (row) row.classList.remove('pending');
       if (sent.type === 'step') stepsSettled.push(sent.fields.thread);
       if (result.status === 'applied') sentCount += 1;
-      else if (result.status === 'stale') {
+      else if (result.status === 'stale' && copy && (copy.action === 'delete' || (copy.data && copy.data.deletedAt))) {
+        // Deletes win: the record was deleted on another device, and this change is dropped with it.
+        if (row) row.remove();
+        notes.push('Deleted on another device: your change to ' + sent.label + ' wasn\u2019t kept.');
+      } else if (result.status === 'stale') {
         var quantity = copy && copy.data ? copy.data.quantity : undefined;
         if (row && quantity !== undefined) setQuantity(row, quantity);
         notes.push(sent.label + ' was changed later on another device' + (quantity !== undefined ? ': it has ' + quantity + ' there, which is kept.' : '; that change is kept.'));
