@@ -42,6 +42,33 @@ struct StashAndImageTests {
         }
     }
 
+    @Test("A deleted canvas's photo is 404 at once, to the API and to pages, every size; a photo that another live record still shows is served; a photo no record names yet (just uploaded) is served")
+    func deletedPhotoIsGone() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let c = try await ann.canvas()
+            let key = try #require(try await ann.upload("/canvases/\(c.id)/image", files: [Fixtures.file(Fixtures.png)]).decode(Canvas.self).imageKey)
+            #expect(try await ann.send(.GET, "/images/\(key)").status == .ok)
+            #expect(try await web.request(.GET, "/app/images/\(key)?w=192").status == .ok)
+            #expect(try await ann.send(.DELETE, "/canvases/\(c.id)").status == .noContent)
+            for path in ["/images/\(key)", "/images/\(key)?w=192"] {
+                #expect(try await ann.send(.GET, path).status == .notFound, "\(path)")
+            }
+            #expect(try await web.request(.GET, "/app/images/\(key)?w=192").status == .notFound)
+            #expect(try await web.request(.GET, "/app/images/\(key)").status == .notFound)
+
+            // One photo on two canvases: deleting one leaves it shown by the other.
+            let bare = try await ann.upload("/images", files: [Fixtures.file(Fixtures.png)]).decode(ImageUploadResponse.self).key
+            #expect(try await ann.send(.GET, "/images/\(bare)").status == .ok, "not named by a record yet")
+            let first = try await ann.create("/canvases", ["designer": "A", "designName": "One", "imageKey": bare], as: Canvas.self)
+            _ = try await ann.create("/canvases", ["designer": "A", "designName": "Two", "imageKey": bare], as: Canvas.self)
+            #expect(try await ann.send(.DELETE, "/canvases/\(first.id)").status == .noContent)
+            #expect(try await ann.send(.GET, "/images/\(bare)").status == .ok)
+        }
+    }
+
     @Test("Upload a real PNG and JPEG; the owner gets them back with type, ETag and a private cache header")
     func uploadAndServe() async throws {
         try await withTestApp { app, _ in

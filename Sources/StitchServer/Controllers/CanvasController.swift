@@ -116,12 +116,13 @@ struct ImageController: RouteCollection {
         return try respond(ImageUploadResponse(key: image.id!, contentType: image.contentType, byteSize: image.byteSize), status: .created)
     }
 
-    /// The owner's image with its type, an ETag and a private cache header; to anyone else, 404.
+    /// The owner's image with its type, an ETag and a private cache header; to anyone else, and
+    /// once every record showing it is deleted, 404.
     /// As uploaded, or with `?w=` a JPEG of that width or the next made (`PictureSizes`).
     @Sendable
     func serve(req: Request) async throws -> Response {
         let key = req.parameters.get("key") ?? ""
-        guard let image = try await Images.owned(key, userId: req.user.id, on: req.db) else { throw APIError.notFound }
+        guard let image = try await Images.served(key, userId: req.user.id, on: req.db) else { throw APIError.notFound }
         return try await PictureSizes.response(for: image, derived: false, req: req)
     }
 }

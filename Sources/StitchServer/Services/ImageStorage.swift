@@ -183,6 +183,31 @@ enum Images {
         return try await ImageModel.query(on: db).filter(\._$id == key).filter(\.$userId == userId).first()
     }
 
+    /// The user's own image as pages and the API serve it: nil too once every record that showed
+    /// it is deleted — a deleted canvas's photo is 404 at once, not served for as long as its
+    /// tombstone names it. A picture no record names yet (just uploaded, its record still to
+    /// come) is served.
+    static func served(_ key: String, userId: UUID, on db: any Database) async throws -> ImageModel? {
+        guard let image = try await owned(key, userId: userId, on: db) else { return nil }
+        var named = 0, live = 0
+        for (table, column) in references {
+            let row = try await db.sql.raw("""
+                SELECT COUNT(*) AS n, SUM(CASE WHEN deleted_at IS NULL THEN 1 ELSE 0 END) AS live FROM \(ident: table) \
+                WHERE \(ident: column) = \(bind: key) AND user_id = \(bind: userId)
+                """).first()
+            named += try row?.decode(column: "n", as: Int?.self) ?? 0
+            live += try row?.decode(column: "live", as: Int?.self) ?? 0
+            if live > 0 { return image }
+        }
+        return named == 0 ? image : nil
+    }
+
+    /// Where records name a stored file: (table, column).
+    static let references: [(String, String)] = [
+        (CanvasModel.schema, "image_key"), (JournalImageModel.schema, "image_key"),
+        (ProjectModel.schema, "image_key"), (PatternModel.schema, "file_key"),
+    ]
+
     /// Removes an image nobody's record points at any more (deleted records included, since a
     /// sync can bring them back).
     static func removeIfUnreferenced(_ key: String, app: Application, db: any Database) async throws {

@@ -328,7 +328,7 @@ struct WebController: RouteCollection {
     /// Pictures for the signed-in browser; anyone else gets a 404.
     @Sendable func image(req: Request) async throws -> Response {
         let key = req.parameters.get("key") ?? ""
-        guard let user = try await WebSession.user(for: req), let image = try await Images.owned(key, userId: user.id, on: req.db)
+        guard let user = try await WebSession.user(for: req), let image = try await Images.served(key, userId: user.id, on: req.db)
         else { throw Abort(.notFound) }
         // Pages get the sizes made for them: upright, no metadata, a HEIC as a JPEG.
         return try await PictureSizes.response(for: image, derived: true, req: req)
