@@ -740,7 +740,9 @@ def test_signing_out_leaves_nothing_to_read(selene, shots):
         driver.get(base + f"/app/signin?token={TOKEN}")
         note = api(base, "POST", "/api/notes", {"content": "The locker code is 8812"})
         driver.get(base + f"/app/notes/{note['id']}")
-        until(driver, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        driver.execute_async_script("var done = arguments[0]; navigator.serviceWorker.ready.then(function () { done(true); });")
+        driver.get(base + "/app/notes/new")  # kept, to write in while Selene is away
+        until(driver, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"), seconds=30)
         driver.get(base + f"/app/notes/{note['id']}")
         assert "8812" in driver.find_element(By.CSS_SELECTOR, "pre.note").text
         time.sleep(0.5)  # the worker's copy is written just after the page arrives

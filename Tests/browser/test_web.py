@@ -1431,9 +1431,11 @@ def test_kept_changes_go_to_their_own_account(shots):
         WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)
         ann_id = outbox(browser)[0]["user"]
 
-        # Bea signs in on this browser, in another tab (online: the emulation is the first tab's).
+        # Ann's session ends (it expired, or she signed out on another device) and Bea signs in on
+        # this browser, in another tab (online: the emulation is the first tab's).
         browser.switch_to.new_window("tab")
         bea_tab = browser.current_window_handle
+        browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
         sign_in(browser, base, "bea-kept@example.com")
         WebDriverWait(browser, 10).until(lambda d: d.current_url == base + "/app/inventory")
 
@@ -1457,17 +1459,20 @@ def test_kept_changes_go_to_their_own_account(shots):
         assert [(t["brand"], t["number"], t["quantity"]) for t in api(base, ann, "GET", "/threads")] == [("DMC", "798", 3)]
         assert api(base, bea, "GET", "/threads") == []
 
-        # A change kept on the device, then "Sign out": asked first; "Cancel" keeps Ann signed in.
-        browser.get(base + "/app/inventory")
-        network(browser, offline=True)
-        click(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='One more DMC 798']"))
-        WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)
+        # A change still kept on the device (as the page keeps them), then "Sign out": asked
+        # first; "Cancel" keeps Ann signed in. (Signing out needs the network, so its button is
+        # off while offline: the kept change is put where the page keeps them, online.)
         browser.get(base + "/app/settings")
+        browser.execute_script("""
+            var user = document.getElementById('main').getAttribute('data-user');
+            localStorage.setItem('stitch-outbox', JSON.stringify([{ user: user, type: 'step', id: 'c0ffee00-0000-4000-8000-000000000001',
+              fields: { thread: 'c0ffee00-0000-4000-8000-000000000002', delta: 1 }, changedAt: new Date().toISOString(), label: 'DMC 798 (one more)' }]));""")
         browser.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
         alert = WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)
         assert "1 change made offline hasn\u2019t been sent yet" in alert.text, alert.text
         alert.dismiss()
         assert browser.current_url == base + "/app/settings" and len(outbox(browser)) == 1
+        browser.execute_script("localStorage.removeItem('stitch-outbox')")
     finally:
         browser.quit()
         server.close()

@@ -259,7 +259,7 @@
   function flushOutbox() {
     // Any signed-in page carries the token (its main's data-csrf); a form's field is the same.
     var holder = document.querySelector('main[data-csrf]'), field = document.querySelector('input[name=_csrf]');
-    var token = (holder && holder.getAttribute('data-csrf')) || (field && field.value);
+    var token = (holder && holder.getAttribute('data-csrf')) || (field && field.value), kept = outbox();
     if (!kept.length || !token || flushing) return;
     flushing = true;
     var note = kept[0];
