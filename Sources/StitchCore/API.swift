@@ -551,3 +551,36 @@ public struct ChartKeyResult: Codable, Sendable, Hashable {
         self.alreadyRequired = alreadyRequired
     }
 }
+
+/// "Recently deleted": what was deleted in the last `RecentlyDeleted.days` days, newest first, to
+/// be restored — threads, canvases, projects (with their journal, sections, requirements and
+/// patterns) and journal entries of live projects. After that they are gone for good.
+public struct RecentlyDeleted: Codable, Sendable, Hashable {
+    public static let days = 30
+
+    public struct Item: Codable, Sendable, Hashable, Identifiable {
+        public var type: EntityType
+        public var id: UUID
+        /// How the person names it: "DMC 310", a canvas's design, a project's title, a journal
+        /// entry's first words.
+        public var title: String
+        public var deletedAt: Date
+        /// Until when it can be restored.
+        public var restorableUntil: Date
+
+        public init(type: EntityType, id: UUID, title: String, deletedAt: Date, restorableUntil: Date) {
+            self.type = type
+            self.id = id
+            self.title = title
+            self.deletedAt = deletedAt
+            self.restorableUntil = restorableUntil
+        }
+    }
+
+    public var items: [Item]
+
+    public init(items: [Item]) { self.items = items }
+
+    /// The kinds of record listed and restored.
+    public static let kinds: [EntityType] = [.thread, .canvas, .project, .journalEntry]
+}

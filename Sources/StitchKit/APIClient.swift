@@ -198,6 +198,17 @@ public actor APIClient {
         try decode(try await send("POST", "/patterns/\(patternId.text)/key", body: confirmation, authorized: true))
     }
 
+    /// "Recently deleted": what can still be restored.
+    public func recentlyDeleted() async throws -> RecentlyDeleted {
+        try await get("/deleted")
+    }
+
+    /// Restores a recently deleted record on the server (with what was deleted with it); the next
+    /// sync brings it back to this device. Answers what is still recently deleted.
+    public func restore(_ type: EntityType, id: UUID) async throws -> RecentlyDeleted {
+        try decode(try await send("POST", "/deleted/\(type.rawValue)/\(id.text)/restore", body: Optional<String>.none, authorized: true))
+    }
+
     public func get<T: Decodable>(_ path: String, as type: T.Type = T.self) async throws -> T {
         try decode(try await send("GET", path, body: Optional<String>.none, authorized: true))
     }

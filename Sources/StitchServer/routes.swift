@@ -18,4 +18,5 @@ func routes(_ app: Application) throws {
     try api.register(collection: PatternController())
     try api.register(collection: ShoppingController())
     try api.register(collection: SyncController())
+    try api.register(collection: DeletedController())
 }

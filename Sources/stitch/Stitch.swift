@@ -12,7 +12,7 @@ struct Stitch: AsyncParsableCommand {
         subcommands: [
             Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, ForgotPassword.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
             Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self, Patterns.self,
-            ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self,
+            ReadinessCommand.self, ShoppingListCommand.self, Import.self, Export.self, DeletedCommand.self, RestoreCommand.self,
         ])
 
     /// Runs a command body, turning failures into a clear line on stderr and a meaningful exit code.
@@ -162,6 +162,52 @@ struct AccountCommand: AsyncParsableCommand {
                 try ctx.store.eraseAll()
                 print("Your account and everything in it have been deleted from \(session.server), and this device's copy with it.")
             }
+        }
+    }
+}
+
+struct DeletedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deleted", abstract: "What you deleted in the last \(RecentlyDeleted.days) days, to restore with `stitch restore`.")
+    @OptionGroup var output: JSONFlag
+
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            guard ctx.signedIn else { throw ClientError.signedOut }
+            let deleted = try await ctx.api.recentlyDeleted()
+            if output.json { print(try Output.json(deleted)); return }
+            if deleted.items.isEmpty { print("Nothing was deleted in the last \(RecentlyDeleted.days) days."); return }
+            for item in deleted.items {
+                let day = Timestamp.string(from: item.deletedAt).prefix(10), until = Timestamp.string(from: item.restorableUntil).prefix(10)
+                print("\(item.type.rawValue) \(Output.short(item.id))  \(item.title)  deleted \(day), restorable until \(until)")
+            }
+            print("Restore one with: stitch restore TYPE ID")
+        }
+    }
+}
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Bring back something deleted in the last \(RecentlyDeleted.days) days (a project with its journal, sections and patterns).")
+    @Argument(help: "thread, canvas, project or journalEntry (as `stitch deleted` lists them).") var type: String
+    @Argument(help: "Its id, or the first characters of it that `stitch deleted` shows.") var id: String
+
+    func run() async throws {
+        try await Stitch.run {
+            let ctx = try Context.open()
+            guard ctx.signedIn else { throw ClientError.signedOut }
+            guard let kind = EntityType(rawValue: type), RecentlyDeleted.kinds.contains(kind) else {
+                throw CLIError("Restore a thread, canvas, project or journalEntry", code: .usage)
+            }
+            let candidates = try await ctx.api.recentlyDeleted().items.filter { $0.type == kind && $0.id.text.lowercased().hasPrefix(id.lowercased()) }
+            guard let item = candidates.first, candidates.count == 1 else {
+                throw CLIError(candidates.isEmpty ? "No \(type) \(id) was deleted in the last \(RecentlyDeleted.days) days (`stitch deleted` lists them)"
+                                                  : "\(candidates.count) of them start with \(id): give more of the id", code: candidates.isEmpty ? .notFound : .usage)
+            }
+            _ = try await ctx.api.restore(kind, id: item.id)
+            try await ctx.engine.syncWithRetry(attempts: 3, initialDelay: .milliseconds(300))
+            print("Restored \(item.title); synced.")
         }
     }
 }

@@ -253,6 +253,19 @@ struct EndToEndTests {
             for id in [black.id, red.id] {
                 #expect(try await app.send(.GET, "/threads/\(id.wireText)", token: token).status == .notFound)
             }
+
+            // Deleted by mistake: "Recently deleted" from the terminal brings DMC 310 back, to every device.
+            r = try await stitch("deleted")
+            #expect(r.code == 0 && r.out.contains("DMC 310") && r.out.contains("DMC 321") && r.out.contains("stitch restore"), "\(r.out) \(r.err)")
+            r = try await stitch("restore", "thread", String(black.id.wireText.prefix(8)))
+            #expect(r.code == 0 && r.out.contains("Restored DMC 310; synced."), "\(r.out) \(r.err)")
+            r = try await stitch("restore", "thread", "ffffffff")
+            #expect(r.code == 6 && r.err.contains("stitch deleted"), "\(r.out) \(r.err)")
+            r = try await stitch("threads")
+            #expect(r.out.contains("310") && !r.out.contains("321"), "\(r.out)")
+            try await tablet.engine.sync()
+            #expect(try tablet.store.find(InventoryThread.self, id: black.id)?.quantity == 2)
+            #expect(try await app.send(.GET, "/threads/\(black.id.wireText)", token: token).status == .ok)
         }
     }
 

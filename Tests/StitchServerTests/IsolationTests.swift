@@ -55,6 +55,9 @@ struct OwnedData {
         case ("patternId", _): pattern.id.uuidString
         case ("page", _): "1"
         case ("id", "lines"): line.id.uuidString
+        // Recently deleted: restoring the owner's thread by its id.
+        case ("type", "deleted"): "thread"
+        case ("id", "deleted"): thread.id.uuidString
         // Ways in are the caller's own account's, named by provider: one the caller hasn't is a 404.
         case ("provider", "sign-in-methods"): "apple"
         default: nil

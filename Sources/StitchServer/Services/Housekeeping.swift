@@ -1,4 +1,5 @@
 import Fluent
+import StitchCore
 import Foundation
 import NIOConcurrencyHelpers
 import SQLKit
@@ -110,6 +111,8 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                         }
                         let orphans = try await Housekeeping.removeOrphanFiles(now: clock.now(), app: application)
                         if orphans > 0 { logger.info("Housekeeping removed \(orphans) stored files no picture or pattern row named") }
+                        let gone = try await Deletions.removeFilesGoneForGood(now: clock.now(), app: application, db: db)
+                        if gone > 0 { logger.info("Housekeeping removed \(gone) pictures and pattern files of records deleted over \(RecentlyDeleted.days) days ago") }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")
                     }

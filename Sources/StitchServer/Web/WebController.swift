@@ -166,6 +166,8 @@ struct WebController: RouteCollection {
         open.grouped(ClientThrottle()).post(SiteURL.confirmLinkSignIn.route, use: confirmLinkSignIn)
         open.get(SiteURL.confirmAddress.route, use: confirmAddress)
         routes.grouped(WebAuth(required: true)).post(SiteURL.confirmAddressAgain.route, use: confirmAddressAgain)
+        routes.grouped(WebAuth(required: true)).get(SiteURL.recentlyDeleted.route, use: recentlyDeleted)
+        routes.grouped(WebAuth(required: true)).post(SiteURL.restoreDeleted(":type", ":id").route, use: restoreDeleted)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -397,6 +399,24 @@ struct WebController: RouteCollection {
             return redirect(.settings, flash: "We've sent the link to \(user.email ?? "your address"). Open it within a week.")
         } catch let error as APIError {
             return redirect(.settings, flash: error.reason)
+        }
+    }
+
+    /// Settings → Recently deleted: the last 30 days' deletes, each with Restore.
+    @Sendable func recentlyDeleted(req: Request) async throws -> Response {
+        let deleted = try await Deletions.list(userId: try req.user.id, now: req.now, db: req.db)
+        return html(RecentlyDeletedPage(deleted: deleted).render(try await context(req)))
+    }
+
+    @Sendable func restoreDeleted(req: Request) async throws -> Response {
+        guard let type = req.parameters.get("type").flatMap(EntityType.init(rawValue:)), let id = req.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+            return redirect(.recentlyDeleted, flash: "That can't be restored.")
+        }
+        do {
+            let title = try await Deletions.restore(type, id, userId: try req.user.id, now: req.now, app: req.application, db: req.db)
+            return redirect(.recentlyDeleted, flash: "Restored \(title). Your devices get it back when they sync.")
+        } catch let error as APIError {
+            return redirect(.recentlyDeleted, flash: error.fields?.values.first ?? error.reason)
         }
     }
 

@@ -136,6 +136,10 @@ struct SettingsPage {
                   when(user.providers.contains(.email), el("a", ["class": "button secondary", "href": SiteURL.password.path], text("Change password"))))),
             waysIn(context),
             el("section", ["class": "card"],
+               el("h2", [:], text("Recently deleted")),
+               el("p", ["class": "muted"], text("Deleted something by mistake? It can be restored for \(RecentlyDeleted.days) days.")),
+               el("a", ["class": "button secondary", "href": SiteURL.recentlyDeleted.path], text("Recently deleted"))),
+            el("section", ["class": "card"],
                el("h2", [:], text("Your data")),
                el("p", ["class": "muted"], text(counts.map { "\($0.1) \($0.0)" }.joined(separator: " · "))),
                el("div", ["class": "actions"],
@@ -167,5 +171,38 @@ struct ErrorPage {
             el("h1", [:], text(title)),
             el("p", ["class": "tagline"], text(message)),
             el("a", ["class": "button primary", "href": SiteURL.inventory.path], text("Back to my threads"))))
+    }
+}
+
+/// Settings → Recently deleted: what was deleted in the last 30 days, newest first, each with
+/// Restore (a project brings its journal, sections and patterns back with it).
+struct RecentlyDeletedPage {
+    var deleted: RecentlyDeleted
+
+    static func kind(_ type: EntityType) -> String {
+        switch type {
+        case .thread: "Thread"
+        case .canvas: "Canvas"
+        case .project: "Project"
+        case .journalEntry: "Journal entry"
+        default: type.rawValue
+        }
+    }
+
+    func render(_ context: PageContext) -> Node {
+        Layout.page("Recently deleted", section: .settings, context: context,
+            el("h1", [:], text("Recently deleted")),
+            el("p", ["class": "muted"], text("What you deleted in the last \(RecentlyDeleted.days) days, on any device. Restore brings it back everywhere; after \(RecentlyDeleted.days) days it is gone for good, with its photos.")),
+            deleted.items.isEmpty
+                ? Layout.emptyState(icon: "inventory", title: "Nothing deleted lately", message: "Threads, canvases, projects and journal entries you delete stay here for \(RecentlyDeleted.days) days.", action: nothing)
+                : el("ul", ["class": "list card", "id": "deleted"], children: deleted.items.map { item in
+                    el("li", ["class": "row", "data-deleted": "\(item.type.rawValue)/\(item.id.wireText)"],
+                       el("div", ["class": "grow"],
+                          el("span", ["class": "title"], text(item.title)),
+                          el("div", ["class": "muted"], text("\(Self.kind(item.type)) · deleted \(Layout.longDate(item.deletedAt)) · until \(Layout.longDate(item.restorableUntil))"))),
+                       Layout.form(.restoreDeleted(item.type.rawValue, item.id.wireText), context: context, attrs: "inline",
+                          el("button", ["class": "secondary", "type": "submit", "aria-label": "Restore \(item.title)"], text("Restore"))))
+                }),
+            el("p", [:], el("a", ["href": SiteURL.settings.path], text("Back to Settings"))))
     }
 }
