@@ -225,6 +225,32 @@ struct S3StorageTests {
         }
     }
 
+    @Test("On a bucket, a project and its canvas deleted: their objects stay while they can be restored (served to nobody), and leave the bucket 30 days on — the photo, its sizes, the project's picture")
+    func deletedRecordsLeaveTheBucket() async throws {
+        let s3 = try RcloneS3()
+        defer { s3.stop() }
+        try await withTestApp(adjust: { $0.objectStorage = s3.settings() }) { app, clock in
+            var ann = try await TestUser.make(app)
+            let canvas = try await ann.canvas()
+            let key = try #require(try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(PictureSizeTests.photo(width: 800, height: 600))])
+                .decode(Canvas.self).imageKey)
+            let project = try await ann.project(canvas: canvas).project
+            let picture = try await ann.upload("/images", files: [Fixtures.file(Fixtures.png)]).decode(ImageUploadResponse.self).key
+            let set = try await ann.sendObject(.PUT, "/projects/\(project.id)", ["imageKey": picture])
+            #expect(set.status == .ok, "\(set.text)")
+            let objects = s3.files().count
+            #expect(objects >= 5 && s3.files().contains("photos/\(picture)"), "\(s3.files())")
+            #expect(try await ann.send(.DELETE, "/projects/\(project.id)").status == .noContent)
+            #expect(try await ann.send(.DELETE, "/canvases/\(canvas.id)").status == .noContent)
+            #expect(try await ann.send(.GET, "/images/\(key)").status == .notFound)
+            #expect(s3.files().count == objects, "kept while they can be restored")
+            clock.advance(by: 31 * 86_400)
+            ann = TestUser(app: app, auth: try await login(app).decode(AuthResponse.self))
+            #expect(try await Deletions.removeFilesGoneForGood(now: clock.now, app: app, db: app.db) == 2)
+            #expect(s3.files().isEmpty, "\(s3.files())")
+        }
+    }
+
     @Test("The server on a bucket: a photo uploaded through the API is kept as objects (the original and its sizes), served, replaced; a pattern's pages drawn into it; all gone with the account; /health checks the bucket and names it when it fails")
     func serverOnBucket() async throws {
         let s3 = try RcloneS3()
