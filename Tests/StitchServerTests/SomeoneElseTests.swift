@@ -17,6 +17,16 @@ struct SomeoneElseTests {
         return ProviderSignInRequest(provider: .apple, idToken: token, nonce: nonce)
     }
 
+    /// The fake providers, and mail to a real SMTP server on loopback.
+    func withMail(_ body: (Application, TestClock, SMTPSink) async throws -> Void) async throws {
+        let sink = try SMTPSink(security: .none, auth: false)
+        defer { sink.stop() }
+        try await withFakeProviders(adjust: { config in
+            config.smtp = sink.settings(auth: false)
+            config.publicURL = "https://stitch.test"
+        }) { app, clock in try await body(app, clock, sink) }
+    }
+
     static func link(in mail: SMTPSink.Message, after marker: String) throws -> String {
         let start = try #require(mail.body.range(of: marker)).upperBound
         return String(mail.body[start...].prefix { !$0.isWhitespace })
@@ -24,12 +34,7 @@ struct SomeoneElseTests {
 
     @Test("A stranger registers the owner's address first and keeps a password, a session and a refresh token; the owner signs in with Apple and proves the address by the mailed link: the stranger's password, session and refresh token stop working, and the owner's Apple opens the account")
     func preAccountHijack() async throws {
-        let sink = try SMTPSink(security: .none, auth: false)
-        defer { sink.stop() }
-        try await withFakeProviders(adjust: { config in
-            config.smtp = sink.settings(auth: false)
-            config.publicURL = "https://stitch.test"
-        }) { app, clock in
+        try await withMail { app, clock, sink in
             // The stranger: an address that isn't theirs, a password of their own, signed in on
             // the API (access and refresh token) and in a browser.
             let stranger = try await register(app, email: "owner@example.com", password: "stranger's password")
@@ -73,12 +78,7 @@ struct SomeoneElseTests {
 
     @Test("An address proven by its confirmation mail keeps its password and sessions when Apple is added by the mailed link; a stale or forged confirmation proves nothing")
     func provenAddressKeepsItsWaysIn() async throws {
-        let sink = try SMTPSink(security: .none, auth: false)
-        defer { sink.stop() }
-        try await withFakeProviders(adjust: { config in
-            config.smtp = sink.settings(auth: false)
-            config.publicURL = "https://stitch.test"
-        }) { app, clock in
+        try await withMail { app, clock, sink in
             let ann = try await register(app, email: "ann@example.com")
             let confirmation = try #require(try await sink.waitFor(1, confirmations: true).first)
             let token = try Self.link(in: confirmation, after: "https://stitch.test/app/confirm-address?token=")

@@ -1030,14 +1030,7 @@ def test_offline_in_a_shop(browser, shots):
         WebDriverWait(browser, 5).until(lambda d: "Bought 2 — kept on this device" in d.find_element(By.ID, "shopping").text)
         # A thread added offline, from the form kept for it.
         browser.get(base + "/app/inventory/new")
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "444")
-        fill(browser, "colorName", "Dark lemon")
-        fill(browser, "quantity", "2")
-        add_another = browser.find_element(By.ID, "f-addAnother")
-        if add_another.is_selected():
-            click(browser, add_another)
-        submit(browser, "Add thread")
+        add_one_thread(browser, "444", "2", color_name="Dark lemon")
         assert browser.current_url == base + "/app/inventory"
         # A journal note, on the project's page kept offline.
         browser.get(project)
@@ -1130,13 +1123,7 @@ def test_server_unreachable_while_online(browser, shots):
         click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Add entry']"))
         WebDriverWait(browser, 15).until(lambda d: "Written with one bar" in d.find_element(By.ID, "journal").text)
         browser.get(base + "/app/inventory/new")
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "798")
-        fill(browser, "quantity", "3")
-        add_another = browser.find_element(By.ID, "f-addAnother")
-        if add_another.is_selected():
-            click(browser, add_another)
-        submit(browser, "Add thread")
+        add_one_thread(browser, "798", "3")
         WebDriverWait(browser, 15).until(lambda d: d.current_url == base + "/app/inventory")
         kept = json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox')"))
         assert sorted(c["type"] for c in kept) == ["journalEntry", "purchase", "thread"], kept
@@ -1396,6 +1383,19 @@ def test_tablet_split_view(shots):
         server.close()
 
 
+def add_one_thread(browser, number, quantity, color_name=None):
+    """Fills the open "Add thread" form for one DMC thread (not "add another") and sends it."""
+    fill(browser, "brand", "DMC")
+    fill(browser, "number", number)
+    if color_name:
+        fill(browser, "colorName", color_name)
+    fill(browser, "quantity", quantity)
+    add_another = browser.find_element(By.ID, "f-addAnother")
+    if add_another.is_selected():
+        click(browser, add_another)
+    submit(browser, "Add thread")
+
+
 def outbox(browser):
     return json.loads(browser.execute_script("return localStorage.getItem('stitch-outbox') || '[]'"))
 
@@ -1421,13 +1421,7 @@ def test_kept_changes_go_to_their_own_account(shots):
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
         time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
         network(browser, offline=True)
-        fill(browser, "brand", "DMC")
-        fill(browser, "number", "798")
-        fill(browser, "quantity", "3")
-        add_another = browser.find_element(By.ID, "f-addAnother")
-        if add_another.is_selected():
-            click(browser, add_another)
-        submit(browser, "Add thread")
+        add_one_thread(browser, "798", "3")
         WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)
         ann_id = outbox(browser)[0]["user"]
 
