@@ -12,6 +12,7 @@ import Vapor
 /// Sets up a Selene application: database, migrations, middleware, the LLM client and routes.
 /// The executable and every test call this same function.
 public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClock = .live) async throws {
+    app.lifecycle.use(CloseDatabasesAtShutdown())  // first registered: the last to shut down
     if case .postgres = config.database {} else { app.giveSQLiteItsOwnThreads() }
     switch config.database {
     case .sqliteFile(let path):

@@ -10,6 +10,7 @@ import Vapor
 /// Sets up an application: database, migrations, middleware, keys and routes. The executable
 /// and every test call this same function.
 public func configure(_ app: Application, config: AppConfig, clock: AppClock = .live) async throws {
+    app.lifecycle.use(CloseDatabasesAtShutdown())  // first registered: the last to shut down
     app.config = config
     app.responseCache = ResponseCache(maxBytes: config.listCacheBytes)
     app.verifiedTokens = VerifiedTokens()

@@ -65,6 +65,10 @@ struct ThreadsAndBriefingTests {
                 #expect(try await app.call(.GET, "/api/threads/search/garden%20tom", as: ThreadDetail.self).thread.id == thread.id)
                 #expect(found.thread.id == thread.id && found.notes.count == 4)
                 #expect(try await app.send(.GET, "/api/threads/search/zebra").status == .notFound)
+                // What is typed is matched as it is: "%" and "_" are characters, not patterns.
+                for typed in ["%25", "_", "%25%25", "g_rden"] {
+                    #expect(try await app.send(.GET, "/api/threads/search/\(typed)").status == .notFound, "\(typed)")
+                }
                 #expect(try await app.send(.GET, "/api/threads/999").status == .notFound)
                 #expect(try await app.send(.GET, "/api/threads/999/tasks").status == .notFound)
                 #expect(try await app.send(.GET, "/api/threads?status=sleeping").status == .badRequest)

@@ -31,10 +31,12 @@ struct ThreadStore {
     func search(name: String) async throws -> ThreadDetail? {
         let needle = name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !needle.isEmpty else { return nil }
-        let escaped = needle.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
+        // A substring search by position, not LIKE: what the person typed is matched as it is,
+        // with no character of it read as a pattern (no LIKE on user input anywhere).
+        let contains: SQLQueryString = db.sql.dialect.name == "postgresql"
+            ? "strpos(lower(name), \(bind: needle)) > 0" : "instr(lower(name), \(bind: needle)) > 0"
         let rows = try await db.sql.raw("""
-            SELECT id, lower(name) AS lname FROM threads WHERE lower(name) LIKE \(bind: "%" + escaped + "%") ESCAPE '\\'
+            SELECT id, lower(name) AS lname FROM threads WHERE \(contains)
             ORDER BY momentum DESC, last_activity_at DESC, id DESC LIMIT 200
             """).all()
         let candidates = try rows.map { (try $0.decode(column: "id", as: Int.self), try $0.decode(column: "lname", as: String.self)) }
