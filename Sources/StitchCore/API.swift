@@ -558,6 +558,7 @@ public struct ChartKeyResult: Codable, Sendable, Hashable {
 public struct RecentlyDeleted: Codable, Sendable, Hashable {
     public static let days = 30
 
+    /// One deleted record: its kind, id and title, when it was deleted and until when it can be restored.
     public struct Item: Codable, Sendable, Hashable, Identifiable {
         public var type: EntityType
         public var id: UUID
