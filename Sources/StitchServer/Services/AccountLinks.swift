@@ -121,12 +121,7 @@ enum AccountLinks {
             throw APIError(.serviceUnavailable, "This server can't send email. Enter the account's password instead, or ask whoever runs it to set SMTP_URL.")
         }
         let now = req.now
-        let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", pending.email, count: "requests",
-                                                     now: now, window: config.resetRequestWindow, on: req.db)
-        guard attempt.number <= config.resetRequestLimit else {
-            throw APIError.tooManyRequests("Too many links mailed to this address",
-                                           until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
-        }
+        try await PasswordReset.countMailedLink(to: pending.email, refusal: "Too many links mailed to this address", req: req)
         guard let user = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first(), let userId = user.id else { throw expiredLink }
         let name = name(pending.provider)
         let link = "\(site)\(SiteURL.confirmLinkSignIn.path)?token=\(pending.mailedToken(now: now, secret: config.jwtSecret))"

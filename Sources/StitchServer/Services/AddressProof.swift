@@ -62,12 +62,7 @@ enum AddressProof {
         guard config.smtp != nil, config.publicURL != nil else {
             throw APIError(.serviceUnavailable, "This server can't send email. Forgot password confirms the address too, once mail is set up.")
         }
-        let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", email, count: "requests",
-                                                     now: req.now, window: config.resetRequestWindow, on: req.db)
-        guard attempt.number <= config.resetRequestLimit else {
-            throw APIError.tooManyRequests("Too many links mailed to this address",
-                                           until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: req.now)
-        }
+        try await PasswordReset.countMailedLink(to: email, refusal: "Too many links mailed to this address", req: req)
         mailConfirmation(to: user, req: req)
     }
 

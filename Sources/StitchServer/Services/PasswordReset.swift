@@ -50,12 +50,7 @@ enum PasswordReset {
         guard let smtp = config.smtp, let site = config.publicURL else { throw unconfigured }
         let email = Rules.normalizedEmail(body.email)
         let now = req.now
-        let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", email, count: "requests",
-                                                     now: now, window: config.resetRequestWindow, on: req.db)
-        guard attempt.number <= config.resetRequestLimit else {
-            throw APIError.tooManyRequests("Too many reset links asked for this address",
-                                           until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
-        }
+        try await countMailedLink(to: email, refusal: "Too many reset links asked for this address", req: req)
         guard let user = try await UserModel.query(on: req.db).filter(\.$email == email).first(), let userId = user.id else { return accepted }
 
         let token = TokenService.base64URL([UInt8].random(count: 32))
@@ -98,6 +93,17 @@ enum PasswordReset {
         }
         req.application.mailQueue.send(message, with: smtp, what: "password-reset", userId: userId, logger: req.logger)
         return accepted
+    }
+
+    /// Counts one more link mailed to `email` (a reset, an added sign-in, an address confirmation:
+    /// they share the address's count); past `resetRequestLimit` in the window, 429 saying `refusal`.
+    static func countMailedLink(to email: String, refusal: String, req: Request) async throws {
+        let config = req.config, now = req.now
+        let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", email, count: "requests",
+                                                     now: now, window: config.resetRequestWindow, on: req.db)
+        guard attempt.number <= config.resetRequestLimit else {
+            throw APIError.tooManyRequests(refusal, until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
+        }
     }
 
     /// Whether a link's token can still be used (to say so when the link is opened, not only
