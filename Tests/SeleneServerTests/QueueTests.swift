@@ -124,41 +124,59 @@ struct QueueTests {
         let (port, settings) = try await Self.stoppedStub()
         try await withSelene(adjust: { $0.llm = settings }) { app, clock in
             let queue = ProcessingQueue(db: app.writeDB, services: app.selene, owner: "loop", logger: app.logger)
-            let worker = Task { await BackgroundWork.work(queue, services: app.selene, logger: app.logger) }
-            defer { worker.cancel() }
-            for i in 0..<10 {
-                try await app.note("Capture \(i) while the model server is down")
-                app.selene.queueSignal.wake()
-                try await Task.sleep(nanoseconds: 400_000_000)
-            }
-            let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
-            let pausedSince = try #require(health.pausedSince)
-            let nextCheck = try #require(health.nextCheckAt)
-            #expect(health.pauseReason?.contains("not reachable") == true)
-            // Captures don't lengthen the pause: the next check is at most the longest probe interval away.
-            #expect(nextCheck.timeIntervalSince(Date()) <= app.selene.config.processing.maxProbeInterval + 1)
-            #expect(pausedSince <= clock.now)
+            try await withWorker(queue, app: app) {
+                for i in 0..<10 {
+                    try await app.note("Capture \(i) while the model server is down")
+                    app.selene.queueSignal.wake()
+                    try await Task.sleep(nanoseconds: 400_000_000)
+                }
+                let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
+                let pausedSince = try #require(health.pausedSince)
+                let nextCheck = try #require(health.nextCheckAt)
+                #expect(health.pauseReason?.contains("not reachable") == true)
+                // Captures don't lengthen the pause: the next check is at most the longest probe interval away.
+                #expect(nextCheck.timeIntervalSince(Date()) <= app.selene.config.processing.maxProbeInterval + 1)
+                #expect(pausedSince <= clock.now)
 
-            let back = try await port.restart()
-            let returned = Date()
-            var counts: [String: Int] = [:]
-            // The next probe is at most `maxProbeInterval` away (checked above); the deadline is for a
-            // loaded machine: in a full PostgreSQL run on two cores a note took ~15 s here (a 60 s deadline once
-            // ended with 3 of 10 done). The loop ends as soon as all are.
-            while Date().timeIntervalSince(returned) < 300 {
-                counts = try await SeleneAdmin.processingCounts(app)
-                if counts["done"] == 10 { break }
-                try await Task.sleep(nanoseconds: 200_000_000)
+                let back = try await port.restart()
+                let returned = Date()
+                var counts: [String: Int] = [:]
+                // The next probe is at most `maxProbeInterval` away (checked above); the deadline is for a
+                // loaded machine: in a full PostgreSQL run on two cores a note took ~15 s here (a 60 s deadline once
+                // ended with 3 of 10 done). The loop ends as soon as all are.
+                while Date().timeIntervalSince(returned) < 300 {
+                    counts = try await SeleneAdmin.processingCounts(app)
+                    if counts["done"] == 10 { break }
+                    try await Task.sleep(nanoseconds: 200_000_000)
+                }
+                // Nothing is captured after the return: the queue picks up again by itself, on its next probe.
+                #expect(counts["done"] == 10, "\(counts)")
+                let after: LLMHealth = try await app.call(.GET, "/api/llm/health")
+                #expect(after.available && after.pausedSince == nil)
+                let notes = try await app.call(.GET, "/api/notes", as: NoteList.self).notes
+                #expect(notes.allSatisfy { $0.attempts == 1 }, "no attempt spent on the outage")
+                #expect(back.requests.filter { $0.hasFormat && $0.text.hasPrefix("Note:") }.count == 10, "each note analysed once")
+                await back.stop()
             }
-            // Nothing is captured after the return: the queue picks up again by itself, on its next probe.
-            #expect(counts["done"] == 10, "\(counts)")
-            let after: LLMHealth = try await app.call(.GET, "/api/llm/health")
-            #expect(after.available && after.pausedSince == nil)
-            let notes = try await app.call(.GET, "/api/notes", as: NoteList.self).notes
-            #expect(notes.allSatisfy { $0.attempts == 1 }, "no attempt spent on the outage")
-            #expect(back.requests.filter { $0.hasFormat && $0.text.hasPrefix("Note:") }.count == 10, "each note analysed once")
-            await back.stop()
         }
+    }
+
+    /// Runs the processing loop beside `body`, and stops it — cancelled, woken, and waited for —
+    /// before the application shuts down. A loop left running holds a database connection past
+    /// the shutdown: its reads fail on a removed file, and a connection released after the thread
+    /// pool stopped can't close (sqlite-nio's debug assertion ended a CI run so).
+    private func withWorker(_ queue: ProcessingQueue, app: Application, _ body: () async throws -> Void) async throws {
+        let worker = Task { await BackgroundWork.work(queue, services: app.selene, logger: app.logger) }
+        func stop() async {
+            worker.cancel()
+            app.selene.queueSignal.wake()
+            await worker.value
+        }
+        do { try await body() } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test("A worker that dies mid-note leaves it claimed until the lease runs out; another worker then finishes it, once")
