@@ -568,13 +568,17 @@ public struct RecentlyDeleted: Codable, Sendable, Hashable {
         public var deletedAt: Date
         /// Until when it can be restored.
         public var restorableUntil: Date
+        /// True for a canvas or a project that had a photo: `GET /deleted/{type}/{id}/photo`
+        /// serves it while the record is listed here (nowhere else serves a deleted record's photo).
+        public var hasPhoto: Bool?
 
-        public init(type: EntityType, id: UUID, title: String, deletedAt: Date, restorableUntil: Date) {
+        public init(type: EntityType, id: UUID, title: String, deletedAt: Date, restorableUntil: Date, hasPhoto: Bool? = nil) {
             self.type = type
             self.id = id
             self.title = title
             self.deletedAt = deletedAt
             self.restorableUntil = restorableUntil
+            self.hasPhoto = hasPhoto
         }
     }
 

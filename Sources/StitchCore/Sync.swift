@@ -305,6 +305,10 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
     public var version: Int64
     public var rank: Int
     public var id: UUID?
+    /// How far the account's tombstones had been removed when the server issued the cursor (0:
+    /// none were). A cursor issued since the last removal can't have missed a removed delete,
+    /// wherever it lies; an older one must lie past what was removed. Not part of the position.
+    public var horizon: Int64 = 0
 
     public init(version: Int64, rank: Int, id: UUID?) {
         self.version = version
@@ -315,16 +319,20 @@ public struct SyncCursor: Sendable, Hashable, Comparable {
     public static let start = SyncCursor(version: 0, rank: -1, id: nil)
 
     public var encoded: String {
-        let text = "v1:\(version):\(rank):\(id?.text ?? "")"
+        let text = "v1:\(version):\(rank):\(id?.text ?? "")" + (horizon > 0 ? ":h\(horizon)" : "")
         return Data(text.utf8).base64EncodedString()
     }
 
     public init?(encoded: String) {
         guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "v1", let version = Int64(parts[1]), version >= 0,
+        guard parts.count == 4 || parts.count == 5, parts[0] == "v1", let version = Int64(parts[1]), version >= 0,
               let rank = Int(parts[2]), (-1...EntityType.lastRank).contains(rank)
         else { return nil }
+        if parts.count == 5 {
+            guard parts[4].hasPrefix("h"), let horizon = Int64(parts[4].dropFirst()), horizon > 0 else { return nil }
+            self.horizon = horizon
+        }
         self.version = version
         self.rank = rank
         if parts[3].isEmpty { self.id = nil } else {

@@ -42,7 +42,7 @@ extension LocalStore {
             try writer.write { db in
                 for record in chunk {
                     try record.save(db)
-                    try SyncState(entity: R.entityType.rawValue, id: record.id, pending: true, syncedAt: nil).save(db)
+                    try SyncState.markPending(R.entityType, id: record.id, db: db)
                 }
             }
             done += chunk.count

@@ -32,16 +32,70 @@ extension LocalStore {
             if change.action == .delete { change.data = try JSONValue.from(record) }
             return change
         }
+        return try load(recordType(type))
+    }
+
+    /// The local record type that stores `type`.
+    static func recordType(_ type: EntityType) -> any LocalRecord.Type {
         switch type {
-        case .thread: return try load(InventoryThread.self)
-        case .canvas: return try load(Canvas.self)
-        case .project: return try load(Project.self)
-        case .projectSection: return try load(ProjectSection.self)
-        case .projectThread: return try load(ProjectThread.self)
-        case .journalEntry: return try load(JournalEntry.self)
-        case .journalImage: return try load(JournalImage.self)
-        case .pattern: return try load(Pattern.self)
-        case .shoppingLine: return try load(ShoppingLine.self)
+        case .thread: InventoryThread.self
+        case .canvas: Canvas.self
+        case .project: Project.self
+        case .projectSection: ProjectSection.self
+        case .projectThread: ProjectThread.self
+        case .journalEntry: JournalEntry.self
+        case .journalImage: JournalImage.self
+        case .pattern: Pattern.self
+        case .shoppingLine: ShoppingLine.self
+        }
+    }
+
+    // MARK: A sync from the start
+
+    static let fromScratchKey = "sync.fromScratch"
+
+    /// Whether a sync from the start is under way (begun, its pull not yet finished).
+    var isSyncingFromScratch: Bool { get throws { try setting(Self.fromScratchKey) != nil } }
+
+    /// Begins a sync from the start (the server no longer knows this device's place: its cursor
+    /// is from before tombstones it may have missed were removed): the cursor is forgotten and
+    /// every record pulled is noted, until `finishFromScratch`. Changes wait meanwhile.
+    func beginFromScratch() throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM sync_seen")
+            try Self.setSetting(Self.cursorKey, nil, db: db)
+            try Self.setSetting(Self.fromScratchKey, "1", db: db)
+        }
+    }
+
+    /// Ends a sync from the start once everything is pulled: each record the server had and
+    /// didn't send any more (deleted long ago elsewhere, its tombstone since removed) is forgotten
+    /// here too, and a change made here to one of them is dropped with it — named in the answer,
+    /// as a change that lost to a delete is. Records that never reached the server stay, to be
+    /// pushed.
+    func finishFromScratch() throws -> [String] {
+        try writer.write { db in
+            var lost: [String] = []
+            let gone = try Row.fetchAll(db, sql: """
+                SELECT entity, id, pending FROM sync_state s WHERE syncedAt IS NOT NULL \
+                AND NOT EXISTS (SELECT 1 FROM sync_seen v WHERE v.entity = s.entity AND v.id = s.id)
+                """)
+            for row in gone {
+                let id: UUID = row["id"]
+                let pending: Bool = row["pending"]
+                if let type = EntityType(rawValue: row["entity"]) {
+                    func forget<R: LocalRecord>(_ r: R.Type) throws {
+                        guard let record = try R.fetchOne(db, key: ["id": id]) else { return }
+                        if pending, record.deletedAt == nil { lost.append(Self.label(type, record)) }
+                        _ = try R.deleteOne(db, key: ["id": id])
+                    }
+                    try forget(Self.recordType(type))
+                }
+                try db.execute(sql: "DELETE FROM sync_state WHERE entity = ? AND id = ?", arguments: [row["entity"] as String, id])
+            }
+            try db.execute(sql: "DELETE FROM sync_seen")
+            try Self.setSetting(Self.fromScratchKey, nil, db: db)
+            return lost
         }
     }
 
@@ -54,9 +108,14 @@ extension LocalStore {
                 guard let type = result.type, let pushed = sentByKey[RecordKey(type, result.id)] else { continue }
                 let current = try Self.change(type, id: result.id, db: db)
                 if current == pushed || current == nil {
-                    // A refused change is not retried forever: the server's copy (if any) comes with the pull.
-                    try db.execute(sql: "UPDATE sync_state SET pending = 0, syncedAt = ? WHERE entity = ? AND id = ?",
-                                   arguments: [now, type.rawValue, result.id])
+                    // A refused change is not retried forever: the server's copy (if any) comes with
+                    // the pull. Only an applied one says the server has the record now.
+                    if result.status == .applied {
+                        try db.execute(sql: "UPDATE sync_state SET pending = 0, syncedAt = ? WHERE entity = ? AND id = ?",
+                                       arguments: [now, type.rawValue, result.id])
+                    } else {
+                        try db.execute(sql: "UPDATE sync_state SET pending = 0 WHERE entity = ? AND id = ?", arguments: [type.rawValue, result.id])
+                    }
                 }
             }
         }
@@ -67,10 +126,16 @@ extension LocalStore {
     /// Answers what this device's own changes lost to a delete made elsewhere (deletes win): the
     /// records' names, for the person to be told ("deleted on another device: your change to …
     /// wasn't kept"); the device has dropped those changes with the records.
+    /// In a sync from the start (`fromScratch`), the page's records are noted as seen.
     @discardableResult
-    func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date) throws -> [String] {
+    func applyPulled(_ changes: [SyncChange], cursor: String, at now: Date, fromScratch: Bool = false) throws -> [String] {
         try writer.write { db in
             var lost: [String] = []
+            if fromScratch {
+                var seen = BatchedRows(prefix: "INSERT OR IGNORE INTO sync_seen (entity, id) VALUES ", row: "(?, ?)")
+                for change in changes { try seen.add([change.type.rawValue.databaseValue, change.id.databaseValue], db: db) }
+                try seen.flush(db)
+            }
             // Which of the page's records have local changes waiting: one query for the page.
             var pending = Set<RecordKey>()
             let rows = try Row.fetchCursor(db, sql: "SELECT entity, id FROM sync_state WHERE pending")
@@ -192,17 +257,17 @@ extension LocalStore {
                 for var canvas in try Canvas.filter(Column("imageKey") == image.localKey).fetchAll(db) {
                     canvas.imageKey = key
                     try canvas.update(db)
-                    try SyncState(entity: EntityType.canvas.rawValue, id: canvas.id, pending: true, syncedAt: nil).save(db)
+                    try SyncState.markPending(EntityType.canvas, id: canvas.id, db: db)
                 }
                 for var project in try Project.filter(Column("imageKey") == image.localKey).fetchAll(db) {
                     project.imageKey = key
                     try project.update(db)
-                    try SyncState(entity: EntityType.project.rawValue, id: project.id, pending: true, syncedAt: nil).save(db)
+                    try SyncState.markPending(EntityType.project, id: project.id, db: db)
                 }
                 for var journalImage in try JournalImage.filter(Column("imageKey") == image.localKey).fetchAll(db) {
                     journalImage.imageKey = key
                     try journalImage.update(db)
-                    try SyncState(entity: EntityType.journalImage.rawValue, id: journalImage.id, pending: true, syncedAt: nil).save(db)
+                    try SyncState.markPending(EntityType.journalImage, id: journalImage.id, db: db)
                 }
                 try db.execute(sql: "DELETE FROM pending_images WHERE localKey = ?", arguments: [image.localKey])
             }

@@ -118,13 +118,21 @@ extension Pattern: LocalRecord {}
 extension ShoppingLine: LocalRecord {}
 
 /// A record's sync bookkeeping, kept beside it: whether it has a local change the server has not
-/// acknowledged, and when it last matched the server (the local-only `syncedAt`).
+/// acknowledged, and when the server last had it (the local-only `syncedAt`: nil for a record
+/// that never reached the server — made here, or refused). A sync from the start forgets the
+/// records the server had and has no more (`LocalStore.finishFromScratch`).
 struct SyncState: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "sync_state"
     var entity: String
     var id: UUID
     var pending: Bool
     var syncedAt: Date?
+
+    /// Marks a record changed here, to be pushed; when the server last had it stays known.
+    static func markPending(_ type: EntityType, id: UUID, db: Database) throws {
+        try db.execute(sql: "INSERT INTO sync_state (entity, id, pending) VALUES (?, ?, 1) ON CONFLICT (entity, id) DO UPDATE SET pending = 1",
+                       arguments: [type.rawValue, id])
+    }
 }
 
 /// A picture attached while offline, waiting to be uploaded before the records that use it.
@@ -289,6 +297,14 @@ public final class LocalStore: Sendable {
             try rebuildProjects(db, imageKey: true,
                                 copying: "id, canvasId, name, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
         }
+        migrator.registerMigration("v7: a sync from the start") { db in
+            // The records a sync from the start has been sent so far (`LocalStore.finishFromScratch`).
+            try db.create(table: "sync_seen") { t in
+                t.column("entity", .text).notNull()
+                t.column("id", .blob).notNull()
+                t.primaryKey(["entity", "id"])
+            }
+        }
         return migrator
     }
 
@@ -351,7 +367,7 @@ public final class LocalStore: Sendable {
             }
             record = try record.validated()
             try record.save(db)
-            try SyncState(entity: R.entityType.rawValue, id: record.id, pending: true, syncedAt: nil).save(db)
+            try SyncState.markPending(R.entityType, id: record.id, db: db)
             return record
         }
     }
@@ -365,7 +381,7 @@ public final class LocalStore: Sendable {
             record.deletedAt = stamp
             record.updatedAt = stamp
             try record.update(db)
-            try SyncState(entity: R.entityType.rawValue, id: id, pending: true, syncedAt: nil).save(db)
+            try SyncState.markPending(R.entityType, id: id, db: db)
         }
     }
 
@@ -383,7 +399,7 @@ public final class LocalStore: Sendable {
     public func eraseAll() throws {
         try writer.write { db in
             for table in ["shopping_lines", "patterns", "journal_images", "journal_entries", "project_threads", "project_sections", "projects", "canvases", "threads",
-                          "pending_images", "sync_state", "settings"] {
+                          "pending_images", "sync_state", "sync_seen", "settings"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
         }

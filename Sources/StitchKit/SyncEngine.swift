@@ -121,7 +121,11 @@ public actor SyncEngine {
     private func performSync() async throws {
         try await store.uploadStagedImages { [api] data in try await api.uploadImage(data) }
         let clientId = try self.clientId
-        var outgoing = try store.pendingChanges()
+        // A sync from the start pushes nothing until its pull is done: a change to a record the
+        // server has forgotten (deleted long ago elsewhere) would bring it back.
+        var fromScratch = try store.isSyncingFromScratch
+        var outgoing = fromScratch ? [] : try store.pendingChanges()
+        var restarted = false
         var cursor = try store.cursor
         var newlyRejected: [SyncResult] = []
         var newlyDeletedElsewhere: [String] = []
@@ -142,12 +146,16 @@ public actor SyncEngine {
                 ahead = nil
                 if outgoing.isEmpty, let next = try await current.page.value.nextCursor { ahead = ask(next, []) }
                 response = try await current.response.value
-            } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil {
-                // The server doesn't recognise our cursor (and applied nothing): pull everything
-                // again from the start; records already here are simply overwritten or kept by LWW.
-                // (Nothing is asked for ahead yet: that happens only once a page has arrived.)
+            } catch let ClientError.server(status, body) where status == 409 && body.fields?["cursor"] != nil && cursor != nil && !restarted {
+                // The server doesn't take our cursor (and applied nothing): it isn't one it issued,
+                // or it is from before deletes whose tombstones are gone. Pull everything again
+                // from the start, then push what waits here (`finishFromScratch`). (Nothing is asked
+                // for ahead yet: that happens only once a page has arrived.)
+                try store.beginFromScratch()
+                restarted = true  // once a round: a server refusing its own cursors again is an error
+                fromScratch = true
                 cursor = nil
-                outgoing.insert(contentsOf: batch, at: 0)
+                outgoing = []
                 continue
             }
             // A page asked for with the headers' cursor is kept only if the body's agrees; without
@@ -159,9 +167,14 @@ public actor SyncEngine {
             if ahead == nil, response.hasMore, outgoing.isEmpty { ahead = ask(response.cursor, []) }
             let now = store.clock()
             try store.acknowledge(response.results, sent: batch, at: now)
-            newlyDeletedElsewhere += try store.applyPulled(response.changes, cursor: response.cursor, at: now)
+            newlyDeletedElsewhere += try store.applyPulled(response.changes, cursor: response.cursor, at: now, fromScratch: fromScratch)
             newlyRejected += response.results.filter { $0.status == .rejected }
             cursor = response.cursor
+            if fromScratch, !response.hasMore {
+                newlyDeletedElsewhere += try store.finishFromScratch()
+                fromScratch = false
+                outgoing = try store.pendingChanges()
+            }
             if !response.hasMore && outgoing.isEmpty { break }
         }
         rejected = newlyRejected

@@ -1,4 +1,5 @@
 import Foundation
+import StitchCore
 import Vapor
 
 /// Everything the server reads from its environment, in one typed value. Tests build one directly.
@@ -122,6 +123,10 @@ public struct AppConfig: Sendable {
     /// being renewed (after each batch of pages); an instance that stops mid-drawing is taken over
     /// this long after its last batch. Far longer than a batch takes.
     public var patternClaimLifetime: TimeInterval = 90
+    /// `TOMBSTONE_DAYS`: how long a deleted record's tombstone stays for devices to pull, in days
+    /// from its delete (90; at least `RecentlyDeleted.days`). A device that last synced before the
+    /// tombstones it missed were removed syncs from the start, keeping what it hasn't sent.
+    public var tombstoneDays = 90
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
         self.database = database
@@ -197,6 +202,12 @@ public struct AppConfig: Sendable {
         if let raw = env["PATTERN_CLAIM_SECONDS"], !raw.isEmpty {
             guard let n = Int(raw), n >= 5 else { throw ConfigError("PATTERN_CLAIM_SECONDS must be a whole number of seconds from 5") }
             config.patternClaimLifetime = TimeInterval(n)
+        }
+        if let raw = env["TOMBSTONE_DAYS"], !raw.isEmpty {
+            guard let n = Int(raw), (RecentlyDeleted.days...36_500).contains(n) else {
+                throw ConfigError("TOMBSTONE_DAYS must be a whole number of days from \(RecentlyDeleted.days) (the days a delete can be undone) to 36500")
+            }
+            config.tombstoneDays = n
         }
         for (key, apply) in [("TOOL_THREADS", { (c: inout AppConfig, n: Int) in c.toolThreads = n }),
                              ("TOOL_JOBS_PER_ACCOUNT", { (c: inout AppConfig, n: Int) in c.toolJobsPerAccount = n })] {

@@ -91,10 +91,29 @@ struct RecentlyDeletedTests {
             ann = try await signIn()
             #expect(try await Deletions.removeFilesGoneForGood(now: clock.now, app: app, db: app.db) == 0)
             #expect(try await app.imageStorage.get(key) != nil, "kept while it can be restored")
-            #expect(try await ann.get("/deleted", as: RecentlyDeleted.self).items.count == 2)
+            let listed = try await ann.get("/deleted", as: RecentlyDeleted.self).items
+            #expect(listed.count == 2 && listed.allSatisfy { $0.hasPhoto == true }, "\(listed)")
+            // The photo is served to "Recently deleted" alone: not at its own address, not to anyone else.
+            #expect(try await ann.send(.GET, "/images/\(key)").status == .notFound)
+            let shown = try await ann.send(.GET, "/deleted/canvas/\(doomed.id)/photo")
+            #expect(shown.status == .ok && shown.headers.contentType?.type == "image", "\(shown.status) \(shown.headers)")
+            #expect(try await ann.send(.GET, "/deleted/canvas/\(kept.id)/photo").status == .notFound, "a live canvas's photo has its own address")
+            #expect(try await ann.send(.GET, "/deleted/thread/\(doomed.id)/photo").status == .notFound)
+            let bea = try await TestUser.make(app, email: "bea@example.com", name: "Bea")
+            #expect(try await bea.send(.GET, "/deleted/canvas/\(doomed.id)/photo").status == .notFound)
+            let web = WebClient(app: app)
+            try await web.signIn("ann@example.com")
+            let page = try await web.request(.GET, "/app/settings/deleted").text
+            let thumb = "/app/settings/deleted/canvas/\(doomed.id.wireText)/photo?w=\(PictureSizes.widths[0])"
+            #expect(page.contains("src=\"\(thumb)\""), "\(page)")
+            #expect(try await web.request(.GET, thumb).status == .ok)
+            let other = WebClient(app: app)
+            try await other.signIn("bea@example.com")
+            #expect(try await other.request(.GET, thumb).status == .notFound)
 
             clock.advance(by: 2 * 86_400)
             ann = try await signIn()
+            #expect(try await ann.send(.GET, "/deleted/canvas/\(doomed.id)/photo").status == .notFound, "gone for good")
             #expect(try await ann.get("/deleted", as: RecentlyDeleted.self).items.isEmpty)
             #expect(try await ann.send(.POST, "/deleted/canvas/\(doomed.id)/restore").status == .notFound)
             #expect(try await Deletions.removeFilesGoneForGood(now: clock.now, app: app, db: app.db) == 1)

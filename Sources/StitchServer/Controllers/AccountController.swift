@@ -5,14 +5,11 @@ import Vapor
 
 /// The account itself: a new password, a restore from a backup, and deletion.
 struct AccountController: RouteCollection {
-    /// A whole account's backup with its pictures inline (base64: a third larger than the files).
-    static let maxRestoreBody: ByteCount = "300mb"
-
     func boot(routes: any RoutesBuilder) throws {
         let signedIn = routes.grouped(RequireUser())
         signedIn.post("auth", "password", use: changePassword)
         signedIn.get("account", "export", use: export)
-        signedIn.on(.POST, "account", "restore", body: .collect(maxSize: Self.maxRestoreBody), use: restore)
+        signedIn.on(.POST, "account", "restore", body: .collect(maxSize: AccountService.maxRestoreBody), use: restore)
         signedIn.get("account", "sign-in-methods", use: signInMethods)
         signedIn.grouped(ClientThrottle()).post("account", "sign-in-methods", use: addSignInMethod)
         signedIn.delete("account", "sign-in-methods", ":provider", use: removeSignInMethod)
@@ -59,7 +56,7 @@ struct AccountController: RouteCollection {
     @Sendable
     func addSignInMethod(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let identity = try await AuthController.verifiedIdentity(try req.decodeJSON(ProviderSignInRequest.self), req: req)
+        let identity = try await AuthService.verifiedIdentity(try req.decodeJSON(ProviderSignInRequest.self), req: req)
         let before = try await AccountLinks.owner(of: identity, db: req.db)
         do {
             try await AccountLinks.link(identity, to: userId, now: req.now, db: req.db)

@@ -58,12 +58,7 @@ struct CanvasController: RouteCollection {
     /// A canvas with a live project cannot be deleted: the project would lose its title and picture.
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        try await RecordWrites<CanvasModel>.delete(req, id: req.uuid("id"), guardDelete: { canvas, db in
-            let live = try await Records.matching(ProjectModel.self, on: db) { $0.where("canvas_id", .equal, SQLUUID(canvas.id)) }
-            if !live.isEmpty {
-                throw APIError(.conflict, "This canvas has a project. Delete the project first.")
-            }
-        })
+        try await CanvasService.delete(req: req)
     }
 
     /// Sets (or replaces) the canvas's picture. The old file stays until nothing refers to it.

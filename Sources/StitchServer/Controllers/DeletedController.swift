@@ -7,6 +7,17 @@ struct DeletedController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get("deleted", use: list)
         routes.post("deleted", ":type", ":id", "restore", use: restore)
+        routes.get("deleted", ":type", ":id", "photo", use: photo)
+    }
+
+    /// A recently deleted canvas's or project's photo (as uploaded, or `?w=` a size), while it
+    /// is listed; 404 otherwise.
+    @Sendable
+    func photo(req: Request) async throws -> Response {
+        guard let type = req.parameters.get("type").flatMap(EntityType.init(rawValue:)),
+              let image = try await Deletions.photo(type, try req.uuid("id"), userId: req.user.id, now: req.now, db: req.db)
+        else { throw APIError.notFound }
+        return try await PictureSizes.response(for: image, derived: false, req: req)
     }
 
     @Sendable

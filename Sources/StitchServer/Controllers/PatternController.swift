@@ -25,7 +25,7 @@ struct PatternController: RouteCollection {
         let userId = try req.user.id
         let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db).record
         var details: [PatternDetail] = []
-        for pattern in try await Self.patterns(of: project.id, userId: userId, db: req.db) {
+        for pattern in try await Patterns.patterns(of: project.id, userId: userId, db: req.db) {
             details.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
         }
         return try respond(details)
@@ -46,26 +46,9 @@ struct PatternController: RouteCollection {
         guard let file = form.files.first(where: { ["file", "pattern", "image"].contains($0.name) }) else {
             throw APIError.validation(["file": "Choose a PDF or a picture of the pattern"])
         }
-        let detail = try await Self.add(file.data, filename: form.filenames[file.name], title: form["title"], projectId: projectId,
+        let detail = try await Patterns.add(file.data, filename: form.filenames[file.name], title: form["title"], projectId: projectId,
                                         userId: userId, req: req)
         return try respond(detail, status: .created)
-    }
-
-    /// Stores the file and creates its pattern record (one sync version); a failure keeps nothing.
-    static func add(_ data: Data, filename: String?, title given: String?, projectId: UUID, userId: UUID, req: Request) async throws -> PatternDetail {
-        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
-        let title = given ?? filename.map { ($0 as NSString).deletingPathExtension }.flatMap(Rules.clean) ?? "Pattern"
-        // The record's own rules, before anything is stored.
-        _ = try Pattern(projectId: projectId, title: title, fileKey: "k", createdAt: Date(), updatedAt: Date()).normalized.validated()
-        let stored = try await Patterns.store(data, userId: userId, app: req.application, db: req.db)
-        do {
-            let pattern = try await RecordWrites<PatternModel>.create(
-                req, body: ["projectId": projectId.text, "title": title, "fileKey": stored.key, "lastPage": 1])
-            return PatternDetail(pattern: pattern, contentType: stored.format.contentType, pages: stored.pages)
-        } catch {
-            try? await Images.removeIfUnreferenced(stored.key, app: req.application, db: req.db)
-            throw error
-        }
     }
 
     @Sendable
@@ -139,8 +122,4 @@ struct PatternController: RouteCollection {
         return try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: userId, app: req.application, db: req.db)
     }
 
-    static func patterns(of projectId: UUID, userId: UUID, db: any Database) async throws -> [Pattern] {
-        try await Records.list(PatternModel.self, userId: userId, where: "project_id", equals: projectId, on: db)
-            .sorted { ($0.createdAt, $0.id.text) < ($1.createdAt, $1.id.text) }
-    }
 }

@@ -31,5 +31,6 @@ enum StitchMigrations {
         PictureWidths(),
         AppliedWebChanges(),
         EmailProven(),
+        TombstonesRemoved(),
     ]
 }

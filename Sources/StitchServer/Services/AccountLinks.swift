@@ -100,7 +100,7 @@ enum AccountLinks {
     /// sign-in to it. Answers the account.
     static func link(token: String, password: String, req: Request) async throws -> UserModel {
         guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
-        let user = try await AuthController.checkPassword(email: pending.email, password: password, req: req)
+        let user = try await AuthService.checkPassword(email: pending.email, password: password, req: req)
         let now = req.now
         try await req.db.writeTransaction { db in
             try await link(pending.identity, to: user.id!, now: now, db: db)
@@ -286,7 +286,7 @@ enum AccountLinks {
             }
             let pictures = try await db.sql.update(ImageModel.schema).set("user_id", to: SQLUUID(userId))
                 .where("user_id", .equal, SQLUUID(otherId)).returning("key").all().count
-            for table in [PatternRenderModel.schema, WebController.appliedChanges] {
+            for table in [PatternRenderModel.schema, AppliedChanges.table] {
                 try await db.sql.update(table).set("user_id", to: SQLUUID(userId)).where("user_id", .equal, SQLUUID(otherId)).run()
             }
             let moved = try await IdentityModel.query(on: db).filter(\.$user.$id == otherId)
@@ -311,7 +311,7 @@ enum AccountLinks {
     /// The other account a merge request proves: its provider sign-in, or its email and password.
     static func proven(_ body: AccountMergeRequest, req: Request) async throws -> UUID {
         if let signIn = body.signIn {
-            let identity = try await AuthController.verifiedIdentity(signIn, req: req)
+            let identity = try await AuthService.verifiedIdentity(signIn, req: req)
             guard let owner = try await owner(of: identity, db: req.db) else {
                 throw APIError(.conflict, "That \(name(identity.provider)) sign-in has no account here: add it as a way in instead")
             }
@@ -320,6 +320,6 @@ enum AccountLinks {
         guard let email = body.email, let password = body.password else {
             throw APIError.validation(["signIn": "Sign in to the other account: a provider's sign-in, or its email and password"])
         }
-        return try await AuthController.checkPassword(email: email, password: password, req: req).id!
+        return try await AuthService.checkPassword(email: email, password: password, req: req).id!
     }
 }

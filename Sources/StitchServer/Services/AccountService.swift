@@ -249,7 +249,7 @@ enum AccountService {
             let email = try await UserModel.find(userId, on: db)?.email
             for table in [PatternRenderModel.schema, ShoppingLineModel.schema, PatternModel.schema, JournalImageModel.schema, JournalEntryModel.schema, RequirementModel.schema, SectionModel.schema,
                           ProjectModel.schema, CanvasModel.schema, ThreadModel.schema, ImageModel.schema, WebSessionModel.schema,
-                          RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema, WebController.appliedChanges] {
+                          RefreshTokenModel.schema, IdentityModel.schema, PasswordResetModel.schema, AppliedChanges.table] {
                 try await db.sql.delete(from: table).where("user_id", .equal, SQLUUID(userId)).run()
             }
             if let email { try await PasswordAttempts.clear(email: email, on: db) }
@@ -258,4 +258,7 @@ enum AccountService {
         for key in keys { try await Images.deleteFiles(key, app: app) }
         app.responseCache.forget(userId: userId)
     }
+
+    /// A whole account's backup with its pictures inline (base64: a third larger than the files).
+    static let maxRestoreBody: ByteCount = "300mb"
 }

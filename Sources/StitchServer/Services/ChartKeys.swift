@@ -12,7 +12,7 @@ enum ChartKeys {
     /// to read and says so; a damaged or password-protected PDF is a 422 as at upload.
     static func proposal(for pattern: Pattern, userId: UUID, app: Application, db: any Database) async throws -> ChartKeyProposal {
         let project = try await Records.require(ProjectModel.self, pattern.projectId, userId: userId, on: db).record
-        let mesh = try await ProjectController.canvas(of: project, userId: userId, db: db)?.meshCount
+        let mesh = try await ProjectService.canvas(of: project, userId: userId, db: db)?.meshCount
         let catalog = try app.threadCatalog
         let key: ChartKey
         let message: String

@@ -23,22 +23,43 @@ enum Deletions {
                 $0.where("deleted_at", .greaterThan, SQLBind(since))
             }.map(\.record)
         }
-        func item(_ type: EntityType, _ id: UUID, _ title: String, _ at: Date?) -> RecentlyDeleted.Item? {
-            at.map { RecentlyDeleted.Item(type: type, id: id, title: title, deletedAt: $0, restorableUntil: $0.addingTimeInterval(window)) }
+        func item(_ type: EntityType, _ id: UUID, _ title: String, _ at: Date?, photo: String? = nil) -> RecentlyDeleted.Item? {
+            at.map { RecentlyDeleted.Item(type: type, id: id, title: title, deletedAt: $0, restorableUntil: $0.addingTimeInterval(window),
+                                          hasPhoto: photo == nil ? nil : true) }
         }
         var items: [RecentlyDeleted.Item] = []
         items += try await deleted(ThreadModel.self).compactMap { item(.thread, $0.id, "\($0.brand.uppercased()) \($0.number)", $0.deletedAt) }
         let canvases = try await deleted(CanvasModel.self)
-        items += canvases.compactMap { item(.canvas, $0.id, $0.designName, $0.deletedAt) }
+        items += canvases.compactMap { item(.canvas, $0.id, $0.designName, $0.deletedAt, photo: $0.imageKey) }
         let allCanvases = Dictionary(try await Records.matching(CanvasModel.self, userId: userId, includingDeleted: true, on: db) { $0 }
             .map { ($0.record.id, $0.record) }, uniquingKeysWith: { a, _ in a })
-        items += try await deleted(ProjectModel.self).compactMap { item(.project, $0.id, $0.title(canvas: $0.canvasId.flatMap { allCanvases[$0] }), $0.deletedAt) }
+        items += try await deleted(ProjectModel.self).compactMap {
+            item(.project, $0.id, $0.title(canvas: $0.canvasId.flatMap { allCanvases[$0] }), $0.deletedAt, photo: $0.imageKey)
+        }
         let liveProjects = Set(try await Records.list(ProjectModel.self, userId: userId, on: db).map(\.id))
         items += try await deleted(JournalEntryModel.self).filter { liveProjects.contains($0.projectId) }.compactMap {
             let words = $0.notes.trimmingCharacters(in: .whitespacesAndNewlines)
             return item(.journalEntry, $0.id, words.isEmpty ? "A journal entry" : String(words.prefix(60)), $0.deletedAt)
         }
         return RecentlyDeleted(items: items.sorted { ($0.deletedAt, $0.id.uuidString) > ($1.deletedAt, $1.id.uuidString) })
+    }
+
+    /// The photo of a canvas or a project listed in "Recently deleted": served there alone, until
+    /// the record is restored (then the usual address serves it) or gone for good. Nil for
+    /// anything else.
+    static func photo(_ type: EntityType, _ id: UUID, userId: UUID, now: Date, db: any Database) async throws -> ImageModel? {
+        func key<M: RecordModel>(_ model: M.Type, _ imageKey: (M.Record) -> String?) async throws -> String? {
+            guard let found = try await Records.find(M.self, id, userId: userId, includeDeleted: true, on: db),
+                  let at = found.record.deletedAt, at > now.addingTimeInterval(-window) else { return nil }
+            return imageKey(found.record)
+        }
+        let imageKey: String? = switch type {
+        case .canvas: try await key(CanvasModel.self) { $0.imageKey }
+        case .project: try await key(ProjectModel.self) { $0.imageKey }
+        default: nil
+        }
+        guard let imageKey else { return nil }
+        return try await Images.owned(imageKey, userId: userId, on: db)
     }
 
     static let notRestorable = APIError(.notFound, "Nothing like that was deleted in the last \(RecentlyDeleted.days) days: it may be back already, or gone for good.")
@@ -166,5 +187,39 @@ enum Deletions {
             removed += 1
         }
         return removed
+    }
+
+    /// Removes tombstones older than the horizon (`AppConfig.tombstoneDays`, counted from the
+    /// delete and from the tombstone's last change): the rows go, children before parents, and each
+    /// account notes the greatest sync version it lost (`tombstones_removed_through`), in the same
+    /// transaction. A device whose cursor lies before that may have missed one of those deletes:
+    /// it is told to sync from the start (`SyncService.horizon`). Run after
+    /// `removeFilesGoneForGood`, which needs the rows to find the files. Answers how many rows went.
+    static func removeTombstones(now: Date, days: Int, db: any Database) async throws -> Int {
+        let cutoff = now.addingTimeInterval(-TimeInterval(days) * 86_400)
+        return try await db.writeTransaction { db in
+            var through: [UUID: Int64] = [:]
+            var removed = 0
+            for type in EntityType.allCases.sorted(by: { $0.dependencyRank > $1.dependencyRank }) {
+                let rows = try await db.sql.raw("""
+                    DELETE FROM \(ident: SyncService.table(type)) \
+                    WHERE deleted_at IS NOT NULL AND deleted_at <= \(bind: cutoff) AND updated_at <= \(bind: cutoff) \
+                    RETURNING user_id, version
+                    """).all()
+                for row in rows {
+                    let user = try row.decode(column: "user_id", as: UUID.self)
+                    let version = try row.decode(column: "version", as: Int64.self)
+                    through[user] = max(through[user] ?? 0, version)
+                }
+                removed += rows.count
+            }
+            for (user, version) in through {
+                try await db.sql.raw("""
+                    UPDATE users SET tombstones_removed_through = \(bind: version) \
+                    WHERE id = \(bind: user) AND tombstones_removed_through < \(bind: version)
+                    """).run()
+            }
+            return removed
+        }
     }
 }

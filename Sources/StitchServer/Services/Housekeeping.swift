@@ -30,7 +30,7 @@ public enum Housekeeping {
     ///   starts a new window, exactly as with no row;
     /// - password-reset links past their hour, used or not, and reset counts whose window is over;
     /// - the ids of offline purchases applied longer ago than a web session can last (a page
-    ///   re-sends one only while it is signed in; `WebSession.absoluteLifetime`).
+    ///   re-sends one only while it is signed in; `AppliedChanges.keptFor`).
     public static func prune(now: Date, config: AppConfig, on db: any Database) async throws -> Pruned {
         var pruned = Pruned()
         pruned.refreshTokens = try await db.sql.delete(from: RefreshTokenModel.schema)
@@ -52,9 +52,7 @@ public enum Housekeeping {
         pruned.resetThrottles = try await db.sql.delete(from: ResetThrottleModel.schema)
             .where("window_start", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-config.resetRequestWindow)))
             .returning("id").all().count
-        pruned.webChanges = try await db.sql.delete(from: WebController.appliedChanges)
-            .where("created_at", .lessThanOrEqual, SQLBind(now.addingTimeInterval(-WebSession.absoluteLifetime)))
-            .returning("id").all().count
+        pruned.webChanges = try await AppliedChanges.prune(now: now, on: db)
         return pruned
     }
 }
@@ -113,6 +111,8 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                         if orphans > 0 { logger.info("Housekeeping removed \(orphans) stored files no picture or pattern row named") }
                         let gone = try await Deletions.removeFilesGoneForGood(now: clock.now(), app: application, db: db)
                         if gone > 0 { logger.info("Housekeeping removed \(gone) pictures and pattern files of records deleted over \(RecentlyDeleted.days) days ago") }
+                        let tombstones = try await Deletions.removeTombstones(now: clock.now(), days: config.tombstoneDays, db: db)
+                        if tombstones > 0 { logger.info("Housekeeping removed \(tombstones) tombstones of records deleted over \(config.tombstoneDays) days ago") }
                     } catch {
                         logger.warning("Housekeeping failed, will try again: \(error)")
                     }

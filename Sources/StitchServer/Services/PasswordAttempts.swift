@@ -5,7 +5,7 @@ import StitchCore
 import Vapor
 
 /// Password attempts, counted per account and per (account, client) in `login_throttles`. See
-/// `AuthController.checkPassword`.
+/// `AuthService.checkPassword`.
 ///
 /// A row's key is built from its parts' hashes, never from typed text: an account's is
 /// `account:` and the SHA-256 of its address, a pair's `pair:` and the hash of the address's and

@@ -37,11 +37,14 @@ extension SyncService {
     static func pullOnly(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> PullOnly {
         precondition(request.changes.isEmpty)
         let (cursor, pageSize) = try parse(request)
+        let horizon = try await self.horizon(cursor, userId: userId, app: app, db: db)
         switch try await plan(userId: userId, after: cursor, limit: pageSize, db: db) {
-        case .planned(let plan):
+        case .planned(var plan):
+            plan.cursor.horizon = horizon
             return .planned(plan)
         case .unplanned(let probed):
-            let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: nil, db: db, faults: app.syncFaults, probed: probed)
+            var page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: nil, db: db, faults: app.syncFaults, probed: probed)
+            page.cursor.horizon = try await self.horizon(cursor, userId: userId, app: app, db: db)
             return .page(SyncResponse(cursor: page.cursor.encoded, hasMore: page.hasMore, changes: page.changes, results: []))
         }
     }

@@ -9,10 +9,15 @@ import Vapor
 enum SyncService {
     static func sync(_ request: SyncRequest, userId: UUID, app: Application, db: any Database) async throws -> SyncResponse {
         let (cursor, pageSize) = try parse(request)
+        // Before anything is applied: a change from a device that missed a removed tombstone
+        // could bring back what was deleted.
+        try await horizon(cursor, userId: userId, app: app, db: db)
 
         let push = request.changes.isEmpty ? PushOutcome() : try await self.push(request.changes, userId: userId, app: app, db: db)
 
-        let page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db, faults: app.syncFaults)
+        var page = try await pull(userId: userId, after: cursor, limit: pageSize, skipVersion: push.version, db: db, faults: app.syncFaults)
+        // Tombstones removed while the page was read (housekeeping, at that moment): read again.
+        page.cursor.horizon = try await self.horizon(cursor, userId: userId, app: app, db: db)
         // The server's copy goes back for every stale change and every change the server stored
         // differently from how it was sent (trimmed text, a clamped clock).
         let corrected = Set(push.serverCopies.map(\.key))
@@ -28,6 +33,22 @@ enum SyncService {
         }
         app.tableStatistics.refresh(afterWriting: push.rowsWritten, on: app.db)
         return push
+    }
+
+    /// 409 for a cursor from before the account's last removed tombstone
+    /// (`Deletions.removeTombstones`): the device may have missed a delete, so it must pull
+    /// everything again, and push its own changes after (StitchKit does: `SyncEngine`). The start
+    /// is never refused.
+    /// Answers how far the tombstones are removed, for the cursor the answer carries
+    /// (`SyncCursor.horizon`): a cursor issued since the last removal is never refused.
+    @discardableResult
+    static func horizon(_ cursor: SyncCursor, userId: UUID, app: Application, db: any Database) async throws -> Int64 {
+        let row = try await db.sql.raw("SELECT tombstones_removed_through AS v FROM users WHERE id = \(bind: userId)").first()
+        let through = try row?.decode(column: "v", as: Int64.self) ?? 0
+        guard through > 0, cursor != .start, cursor.horizon != through,
+              cursor < SyncCursor(version: through, rank: EntityType.lastRank, id: lastId) else { return through }
+        let message = "This device last synced before deletes older than \(app.config.tombstoneDays) days were cleared: sync again from the start (changes not yet sent are kept and sent after)."
+        throw APIError(.conflict, message, fields: ["cursor": message])
     }
 
     /// The request's cursor and page size, checked.

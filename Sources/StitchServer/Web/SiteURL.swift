@@ -21,7 +21,7 @@ enum SiteURL {
     case settings, exportJSON, exportCSV(String)
     case importFile, importConfirm, restore, password, deleteAccount
     case linkSignIn, mailLinkSignIn, confirmLinkSignIn, removeSignIn(String), mergeAccount, confirmAddress, confirmAddressAgain
-    case recentlyDeleted, restoreDeleted(String, String)
+    case recentlyDeleted, restoreDeleted(String, String), deletedPhoto(String, String)
     case stylesheet, script, font(String), icon, manifest, worker, offline, sync
     case image(String)
 
@@ -101,6 +101,7 @@ enum SiteURL {
         case .confirmAddressAgain: ["app", "settings", "confirm-address"]
         case .recentlyDeleted: ["app", "settings", "deleted"]
         case .restoreDeleted(let type, let id): ["app", "settings", "deleted", type, id, "restore"]
+        case .deletedPhoto(let type, let id): ["app", "settings", "deleted", type, id, "photo"]
         case .removeSignIn(let provider): ["app", "settings", "sign-in", provider, "remove"]
         case .mergeAccount: ["app", "settings", "merge"]
         case .stylesheet: ["app", "static", WebAssets.stylesheet.hashedName("app.css")]

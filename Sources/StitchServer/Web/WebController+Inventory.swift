@@ -129,7 +129,7 @@ extension WebController {
         let addAnother = form["addAnother"] == "on"
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            let (thread, merged) = try await ThreadController.create(req, body: body, merge: form["merge"] == "on")
+            let (thread, merged) = try await InventoryService.create(req, body: body, merge: form["merge"] == "on")
             if merged { return redirect(.inventory, flash: "Added to \(thread.brand) \(thread.number): you have \(thread.quantity) now.") }
             if addAnother {
                 // Batch entry: back to an empty form that keeps the brand.
@@ -208,7 +208,7 @@ extension WebController {
         let now = req.now
         guard max(0, current.quantity + step) != current.quantity else {
             // Nothing to add now (at zero already), but a copy arriving later must not add either.
-            if let changeId { _ = try await req.db.writeTransaction { db in try await claim(changeId, userId: userId, now: now, on: db) } }
+            if let changeId { _ = try await req.db.writeTransaction { db in try await AppliedChanges.claim(changeId, userId: userId, now: now, on: db) } }
             return current.quantity
         }
         do {
@@ -219,7 +219,7 @@ extension WebController {
                 stepped.quantity = max(0, old.quantity + step)
                 return stepped
             }, check: { _, db in
-                if let changeId, try await !claim(changeId, userId: userId, now: now, on: db) { throw SpentStep() }
+                if let changeId, try await !AppliedChanges.claim(changeId, userId: userId, now: now, on: db) { throw SpentStep() }
             }).quantity
         } catch is SpentStep {
             return try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record.quantity ?? current.quantity

@@ -25,7 +25,7 @@ extension WebController {
             return try await projectPage(req, id: id, errors: ["file": "Choose a PDF or a picture of the pattern"], status: .badRequest)
         }
         do {
-            let detail = try await PatternController.add(file.data, filename: form.filenames["file"], title: form["title"], projectId: id,
+            let detail = try await Patterns.add(file.data, filename: form.filenames["file"], title: form["title"], projectId: id,
                                                          userId: userId, req: req)
             return redirect(.pattern(id.wireText, detail.pattern.id.wireText))
         } catch let error as APIError where error.status.code < 500 {
@@ -44,7 +44,7 @@ extension WebController {
         let count = max(detail.pages.pageCount, 1)
         let asked = req.queryText("page").flatMap { Int($0) }
         let page = min(max(asked ?? pattern.lastPage, 1), count)
-        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
+        let title = project.title(canvas: try await ProjectService.canvas(of: project, userId: userId, db: req.db))
         return html(PatternViewerPage(projectId: project.id.wireText, projectTitle: title, detail: detail, page: page).render(try await context(req)))
     }
 
@@ -94,7 +94,7 @@ extension WebController {
         let proposal = try await ChartKeys.proposal(for: pattern, userId: userId, app: req.application, db: req.db)
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: project.id, on: req.db)
             .filter { $0.deletedAt == nil }.sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
-        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
+        let title = project.title(canvas: try await ProjectService.canvas(of: project, userId: userId, db: req.db))
         return html(ChartKeyPage(projectId: project.id.wireText, projectTitle: title, pattern: pattern, proposal: proposal, sections: sections,
                                  errors: errors).render(try await context(req)), status: status)
     }

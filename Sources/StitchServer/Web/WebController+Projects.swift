@@ -15,7 +15,7 @@ extension WebController {
 
     /// The account's projects, the latest started first, each with its canvas.
     func projectList(userId: UUID, db: any Database) async throws -> [ProjectDetail] {
-        let canvases = try await ProjectController.canvases(userId: userId, db: db)
+        let canvases = try await ProjectService.canvases(userId: userId, db: db)
         return try await Records.list(ProjectModel.self, userId: userId, on: db)
             .sorted { ($0.startedAt, $0.id.text) > ($1.startedAt, $1.id.text) }
             .map { ProjectDetail(project: $0, canvas: $0.canvasId.flatMap { canvases[$0] }) }
@@ -47,7 +47,7 @@ extension WebController {
         do {
             let project = try await RecordWrites<ProjectModel>.create(
                 req, body: body, defaults: ["status": status.rawValue, "startedAt": ts(now)],
-                check: { project, db in try await ProjectController.checkReferences(project, userId: userId, db: db) })
+                check: { project, db in try await ProjectService.checkReferences(project, userId: userId, db: db) })
             return redirect(.project(project.id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -58,16 +58,16 @@ extension WebController {
     func projectPage(_ req: Request, id: UUID, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
         let userId = try req.user.id
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let canvas = try await ProjectController.canvas(of: project, userId: userId, db: req.db)
+        let canvas = try await ProjectService.canvas(of: project, userId: userId, db: req.db)
         let sections = try await Records.list(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.sortOrder, $0.createdAt) < ($1.sortOrder, $1.createdAt) }
         let requirements = try await Records.list(RequirementModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
         let inventory = InventoryThread.sortedInInventoryOrder(try await Records.list(ThreadModel.self, userId: userId, on: req.db))
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
-        let images = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        let images = try await JournalService.images(of: entries.map(\.id), userId: userId, db: req.db)
         var patterns: [PatternDetail] = []
-        for pattern in try await PatternController.patterns(of: id, userId: userId, db: req.db) {
+        for pattern in try await Patterns.patterns(of: id, userId: userId, db: req.db) {
             patterns.append(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
         }
         var onList: [ThreadKey: Int] = [:]
@@ -91,7 +91,7 @@ extension WebController {
         let form = try FormData.parse(req)
         do {
             _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
-                                                            transform: ProjectController.stampStatus)
+                                                            transform: ProjectService.stampStatus)
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -100,7 +100,7 @@ extension WebController {
     }
 
     @Sendable func deleteProject(req: Request) async throws -> Response {
-        _ = try await ProjectController().delete(req: req)
+        _ = try await ProjectService.delete(req: req)
         return redirect(.projects, flash: "Project deleted.")
     }
 
@@ -149,10 +149,10 @@ extension WebController {
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let entries = try await Records.list(JournalEntryModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
             .sorted { ($0.createdAt, $0.id.text) > ($1.createdAt, $1.id.text) }
-        let byEntry = try await JournalController.images(of: entries.map(\.id), userId: userId, db: req.db)
+        let byEntry = try await JournalService.images(of: entries.map(\.id), userId: userId, db: req.db)
         let images = entries.flatMap { byEntry[$0.id] ?? [] }
         guard let index = images.firstIndex(where: { $0.id == imageId }) else { throw Abort(.notFound) }
-        let title = project.title(canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db))
+        let title = project.title(canvas: try await ProjectService.canvas(of: project, userId: userId, db: req.db))
         return html(PhotoViewerPage(projectId: id, title: title, images: images, index: index).render(try await context(req)))
     }
 
@@ -203,7 +203,7 @@ extension WebController {
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
             _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.text],
-                check: { requirement, db in try await ProjectController.checkReferences(requirement, userId: userId, db: db) })
+                check: { requirement, db in try await ProjectService.checkReferences(requirement, userId: userId, db: db) })
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -212,7 +212,7 @@ extension WebController {
     }
 
     @Sendable func deleteRequirement(req: Request) async throws -> Response {
-        let (projectId, reqId) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let (projectId, reqId) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
         _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
         return redirect(.project(projectId.wireText))
     }
@@ -232,7 +232,7 @@ extension WebController {
 
     /// Rename a section, or change its status.
     @Sendable func updateSection(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let (projectId, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
         do {
             _ = try await RecordWrites<SectionModel>.update(req, id: id, body: ["name": form["name"] ?? "", "status": form["status"] ?? ""],
@@ -247,7 +247,7 @@ extension WebController {
     /// Move a section one place up or down: the sections are numbered again in their new order,
     /// in one write, so every device sees the same order.
     @Sendable func moveSection(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectController.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let (projectId, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
         guard let step = ["up": -1, "down": 1][form["direction"] ?? ""] else {
             return try await projectPage(req, id: projectId, errors: ["direction": "Move a section up or down"], status: .badRequest)
@@ -283,7 +283,7 @@ extension WebController {
     /// Its threads stay with the project, under "Other threads".
     @Sendable func deleteSection(req: Request) async throws -> Response {
         let projectId = try req.uuid("id")
-        _ = try await ProjectController().deleteSection(req: req)
+        _ = try await ProjectService.deleteSection(req: req)
         return projectAnchor(projectId, "threads")
     }
 
@@ -295,10 +295,10 @@ extension WebController {
     /// The page with `values` as sent and what was wrong with them; the stored values when nil.
     func requirementPage(_ req: Request, values: [String: String]?, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
         let userId = try req.user.id
-        let (projectId, id) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let (projectId, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
         guard let project = try await Records.find(ProjectModel.self, projectId, userId: userId, on: req.db)?.record,
               let requirement = try await Records.find(RequirementModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let page = RequirementPage(project: ProjectDetail(project: project, canvas: try await ProjectController.canvas(of: project, userId: userId, db: req.db)),
+        let page = RequirementPage(project: ProjectDetail(project: project, canvas: try await ProjectService.canvas(of: project, userId: userId, db: req.db)),
                                    requirement: requirement, values: values ?? RequirementPage.values(of: requirement), errors: errors)
         return html(page.render(try await context(req)), status: status)
     }
@@ -306,7 +306,7 @@ extension WebController {
     /// Change how many skeins a requirement needs, its colour name or its notes.
     @Sendable func updateRequirement(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let (projectId, id) = try await ProjectController.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let (projectId, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
         var body: [String: Any] = ["colorName": Self.optional(form, "colorName"), "notes": Self.optional(form, "notes")]
         var errors: [String: String] = [:]
@@ -318,7 +318,7 @@ extension WebController {
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
             _ = try await RecordWrites<RequirementModel>.update(req, id: id, body: body, immutable: ["projectId"], check: { requirement, db in
-                try await ProjectController.checkReferences(requirement, userId: userId, db: db)
+                try await ProjectService.checkReferences(requirement, userId: userId, db: db)
             })
             return projectAnchor(projectId, "threads")
         } catch {
@@ -329,7 +329,7 @@ extension WebController {
     }
 
     @Sendable func updateEntry(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let (projectId, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
         var body: [String: Any] = ["notes": form["notes"] ?? ""]
         do {
@@ -351,7 +351,7 @@ extension WebController {
     /// The entry and its photos.
     @Sendable func deleteEntry(req: Request) async throws -> Response {
         let projectId = try req.uuid("id")
-        _ = try await JournalController().delete(req: req)
+        _ = try await JournalService.deleteEntry(req: req)
         return projectAnchor(projectId, "journal")
     }
 
@@ -360,7 +360,7 @@ extension WebController {
     @Sendable func addEntryPhotos(req: Request) async throws -> Response {
         let projectId = try req.uuid("id")
         do {
-            _ = try await JournalController().addImages(req: req)
+            _ = try await JournalService.addImages(req: req)
             return projectAnchor(projectId, "journal")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -371,13 +371,13 @@ extension WebController {
     /// One photo off an entry (the entry and its other photos stay).
     @Sendable func deleteEntryPhoto(req: Request) async throws -> Response {
         let projectId = try req.uuid("id")
-        _ = try await JournalController().deleteImage(req: req)
+        _ = try await JournalService.deleteImage(req: req)
         return projectAnchor(projectId, "journal")
     }
 
     /// A photo one place earlier or later among its entry's.
     @Sendable func moveEntryPhoto(req: Request) async throws -> Response {
-        let (projectId, entryId) = try await ProjectController.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let (projectId, entryId) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
         guard let step = ["earlier": -1, "later": 1][form["direction"] ?? ""] else {
             return try await projectPage(req, id: projectId, errors: ["direction": "Move a photo earlier or later"], status: .badRequest)

@@ -7,7 +7,7 @@ import Vapor
 /// The shopping list: what to buy, as text, added by hand, set aside, bought.
 extension WebController {
     @Sendable func shopping(req: Request) async throws -> Response {
-        let items = try await ShoppingController.compute(userId: req.user.id, db: req.db).items
+        let items = try await ShoppingService.compute(userId: req.user.id, db: req.db).items
         let catalog = try req.application.threadCatalog
         var alternatives: [String: CatalogAlternatives] = [:]
         for item in items {
@@ -18,7 +18,7 @@ extension WebController {
 
     /// The list as plain text, to send or paste (`ShoppingList.plainText`).
     @Sendable func shoppingText(req: Request) async throws -> Response {
-        let items = try await ShoppingController.compute(userId: req.user.id, db: req.db).items
+        let items = try await ShoppingService.compute(userId: req.user.id, db: req.db).items
         return Response(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store",
                                                "Content-Disposition": "inline; filename=\"shopping-list.txt\""],
                         body: .init(string: ShoppingList.plainText(items, asOf: req.now)))
@@ -33,7 +33,7 @@ extension WebController {
         if let color = form["colorName"], !color.isEmpty { body["colorName"] = color }
         if let notes = form["notes"], !notes.isEmpty { body["notes"] = notes }
         do {
-            let (line, _) = try await ShoppingController.addLine(body, userId: req.user.id, req: req)
+            let (line, _) = try await ShoppingService.addLine(body, userId: req.user.id, now: req.now, db: req.db)
             return redirect(to: back, flash: "On your shopping list: \(line.brand) \(line.number), \(line.quantity) added by hand.")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -46,7 +46,7 @@ extension WebController {
         let form = try FormData.parse(req)
         let body = DismissRequest(brand: form["brand"] ?? "", number: form["number"] ?? "")
         do {
-            try await ShoppingController.dismiss(try body.validated(), userId: req.user.id, req: req)
+            try await ShoppingService.dismiss(try body.validated(), userId: req.user.id, now: req.now, db: req.db)
             return redirect(.shopping, flash: "\(body.brand) \(body.number) is set aside until your projects need a different number of it.")
         } catch let error as APIError where error.status == .notFound {
             return redirect(.shopping, flash: error.reason)
@@ -74,7 +74,7 @@ extension WebController {
                 }
                 return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
             }
-            let thread = try await ShoppingController.purchase(purchase, userId: req.user.id, req: req).thread
+            let thread = try await ShoppingService.purchase(purchase, userId: req.user.id, now: req.now, db: req.db).thread
             return redirect(.shopping, flash: "Added \(quantity) × \(thread.brand) \(thread.number) to your inventory.")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }

@@ -77,7 +77,7 @@ extension WebController {
             return response
         }
         do {
-            let (user, _) = try await AuthController.findOrCreate(identity, displayName: displayName, req: req) { _, _ in () }
+            let (user, _) = try await AuthService.findOrCreate(identity, displayName: displayName, req: req) { _, _ in () }
             let response = redirect(.inventory)
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response

@@ -110,7 +110,7 @@ extension WebController {
     @Sendable func deleteCanvas(req: Request) async throws -> Response {
         let id = try req.uuid("id")
         do {
-            _ = try await CanvasController().delete(req: req)
+            _ = try await CanvasService.delete(req: req)
             return redirect(.stash, flash: "Canvas deleted.")
         } catch let error as APIError where error.status == .conflict {
             guard let canvas = try await Records.find(CanvasModel.self, id, userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }

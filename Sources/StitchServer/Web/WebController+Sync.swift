@@ -39,10 +39,10 @@ extension WebController {
     static let maxWebChanges = 500
     /// The record kinds the web app changes offline.
     static let webRecordTypes: [EntityType] = [.thread, .journalEntry]
-    /// The ids of the changes the web app sends at most once (a purchase, a −/+ step), each with
-    /// the account that sent it; pruned by `Housekeeping` once no page that could send it again is
-    /// signed in.
-    static let appliedChanges = "applied_web_changes"
+    /// What a record made in the web app offline always carries: a change without them is an
+    /// edit, and needs the record on the server.
+    static let newRecordFields: [EntityType: [String]] = [.thread: ["brand", "number"], .journalEntry: ["projectId"]]
+    static let goneMeanwhile = "It is no longer here (deleted on another device, or long ago), so this change wasn\u{2019}t kept"
 
     /// Changes the web app kept on the device while offline (app.js), sent when the network is
     /// back. The browser keeps no copy of whole records, so each change is the fields it changed,
@@ -88,7 +88,14 @@ extension WebController {
                                                 error: APIErrorBody(error: "The web app doesn't change a \(change.type) offline"))
                 continue
             }
-            var fields = try await Self.currentFields(type, change.id, userId: userId, db: req.db) ?? [:]
+            let current = try await Self.currentFields(type, change.id, userId: userId, db: req.db)
+            // An edit of a record the server doesn't hold (deleted long enough ago that its
+            // tombstone is gone): kept past the horizon, it must not come back as a new record.
+            guard current != nil || Self.newRecordFields[type, default: []].allSatisfy({ change.fields[$0] != nil }) else {
+                results[change.id] = SyncResult(id: change.id, type: type, status: .rejected, error: APIErrorBody(error: Self.goneMeanwhile))
+                continue
+            }
+            var fields = current ?? [:]
             // An edit, laid over the server's record: of a record deleted since, it loses (deletes
             // win) and the answer carries the tombstone.
             fields.removeValue(forKey: "deletedAt")
@@ -153,18 +160,9 @@ extension WebController {
     static func applyPurchase(_ body: PurchaseRequest, id: UUID, userId: UUID, req: Request) async throws -> InventoryThread? {
         let now = req.now
         return try await req.db.writeTransaction { db in
-            guard try await claim(id, userId: userId, now: now, on: db) else { return nil }
-            return try await ShoppingController.purchase(body, userId: userId, now: now, in: db).thread
+            guard try await AppliedChanges.claim(id, userId: userId, now: now, on: db) else { return nil }
+            return try await ShoppingService.purchase(body, userId: userId, now: now, in: db).thread
         }
-    }
-
-    /// Records a once-only change's id as applied (inside the caller's write transaction, with the
-    /// change itself): false when it was already, and the change must add nothing.
-    static func claim(_ id: UUID, userId: UUID, now: Date, on db: any Database) async throws -> Bool {
-        try await db.sql.raw("""
-            INSERT INTO \(unsafeRaw: appliedChanges) (id, user_id, created_at) VALUES (\(bind: id), \(bind: userId), \(bind: now)) \
-            ON CONFLICT DO NOTHING RETURNING id
-            """).first() != nil
     }
 
     /// The record's wire fields as the server holds it, or nil when it has none (a new one).

@@ -7,47 +7,6 @@ import StitchCore
 import StitchDesign
 import Vapor
 
-/// The parsed fields and files of a form post (URL-encoded or multipart).
-struct FormData {
-    var fields: [String: String] = [:]
-    var files: [(name: String, data: Data)] = []
-    /// The file name the browser gave each file field.
-    var filenames: [String: String] = [:]
-    /// A multipart part without a name, or a text field sent twice: what an API upload refuses
-    /// (`PatternController`) rather than guess which one was meant.
-    var malformed: String?
-
-    static func parse(_ req: Request) throws -> FormData {
-        var form = FormData()
-        if let type = req.headers.contentType, type.type == "multipart", let boundary = type.parameters["boundary"] {
-            guard let body = req.body.data else { return form }
-            for part in try MultipartCollector.parse(Data(buffer: body), boundary: boundary) {
-                if part.name.isEmpty {
-                    form.malformed = "A part of the form has no name"
-                } else if part.filename == nil, form.fields[part.name] != nil {
-                    form.malformed = "The field \(part.name) is sent more than once"
-                }
-                if let filename = part.filename {
-                    if !part.body.isEmpty {
-                        form.files.append((part.name, part.body))
-                        form.filenames[part.name] = filename
-                    }
-                } else {
-                    form.fields[part.name] = String(decoding: part.body, as: UTF8.self)
-                }
-            }
-        } else if req.body.data != nil {
-            form.fields = (try? req.content.decode([String: String].self, as: .urlEncodedForm)) ?? [:]
-        }
-        return form
-    }
-
-    subscript(_ key: String) -> String? {
-        guard let value = fields[key]?.trimmedWhitespace, !value.isEmpty else { return nil }
-        return value
-    }
-}
-
 /// Checks the CSRF token of every state-changing request and signs the user in from the session
 /// cookie. Pages that need a user redirect to sign-in when there is none.
 ///
@@ -168,6 +127,7 @@ struct WebController: RouteCollection {
         routes.grouped(WebAuth(required: true)).post(SiteURL.confirmAddressAgain.route, use: confirmAddressAgain)
         routes.grouped(WebAuth(required: true)).get(SiteURL.recentlyDeleted.route, use: recentlyDeleted)
         routes.grouped(WebAuth(required: true)).post(SiteURL.restoreDeleted(":type", ":id").route, use: restoreDeleted)
+        routes.grouped(WebAuth(required: true)).get(SiteURL.deletedPhoto(":type", ":id").route, use: deletedPhoto)
 
         let app = routes.grouped(WebAuth(required: true))
         app.get(SiteURL.inventory.route, use: inventory)
@@ -238,7 +198,7 @@ struct WebController: RouteCollection {
         uploads("12mb").on(.POST, SiteURL.importFile.route, body: .collect(maxSize: "12mb"), use: importPreview)
         uploads("20mb").on(.POST, SiteURL.importConfirm.route, body: .collect(maxSize: "20mb"), use: importConfirm)
         app.get(SiteURL.restore.route, use: restorePage)
-        uploads(AccountController.maxRestoreBody).on(.POST, SiteURL.restore.route, body: .collect(maxSize: AccountController.maxRestoreBody), use: restore)
+        uploads(AccountService.maxRestoreBody).on(.POST, SiteURL.restore.route, body: .collect(maxSize: AccountService.maxRestoreBody), use: restore)
         app.get(SiteURL.password.route, use: passwordPage)
         app.post(SiteURL.password.route, use: changePassword)
         app.get(SiteURL.deleteAccount.route, use: deleteAccountPage)
@@ -353,7 +313,7 @@ struct WebController: RouteCollection {
     @Sendable func signIn(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
         do {
-            let user = try await AuthController.checkPassword(email: form["email"] ?? "", password: form.fields["password"] ?? "", req: req)
+            let user = try await AuthService.checkPassword(email: form["email"] ?? "", password: form.fields["password"] ?? "", req: req)
             let response = redirect(.inventory)
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
@@ -367,7 +327,7 @@ struct WebController: RouteCollection {
         let form = try FormData.parse(req)
         let body = RegisterRequest(email: form["email"] ?? "", password: form.fields["password"] ?? "", displayName: form["displayName"] ?? "")
         do {
-            let (user, _) = try await AuthController.createAccount(body, req: req) { _, _ in () }
+            let (user, _) = try await AuthService.createAccount(body, req: req) { _, _ in () }
             let response = redirect(.inventory, flash: "Welcome to Stitchuation, \(user.displayName)!")
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
@@ -406,6 +366,15 @@ struct WebController: RouteCollection {
     @Sendable func recentlyDeleted(req: Request) async throws -> Response {
         let deleted = try await Deletions.list(userId: try req.user.id, now: req.now, db: req.db)
         return html(RecentlyDeletedPage(deleted: deleted).render(try await context(req)))
+    }
+
+    /// A recently deleted canvas's or project's photo, for that page alone (`Deletions.photo`).
+    @Sendable func deletedPhoto(req: Request) async throws -> Response {
+        guard let type = req.parameters.get("type").flatMap(EntityType.init(rawValue:)),
+              let id = req.parameters.get("id").flatMap(UUID.init(uuidString:)),
+              let image = try await Deletions.photo(type, id, userId: try req.user.id, now: req.now, db: req.db)
+        else { throw Abort(.notFound) }
+        return try await PictureSizes.response(for: image, derived: true, req: req)
     }
 
     @Sendable func restoreDeleted(req: Request) async throws -> Response {

@@ -22,7 +22,7 @@ enum WebSession {
     static let lifetime: TimeInterval = 30 * 24 * 3600
     /// … but never later than this long after the sign-in, so a stolen cookie can't live for
     /// ever; sign-out and a password change end it everywhere at once, as before.
-    static let absoluteLifetime: TimeInterval = 180 * 24 * 3600
+    static let absoluteLifetime = AppliedChanges.keptFor
     /// How often a used session's end is moved (one write a day at most, not one per page).
     static let slideEvery: TimeInterval = 24 * 3600
 

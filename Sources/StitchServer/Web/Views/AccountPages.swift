@@ -197,6 +197,10 @@ struct RecentlyDeletedPage {
                 ? Layout.emptyState(icon: "inventory", title: "Nothing deleted lately", message: "Threads, canvases, projects and journal entries you delete stay here for \(RecentlyDeleted.days) days.", action: nothing)
                 : el("ul", ["class": "list card", "id": "deleted"], children: deleted.items.map { item in
                     el("li", ["class": "row", "data-deleted": "\(item.type.rawValue)/\(item.id.wireText)"],
+                       item.hasPhoto == true
+                           ? void("img", ["class": "thumb", "src": SiteURL.deletedPhoto(item.type.rawValue, item.id.wireText).path + "?w=\(PictureSizes.widths[0])",
+                                          "alt": "", "loading": "lazy", "width": "64", "height": "64"])
+                           : nothing,
                        el("div", ["class": "grow"],
                           el("span", ["class": "title"], text(item.title)),
                           el("div", ["class": "muted"], text("\(Self.kind(item.type)) · deleted \(Layout.longDate(item.deletedAt)) · until \(Layout.longDate(item.restorableUntil))"))),

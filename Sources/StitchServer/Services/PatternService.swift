@@ -1,0 +1,31 @@
+import Fluent
+import Foundation
+import SQLKit
+import StitchCore
+import Vapor
+
+/// A project's patterns added and listed, for the API (`PatternController`) and the web app.
+extension Patterns {
+
+    /// Stores the file and creates its pattern record (one sync version); a failure keeps nothing.
+    static func add(_ data: Data, filename: String?, title given: String?, projectId: UUID, userId: UUID, req: Request) async throws -> PatternDetail {
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
+        let title = given ?? filename.map { ($0 as NSString).deletingPathExtension }.flatMap(Rules.clean) ?? "Pattern"
+        // The record's own rules, before anything is stored.
+        _ = try Pattern(projectId: projectId, title: title, fileKey: "k", createdAt: Date(), updatedAt: Date()).normalized.validated()
+        let stored = try await Patterns.store(data, userId: userId, app: req.application, db: req.db)
+        do {
+            let pattern = try await RecordWrites<PatternModel>.create(
+                req, body: ["projectId": projectId.text, "title": title, "fileKey": stored.key, "lastPage": 1])
+            return PatternDetail(pattern: pattern, contentType: stored.format.contentType, pages: stored.pages)
+        } catch {
+            try? await Images.removeIfUnreferenced(stored.key, app: req.application, db: req.db)
+            throw error
+        }
+    }
+
+    static func patterns(of projectId: UUID, userId: UUID, db: any Database) async throws -> [Pattern] {
+        try await Records.list(PatternModel.self, userId: userId, where: "project_id", equals: projectId, on: db)
+            .sorted { ($0.createdAt, $0.id.text) < ($1.createdAt, $1.id.text) }
+    }
+}
