@@ -67,12 +67,16 @@ enum ChatRun {
         }
     }
 
-    @MainActor
-    static func suggestions(data: ServerDataProvider, llm: any LLMProvider, now: @escaping @Sendable () -> Date, threadId: Int64) async -> ([String], String?) {
-        let workspace = ThreadWorkspaceChatViewModel(threadId: threadId, data: data, llm: llm, now: now)
-        await workspace.load()
-        await workspace.suggestTasks()
-        return (workspace.suggestions, workspace.errorMessage)
+    /// Task suggestions for a thread (`TaskSuggestions`), and what to say when the LLM couldn't help.
+    static func suggestions(data: ServerDataProvider, llm: any LLMProvider, threadId: Int64) async -> ([String], String?) {
+        do {
+            let thread = try await data.thread(id: threadId)
+            let tasks = try await data.tasks(threadId: threadId)
+            let (suggestions, note) = await TaskSuggestions.suggest(thread: thread, tasks: tasks, llm: llm)
+            return (suggestions, note)
+        } catch {
+            return ([], ChatEngine.describe(error))
+        }
     }
 
     struct BriefingResult: Sendable {
@@ -81,11 +85,13 @@ enum ChatRun {
         var error: String?
     }
 
-    @MainActor
+    /// Today's briefing and its cards (`BriefingEngine`), or why not.
     static func briefing(data: ServerDataProvider, now: @escaping @Sendable () -> Date, regenerate: Bool) async -> BriefingResult {
-        let model = BriefingViewModel(data: data, now: now)
-        if regenerate { await model.regenerate() } else { await model.load() }
-        if case .failed(let why) = model.state { return BriefingResult(briefing: model.briefing, error: why) }
-        return BriefingResult(briefing: model.briefing, cards: model.cards)
+        do {
+            let result = try await BriefingEngine(data: data, now: now).load(regenerate: regenerate)
+            return BriefingResult(briefing: result.briefing, cards: result.cards)
+        } catch {
+            return BriefingResult(error: ChatEngine.describe(error))
+        }
     }
 }

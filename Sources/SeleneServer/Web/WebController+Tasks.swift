@@ -10,7 +10,7 @@ extension WebController {
         try await Self.requireSignIn(req)
         let id = try Self.intId(req)
         try Self.verify(req)
-        let (suggestions, note) = await ChatRun.suggestions(data: Self.data(req), llm: Self.llm(req), now: Self.clock(req), threadId: id)
+        let (suggestions, note) = await ChatRun.suggestions(data: Self.data(req), llm: Self.llm(req), threadId: id)
         var page = try await Self.threadPage(req, id: id)
         page.suggestions = suggestions
         page.suggestionNote = note ?? (suggestions.isEmpty ? "No new tasks to suggest." : nil)

@@ -25,25 +25,17 @@ public final class BriefingViewModel {
         self.now = now
     }
 
-    public func load() async { await fetch { try await self.data.briefing() } }
+    public func load() async { await fetch(regenerate: false) }
 
     /// Writes today's briefing again.
-    public func regenerate() async { await fetch { try await self.data.regenerateBriefing() } }
+    public func regenerate() async { await fetch(regenerate: true) }
 
-    private func fetch(_ get: @escaping () async throws -> Briefing) async {
+    private func fetch(regenerate: Bool) async {
         state = .loading
         do {
-            let briefing = try await get()
-            self.briefing = briefing
-            var seen = Set<Int64>()
-            var found: [Resurfacing.Suggestion] = []
-            let resurfacing = Resurfacing(data: data)
-            for note in briefing.notes.prefix(5) {
-                for suggestion in (try? await resurfacing.suggestions(for: note, now: now())) ?? [] where seen.insert(suggestion.note.id).inserted {
-                    found.append(suggestion)
-                }
-            }
-            resurfaced = Array(found.prefix(5))
+            let result = try await BriefingEngine(data: data, now: now).load(regenerate: regenerate)
+            briefing = result.briefing
+            resurfaced = result.resurfaced
             state = .loaded
         } catch {
             state = .failed(ChatViewModel.describe(error))

@@ -219,17 +219,7 @@ public final class ThreadWorkspaceChatViewModel {
     /// Asks the LLM for next tasks from the thread's notes; those not already open.
     public func suggestTasks() async {
         guard let thread else { return }
-        do {
-            let prompt = PromptBuilder.taskSuggestions(thread: thread.thread, notes: thread.notes, openTasks: tasks.filter { $0.status == .open })
-            let answer = try await engine.llm.complete(prompt)
-            suggestions = PromptBuilder.parseTasks(answer, existing: tasks)
-            errorMessage = nil
-        } catch {
-            // Without the LLM, the notes' own action lines are the suggestions.
-            suggestions = Array(thread.notes.flatMap { ActionExtractor.actions(in: $0.content) }
-                .filter { s in !tasks.contains { $0.title.lowercased() == s.lowercased() } }.prefix(5))
-            errorMessage = "Selene can't reach the LLM; these come from your notes' own to-dos."
-        }
+        (suggestions, errorMessage) = await TaskSuggestions.suggest(thread: thread, tasks: tasks, llm: engine.llm)
     }
 
     public func accept(_ suggestion: String) async {
