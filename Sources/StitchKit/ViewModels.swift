@@ -238,15 +238,22 @@ public struct ProjectDetailModel: Sendable {
     }
 
     public mutating func renameSection(_ id: UUID, to name: String, in store: LocalStore) throws {
-        guard var section = sections.first(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
-        section.name = name
-        try store.save(section)
-        try load(from: store)
+        try changeSection(id, in: store) { $0.name = name }
     }
 
     public mutating func setSectionStatus(_ id: UUID, to status: SectionStatus, in store: LocalStore) throws {
+        try changeSection(id, in: store) { $0.status = status }
+    }
+
+    /// A section's notes ("left side first, then the sky"); nil or blank clears them.
+    public mutating func setSectionNotes(_ id: UUID, to notes: String?, in store: LocalStore) throws {
+        try changeSection(id, in: store) { $0.notes = Rules.cleanNotes(notes) }
+    }
+
+    /// One section of this project changed by `change`, saved and the project read again.
+    private mutating func changeSection(_ id: UUID, in store: LocalStore, _ change: (inout ProjectSection) -> Void) throws {
         guard var section = sections.first(where: { $0.id == id }) else { throw ValidationError("section", "No such section in this project") }
-        section.status = status
+        change(&section)
         try store.save(section)
         try load(from: store)
     }

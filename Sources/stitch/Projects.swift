@@ -305,7 +305,7 @@ struct Journal: AsyncParsableCommand {
 
 struct Sections: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A project's sections.",
-                                                    subcommands: [List.self, Add.self, Rename.self, Status.self, Move.self, Remove.self], defaultSubcommand: List.self)
+                                                    subcommands: [List.self, Add.self, Rename.self, Status.self, Notes.self, Move.self, Remove.self], defaultSubcommand: List.self)
 
     /// Runs a change to one section of a project (by name or id prefix), then prints what it says
     /// and how the sync went.
@@ -355,6 +355,29 @@ struct Sections: AsyncParsableCommand {
         }
     }
 
+    struct Notes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a section's notes, set them, or clear them (--clear).")
+        @Argument var project: String
+        @Argument var section: String
+        @Argument(help: "The new notes (none: show them)") var notes: String?
+        @Flag(help: "Remove the notes") var clear = false
+        func run() async throws {
+            guard !(clear && notes != nil) else { throw ValidationError("Give new notes or --clear, not both") }
+            guard clear || notes != nil else {
+                try await Stitch.run {
+                    let ctx = try Context.open()
+                    let (_, s) = try Sections.find(section, project: project, in: ctx.store)
+                    print(s.notes ?? "\(s.name) has no notes.")
+                }
+                return
+            }
+            try await Sections.edit(section, project: project) { model, s, store in
+                try model.setSectionNotes(s.id, to: clear ? nil : notes, in: store)
+                return clear ? "Cleared \(s.name)'s notes." : "Noted on \(s.name)."
+            }
+        }
+    }
+
     struct Move: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Move a section up or down one place.")
         enum Direction: String, ExpressibleByArgument { case up, down }
@@ -392,8 +415,8 @@ struct Sections: AsyncParsableCommand {
                 let model = try projectModel(p.id, in: ctx.store)
                 if output.json { print(try Output.json(model.sections)); return }
                 let colors = Dictionary((model.readiness?.sections ?? []).map { ($0.sectionId, $0.color.rawValue) }, uniquingKeysWith: { a, _ in a })
-                print(Output.table(["ID", "SECTION", "STATUS", "READY"], model.sections.map {
-                    [Output.short($0.id), $0.name, $0.status.displayName, colors[$0.id] ?? ""]
+                print(Output.table(["ID", "SECTION", "STATUS", "READY", "NOTES"], model.sections.map {
+                    [Output.short($0.id), $0.name, $0.status.displayName, colors[$0.id] ?? "", $0.notes.map { String($0.prefix(40)) } ?? ""]
                 }))
             }
         }

@@ -504,6 +504,19 @@ struct WebEditingTests {
             #expect(sections.map(\.name) == ["Outer border", "Background"] && sections[0].status == .inProgress)
             let shown = try await web.request(.GET, page).text
             #expect(shown.contains("Outer border") && shown.contains("In progress") && shown.contains("Edit section"))
+            #expect(!shown.contains("section-notes"))
+
+            // Notes: written on the section's form, shown under its heading, kept when a form without them is sent, cleared when blank.
+            res = try await web.post(base, from: page, ["name": "Outer border", "status": "in_progress", "notes": "Basketweave, left side first"])
+            #expect(res.status == .seeOther)
+            #expect(try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)[0].notes == "Basketweave, left side first")
+            let noted = try await web.request(.GET, page).text
+            #expect(noted.contains("<p class=\"muted section-notes\">Basketweave, left side first</p>"), "\(noted)")
+            #expect(noted.contains("id=\"f-section-notes-\(data.section.id.wireText)\""))
+            res = try await web.post(base, from: page, ["name": "Outer border", "status": "in_progress"])
+            #expect(try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)[0].notes == "Basketweave, left side first")
+            res = try await web.post(base, from: page, ["name": "Outer border", "status": "in_progress", "notes": "  "])
+            #expect(try await ann.get("/projects/\(data.project.id)/sections", as: [ProjectSection].self)[0].notes == nil)
 
             // Bad input: a blank name or an unknown status changes nothing and says what is wrong.
             let version = try await ann.syncVersion()

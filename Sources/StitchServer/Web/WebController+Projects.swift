@@ -230,13 +230,15 @@ extension WebController {
         return response
     }
 
-    /// Rename a section, or change its status.
+    /// Rename a section, change its status or its notes (blank notes clear them).
     @Sendable func updateSection(req: Request) async throws -> Response {
         let (projectId, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
         let form = try FormData.parse(req)
+        var body: [String: Any] = ["name": form["name"] ?? "", "status": form["status"] ?? ""]
+        // A page from before notes were on the form sends none: they stay as they are.
+        if let notes = form.fields["notes"] { body["notes"] = Rules.cleanNotes(notes) ?? NSNull() }
         do {
-            _ = try await RecordWrites<SectionModel>.update(req, id: id, body: ["name": form["name"] ?? "", "status": form["status"] ?? ""],
-                                                            immutable: ["projectId"])
+            _ = try await RecordWrites<SectionModel>.update(req, id: id, body: body, immutable: ["projectId"])
             return projectAnchor(projectId, "threads")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }

@@ -140,7 +140,7 @@ struct ProjectDetailPage {
                   el("button", ["class": "primary", "type": "submit"], text("Save notes")))))
     }
 
-    /// Rename, status, move up/down and delete, under the section's heading.
+    /// Rename, status, notes, move up/down and delete, under the section's heading.
     func sectionTools(_ s: SectionReadiness, index: Int, count: Int, context: PageContext) -> Node {
         let sid = s.sectionId.wireText
         let record = sections.first { $0.id == s.sectionId }
@@ -156,6 +156,7 @@ struct ProjectDetailPage {
                 Layout.field("Section name", name: "name", value: s.name, id: "f-section-name-\(sid)"),
                 Layout.select("Status", name: "status", options: SectionStatus.allCases.map { ($0.rawValue, $0.displayName) },
                               selected: record?.status.rawValue, id: "f-section-status-\(sid)"),
+                Layout.textArea("Notes", name: "notes", value: record?.notes, id: "f-section-notes-\(sid)"),
                 el("button", ["class": "primary", "type": "submit"], text("Save section"))),
             el("div", ["class": "toolbar"],
                move("up", "↑ Move up", index > 0), move("down", "↓ Move down", index < count - 1),
@@ -203,6 +204,7 @@ struct ProjectDetailPage {
            group(readiness.sections.enumerated().map { index, s in
                group([el("h3", ["data-section-color": s.color.rawValue, "data-section": s.sectionId.wireText], dot(s.color), text(" " + s.name),
                          (sections.first { $0.id == s.sectionId }).map { el("span", ["class": "muted section-status"], text(" · " + $0.status.displayName)) } ?? nothing),
+                      (sections.first { $0.id == s.sectionId }?.notes).map { el("p", ["class": "muted section-notes"], text($0)) } ?? nothing,
                       sectionTools(s, index: index, count: readiness.sections.count, context: context),
                       requirementRows(s.requirements, context: context)])
            }),
