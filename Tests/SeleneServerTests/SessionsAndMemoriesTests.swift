@@ -154,6 +154,16 @@ struct SessionsAndMemoriesTests {
             let sid = chat.id.uuidString.lowercased(), mid = chat.messages[1].id.uuidString.lowercased()
             let page = try await app.send(.GET, "/app/chat/\(sid)", headers: ["Cookie": cookie]).text
             #expect(page.contains("/app/memories?message=\(mid)&amp;session=\(sid)") && page.contains("Remember this"), "\(page)")
+            // When: each message its hour and minute, the conversation its day (UTC in the page; selene.js shows the reader's zone).
+            let stamp = WireDate.string(from: clock.now)
+            let hour = { () -> String in
+                var calendar = Calendar(identifier: .gregorian); calendar.timeZone = TimeZone(identifier: "UTC")!
+                let parts = calendar.dateComponents([.hour, .minute], from: clock.now)
+                return String(format: "%02d:%02d UTC", parts.hour!, parts.minute!)
+            }()
+            let clockTag = "<time class=\"when\" datetime=\"\(stamp)\" data-local=\"time\">\(hour)</time>"
+            #expect(page.components(separatedBy: clockTag).count - 1 == 2, "both messages say when: \(page)")
+            #expect(page.contains("<time class=\"when\" datetime=\"\(stamp)\" data-local=\"date\">"), "the conversation says its day")
             let form = try await app.send(.GET, "/app/memories?message=\(mid)&session=\(sid)", headers: ["Cookie": cookie]).text
             #expect(form.contains(">Lentil soup on Fridays, with bread.</textarea>") && form.contains("name=\"session\" value=\"\(sid)\""), "\(form)")
             #expect(try await post("content=Lentil+soup+on+Fridays&type=pattern&session=\(sid)").status == .seeOther)

@@ -6,6 +6,7 @@ ports, then walks through Selene as its person would: sign in, capture, a stream
 with citations, threads, the briefing, memories, search, devices, status; the same without
 JavaScript; and the set-up screen of a server without a token. Screenshots of each page at
 phone, tablet and desktop sizes go to SCREENSHOT_DIR (default test-artifacts/screenshots)."""
+import re
 import json
 import os
 import shutil
@@ -149,7 +150,12 @@ def test_streamed_chat_with_citations(selene, browser, shots):
     # The page showed the live progress (quick steps may share one repaint) and then the writing.
     assert ("Searching notes…" in states or "Thinking…" in states) and "Writing…" in states, states
     answer = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant")[-1]
-    assert answer.text.startswith("Selene\nFrom your notes:")
+    assert answer.find_element(By.CSS_SELECTOR, ".answer").text.startswith("From your notes:")
+    # Each message says when, in the reader's own time zone (the page's UTC, localised by selene.js).
+    for message in browser.find_elements(By.CSS_SELECTOR, "#conversation > li")[-2:]:
+        when = message.find_element(By.CSS_SELECTOR, ".who time.when")
+        assert re.search(r"\d{1,2}:\d{2}", when.text) and "UTC" not in when.text, when.text
+        assert message.find_element(By.CSS_SELECTOR, ".who").text.startswith(("You", "Selene"))
     assert browser.find_element(By.ID, "conversation-title").text == "What's in my garden soil thread?"
     links = answer.find_elements(By.CSS_SELECTOR, "a.cite")
     assert len(links) == 3 and [a.text for a in links] == ["[1]", "[2]", "[3]"]
@@ -159,6 +165,7 @@ def test_streamed_chat_with_citations(selene, browser, shots):
     browser.refresh()
     assert len(browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")) == 3
     assert "What's in my garden soil thread?" in browser.find_element(By.CSS_SELECTOR, ".sessions").get_attribute("textContent")
+    assert "Today" in browser.find_element(By.CSS_SELECTOR, ".sessions li time.when").get_attribute("textContent")
     follow(browser, browser.find_elements(By.CSS_SELECTOR, "#conversation a.cite")[0])
     assert "/app/notes/" in browser.current_url
     assert "Related notes" in browser.page_source
@@ -261,7 +268,7 @@ def test_cut_answer_kept_and_marked(selene, browser, shots):
     finally:
         stub.fault("none")
     cut = browser.find_elements(By.CSS_SELECTOR, "#conversation > li.assistant.incomplete")
-    assert len(cut) == 1 and "cut off before the end" in cut[0].text and cut[0].text.startswith("Selene\nFrom"), cut[0].text
+    assert len(cut) == 1 and "cut off before the end" in cut[0].text and cut[0].find_element(By.CSS_SELECTOR, ".answer").text.startswith("From"), cut[0].text
     assert "broke off" in browser.page_source or "notes that match" in browser.page_source
     snap(browser, shots, "selene-chat-cut")
     browser.refresh()

@@ -121,6 +121,19 @@ enum Layout {
         el("time", ["datetime": WireDate.string(from: date)], text(day(date)))
     }
 
+    /// When a chat message was written (`clock`: its hour and minute) or a conversation last
+    /// spoke (`date`), as UTC in the page; selene.js shows it in the reader's own time zone
+    /// (`data-local`), "Today"/"Yesterday" for a recent conversation.
+    static func moment(_ date: Date, _ kind: MomentKind) -> Node {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = kind == .clock ? "HH:mm 'UTC'" : "d MMM yyyy"
+        return el("time", ["class": "when", "datetime": WireDate.string(from: date), "data-local": kind.rawValue], text(f.string(from: date)))
+    }
+
+    enum MomentKind: String { case clock = "time", date }
+
     /// A note in a list: its title (a link), its first words, its theme and date.
     /// A task with its tick box; `back` says where ticking returns to (`tasks` or `thread`).
     static func taskRow(_ task: ThreadTask, back: String, context: PageContext, meta: Node = nothing) -> Node {
@@ -187,7 +200,7 @@ enum Layout {
             return el("a", ["class": "remember", "href": SiteURL.memories.path(query: query)], text("Remember this"))
         } ?? nothing
         return el("li", ["class": "message \(message.role.rawValue)\(message.isIncomplete ? " incomplete" : "")"],
-           el("span", ["class": "who"], text(message.role == .user ? "You" : "Selene")),
+           el("span", ["class": "who"], text(message.role == .user ? "You" : "Selene"), text(" "), moment(message.createdAt, .clock)),
            message.role == .assistant ? answer(CitationParser.segments(of: message, titles: titles)) : el("div", ["class": "answer"], text(message.content)),
            message.isIncomplete ? el("p", ["class": "cut-off notice"], text("This answer was cut off before the end. Ask again for a whole one.")) : remember)
     }

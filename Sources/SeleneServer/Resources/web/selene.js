@@ -58,6 +58,24 @@
     var box = element.getBoundingClientRect();
     if (box.bottom > room || box.bottom < 0) element.scrollIntoView({ block: 'end' });
   }
+  // Times written by the server in UTC (Layout.moment), shown in the reader's own zone: a chat
+  // message's hour and minute, a conversation's day ("Today", "Yesterday" when recent).
+  function localTimes(root) {
+    Array.prototype.forEach.call((root || document).querySelectorAll('time[data-local]'), function (el) {
+      var at = new Date(el.getAttribute('datetime'));
+      if (isNaN(at)) return;
+      if (el.getAttribute('data-local') === 'time') {
+        el.textContent = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      } else {
+        var day = function (d) { return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime(); };
+        var days = Math.round((day(new Date()) - day(at)) / 86400000);
+        el.textContent = days === 0 ? 'Today' : days === 1 ? 'Yesterday'
+          : at.toLocaleDateString([], { day: 'numeric', month: 'short', year: 'numeric' });
+      }
+      el.setAttribute('title', at.toLocaleString());
+    });
+  }
+  localTimes(document);
   // The answer streamed as it is written: the form posts to its stream URL and the
   // server-sent events (progress, delta, done, unavailable, error) update the page.
   var form = document.querySelector('form[data-stream]');
@@ -70,9 +88,11 @@
       event.preventDefault();
       var data = new URLSearchParams(new FormData(form));
       var question = document.createElement('li'); question.className = 'message user';
-      var who = document.createElement('span'); who.className = 'who'; who.textContent = 'You';
+      var who = document.createElement('span'); who.className = 'who'; who.textContent = 'You ';
+      var asked = document.createElement('time'); asked.className = 'when'; asked.setAttribute('data-local', 'time');
+      asked.setAttribute('datetime', new Date().toISOString()); who.appendChild(asked);
       var q = document.createElement('div'); q.className = 'answer'; q.textContent = box.value;
-      question.appendChild(who); question.appendChild(q); conversation.appendChild(question);
+      question.appendChild(who); question.appendChild(q); conversation.appendChild(question); localTimes(question);
       var answer = document.createElement('li'); answer.className = 'message assistant'; answer.setAttribute('aria-live', 'polite');
       var who2 = document.createElement('span'); who2.className = 'who'; who2.textContent = 'Selene';
       var text = document.createElement('div'); text.className = 'answer';
@@ -93,6 +113,7 @@
           else if (name === 'done' || name === 'unavailable') {
             progress.textContent = ''; var done = JSON.parse(payload); answer.outerHTML = done.html;
             var list = document.getElementById('sessions'); if (list && done.sessions) list.innerHTML = done.sessions;
+            localTimes(conversation); if (list) localTimes(list);
             var heading = document.getElementById('conversation-title'); if (heading && done.title) heading.textContent = done.title;
             if (conversation.lastElementChild) keepInView(conversation.lastElementChild);
           }

@@ -53,6 +53,7 @@ extension Pages {
         return el("li", ["class": current ? "row current" : "row"],
                   el("a", ["href": SiteURL.session(id).path, "aria-current": current ? "true" : nil],
                      s.isPinned ? el("span", ["class": "chip pinned"], text("Pinned")) : nothing, text(s.title)),
+                  Layout.moment(s.updatedAt, .date),
                   Layout.form(SiteURL.pin(id).path, context: context, cls: "inline",
                               void("input", ["type": "hidden", "name": "pinned", "value": s.isPinned ? "false" : "true"]),
                               Layout.button(s.isPinned ? "Unpin" : "Pin", cls: "button quiet")),
