@@ -92,7 +92,9 @@ public enum Stylesheet {
         .toolbar h1 { flex: 1 1 100%; margin: 0; }
         .card, .row { background: var(--color-cream); border-radius: var(--radius-card); box-shadow: var(--shadow-subtle); }
         .card { padding: var(--space-lg); margin-bottom: var(--space-md); }
-        .list { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--space-sm); }
+        .list { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: minmax(0, 1fr); gap: var(--space-sm); }
+        /* A row is as wide as the list, whatever width an unpainted row remembers from a wider window. */
+        .list > li { min-width: 0; }
         .row { display: flex; align-items: center; gap: var(--space-md); padding: var(--space-md); min-height: 64px;
                animation: reveal var(--spring-gentle) both; }
         .row .grow { flex: 1; min-width: 0; }
@@ -132,7 +134,7 @@ public enum Stylesheet {
         button, .button { font: 700 19px/1.2 \(TypeStyle.body.fontStack); border: 0; border-radius: var(--radius-subtle); min-height: 48px; min-width: 48px;
                           padding: var(--space-sm) var(--space-lg); cursor: pointer; text-decoration: none; display: inline-flex; align-items: center; justify-content: center; }
         .primary { background: var(--color-terracotta); color: #fff; box-shadow: var(--shadow-subtle); }
-        .primary:hover { background: var(--color-terracotta-light); }
+        .primary:hover { background: var(--color-terracotta); filter: brightness(0.9); }  /* darker, so white text keeps its contrast */
         .secondary { background: var(--color-parchment); color: var(--color-espresso); }
         .danger { background: var(--color-cream); color: var(--color-espresso); border: 2px solid var(--color-terracotta); }
         .round { border-radius: 50%; padding: 0; background: var(--color-parchment); color: var(--color-espresso); }
@@ -206,6 +208,7 @@ public enum Stylesheet {
         ul.ways { list-style: none; padding: 0; margin: 0 0 var(--space-sm); }
         ul.ways li { display: flex; align-items: center; justify-content: space-between; gap: var(--space-sm); min-height: 44px; border-bottom: 1px solid var(--color-parchment); }
         ul.ways li button { min-height: 44px; }
+        summary { cursor: pointer; padding: 10px 0; }  /* a target a finger can hit: 44 px tall (WCAG 2.5.8 asks 24) */
         details.edit { margin: var(--space-xs) 0 var(--space-md); }
         details.edit > summary { cursor: pointer; color: var(--color-walnut); padding: 10px 0; font-size: 0.95em; }
         details.edit .toolbar { margin: var(--space-sm) 0 0; }
@@ -214,7 +217,7 @@ public enum Stylesheet {
         table { width: 100%; border-collapse: collapse; }
         .actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); margin-top: var(--space-md); }
         .actions form { margin: 0; }
-        tr.unused td { color: var(--color-clay); }
+        tr.unused td { color: var(--color-walnut); font-style: italic; }  /* set apart without losing contrast (clay on cream is under 4.5:1) */
         progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }
         .scroll { overflow-x: auto; }
         th, td { text-align: left; padding: var(--space-sm); border-bottom: 1px solid var(--color-parchment); }

@@ -504,7 +504,7 @@ struct WebEditingTests {
             #expect(sections.map(\.name) == ["Outer border", "Background"] && sections[0].status == .inProgress)
             let shown = try await web.request(.GET, page).text
             #expect(shown.contains("Outer border") && shown.contains("In progress") && shown.contains("Edit section"))
-            #expect(!shown.contains("section-notes"))
+            #expect(!shown.contains("class=\"muted section-notes\""))
 
             // Notes: written on the section's form, shown under its heading, kept when a form without them is sent, cleared when blank.
             res = try await web.post(base, from: page, ["name": "Outer border", "status": "in_progress", "notes": "Basketweave, left side first"])

@@ -48,12 +48,68 @@ def shots():
 
 
 def snap(driver, folder, name):
-    """Screenshots the current page at every size, then returns to the phone size."""
+    """Screenshots the current page at every size, audits it (`audit`), then returns to the
+    phone size."""
     for label, (w, h) in SIZES.items():
         driver.set_window_size(w, h)
         time.sleep(0.3)
         driver.save_screenshot(os.path.join(folder, f"{name}-{label}.png"))
+    problems = audit(driver, name)
     driver.set_window_size(*SIZES["phone"])
+    assert not problems, "\n".join(problems)
+
+
+# axe-core (the engine of Lighthouse's accessibility audit), from PyPI's axe-playwright-python:
+# its axe.min.js alone, injected by Selenium. WCAG 2.0-2.2 A and AA rules; a critical, serious or
+# moderate finding fails the page.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+AXE_FAILING = {"critical", "serious", "moderate"}
+_axe = []
+
+
+def axe_source():
+    if not _axe:
+        import importlib.util
+        spec = importlib.util.find_spec("axe_playwright_python")
+        assert spec and spec.submodule_search_locations, "axe-playwright-python is not installed (scripts/test installs it)"
+        with open(os.path.join(list(spec.submodule_search_locations)[0], "axe.min.js"), encoding="utf-8") as f:
+            _axe.append(f.read())
+    return _axe[0]
+
+
+def audit(driver, name, widths=(390, 1280)):
+    """What a person meets on this page: axe-core's findings at a phone's and a laptop's width,
+    and whether the page fits 320 CSS px without scrolling sideways (WCAG 1.4.10, reflow)."""
+    problems = []
+    driver.set_script_timeout(60)
+    for width in widths:
+        driver.set_window_size(width, 900)
+        if not driver.execute_script("return !!window.axe"):
+            driver.execute_script(axe_source())
+        # The settled page: rows fade in when a layout shows them (a split list appears at 1024 px).
+        driver.execute_script("document.getAnimations().forEach(function (a) { try { a.finish(); } catch (e) {} })")
+        found = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})
+              .then(function (r) { done(r.violations.map(function (v) {
+                  return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};
+              })); }, function (e) { done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]); });""", AXE_TAGS)
+        for v in found:
+            if v["impact"] in AXE_FAILING:
+                problems.append(f"{name} at {width}px: {v['id']} ({v['impact']}): {v['help']} - {v['nodes']}")
+    driver.set_window_size(320, 900)
+    time.sleep(0.2)
+    wide = driver.execute_script("""
+        var width = window.innerWidth, out = [];
+        document.querySelectorAll('body *').forEach(function (el) {
+          var r = el.getBoundingClientRect();
+          if (r.width && r.right > width + 0.5 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 0.5))
+            out.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && el.className.baseVal === undefined ? '.' + String(el.className).trim().replace(/\\s+/g, '.') : '') + ' to ' + Math.round(r.right) + 'px');
+        });
+        return [document.documentElement.scrollWidth, width, out.slice(0, 5)];""")
+    if wide[0] > wide[1]:
+        problems.append(f"{name} at 320px: the page is {wide[0]}px wide (reflow, WCAG 1.4.10): {wide[2]}")
+    return problems
 
 
 def fill(driver, name, value):

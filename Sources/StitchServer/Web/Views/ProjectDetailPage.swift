@@ -178,7 +178,9 @@ struct ProjectDetailPage {
 
     func requirementRows(_ reqs: [RequirementReadiness], context: PageContext) -> Node {
         guard !reqs.isEmpty else { return el("p", ["class": "muted"], text("No threads listed yet.")) }
-        return el("table", [:],
+        // In a box of its own that scrolls sideways if a phone is too narrow for its columns:
+        // the page itself never does (WCAG 1.4.10).
+        return el("div", ["class": "scroll"], el("table", [:],
             el("thead", [:], el("tr", [:], el("th", [:], text("Thread")), el("th", [:], text("Have")), el("th", [:], text("Need")),
                                 el("th", [:], text("Buy")), el("th", [:], el("span", ["class": "visually-hidden"], text("Remove"))))),
             el("tbody", [:], children: reqs.map { r in
@@ -194,7 +196,7 @@ struct ProjectDetailPage {
                    el("td", ["class": "data buy"], text(String(r.toBuy))),
                    el("td", [:], Layout.form(.deleteRequirement(projectId, r.requirementId.wireText), context: context, attrs: "",
                                              el("button", ["class": "round", "type": "submit", "aria-label": "Remove \(r.brand) \(r.number)"], text("×")))))
-            }))
+            })))
     }
 
     func threadsSection(_ context: PageContext) -> Node {
