@@ -30,8 +30,7 @@ struct NoteController: RouteCollection {
     @Sendable
     func create(req: Request) async throws -> Response {
         let input = try req.decodeBody(NewNote.self).input().validated()
-        let (note, _) = try await NoteStore(db: req.writeDB).capture(input, idempotent: false, now: req.now)
-        req.selene.queueSignal.wake()
+        let (note, _) = try await NoteStore(db: req.writeDB).capture(input, idempotent: false, now: req.now, waking: req.selene.queueSignal)
         return try json(note, status: .created)
     }
 

@@ -17,10 +17,8 @@ struct WebhookController: RouteCollection {
     @Sendable
     func drafts(req: Request) async throws -> Response {
         let capture = try req.decodeBody(DraftsCapture.self).input().validated()
-        let (note, created) = try await NoteStore(db: req.writeDB).capture(capture, idempotent: true, now: req.now)
-        if created {
-            req.selene.queueSignal.wake()
-        } else if capture.sourceUuid != nil, req.selene.config.draftsResend == .update,
+        let (note, created) = try await NoteStore(db: req.writeDB).capture(capture, idempotent: true, now: req.now, waking: req.selene.queueSignal)
+        if !created, capture.sourceUuid != nil, req.selene.config.draftsResend == .update,
                   note.content != capture.content || note.title != capture.title || note.tags != capture.tags,
                   let outcome = try await NoteEditor(db: req.writeDB, services: req.selene)
                       .update(id: Int(note.id), content: capture.content, title: capture.title, tags: capture.tags, now: req.now),

@@ -44,6 +44,15 @@ public struct NoteStore: Sendable {
         return (existing, false)
     }
 
+    /// A person's capture, however it came (the API, the Drafts webhook, the web app, the
+    /// terminal through the API): stored as `capture` stores it, and a new note wakes the
+    /// processing queue at once (imports and benchmarks capture without waking it).
+    func capture(_ input: CaptureInput, idempotent: Bool, now: Date, waking queue: QueueSignal) async throws -> (note: Note, created: Bool) {
+        let captured = try await capture(input, idempotent: idempotent, now: now)
+        if captured.created { queue.wake() }
+        return captured
+    }
+
     // MARK: Reads
 
     func note(id: Int) async throws -> Note? {

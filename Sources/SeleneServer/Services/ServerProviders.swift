@@ -21,8 +21,7 @@ struct ServerDataProvider: DataProvider {
     }
 
     func createNote(_ note: NewNote) async throws -> Note {
-        let (created, _) = try await NoteStore(db: writeDB).capture(try note.input().validated(), idempotent: false, now: now)
-        services.queueSignal.wake()
+        let (created, _) = try await NoteStore(db: writeDB).capture(try note.input().validated(), idempotent: false, now: now, waking: services.queueSignal)
         return created
     }
 

@@ -29,8 +29,7 @@ extension WebController {
         let store = ConversationStore(db: req.db)
         let sessions = try await store.sessions()
         let session = sessions.first { $0.id == id } ?? ChatSession(id: id, title: ChatEngine.untitled, createdAt: req.now, updatedAt: req.now)
-        let ordered = sessions.sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
-        return Pages.ChatPage(sessions: ordered.filter { $0.threadId == nil }, session: session, titles: try await titles(req, session))
+        return Pages.ChatPage(sessions: sessions.inListOrder.filter { $0.threadId == nil }, session: session, titles: try await titles(req, session))
     }
 
     /// "Ask about this" on a briefing card: a new conversation that starts from the card's notes
@@ -103,8 +102,7 @@ extension WebController {
             let outcome = await ChatRun.run(data: data, llm: llm, now: now, sessionId: id, question: question, focus: focus, emit: emit)
             await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) }, sessions: {
                 // The list beside the conversation, with this one (new or moved to the top) in it.
-                let sessions = try await data.sessions().filter { $0.threadId == nil }
-                    .sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
+                let sessions = try await data.sessions().filter { $0.threadId == nil }.inListOrder
                 return el("ul", ["class": "list"], children: sessions.map { Pages.sessionRow($0, current: $0.id == id, context: PageContext(csrf: csrf)) }).render()
             })
         }

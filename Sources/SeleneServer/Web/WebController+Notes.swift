@@ -43,8 +43,7 @@ extension WebController {
                 // The page's id for this capture: sent again after an answer that never arrived, it is stored once.
                 var input = try new.input().validated()
                 input.sourceUuid = id.uuidString
-                note = try await NoteStore(db: req.writeDB).capture(input, idempotent: true, now: req.now).note
-                req.selene.queueSignal.wake()
+                note = try await NoteStore(db: req.writeDB).capture(input, idempotent: true, now: req.now, waking: req.selene.queueSignal).note
             } else {
                 note = try await Self.data(req).createNote(new)
             }

@@ -73,9 +73,7 @@ public final class ChatViewModel {
     }
 
     /// Pinned first, then by last update.
-    public var orderedSessions: [ChatSession] {
-        sessions.sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
-    }
+    public var orderedSessions: [ChatSession] { sessions.inListOrder }
 
     /// A new conversation, about nothing in particular (`focus` empty) until a card says otherwise.
     public func newSession(id: UUID = UUID()) {

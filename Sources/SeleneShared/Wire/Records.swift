@@ -251,6 +251,13 @@ public struct ChatSession: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
+extension Array where Element == ChatSession {
+    /// Conversations as every list shows them: pinned first, then the most recently updated.
+    public var inListOrder: [ChatSession] {
+        sorted { ($0.isPinned ? 1 : 0, $0.updatedAt) > ($1.isPinned ? 1 : 0, $1.updatedAt) }
+    }
+}
+
 /// A message as the server's conversation log keeps it (one row per message).
 public struct ConversationMessage: Codable, Sendable, Hashable, Identifiable {
     public var id: Int64
