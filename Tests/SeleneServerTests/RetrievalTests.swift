@@ -345,4 +345,67 @@ struct RetrievalTests {
             }
         }
     }
+
+    /// What the earlier macOS app decodes (its SeleneAPIService's types), with a plain decoder.
+    struct OldSearch: Decodable {
+        struct Result: Decodable {
+            let id: Int, title: String, primaryTheme: String?, noteType: String?, distance: Double
+            enum CodingKeys: String, CodingKey { case id, title, distance, primaryTheme = "primary_theme", noteType = "note_type" }
+        }
+        let query: String, count: Int, results: [Result]
+    }
+    struct OldRelated: Decodable {
+        struct Result: Decodable {
+            let id: Int, title: String, relationshipType: String, strength: Double?, source: String
+            enum CodingKeys: String, CodingKey { case id, title, strength, source, relationshipType = "relationship_type" }
+        }
+        let noteId: Int, count: Int, results: [Result]
+    }
+
+    @Test("The earlier macOS app's paths: POST /api/search and /api/related-notes answer in its shape, from the same retrieval")
+    func legacyPaths() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let a = try await app.note("Sourdough starter feeding schedule, sourdough hydration")
+                let b = try await app.note("Sourdough loaf: starter was lively, hydration higher")
+                let bike = try await app.note("Bicycle chain needs oil")
+                try await app.process()
+                func old<T: Decodable>(_ path: String, _ body: String, as: T.Type) async throws -> T {
+                    let res = try await app.send(.POST, path, raw: body)
+                    #expect(res.status == .ok, "\(path) \(res.body.string)")
+                    return try JSONDecoder().decode(T.self, from: Data(buffer: res.body))
+                }
+                let search = try await old("/api/search", #"{"query": "sourdough hydration", "limit": 10}"#, as: OldSearch.self)
+                let same: RetrieveResponse = try await app.call(.POST, "/api/notes/retrieve", json: RetrieveRequest(query: "sourdough hydration", limit: 10))
+                #expect(search.query == "sourdough hydration" && search.count == search.results.count)
+                #expect(search.results.map { Int64($0.id) } == same.results.map(\.note.id))
+                #expect(Set(search.results.prefix(2).map { Int64($0.id) }) == [a.id, b.id])
+                #expect(search.results.first?.distance == 0 && search.results.map(\.distance) == search.results.map(\.distance).sorted())
+                #expect(search.results.allSatisfy { !$0.title.isEmpty && $0.primaryTheme != nil && $0.noteType != nil })
+                let tasks = try await old("/api/search", #"{"query": "sourdough", "noteType": "task"}"#, as: OldSearch.self)
+                #expect(tasks.results.allSatisfy { $0.noteType == "task" })
+
+                let related = try await old("/api/related-notes", #"{"noteId": \#(a.id)}"#, as: OldRelated.self)
+                let direct: RelatedNotes = try await app.call(.GET, "/api/notes/\(a.id)/related")
+                #expect(related.noteId == Int(a.id) && related.results.map { Int64($0.id) } == direct.results.map(\.note.id))
+                #expect(related.results.first?.id == Int(b.id) && related.results.first?.relationshipType == "EMBEDDING")
+                #expect(related.results.allSatisfy { ["EMBEDDING", "SAME_THREAD", "KEYWORD"].contains($0.relationshipType) })
+                // Only what processing stored, when live matches aren't wanted.
+                let stored = try await old("/api/related-notes", #"{"noteId": \#(a.id), "limit": 5, "includeLive": false}"#, as: OldRelated.self)
+                #expect(stored.results.allSatisfy { $0.source == "precomputed" } && stored.results.count <= related.results.count)
+                #expect(!stored.results.contains { $0.id == Int(bike.id) })
+
+                // Bad input is refused as the other paths refuse it, naming the field.
+                #expect(try await app.send(.POST, "/api/search", raw: #"{"limit": 3}"#).status == .badRequest)
+                #expect(try await app.send(.POST, "/api/search", raw: #"{"query": "x", "limit": 0}"#).error?.fields?["limit"] != nil)
+                #expect(try await app.send(.POST, "/api/related-notes", raw: #"{"noteId": 0}"#).error?.fields?["noteId"] != nil)
+                #expect(try await app.send(.POST, "/api/related-notes", raw: #"{"noteId": 99999}"#).status == .notFound)
+                // Selene's LLM down: the search still answers, from the words.
+                stub.setFault(.serverError)
+                let keyword = try await old("/api/search", #"{"query": "sourdough hydration"}"#, as: OldSearch.self)
+                #expect(Set(keyword.results.map { Int64($0.id) }) == [a.id, b.id])
+                stub.setFault(.none)
+            }
+        }
+    }
 }

@@ -17,6 +17,9 @@ struct NoteController: RouteCollection {
         notes.patch(":id", use: patch)
         notes.delete(":id", use: delete)
         notes.get(":id", "related", use: related)
+        // The earlier macOS app's two paths (LegacyAPI.swift).
+        routes.post("search", use: legacySearch)
+        routes.post("related-notes", use: legacyRelated)
         routes.get("processing", use: processing)
         routes.post("processing", "retry", use: retryFailed)
     }
@@ -118,6 +121,29 @@ struct NoteController: RouteCollection {
             throw SeleneError.notFound("Note \(id)")
         }
         return try json(related)
+    }
+
+    /// `POST /api/search` as the earlier macOS app calls it: the same retrieval as `retrieve`.
+    @Sendable
+    func legacySearch(req: Request) async throws -> Response {
+        let request = try req.decodeBody(RetrieveRequest.self).validated()
+        let (results, _) = try await Retriever(db: req.db, services: req.selene)
+            .retrieve(request.query, limit: request.limit ?? 10,
+                      filter: KeywordSearch.Filter(noteType: request.noteType, actionability: request.actionability))
+        return try json(LegacySearchResponse(query: request.query, scored: results))
+    }
+
+    /// `POST /api/related-notes` as the earlier macOS app calls it: the same as `related`.
+    @Sendable
+    func legacyRelated(req: Request) async throws -> Response {
+        let request = try req.decodeBody(LegacyRelatedRequest.self).validated()
+        let retriever = Retriever(db: req.db, services: req.selene)
+        let id = Int(request.noteId)
+        guard let related = try await retriever.related(to: id, limit: request.limit ?? 10) else {
+            throw SeleneError.notFound("Note \(id)")
+        }
+        let stored = Set(try await retriever.storedAssociations(of: id).keys.map(Int64.init))
+        return try json(LegacyRelatedResponse(related, stored: stored, includeLive: request.includeLive ?? true))
     }
 
     @Sendable

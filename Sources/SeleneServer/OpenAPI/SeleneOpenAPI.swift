@@ -80,6 +80,13 @@ enum SeleneOpenAPI {
                                              responses: ["204": .object(["description": "Deleted"]), "400": err("Bad id"), "404": err("No such note")]))
         add("get", "/api/notes/{id}/related", op("relatedNotes", "Notes related to one note", pathParams: [idParam()], query: [limit(10)],
                                                   responses: ["200": ok("RelatedNotes", "Related notes"), "400": err("Bad id or limit"), "404": err("No such note")]))
+        add("post", "/api/search", op("legacySearch", "The earlier macOS app's search: the same retrieval as /api/notes/retrieve, in its shape (distance: 0 for the best, smaller is nearer)",
+                                       body: "RetrieveRequest",
+                                       responses: ["200": ok("LegacySearchResponse", "Notes, nearest first"), "400": err("Invalid input"), "415": err("Not JSON")]))
+        add("post", "/api/related-notes", op("legacyRelatedNotes", "The earlier macOS app's related notes: the same as /api/notes/{id}/related, in its shape",
+                                              body: "LegacyRelatedRequest",
+                                              responses: ["200": ok("LegacyRelatedResponse", "Related notes, strongest first"), "400": err("Invalid input"),
+                                                          "404": err("No such note"), "415": err("Not JSON")]))
         add("get", "/api/processing", op("processingStatus", "How many notes are pending, processing, done and failed",
                                           responses: ["200": ok("ProcessingCounts", "Counts")]))
         add("post", "/api/processing/retry", op("retryFailed", "Queue failed notes again", responses: ["200": ok("Touched", "How many")]))
@@ -453,6 +460,17 @@ enum SeleneOpenAPI {
             "SearchRequest": object(["query": text(max: SeleneLimits.maxQuery, lineBreaks: true), "limit": limitSchema], required: ["query"]),
             "RetrieveRequest": object(["query": text(max: SeleneLimits.maxQuery, lineBreaks: true), "limit": limitSchema,
                                        "noteType": enumSchema(NoteType.self), "actionability": enumSchema(Actionability.self)], required: ["query"]),
+            "LegacySearchResult": object(["id": int64, "title": string, "primary_theme": string, "note_type": enumSchema(NoteType.self),
+                                          "distance": .object(["type": "number", "minimum": 0, "maximum": 1])],
+                                         required: ["id", "title", "distance"]),
+            "LegacySearchResponse": list("results", of: "LegacySearchResult", extra: ["query": string]),
+            "LegacyRelatedRequest": object(["noteId": int64, "limit": limitSchema,
+                                            "includeLive": bool], required: ["noteId"]),
+            "LegacyRelatedResult": object(["id": int64, "title": string,
+                                           "relationship_type": .object(["type": "string", "enum": ["EMBEDDING", "SAME_THREAD", "KEYWORD"]]),
+                                           "strength": unit, "source": .object(["type": "string", "enum": ["precomputed", "live"]])],
+                                          required: ["id", "title", "relationship_type", "source"]),
+            "LegacyRelatedResponse": list("results", of: "LegacyRelatedResult", extra: ["noteId": int64]),
             "ThreadAssignmentsRequest": object(["noteIds": array(int64, min: 1, max: SeleneLimits.maxIds)], required: ["noteIds"]),
         ]
     }

@@ -377,7 +377,8 @@ public struct Retriever: Sendable {
         return RelatedNotes(noteId: Int64(noteId), results: results, source: source)
     }
 
-    private func storedAssociations(of noteId: Int) async throws -> [Int: Double] {
+    /// The notes processing stored an association with, and its similarity.
+    func storedAssociations(of noteId: Int) async throws -> [Int: Double] {
         let rows = try await db.sql.raw("""
             SELECT note_a_id, note_b_id, similarity FROM note_associations WHERE note_a_id = \(bind: noteId) OR note_b_id = \(bind: noteId)
             """).all()
