@@ -288,13 +288,13 @@ public final class LocalStore: Sendable {
         migrator.registerMigration("v5: projects without a canvas") { db in
             // SQLite can't drop a NOT NULL in place: the table is rebuilt with every row (no
             // other table refers to it).
-            try rebuildProjects(db, imageKey: false,
+            try rebuildProjects(db, imageKey: false, size: false,
                                 copying: "id, canvasId, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
         }
         migrator.registerMigration("v6: a project's own picture") { db in
             // Rows are read in the description's column order: the table is rebuilt with
             // `imageKey` after `name`, every row kept.
-            try rebuildProjects(db, imageKey: true,
+            try rebuildProjects(db, imageKey: true, size: false,
                                 copying: "id, canvasId, name, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
         }
         migrator.registerMigration("v7: a sync from the start") { db in
@@ -305,12 +305,18 @@ public final class LocalStore: Sendable {
                 t.primaryKey(["entity", "id"])
             }
         }
+        migrator.registerMigration("v8: a project's own size and mesh") { db in
+            // In the description's order again: `size` and `meshCount` after `notes`.
+            try rebuildProjects(db, imageKey: true, size: true,
+                                copying: "id, canvasId, name, imageKey, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt")
+        }
         return migrator
     }
 
     /// The projects table made again (v5 with a canvas optional and a name; v6 with `imageKey`
-    /// after the name): the `copying` columns of every row kept, its index made again.
-    private static func rebuildProjects(_ db: Database, imageKey: Bool, copying columns: String) throws {
+    /// after the name; v8 with `size` and `meshCount` after the notes): the `copying` columns of
+    /// every row kept, its index made again.
+    private static func rebuildProjects(_ db: Database, imageKey: Bool, size: Bool, copying columns: String) throws {
         try db.create(table: "projects_rebuilt") { t in
             t.primaryKey("id", .blob)
             t.column("canvasId", .blob)
@@ -321,6 +327,10 @@ public final class LocalStore: Sendable {
             t.column("finishingAt", .datetime)
             t.column("completedAt", .datetime)
             t.column("notes", .text)
+            if size {
+                t.column("size", .text)
+                t.column("meshCount", .integer)
+            }
             t.column("createdAt", .datetime).notNull()
             t.column("updatedAt", .datetime).notNull()
             t.column("deletedAt", .datetime)

@@ -231,6 +231,16 @@ public struct ProjectDetailModel: Sendable {
         self.project = try store.save(project)
     }
 
+    /// The size and mesh of a project without a canvas (nil clears one); a project with a
+    /// canvas has the canvas's, changed on the canvas.
+    public mutating func setSize(_ size: String?, meshCount: Int?, in store: LocalStore) throws {
+        guard var project else { return }
+        guard project.canvasId == nil else { throw ValidationError("size", "This project has its canvas's size; change it on the canvas") }
+        project.size = size.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 }
+        project.meshCount = meshCount
+        self.project = try store.save(project)
+    }
+
     public mutating func setNotes(_ notes: String?, in store: LocalStore) throws {
         guard var project else { return }
         project.notes = notes

@@ -5,7 +5,7 @@ import StitchKit
 
 struct Projects: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Dates.self, Notes.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Projects: canvases being stitched.", subcommands: [List.self, Start.self, Show.self, Status.self, Dates.self, Size.self, Notes.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Projects, newest first.")
@@ -74,11 +74,10 @@ struct Projects: AsyncParsableCommand {
                     return
                 }
                 print("\(model.title) — \(p.status.displayName)")
-                if let canvas = model.canvas {
-                    let facts = [canvas.designer.isEmpty ? nil : "by \(canvas.designer)", canvas.meshCount.map { "\($0) mesh" }, canvas.size]
-                        .compactMap { $0 }.filter { !$0.isEmpty }
-                    if !facts.isEmpty { print(facts.joined(separator: " · ")) }
-                }
+                let (size, mesh) = p.dimensions(canvas: model.canvas)
+                let facts = [model.canvas.flatMap { $0.designer.isEmpty ? nil : "by \($0.designer)" }, mesh.map { "\($0) mesh" }, size]
+                    .compactMap { $0 }.filter { !$0.isEmpty }
+                if !facts.isEmpty { print(facts.joined(separator: " · ")) }
                 if let notes = p.notes { print("Notes: \(notes)") }
                 print("Started \(Timestamp.string(from: p.startedAt).prefix(10))"
                       + (p.finishingAt.map { ", at finishing \(Timestamp.string(from: $0).prefix(10))" } ?? "")
@@ -111,6 +110,35 @@ struct Projects: AsyncParsableCommand {
                 print("\(model.title): started \(Timestamp.string(from: saved.startedAt).prefix(10))"
                       + (saved.finishingAt.map { ", at finishing \(Timestamp.string(from: $0).prefix(10))" } ?? "")
                       + (saved.completedAt.map { ", completed \(Timestamp.string(from: $0).prefix(10))" } ?? "") + ". \(await ctx.syncSoon())")
+            }
+        }
+    }
+
+    struct Size: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show or set the size and mesh of a project without a canvas (one with a canvas has the canvas's).")
+        @Argument var project: String
+        @Option(help: "Its size, as you say it (\"14x18 in\")") var size: String?
+        @Option(help: "Its mesh or count (13, 18)") var mesh: Int?
+        @Flag(help: "Clear both") var clear = false
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let p = try resolveProject(project, in: ctx.store)
+                var model = try projectModel(p.id, in: ctx.store)
+                func describe(_ size: String?, _ mesh: Int?) -> String {
+                    [mesh.map { "\($0) mesh" }, size].compactMap { $0 }.joined(separator: " · ")
+                }
+                guard clear || size != nil || mesh != nil else {
+                    let (size, mesh) = p.dimensions(canvas: model.canvas)
+                    let known = describe(size, mesh)
+                    print(known.isEmpty ? "No size or mesh yet." : known + (model.canvas == nil ? "" : " (its canvas's)"))
+                    return
+                }
+                if clear && (size != nil || mesh != nil) { throw CLIError("Give --clear alone, or --size and --mesh", code: .usage) }
+                try model.setSize(clear ? nil : (size ?? p.size), meshCount: clear ? nil : (mesh ?? p.meshCount), in: ctx.store)
+                let saved = model.project ?? p
+                let known = describe(saved.size, saved.meshCount)
+                print((known.isEmpty ? "Cleared \(model.title)'s size and mesh." : "\(model.title): \(known).") + " \(await ctx.syncSoon())")
             }
         }
     }

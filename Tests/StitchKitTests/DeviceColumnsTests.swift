@@ -54,6 +54,30 @@ struct DeviceColumnsTests {
     }
 }
 
+extension DeviceColumnsTests {
+    @Test("A device store from before a project had its own size keeps every project, picture and all, and then keeps a size")
+    func projectSizeMigrationKeepsRows() throws {
+        let queue = try DatabaseQueue()
+        try LocalStore.migrator.migrate(queue, upTo: "v7: a sync from the start")
+        let stamp = Date(timeIntervalSince1970: 1_800_000_000)
+        let id = UUID()
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO projects (id, canvasId, name, imageKey, status, startedAt, finishingAt, completedAt, notes, createdAt, updatedAt, deletedAt)
+                VALUES (?, NULL, 'Fox', 'abc.jpg', 'planned', ?, NULL, NULL, 'From the chart', ?, ?, NULL)
+                """, arguments: [id, stamp, stamp, stamp])
+        }
+        try LocalStore.migrator.migrate(queue)
+        var project = try #require(try queue.read { db in try Project.fetchOne(db, key: ["id": id]) })
+        #expect(project == Project(id: id, name: "Fox", imageKey: "abc.jpg", status: .planned, startedAt: stamp, notes: "From the chart",
+                                   createdAt: stamp, updatedAt: stamp))
+        project.size = "10x10 in"
+        project.meshCount = 18
+        try queue.write { db in try project.update(db) }
+        #expect(try queue.read { db in try Project.fetchOne(db, key: ["id": id]) } == project)
+    }
+}
+
 @Suite("Device store rows read through the description")
 struct DeviceRowReadingTests {
     @Test("A record reads the same through the query interface (by position) and through a raw SELECT * (by name), whatever the table's column order")

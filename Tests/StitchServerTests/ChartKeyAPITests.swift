@@ -40,6 +40,10 @@ struct ChartKeyAPITests {
             #expect(summary(lines) == ["DMC 310 2 key", "DMC 321 1 key", "Anchor 403 1 key", "DMC 3865 3 key", "DMC 798 1 guess"], "\(lines.rows)")
             #expect(lines.unread.isEmpty, "\(lines.unread)")
             #expect(lines.count == 18 && lines.countSource == "the canvas's mesh")
+            // A project stitched from the chart alone counts with its own mesh.
+            let chartOnly = try await ann.create("/projects", ["name": "Fox chart", "meshCount": 13], as: ProjectDetail.self)
+            let own = try await ann.get("/patterns/\(try await upload(ann, chartOnly, TestChart.lines).pattern.id.wireText)/key", as: ChartKeyProposal.self)
+            #expect(own.count == 13 && own.countSource == "the project's mesh")
             // A name that isn't the number's colour is flagged, not trusted; an abbreviation isn't.
             #expect(lines.rows.filter(\.thread.nameDisagrees).map(\.thread.label) == ["DMC 3865"])
             #expect(lines.rows[3].thread.printedName == "Christmas Red" && lines.rows[3].thread.catalogName == "Winter White")

@@ -587,6 +587,18 @@ struct EndToEndTests {
             #expect(r.code == 2 && r.err.contains("not both"), "\(r.err)")
             r = try await stitch("projects", "show", "fox chart")
             #expect(r.code == 0 && r.out.contains("Fox chart"), "\(r.out) \(r.err)")
+            // Its own size and mesh, as a canvas has; a project with a canvas has the canvas's.
+            r = try await stitch("projects", "size", "fox chart", "--size", "10x10 in", "--mesh", "18")
+            #expect(r.code == 0 && r.out.contains("Fox chart: 18 mesh · 10x10 in."), "\(r.out) \(r.err)")
+            r = try await stitch("projects", "size", "fox chart", "--mesh", "16")
+            r = try await stitch("projects", "show", "fox chart")
+            #expect(r.out.contains("16 mesh · 10x10 in"), "\(r.out)")
+            r = try await stitch("projects", "size", "fox chart", "--mesh", "0")
+            #expect(r.code == 3, "\(r.code) \(r.err)")
+            r = try await stitch("projects", "size", "Nutcracker", "--mesh", "13")
+            #expect(r.code == 3 && r.err.contains("change it on the canvas"), "\(r.code) \(r.err)")
+            r = try await stitch("projects", "size", "Nutcracker")
+            #expect(r.out.contains("18 mesh · 10x14 (its canvas's)"), "\(r.out)")
             // The shopping list as text to send: 4 needed, 3 owned; the planned Santa isn't shopped for.
             r = try await stitch("shopping-list", "--text")
             #expect(r.code == 0 && r.out.hasPrefix("Shopping list, ") && r.out.hasSuffix("\n\nDMC\n☐ 310 Raven: buy 1 (Nutcracker 1)\n"), "\(r.out) \(r.err)")
@@ -622,6 +634,7 @@ struct EndToEndTests {
             let projects = try await Records.list(ProjectModel.self, userId: userId, on: app.db).sorted { $0.createdAt < $1.createdAt }
             #expect(projects.map(\.notes) == ["Gift for Mum", nil, nil] && projects.map(\.status) == [.wip, .planned, .planned])
             #expect(projects[2].canvasId == nil && projects[2].name == "Fox chart")
+            #expect(projects[2].size == "10x10 in" && projects[2].meshCount == 16 && projects[0].meshCount == nil)
             #expect(Timestamp.string(from: projects[0].startedAt) == "2026-01-05T00:00:00.000Z")
 
             // The photos reached the server in their order, the one taken off deleted there.

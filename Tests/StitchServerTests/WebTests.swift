@@ -492,6 +492,50 @@ struct WebEditingTests {
         return (ann, web, data, second)
     }
 
+    @Test("A project without a canvas has a size and mesh of its own: set over the API and on its page, shown, cleared; one with a canvas has the canvas's")
+    func projectSize() async throws {
+        try await withTestApp { app, _ in
+            let (ann, web, data, _) = try await Self.setUp(app)
+            let fox = try await ann.create("/projects", ["name": "Fox chart", "size": "10x10 in", "meshCount": 18], as: ProjectDetail.self).project
+            #expect(fox.size == "10x10 in" && fox.meshCount == 18)
+            let page = "/app/projects/\(fox.id.wireText)"
+            var shown = try await web.request(.GET, page).text
+            #expect(shown.contains("<dd>18 mesh</dd>") && shown.contains("<dd>10x10 in</dd>") && shown.contains("Change size and mesh"))
+            var res = try await web.post("\(page)/size", from: page, ["size": "14×18 in", "meshCount": "13"])
+            #expect(res.status == .seeOther && res.headers.first(name: .location) == "\(page)#project-facts")
+            var saved = try await ann.get("/projects/\(fox.id.wireText)", as: ProjectDetail.self).project
+            #expect(saved.size == "14×18 in" && saved.meshCount == 13)
+            shown = try await web.request(.GET, page).text
+            #expect(shown.contains("<dd>13 mesh</dd>") && shown.contains("value=\"14×18 in\""))
+
+            // Bad input says what is wrong and changes nothing.
+            let version = try await ann.syncVersion()
+            for mesh in ["thirteen", "0", "500"] {
+                res = try await web.post("\(page)/size", from: page, ["size": "x", "meshCount": mesh])
+                #expect(res.status == .badRequest && res.text.contains("aria-invalid"), "\(mesh)")
+            }
+            // A project with a canvas shows the canvas's and has no form of its own.
+            let withCanvas = "/app/projects/\(data.project.id.wireText)"
+            #expect(!(try await web.request(.GET, withCanvas).text.contains("f-project-size")))
+            res = try await web.post("\(withCanvas)/size", from: withCanvas, ["size": "1x1 in", "meshCount": "10"])
+            #expect(res.status == .badRequest && res.text.contains("change it on the canvas"))
+            // Another account's project is not found.
+            let bea = try await TestUser.make(app, email: "bea@example.com", name: "Bea")
+            let beaWeb = WebClient(app: app)
+            try await beaWeb.signIn("bea@example.com")
+            res = try await beaWeb.post("\(page)/size", from: "/app/projects/start", ["size": "mine now", "meshCount": "10"])
+            #expect(res.status == .notFound)
+            #expect(try await ann.syncVersion() == version)
+            _ = bea
+
+            // Blank clears both.
+            res = try await web.post("\(page)/size", from: page, ["size": "", "meshCount": ""])
+            saved = try await ann.get("/projects/\(fox.id.wireText)", as: ProjectDetail.self).project
+            #expect(res.status == .seeOther && saved.size == nil && saved.meshCount == nil)
+            #expect(try await web.request(.GET, page).text.contains("Add size and mesh"))
+        }
+    }
+
     @Test("Sections: rename and status, move up and down (one order for every device), delete keeping its threads")
     func sections() async throws {
         try await withTestApp { app, _ in

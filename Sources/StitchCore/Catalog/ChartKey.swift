@@ -102,8 +102,9 @@ public struct ChartKey: Codable, Sendable, Hashable {
                                      "Rainbow Gallery", "Silk Mori", "Vineyard", "Planet Earth", "Au Ver a Soie", "Coats", "J&P Coats"]
 
     /// Reads the key in `text` (pdftotext's, pages split by form feeds) against the catalog.
-    /// `fallbackCount` is the project's canvas mesh, used when the chart prints no count.
-    public static func read(_ text: String, catalog: ThreadCatalog, fallbackCount: Int?) -> ChartKey {
+    /// `fallbackCount` is the piece's mesh (its canvas's, or a project's own without one, named
+    /// by `fallbackSource`), used when the chart prints no count.
+    public static func read(_ text: String, catalog: ThreadCatalog, fallbackCount: Int?, fallbackSource: String = "the canvas's mesh") -> ChartKey {
         var reader = Reader(catalog: catalog)
         let pages = text.split(separator: "\u{0C}", omittingEmptySubsequences: false)
         for (index, page) in pages.enumerated() {
@@ -113,7 +114,7 @@ public struct ChartKey: Codable, Sendable, Hashable {
         let (count, source): (Int, String) = if let printed = reader.printedCount {
             (printed, "printed on the chart")
         } else if let fallbackCount, fallbackCount > 0 {
-            (fallbackCount, "the canvas's mesh")
+            (fallbackCount, fallbackSource)
         } else {
             (14, "assumed (the chart prints none)")
         }

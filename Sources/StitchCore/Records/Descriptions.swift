@@ -52,6 +52,9 @@ extension Project: DescribedRecord {
             .instant("finishingAt", "finishing_at", { $0.finishingAt }, { $0.finishingAt = $1 }),
             .instant("completedAt", "completed_at", { $0.completedAt }, { $0.completedAt = $1 }),
             .text("notes", "notes", { $0.notes }, { $0.notes = $1 }, rule: .text(label: "Notes", max: Limits.longNotes), cleaning: .notes),
+            .text("size", "size", { $0.size }, { $0.size = $1 }, rule: .text(label: "Size", max: Limits.canvasSize)),
+            .int("meshCount", "mesh_count", { $0.meshCount }, { $0.meshCount = $1 }, rule: .range(label: "Mesh count", min: 1, max: Limits.maxMeshCount,
+                                                                      belowMin: "Enter a positive number")),
         ])
 
     public func validateAcrossFields(into v: inout Validator) {

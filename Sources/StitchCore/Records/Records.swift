@@ -118,13 +118,19 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
     public var finishingAt: Date?
     public var completedAt: Date?
     public var notes: String?
+    /// The size of a project without a canvas ("14×18 in"), as a canvas has one; with a canvas
+    /// the canvas's is shown (`size(canvas:)`).
+    public var size: String?
+    /// The mesh (or count) of a project without a canvas; with a canvas the canvas's counts.
+    public var meshCount: Int?
     public var createdAt: Date
     public var updatedAt: Date
     public var deletedAt: Date?
 
     public init(
         id: UUID = UUID(), canvasId: UUID? = nil, name: String? = nil, imageKey: String? = nil, status: ProjectStatus = .wip, startedAt: Date,
-        finishingAt: Date? = nil, completedAt: Date? = nil, notes: String? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+        finishingAt: Date? = nil, completedAt: Date? = nil, notes: String? = nil, size: String? = nil, meshCount: Int? = nil,
+        createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.id = id
         self.canvasId = canvasId
@@ -135,9 +141,17 @@ public struct Project: Codable, Sendable, Hashable, Identifiable {
         self.finishingAt = finishingAt
         self.completedAt = completedAt
         self.notes = notes
+        self.size = size
+        self.meshCount = meshCount
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+    }
+
+    /// The piece's size and mesh: its canvas's when it has one, else its own.
+    public func dimensions(canvas: Canvas?) -> (size: String?, meshCount: Int?) {
+        if let canvas, canvas.id == canvasId { return (canvas.size, canvas.meshCount) }
+        return (size, meshCount)
     }
 
     /// What the project is called wherever it is shown: its canvas's design name, else its own

@@ -32,5 +32,6 @@ enum StitchMigrations {
         AppliedWebChanges(),
         EmailProven(),
         TombstonesRemoved(),
+        ProjectSize(),
     ]
 }

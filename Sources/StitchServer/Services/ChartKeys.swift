@@ -12,12 +12,13 @@ enum ChartKeys {
     /// to read and says so; a damaged or password-protected PDF is a 422 as at upload.
     static func proposal(for pattern: Pattern, userId: UUID, app: Application, db: any Database) async throws -> ChartKeyProposal {
         let project = try await Records.require(ProjectModel.self, pattern.projectId, userId: userId, on: db).record
-        let mesh = try await ProjectService.canvas(of: project, userId: userId, db: db)?.meshCount
+        let canvas = try await ProjectService.canvas(of: project, userId: userId, db: db)
+        let mesh = project.dimensions(canvas: canvas).meshCount
         let catalog = try app.threadCatalog
         let key: ChartKey
         let message: String
         if let text = try await text(of: pattern.fileKey, userId: userId, app: app, db: db) {
-            key = ChartKey.read(text, catalog: catalog, fallbackCount: mesh)
+            key = ChartKey.read(text, catalog: catalog, fallbackCount: mesh, fallbackSource: canvas == nil ? "the project's mesh" : "the canvas's mesh")
             message = describe(key)
         } else {
             key = ChartKey(threads: [], unread: [], count: mesh ?? 14, countSource: "", hasText: false)

@@ -10,7 +10,7 @@ enum SiteURL {
     case inventory, inventoryData, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
     case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
-    case projectNotes(String), projectDates(String), projectPicture(String)
+    case projectNotes(String), projectDates(String), projectPicture(String), projectSize(String)
     case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
     case entryPhotos(String, String), deleteEntryPhoto(String, String, String), moveEntryPhoto(String, String, String)
     case patterns(String), pattern(String, String), patternPage(String, String, Int), patternThumb(String, String, Int)
@@ -58,6 +58,7 @@ enum SiteURL {
         case .projectNotes(let id): ["app", "projects", id, "notes"]
         case .projectPicture(let id): ["app", "projects", id, "picture"]
         case .projectDates(let id): ["app", "projects", id, "dates"]
+        case .projectSize(let id): ["app", "projects", id, "size"]
         case .newEntry(let id): ["app", "projects", id, "entries"]
         case .entry(let project, let entry): ["app", "projects", project, "entries", entry]
         case .deleteEntry(let project, let entry): ["app", "projects", project, "entries", entry, "delete"]

@@ -422,6 +422,32 @@ extension WebController {
         }
     }
 
+    /// The size and mesh of a project without a canvas (one with a canvas has the canvas's): a
+    /// blank field clears it, a mesh must be a whole number.
+    @Sendable func projectSize(req: Request) async throws -> Response {
+        let id = try req.uuid("id")
+        let form = try FormData.parse(req)
+        do {
+            var body: [String: Any] = ["size": Self.optional(form, "size")]
+            if let raw = form["meshCount"] {
+                guard let mesh = Int(raw) else { throw ValidationError(fields: ["meshCount": "Enter a whole number like 13 or 18"]) }
+                body["meshCount"] = mesh
+            } else {
+                body["meshCount"] = NSNull()
+            }
+            let userId = try req.user.id
+            guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
+            guard project.canvasId == nil else {
+                throw ValidationError(fields: ["size": "This project has its canvas's size; change it on the canvas"])
+            }
+            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: body, immutable: ["canvasId"])
+            return projectAnchor(id, "project-facts")
+        } catch {
+            guard let fields = fieldErrors(error) else { throw error }
+            return try await projectPage(req, id: id, errors: fields, status: .badRequest)
+        }
+    }
+
     @Sendable func projectNotes(req: Request) async throws -> Response {
         let id = try req.uuid("id")
         let form = try FormData.parse(req)

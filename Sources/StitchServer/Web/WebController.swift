@@ -185,6 +185,7 @@ struct WebController: RouteCollection {
         app.post(SiteURL.projectNotes(":id").route, use: projectNotes)
         app.post(SiteURL.projectPicture(":id").route, use: projectPicture)
         app.post(SiteURL.projectDates(":id").route, use: projectDates)
+        app.post(SiteURL.projectSize(":id").route, use: projectSize)
 
         app.get(SiteURL.shopping.route, use: shopping)
         app.get(SiteURL.shoppingText.route, use: shoppingText)

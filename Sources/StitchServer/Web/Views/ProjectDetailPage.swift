@@ -32,6 +32,7 @@ struct ProjectDetailPage {
                el("dt", [:], text("At finishing")), el("dd", [:], text(p.finishingAt.map(Layout.longDate) ?? "—")),
                el("dt", [:], text("Completed")), el("dd", [:], text(p.completedAt.map(Layout.longDate) ?? "—"))),
             datesEditor(context),
+            sizeEditor(context),
             pictureChooser(context),
             Layout.form(.projectStatus(projectId), context: context, attrs: "toolbar",
                 Layout.select("Status", name: "status", options: ProjectStatus.allCases.map { ($0.rawValue, $0.displayName) }, selected: p.status.rawValue),
@@ -74,10 +75,11 @@ struct ProjectDetailPage {
                 el("button", ["class": "secondary", "type": "submit"], text("Use this picture"))))
     }
 
-    /// What the canvas says about the piece: designer, mesh and size, where known.
+    /// What is known of the piece: the canvas's designer, and the mesh and size (the canvas's,
+    /// or the project's own without one).
     var canvasFacts: [Node] {
-        guard let canvas = detail.canvas else { return [] }
-        let facts: [(String, String?)] = [("Designer", canvas.designer), ("Mesh", canvas.meshCount.map { "\($0) mesh" }), ("Size", canvas.size)]
+        let (size, mesh) = detail.project.dimensions(canvas: detail.canvas)
+        let facts: [(String, String?)] = [("Designer", detail.canvas?.designer), ("Mesh", mesh.map { "\($0) mesh" }), ("Size", size)]
         return facts.compactMap { label, value in
             value.flatMap { $0.isEmpty ? nil : group([el("dt", [:], text(label)), el("dd", [:], text($0))]) }
         }
@@ -126,6 +128,20 @@ struct ProjectDetailPage {
                 p.status == .completed
                     ? Layout.field("Completed", name: "completedAt", value: Layout.date(p.completedAt), type: "date", error: errors["completedAt"]) : nothing,
                 el("button", ["class": "primary", "type": "submit"], text("Save dates"))))
+    }
+
+    /// A project without a canvas says its own size and mesh, as a canvas does (blank clears).
+    func sizeEditor(_ context: PageContext) -> Node {
+        let p = detail.project
+        guard p.canvasId == nil else { return nothing }
+        let known = p.size != nil || p.meshCount != nil
+        return el("details", ["class": "edit", "id": "size", "open": errors["size"] != nil || errors["meshCount"] != nil ? "open" : nil],
+            el("summary", [:], text(known ? "Change size and mesh" : "Add size and mesh")),
+            Layout.form(.projectSize(projectId), context: context,
+                Layout.field("Size", name: "size", value: p.size, error: errors["size"], id: "f-project-size", extra: ["placeholder": "14×18 in"]),
+                Layout.field("Mesh count", name: "meshCount", value: p.meshCount.map(String.init), type: "number", error: errors["meshCount"],
+                             id: "f-project-mesh", extra: ["min": "1", "max": String(Limits.maxMeshCount), "inputmode": "numeric"]),
+                el("button", ["class": "primary", "type": "submit"], text("Save size"))))
     }
 
     func notesSection(_ context: PageContext) -> Node {
