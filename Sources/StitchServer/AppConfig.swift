@@ -99,7 +99,11 @@ public struct AppConfig: Sendable {
     /// Memory for rendered list pages (`GET /threads`, `/canvases`), reused until the user's data
     /// changes; 0 turns the cache off. `LIST_CACHE_MB`.
     public var listCacheBytes: Int = 32 * 1024 * 1024
+    /// The most a stored picture takes (the plan's 10 MB).
     public var maxImageBytes: Int = 10 * 1024 * 1024
+    /// The most a photo may be when it arrives: a 48-megapixel phone photo (12–25 MB) is taken
+    /// and kept made smaller, under `maxImageBytes` (`PictureSizes.shrunk`).
+    public var maxPhotoUploadBytes: Int = 40 * 1024 * 1024
     /// A pattern's file (a PDF chart book, or a picture).
     public var maxPatternBytes: Int = 50 * 1024 * 1024
     /// `METRICS_TOKEN`: lets `/metrics` be read from beyond loopback (as a Bearer token).

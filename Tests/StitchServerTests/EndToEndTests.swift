@@ -495,6 +495,12 @@ struct EndToEndTests {
             let canvas = try #require(try StitchJSON.makeDecoder().decode([Canvas].self, from: Data(r.out.utf8)).first)
             r = try await stitch("projects", "start", canvas.id.text)
             #expect(r.code == 0, "\(r.err)")
+            // A 48-megapixel phone photo of 25 MB goes in as it is; the server keeps it under 10 MB.
+            let bigPhoto = home + "-big.jpg"
+            try BigPhotoTests.phonePhoto(bytes: 25 * 1024 * 1024).write(to: URL(fileURLWithPath: bigPhoto))
+            defer { try? FileManager.default.removeItem(atPath: bigPhoto) }
+            r = try await stitch("canvases", "add", "--designer", "Zecca", "--name", "Big photo", "--image", bigPhoto)
+            #expect(r.code == 0, "\(r.out) \(r.err)")
             for name in ["Border", "Sky", "Moon"] { _ = try await stitch("sections", "add", "Nutcracker", name) }
             r = try await stitch("sections", "move", "Nutcracker", "Moon", "up")
             #expect(r.out.contains("Sections: Border, Moon, Sky"), "\(r.out) \(r.err)")
@@ -635,6 +641,9 @@ struct EndToEndTests {
             #expect(projects.map(\.notes) == ["Gift for Mum", nil, nil] && projects.map(\.status) == [.wip, .planned, .planned])
             #expect(projects[2].canvasId == nil && projects[2].name == "Fox chart")
             #expect(projects[2].size == "10x10 in" && projects[2].meshCount == 16 && projects[0].meshCount == nil)
+            let big = try #require(try await Records.list(CanvasModel.self, userId: userId, on: app.db).first { $0.designName == "Big photo" })
+            let bigImage = try #require(try await ImageModel.find(try #require(big.imageKey), on: app.db))
+            #expect(bigImage.byteSize <= 10 * 1024 * 1024 && bigImage.contentType == "image/jpeg")
             #expect(Timestamp.string(from: projects[0].startedAt) == "2026-01-05T00:00:00.000Z")
 
             // The photos reached the server in their order, the one taken off deleted there.

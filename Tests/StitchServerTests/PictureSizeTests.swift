@@ -169,3 +169,68 @@ struct PictureSizeTests {
         }
     }
 }
+
+/// A phone's 48-megapixel photo is 12–25 MB: over the 10 MB a stored picture may take. It goes
+/// in from every client as it is, and the server keeps it made smaller (#81).
+@Suite("Phone photos of any size: taken up to 40 MB, kept under 10 MB, upright")
+struct BigPhotoTests {
+    /// An 8,160 × 6,120 photo taken sideways (EXIF orientation 6), carrying `bytes` in all: its
+    /// pixels (bands of colour, quick to make) and, as phones store them after the picture's end
+    /// (MPF: a depth map, a second image), extras — random bytes here, which decoders never read.
+    static func phonePhoto(bytes: Int) -> Data {
+        var photo = PictureSizeTests.withExif(PictureMemoryTests.bigPhoto(), orientation: 6)
+        var extras = Data()
+        var random = SystemRandomNumberGenerator()
+        while bytes - photo.count - extras.count > 4 {
+            let length = min(65_532, bytes - photo.count - extras.count - 4)
+            extras.append(contentsOf: [0xFF, 0xE9, UInt8((length + 2) >> 8), UInt8((length + 2) & 0xFF)])
+            var chunk = [UInt8](repeating: 0, count: length)
+            chunk.withUnsafeMutableBytes { raw in
+                for i in stride(from: 0, to: raw.count - 7, by: 8) { raw.storeBytes(of: random.next(), toByteOffset: i, as: UInt64.self) }
+            }
+            extras.append(contentsOf: chunk)
+        }
+        photo.append(extras)
+        return photo
+    }
+
+    @Test("A 12 MB photo for a canvas and a 25 MB one in a journal entry go in; each is kept as a JPEG under 10 MB, at most 4,096 px, upright and without EXIF; one over 40 MB is refused by name and leaves nothing")
+    func bigPhotos() async throws {
+        try await withTestApp { app, _ in
+            let ann = try await TestUser.make(app)
+            func kept(_ key: String) async throws -> Data {
+                let model = try #require(try await ImageModel.find(key, on: app.db))
+                let data = try #require(try await app.imageStorage.get(key))
+                #expect(model.byteSize == data.count && data.count <= app.config.maxImageBytes && model.contentType == "image/jpeg")
+                #expect(key.hasSuffix(".jpg") && data.range(of: Data("Exif".utf8)) == nil)
+                // Seen upright: the stored 8,160 × 6,120 turned, so 3,072 wide and 4,096 tall.
+                #expect(try PictureSizeTests.size(of: data) == (3072, 4096))
+                return data
+            }
+            let twelve = Self.phonePhoto(bytes: 12 * 1024 * 1024), twentyFive = Self.phonePhoto(bytes: 25 * 1024 * 1024)
+            #expect(twelve.count == 12 * 1024 * 1024 && ImageFormat.detect(twelve) == .jpeg)
+
+            let canvas = try await ann.canvas()
+            let res = try await ann.upload("/canvases/\(canvas.id)/image", files: [Fixtures.file(twelve)])
+            #expect(res.status == .ok, "\(res.status) \(res.text.prefix(300))")
+            let canvasKey = try #require(try res.decode(Canvas.self).imageKey)
+            let stored = try await kept(canvasKey)
+            #expect(Data(buffer: try await ann.send(.GET, "/images/\(canvasKey)").body) == stored)
+            #expect(try await ImageModel.find(canvasKey, on: app.db)?.widths == "192,720,1290")
+
+            let project = try await ann.project(canvas: canvas)
+            let entry = try await ann.create("/projects/\(project.project.id.wireText)/entries", ["notes": "Day one"], as: JournalEntry.self)
+            let added = try await ann.upload("/projects/\(project.project.id.wireText)/entries/\(entry.id.wireText)/images", files: [Fixtures.file(twentyFive)])
+            #expect(added.status == .ok || added.status == .created, "\(added.text)")
+            let images = try added.decode(JournalEntryDetail.self).images
+            #expect(images.count == 1)
+            _ = try await kept(try #require(images.first).imageKey)
+
+            // Over 40 MB: refused by name, nothing stored.
+            let before = try await ImageModel.query(on: app.db).count()
+            let tooBig = try await ann.upload("/images", files: [Fixtures.file(Self.phonePhoto(bytes: 41 * 1024 * 1024))])
+            #expect(tooBig.status == .payloadTooLarge && tooBig.text.contains("at most 40 MB"), "\(tooBig.status) \(tooBig.text)")
+            #expect(try await ImageModel.query(on: app.db).count() == before)
+        }
+    }
+}

@@ -1470,3 +1470,78 @@ def test_kept_changes_go_to_their_own_account(shots):
     finally:
         browser.quit()
         server.close()
+
+
+# A 48-megapixel phone photo, made in the page: bands and noise (so it stays big as JPEG, as a
+# photo does), JPEG at quality 0.95, with an EXIF block saying "turn 90° clockwise" (taken
+# sideways), padded after its end to at least `bytes` as phones store extras there; then chosen
+# in the file input `arguments[1]` names, as a person would (its files set, its change event).
+CHOOSE_PHONE_PHOTO = """
+var bytes = arguments[0], input = document.querySelector(arguments[1]), done = arguments[arguments.length - 1];
+var c = document.createElement('canvas'); c.width = 8160; c.height = 6120;
+var g = c.getContext('2d');
+var tile = document.createElement('canvas'); tile.width = tile.height = 256;
+var t = tile.getContext('2d'), noise = t.createImageData(256, 256);
+for (var i = 0; i < noise.data.length; i++) noise.data[i] = (i % 4 === 3) ? 255 : 112 + Math.floor(Math.random() * 16);
+t.putImageData(noise, 0, 0);
+g.fillStyle = g.createPattern(tile, 'repeat'); g.fillRect(0, 0, c.width, c.height);
+g.fillStyle = 'rgb(224, 32, 32)'; g.fillRect(0, 0, 2040, 1530);  // a red corner, top left as stored
+c.toBlob(function (blob) {
+  blob.arrayBuffer().then(function (buffer) {
+    var jpeg = new Uint8Array(buffer);
+    var tiff = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
+    var payload = [0x45, 0x78, 0x69, 0x66, 0, 0].concat(tiff), length = payload.length + 2;
+    var head = [0xFF, 0xD8, 0xFF, 0xE1, length >> 8, length & 0xFF].concat(payload);
+    var parts = [new Uint8Array(head), jpeg.subarray(2)];
+    var size = head.length + jpeg.length - 2;
+    if (size < bytes) parts.push(new Uint8Array(bytes - size));
+    var file = new File(parts, 'IMG_4032.JPG', { type: 'image/jpeg' }), list = new DataTransfer();
+    list.items.add(file);
+    input.files = list.files;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+    done({ size: file.size, jpeg: jpeg.length });
+  });
+}, 'image/jpeg', 0.95);
+"""
+
+
+def test_big_phone_photo_is_made_smaller_in_the_browser(shots):
+    """A 48-megapixel photo of 12 MB chosen for a canvas is made smaller in the page before it
+    is sent: a JPEG under 10 MB, at most 4,096 px, upright as it was taken (EXIF applied); the
+    canvas then shows it. (Without the page's script the server does the same: BigPhotoTests.)"""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        browser.set_window_size(*SIZES["phone"])
+        sign_up(browser, base, "Ann", "ann-big@example.com")
+        browser.get(base + "/app/stash/new")
+        browser.set_script_timeout(120)
+        made = browser.execute_async_script(CHOOSE_PHONE_PHOTO, 12 * 1024 * 1024, "input[name=image]")
+        assert made["size"] >= 12 * 1024 * 1024, made
+        WebDriverWait(browser, 120).until(lambda d: d.execute_script(
+            "var i = document.querySelector('input[name=image]'); return !i.hasAttribute('data-shrinking') && i.files[0].size < 10 * 1024 * 1024"))
+        sent = browser.execute_async_script("""
+            var done = arguments[arguments.length - 1], file = document.querySelector('input[name=image]').files[0];
+            createImageBitmap(file, { imageOrientation: 'none' }).then(function (bitmap) {
+              var c = document.createElement('canvas'); c.width = bitmap.width; c.height = bitmap.height;
+              var g = c.getContext('2d'); g.drawImage(bitmap, 0, 0);
+              var topRight = g.getImageData(bitmap.width - 20, 20, 1, 1).data, topLeft = g.getImageData(20, 20, 1, 1).data;
+              done({ size: file.size, type: file.type, name: file.name, width: bitmap.width, height: bitmap.height,
+                     topRight: [topRight[0], topRight[1]], topLeft: [topLeft[0], topLeft[1]] });
+            });""")
+        assert sent["type"] == "image/jpeg" and sent["name"] == "IMG_4032.jpg" and sent["size"] < 10 * 1024 * 1024, sent
+        # Upright without any EXIF of its own: 3,072 wide, 4,096 tall; the red corner went to the top right.
+        assert (sent["width"], sent["height"]) == (3072, 4096), sent
+        assert sent["topRight"][0] > 150 and sent["topRight"][1] < 100 and not (sent["topLeft"][0] > 150 and sent["topLeft"][1] < 100), sent
+        fill(browser, "designer", "Zecca")
+        fill(browser, "designName", "Sideways bird")
+        submit(browser, "Add canvas")
+        assert "Sideways bird" in browser.find_element(By.TAG_NAME, "h1").text
+        hero = browser.find_element(By.CSS_SELECTOR, "img.hero")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return arguments[0].naturalWidth", hero) > 0)
+        assert browser.execute_script("return arguments[0].naturalHeight > arguments[0].naturalWidth", hero)
+        snap(browser, shots, "canvas-from-a-big-photo")
+    finally:
+        browser.quit()
+        server.close()

@@ -11,7 +11,7 @@ struct CanvasController: RouteCollection {
         canvases.get(":id", use: show)
         canvases.put(":id", use: update)
         canvases.delete(":id", use: delete)
-        canvases.on(.POST, ":id", "image", body: .collect(maxSize: "12mb"), use: uploadImage)
+        canvases.on(.POST, ":id", "image", body: .collect(maxSize: "42mb"), use: uploadImage)
     }
 
     /// The stash, newest first, narrowed by `q` (designer or design name).
@@ -97,7 +97,7 @@ struct CanvasController: RouteCollection {
 struct ImageController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let images = routes.grouped(RequireUser())
-        images.on(.POST, "images", body: .collect(maxSize: "12mb"), use: upload)
+        images.on(.POST, "images", body: .collect(maxSize: "42mb"), use: upload)
         // No token or a bad one: 401, like every other route. Someone else's key and a key that
         // was never issued look the same: 404.
         images.get("images", ":key", use: serve)

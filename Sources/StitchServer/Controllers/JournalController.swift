@@ -10,7 +10,7 @@ struct JournalController: RouteCollection {
         entries.post(use: create)
         entries.put(":entryId", use: update)
         entries.delete(":entryId", use: delete)
-        entries.on(.POST, ":entryId", "images", body: .collect(maxSize: "60mb"), use: addImages)
+        entries.on(.POST, ":entryId", "images", body: .collect(maxSize: "100mb"), use: addImages)
         entries.delete(":entryId", "images", ":imageId", use: deleteImage)
     }
 

@@ -11,7 +11,7 @@ struct ThreadController: RouteCollection {
         threads.post(use: create)
         threads.get("brands", use: brands)
         threads.post("match-catalog", use: matchCatalog)
-        threads.on(.POST, "scan", body: .collect(maxSize: "12mb"), use: scan)
+        threads.on(.POST, "scan", body: .collect(maxSize: "42mb"), use: scan)
         threads.get(":id", use: show)
         threads.put(":id", use: update)
         threads.delete(":id", use: delete)

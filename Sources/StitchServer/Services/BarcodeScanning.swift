@@ -39,7 +39,7 @@ enum BarcodeScanning {
             if let problem = Barcodes.problem(typed) { throw APIError.validation(["code": problem]) }
             codes = [("typed", Barcodes.normalized(typed)!)]
         case .photo(let data):
-            let format = try Images.check(data, maxBytes: app.config.maxImageBytes)
+            let format = try Images.checkPhoto(data, config: app.config)
             let found: [BarcodeReader.Found]
             do {
                 found = try await app.tools.run(for: userId) { try BarcodeReader.read(data, format: format) }

@@ -149,9 +149,26 @@ enum Images {
         return format
     }
 
+    /// Checks a photo as it arrives: up to `maxPhotoUploadBytes`, a picture.
+    static func checkPhoto(_ data: Data, config: AppConfig, field: String = "image") throws -> ImageFormat {
+        try check(data, maxBytes: config.maxPhotoUploadBytes, field: field)
+    }
+
+    /// Stores a photo for the user; one over `maxImageBytes` (a 48-megapixel phone photo) is
+    /// made smaller first — on the tools' pool, under the account's share — and that is kept.
     static func store(_ data: Data, userId: UUID, app: Application, db: any Database) async throws -> ImageModel {
-        let format = try check(data, maxBytes: app.config.maxImageBytes)
-        return try await store(data, format: format, key: ImageKeys.make(for: format), userId: userId, app: app, db: db)
+        var format = try checkPhoto(data, config: app.config)
+        var kept = data
+        if data.count > app.config.maxImageBytes {
+            let limit = app.config.maxImageBytes
+            let original = format
+            guard let small = try await app.tools.run(for: userId, background: false, { PictureSizes.shrunk(data, format: original, maxBytes: limit) }) else {
+                throw APIError(.payloadTooLarge, "The picture is over \(limit / 1024 / 1024) MB and couldn't be made smaller",
+                               fields: ["image": "Send a smaller picture"])
+            }
+            (kept, format) = (small, .jpeg)
+        }
+        return try await store(kept, format: format, key: ImageKeys.make(for: format), userId: userId, app: app, db: db)
     }
 
     /// Stores checked bytes under `key` for the user: the file, then its row (no row without a file).

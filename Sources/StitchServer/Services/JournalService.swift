@@ -28,7 +28,7 @@ enum JournalService {
         let (_, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
         let parts = try Images.parts(of: req)
         // Check every picture before storing any, so a bad one leaves nothing behind.
-        for data in parts { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
+        for data in parts { _ = try Images.checkPhoto(data, config: req.config) }
         var stored: [ImageModel] = []
         for data in parts { stored.append(try await Images.store(data, userId: userId, app: req.application, db: req.db)) }
         let now = req.now

@@ -46,6 +46,37 @@ enum PictureSizes {
         return out
     }
 
+    /// The longest side a photo made smaller keeps: 16 megapixels at 4:3, more than any page
+    /// shows at 3× and enough to zoom into a canvas's stitches.
+    static let shrunkLongestSide = 4096
+
+    /// A photo too large to keep made into a JPEG under `maxBytes`: upright as its EXIF says, at
+    /// most `shrunkLongestSide` on its longest side, at quality 85 and lower (then smaller) until
+    /// it fits; no metadata. Nil when it can't be read or made to fit. Blocking: a pool's thread.
+    static func shrunk(_ data: Data, format: ImageFormat, maxBytes: Int) -> Data? {
+        guard format.isPicture, let decoded = Pictures.decode(data, format: format) else { return nil }
+        defer { gdImageDestroy(decoded) }
+        if decoded.pointee.trueColor == 0 { _ = gdImagePaletteToTrueColor(decoded) }
+        let orientation = format == .jpeg ? ExifOrientation.read(data) : 1
+        var longest = min(shrunkLongestSide, Int(max(decoded.pointee.sx, decoded.pointee.sy)))
+        while longest >= 256 {
+            let scale = Double(longest) / Double(max(decoded.pointee.sx, decoded.pointee.sy))
+            let scaled = scale < 1 ? gdImageScale(decoded, UInt32(max(1, (Double(decoded.pointee.sx) * scale).rounded())),
+                                                  UInt32(max(1, (Double(decoded.pointee.sy) * scale).rounded()))) : nil
+            defer { if let scaled { gdImageDestroy(scaled) } }
+            let upright = ExifOrientation.apply(orientation, to: scaled ?? decoded)
+            defer { if let upright { gdImageDestroy(upright) } }
+            for quality: Int32 in [85, 70, 55] {
+                var length: Int32 = 0
+                guard let jpeg = gdImageJpegPtr(upright ?? scaled ?? decoded, &length, quality) else { return nil }
+                defer { gdFree(jpeg) }
+                if Int(length) <= maxBytes { return Data(bytes: jpeg, count: Int(length)) }
+            }
+            longest = longest * 3 / 4
+        }
+        return nil
+    }
+
     /// Makes a picture's sizes on the tools' pool (`ToolWork`), counted against `account`'s share
     /// there: decoding a 50-megapixel photo takes some 200 MB, so only as many are decoded at once
     /// as the pool has threads, and one account's uploads past its share are refused (429,

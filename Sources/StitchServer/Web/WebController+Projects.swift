@@ -111,7 +111,7 @@ extension WebController {
         let form = try FormData.parse(req)
         let photos = form.files.filter { ["images", "image"].contains($0.name) }.map(\.data)
         do {
-            for data in photos { _ = try Images.check(data, maxBytes: req.config.maxImageBytes) }
+            for data in photos { _ = try Images.checkPhoto(data, config: req.config) }
             if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
             let now = req.now
             // An entry written up later is dated the day it tells of (noon UTC); today is now.

@@ -623,6 +623,55 @@
       }, 120);
     });
   }
+  // A phone's photo over 10 MB (a 48-megapixel camera's) is made smaller here before it is sent,
+  // as the plan's client does: upright as it was taken (the EXIF orientation applied, the JPEG
+  // made has none), at most 4,096 px on its longest side, quality lowered until it fits. One the
+  // browser can't read (HEIC) goes as it is; the server makes it smaller then. A pattern's file
+  // (PDF or picture) is kept whole.
+  var maxPhotoBytes = 10 * 1024 * 1024, longestSide = 4096;
+  var shrinkPhoto = function (file) {
+    if (!file || file.size <= maxPhotoBytes || !/^image\//.test(file.type) || !window.createImageBitmap) return Promise.resolve(file);
+    return createImageBitmap(file, { imageOrientation: 'from-image' }).then(function (bitmap) {
+      var scale = Math.min(1, longestSide / Math.max(bitmap.width, bitmap.height));
+      var canvas = document.createElement('canvas');
+      canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+      canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+      canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      if (bitmap.close) bitmap.close();
+      var encode = function (quality) {
+        return new Promise(function (resolve) { canvas.toBlob(resolve, 'image/jpeg', quality); }).then(function (blob) {
+          return blob && blob.size > maxPhotoBytes && quality > 0.5 ? encode(quality - 0.15) : blob;
+        });
+      };
+      return encode(0.85).then(function (blob) {
+        if (!blob || blob.size > maxPhotoBytes) return file;
+        return new File([blob], file.name.replace(/\.[^.]*$/, '') + '.jpg', { type: 'image/jpeg', lastModified: file.lastModified });
+      });
+    }).catch(function () { return file; });
+  };
+  // The input's files made smaller where they need it; the form's buttons wait meanwhile.
+  var shrinkInput = function (input) {
+    var files = Array.prototype.slice.call(input.files || []);
+    if (!window.DataTransfer || !files.some(function (f) { return f.size > maxPhotoBytes && /^image\//.test(f.type); })) return Promise.resolve();
+    var buttons = input.form ? Array.prototype.slice.call(input.form.querySelectorAll('button[type=submit]')) : [];
+    buttons.forEach(function (b) { b.disabled = true; });
+    input.setAttribute('data-shrinking', '');
+    return Promise.all(files.map(shrinkPhoto)).then(function (made) {
+      var list = new DataTransfer();
+      made.forEach(function (f) { list.items.add(f); });
+      input.files = list.files;
+    }).then(function () {
+      input.removeAttribute('data-shrinking');
+      buttons.forEach(function (b) { b.disabled = false; });
+    });
+  };
+  document.addEventListener('change', function (event) {
+    var input = event.target;
+    if (!input || input.type !== 'file' || input.hasAttribute('data-scan-photo')) return;
+    var accept = input.getAttribute('accept') || '';
+    if (accept.indexOf('image/') < 0 || accept.indexOf('pdf') >= 0) return;
+    shrinkInput(input);
+  }, true);
   // Scan-to-add: a photo is sent as soon as it is taken. Where the browser can read barcodes
   // itself (BarcodeDetector) only the digits go; otherwise the photo does and the server reads it.
   var scanPhoto = document.querySelector('[data-scan-photo]');
@@ -630,7 +679,7 @@
     scanPhoto.addEventListener('change', function () {
       var form = scanPhoto.form, file = scanPhoto.files[0];
       if (!file) return;
-      var send = function () { form.submit(); };
+      var send = function () { shrinkInput(scanPhoto).then(function () { form.submit(); }); };
       if (!('BarcodeDetector' in window) || !window.createImageBitmap) { send(); return; }
       BarcodeDetector.getSupportedFormats().then(function (formats) {
         var wanted = ['ean_13', 'upc_a', 'ean_8'].filter(function (f) { return formats.indexOf(f) >= 0; });
