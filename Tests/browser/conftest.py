@@ -8,7 +8,9 @@ from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from harness import ROOT
@@ -110,6 +112,42 @@ def audit(driver, name, widths=(390, 1280)):
     if wide[0] > wide[1]:
         problems.append(f"{name} at 320px: the page is {wide[0]}px wide (reflow, WCAG 1.4.10): {wide[2]}")
     return problems
+
+
+def tab_to(driver, matches, limit=80, what="the element"):
+    """Moves the focus with the Tab key alone until `matches(element)`; at every stop on the way
+    the focused element must be shown on the page with a visible focus ring (an outline of at
+    least 2 px, or a box shadow) — WCAG 2.4.7. Returns the element reached."""
+    seen = []
+    for step in range(limit + 1):
+        # Already there (a field the page focuses when it opens): a person just types.
+        if step > 0:
+            ActionChains(driver).send_keys(Keys.TAB).perform()
+        element = driver.switch_to.active_element
+        if element.tag_name.lower() == "body":
+            if step > 0:
+                seen.append("(the page itself)")
+            continue
+        ring = driver.execute_script("""
+            var e = arguments[0], s = getComputedStyle(e), r = e.getBoundingClientRect();
+            return { outline: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2, shadow: s.boxShadow !== 'none',
+                     shown: r.width > 0 && r.height > 0, tag: e.tagName, label: (e.getAttribute('aria-label') || e.name || e.textContent || '').trim().slice(0, 40) };""",
+            element)
+        seen.append(ring["tag"] + " " + ring["label"])
+        assert ring["shown"] and (ring["outline"] or ring["shadow"]), f"going to {what}: no visible focus on {ring} (after {seen})"
+        if matches(element):
+            return element
+    raise AssertionError(f"Tab never reached {what}: {seen}")
+
+
+def keys(driver, *typed):
+    """Types into whatever has the focus, as a keyboard does."""
+    ActionChains(driver).send_keys(*typed).perform()
+
+
+def retype(driver, text):
+    """Ctrl+A, then `text`: what is in the focused field replaced by typing."""
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).send_keys(text).perform()
 
 
 def fill(driver, name, value):

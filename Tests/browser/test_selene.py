@@ -18,12 +18,13 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import chromium, click, fill, follow, gone, snap, submit
+from conftest import SIZES, chromium, click, fill, follow, gone, keys, snap, submit, tab_to
 from harness import binary
 from harness.net import free_port, wait_for
 from harness.selene import Selene, Stub
 from harness.selene import api as selene_api
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -792,5 +793,46 @@ def test_signing_out_leaves_nothing_to_read(selene, shots):
             snap(driver, shots, "selene-signed-out-offline")
         finally:
             restart_server()
+    finally:
+        driver.quit()
+
+
+def test_keyboard_only(selene, shots):
+    """Someone who uses only a keyboard: signs in with the token, captures a note and asks a
+    question with Tab, typing and Enter — every stop on the way showing where the focus is."""
+    base, _ = selene
+    driver = chromium()
+    try:
+        driver.set_window_size(*SIZES["desktop"])
+        driver.get(base + "/app/signin")
+        tab_to(driver, lambda e: e.get_attribute("name") == "token", what="the token field")
+        keys(driver, TOKEN, Keys.ENTER)
+        until(driver, lambda d: "/app/chat/" in d.current_url)
+
+        tab_to(driver, lambda e: e.tag_name == "a" and e.text.strip() == "More", what="More")
+        keys(driver, Keys.ENTER)
+        until(driver, lambda d: d.current_url.endswith("/app/more"))
+        tab_to(driver, lambda e: e.tag_name == "a" and e.text.strip() == "Capture a note", what="Capture a note")
+        keys(driver, Keys.ENTER)
+        until(driver, lambda d: d.current_url.endswith("/app/notes/new"))
+        tab_to(driver, lambda e: e.get_attribute("name") == "content", what="the note")
+        keys(driver, "Typed with keys alone: the quince tree needs pruning in February")
+        tab_to(driver, lambda e: e.tag_name == "button" and e.text.strip() == "Save", what="Save")
+        keys(driver, Keys.ENTER)
+        until(driver, lambda d: "quince tree" in d.find_element(By.TAG_NAME, "main").text and "/app/notes/new" not in d.current_url)
+
+        tab_to(driver, lambda e: e.tag_name == "a" and e.text.strip() == "Chat", what="Chat")
+        keys(driver, Keys.ENTER)
+        until(driver, lambda d: "/app/chat" in d.current_url and d.find_elements(By.ID, "question"))
+        count = len(driver.find_elements(By.CSS_SELECTOR, "#conversation > li"))
+        tab_to(driver, lambda e: e.get_attribute("id") == "question", what="the question")
+        keys(driver, "When does the quince tree need pruning?")
+        tab_to(driver, lambda e: e.tag_name == "button" and e.text.strip() == "Ask", what="Ask")
+        keys(driver, Keys.ENTER)
+        until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conversation > li")) >= count + 2
+                                and d.find_element(By.ID, "progress").text == "", 30)
+        answer = driver.find_elements(By.CSS_SELECTOR, "#conversation > li")[-1].text
+        assert answer.strip(), "an answer was shown"
+        snap(driver, shots, "selene-keyboard-chat")
     finally:
         driver.quit()

@@ -15,12 +15,13 @@ import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, pinch_out, snap, stitch_server, submit, touch
+from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch
 from harness import pdf as patterns
 from harness.images import png
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -1542,6 +1543,59 @@ def test_big_phone_photo_is_made_smaller_in_the_browser(shots):
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return arguments[0].naturalWidth", hero) > 0)
         assert browser.execute_script("return arguments[0].naturalHeight > arguments[0].naturalWidth", hero)
         snap(browser, shots, "canvas-from-a-big-photo")
+    finally:
+        browser.quit()
+        server.close()
+
+
+def test_keyboard_only(shots):
+    """Someone who uses only a keyboard: signs in, adds a thread and steps its quantity with Tab,
+    typing, Enter and Space — every stop on the way showing where the focus is."""
+    server = StitchServer().start()
+    base = server.base
+    browser = chromium()
+    try:
+        browser.set_window_size(*SIZES["desktop"])
+        sign_up(browser, base, "Kay", "kay-keys@example.com")
+        browser.delete_all_cookies()
+        browser.get(base + "/app/signin")
+        tab_to(browser, lambda e: e.get_attribute("name") == "email", what="the email field")
+        keys(browser, "kay-keys@example.com")
+        tab_to(browser, lambda e: e.get_attribute("name") == "password", what="the password field")
+        keys(browser, "correct horse", Keys.ENTER)
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/app/inventory"))
+
+        tab_to(browser, lambda e: e.get_attribute("aria-label") == "Add thread", what="Add thread")
+        keys(browser, Keys.ENTER)
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/app/inventory/new"))
+        tab_to(browser, lambda e: e.get_attribute("name") == "brand", what="the brand field")
+        retype(browser, "DMC")
+        tab_to(browser, lambda e: e.get_attribute("name") == "number", what="the number field")
+        keys(browser, "310")
+        tab_to(browser, lambda e: e.get_attribute("name") == "quantity", what="the quantity field")
+        retype(browser, "2")
+        another = tab_to(browser, lambda e: e.get_attribute("id") == "f-addAnother", what="Add another")
+        if another.is_selected():
+            keys(browser, Keys.SPACE)
+        tab_to(browser, lambda e: e.tag_name == "button" and e.text.strip() == "Add thread", what="the Add thread button")
+        keys(browser, Keys.ENTER)
+        try:
+            WebDriverWait(browser, 10).until(lambda d: "/app/inventory/new" not in d.current_url)
+        except Exception:
+            raise AssertionError(browser.current_url + " " + browser.find_element(By.TAG_NAME, "main").text[:600])
+        rows_310 = browser.find_elements(By.XPATH, "//li[.//a[normalize-space()='DMC 310']]")
+        assert rows_310, browser.current_url + " " + browser.find_element(By.TAG_NAME, "main").text[:600]
+        row = rows_310[0]
+        assert row.find_element(By.CSS_SELECTOR, "output").get_attribute("textContent") == "2"
+
+        more = tab_to(browser, lambda e: e.get_attribute("aria-label") == "One more DMC 310", what="One more DMC 310")
+        keys(browser, Keys.SPACE)
+        WebDriverWait(browser, 5).until(lambda d: row.find_element(By.CSS_SELECTOR, "output").get_attribute("textContent") == "3")
+        # The focus stays on the button pressed, so pressing again steps again.
+        assert browser.switch_to.active_element == more
+        keys(browser, Keys.ENTER)
+        WebDriverWait(browser, 5).until(lambda d: row.find_element(By.CSS_SELECTOR, "output").get_attribute("textContent") == "4")
+        snap(browser, shots, "keyboard-inventory")
     finally:
         browser.quit()
         server.close()
