@@ -1036,8 +1036,14 @@ def test_offline_in_a_shop(browser, shots):
         # A journal note, on the project's page kept offline.
         browser.get(project)
         browser.find_element(By.ID, "f-entry-notes").send_keys("Bought the gold in the shop; the sampler can start")
+        # With a photo: kept in the browser's database until the note is on the server.
+        shop_photo = os.path.join(device, "shop.png")
+        with open(shop_photo, "wb") as f:
+            f.write(png(120, 90, lambda x, y: (201, 162, 39)))
+        browser.find_element(By.NAME, "images").send_keys(shop_photo)
         click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Add entry']"))
         WebDriverWait(browser, 5).until(lambda d: "Bought the gold" in d.find_element(By.ID, "journal").text)
+        assert "1 photo kept on this device" in browser.find_element(By.ID, "journal").text
         # Nothing typed offline is lost on reload.
         browser.get(base + "/app/inventory")
         browser.refresh()
@@ -1075,6 +1081,12 @@ def test_offline_in_a_shop(browser, shots):
         browser.get(project)
         assert "Bought the gold in the shop; the sampler can start" in browser.find_element(By.ID, "entries").text
         assert not browser.find_elements(By.CSS_SELECTOR, "#entries .pending")
+        # The photo followed its note, and left the browser's database.
+        WebDriverWait(browser, 20).until(lambda d: d.refresh() or d.find_elements(By.CSS_SELECTOR, "#entries img"))
+        assert browser.execute_async_script("""
+            var done = arguments[arguments.length - 1], open = indexedDB.open('stitch-kept-photos', 1);
+            open.onsuccess = function () { var r = open.result.transaction('photos').objectStore('photos').count();
+              r.onsuccess = function () { done(r.result); }; };""") == 0
     finally:
         network(browser, offline=False)
         server.close()

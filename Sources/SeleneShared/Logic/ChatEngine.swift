@@ -64,8 +64,6 @@ public struct ChatEngine: Sendable {
     }
 
     public static let untitled = "New chat"
-    /// How often a streaming answer is saved (as incomplete) while it arrives.
-    static let keepEvery: Duration = .seconds(1)
 
     /// Answers `question` in `session` (scoped to a thread when `scope` is given; `focus`: notes
     /// the conversation is about, shown first whatever the search finds — a briefing card's).
@@ -84,12 +82,13 @@ public struct ChatEngine: Sendable {
         let (found, context, messages) = try await prompt(question, in: session, scope: scope, focus: focus)
         await emit(.thinking(notes: context.notes.count))
 
-        // The answer is kept as it arrives (marked incomplete, at most once a second, and
-        // before its first piece is shown): if the server stops mid-answer, what was shown is
-        // stored as cut off, never lost and never taken for a whole answer.
+        // The answer is kept marked incomplete once, before its first piece is shown, then
+        // whole when it ends — or as far as it got when it fails or is cut off (the person left,
+        // the model stopped). A server killed mid-answer (nothing runs then) leaves the first
+        // piece, marked as cut off: never lost, never taken for a whole answer.
         var text = ""
         var partial = ChatMessage(role: .assistant, content: "", createdAt: now(), incomplete: true)
-        var lastKept: ContinuousClock.Instant?
+        var started = false
         let base = session
         func keep(_ text: String) async throws -> ChatSession {
             let parsed = CitationParser.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), context: context.notes)
@@ -98,13 +97,13 @@ public struct ChatEngine: Sendable {
             var kept = base
             kept.messages.append(partial)
             try await data.saveSession(kept)
-            lastKept = .now
             return kept
         }
         do {
             for try await piece in try await llm.chat(messages) {
                 text += piece
-                if lastKept.map({ ContinuousClock.now - $0 >= Self.keepEvery }) ?? !text.allSatisfy(\.isWhitespace) {
+                if !started && !text.allSatisfy(\.isWhitespace) {
+                    started = true
                     session = try await keep(text)
                 }
                 await emit(.delta(piece))

@@ -154,7 +154,62 @@
     list.insertBefore(row, list.firstChild);
   };
   // A journal note written offline, on its project's page.
-  var addEntry = function (change) {
+  // Photos of a journal entry kept offline, in IndexedDB (they don't fit localStorage), each
+  // with its account, entry and place.
+  var photoStore = function (mode, work) {
+    return new Promise(function (resolve, reject) {
+      var opening = indexedDB.open('stitch-kept-photos', 1);
+      opening.onupgradeneeded = function () { opening.result.createObjectStore('photos', { keyPath: 'key' }); };
+      opening.onerror = function () { reject(opening.error); };
+      opening.onsuccess = function () {
+        var db = opening.result, tx = db.transaction('photos', mode), asked = work(tx.objectStore('photos'));
+        tx.oncomplete = function () { db.close(); resolve(asked && 'result' in asked ? asked.result : undefined); };
+        tx.onerror = tx.onabort = function () { db.close(); reject(tx.error); };
+      };
+    });
+  };
+  var keepPhotos = function (entryId, projectId, files) {
+    if (!files.length) return Promise.resolve();
+    return photoStore('readwrite', function (store) {
+      files.forEach(function (file, i) {
+        store.put({ key: entryId + '/' + i, user: user, entryId: entryId, projectId: projectId, order: i, name: file.name, blob: file });
+      });
+    });
+  };
+  // Kept photos whose entry has reached the server are sent to it, an entry's photos at once in
+  // their order. Refused (the entry wasn't kept, or a photo isn't one): dropped and said; not
+  // answered: kept for the next try.
+  var sendingPhotos = false;
+  var sendKeptPhotos = function () {
+    if (sendingPhotos || otherAccount || !user || !window.indexedDB || navigator.onLine === false) return;
+    var waiting = {};
+    mine().forEach(function (c) { if (c.type === 'journalEntry') waiting[c.id] = true; });
+    sendingPhotos = true;
+    photoStore('readonly', function (store) { return store.getAll(); }).then(function (all) {
+      var byEntry = {};
+      (all || []).forEach(function (p) { if (p.user === user && !waiting[p.entryId]) (byEntry[p.entryId] = byEntry[p.entryId] || []).push(p); });
+      return Object.keys(byEntry).reduce(function (chain, entryId) {
+        return chain.then(function () {
+          var list = byEntry[entryId].sort(function (a, b) { return a.order - b.order; }), body = new FormData();
+          list.forEach(function (p) { body.append('images', p.blob, p.name); });
+          return fetch('/app/projects/' + list[0].projectId + '/entries/' + entryId + '/photos', {
+            method: 'POST', credentials: 'same-origin', body: body, headers: { 'X-CSRF-Token': main.getAttribute('data-csrf') || '' }
+          }).then(function (response) {
+            if (response.status === 403 || response.status === 429 || response.status >= 500) return;
+            return photoStore('readwrite', function (store) { list.forEach(function (p) { store.delete(p.key); }); }).then(function () {
+              var row = document.querySelector('[data-entry="' + entryId + '"] .kept-photos');
+              if (row) row.textContent = response.ok ? (list.length === 1 ? 'Photo sent' : 'Photos sent') : 'Photos not saved';
+              if (!response.ok) {
+                var box = status('outbox-sent');
+                box.textContent += ' ' + (list.length === 1 ? 'A photo' : list.length + ' photos') + ' kept offline could not be added to its journal note.';
+              }
+            });
+          });
+        });
+      }, Promise.resolve());
+    }).then(function () { sendingPhotos = false; }, function () { sendingPhotos = false; });
+  };
+  var addEntry = function (change, photoCount) {
     var form = document.querySelector('form[action^="/app/projects/' + change.fields.projectId + '/entries"]');
     if (!form || document.querySelector('[data-entry="' + change.id + '"]')) return;
     var journal = document.getElementById('journal'), list = document.getElementById('entries');
@@ -167,6 +222,11 @@
     when.textContent = new Date(change.fields.createdAt).toLocaleDateString([], { dateStyle: 'long' }) + ' · kept on this device';
     var text = document.createElement('p'); text.className = 'prewrap'; text.textContent = change.fields.notes;
     item.appendChild(when); item.appendChild(text);
+    if (photoCount) {
+      var kept = document.createElement('p'); kept.className = 'muted kept-photos';
+      kept.textContent = (photoCount === 1 ? '1 photo' : photoCount + ' photos') + ' kept on this device';
+      item.appendChild(kept);
+    }
     list.insertBefore(item, list.firstChild);
   };
   // "Bought" offline, on the shopping list: the line says so and waits.
@@ -253,7 +313,7 @@
   var flush = function () {
     if (sending || otherAccount || navigator.onLine === false || !user) return;
     var batch = mine().slice(0, 200);
-    if (!batch.length) return;
+    if (!batch.length) { sendKeptPhotos(); return; }
     sending = true;
     var send = function (token, retry) {
       return fetchWithDeadline('/app/sync', {
@@ -348,15 +408,19 @@
     var value = function (name) { var f = form.elements[name]; return f && f.value.trim() ? f.value.trim() : undefined; };
     var now = new Date().toISOString();
     if (/\/entries$/.test(action)) {
-      var photos = form.elements.images;
-      if (photos && photos.files && photos.files.length) { window.alert('Photos need a connection: add them when you are back online.'); return; }
-      if (!value('notes')) { window.alert('Write a note first.'); return; }
+      var photos = form.elements.images, files = photos && photos.files ? Array.prototype.slice.call(photos.files) : [];
+      if (!value('notes') && !files.length) { window.alert('Write a note or add a photo first.'); return; }
+      if (files.length && !window.indexedDB) { window.alert('Photos need a connection in this browser: add them when you are back online.'); return; }
       var day = value('date'), projectId = action.split('/')[3];
-      var entry = { projectId: projectId, notes: value('notes'), createdAt: day && day !== now.slice(0, 10) ? day + 'T12:00:00.000Z' : now };
-      keep('journalEntry', givenId, entry, 'The journal note');
-      addEntry({ id: givenId, fields: entry });
-      form.reset();
-      if (unreachable) sayUnreachable();
+      var entry = { projectId: projectId, notes: value('notes') || '', createdAt: day && day !== now.slice(0, 10) ? day + 'T12:00:00.000Z' : now };
+      // The photos (already made smaller) wait in the browser's database until the entry is on
+      // the server; then they are sent to it (`sendKeptPhotos`).
+      keepPhotos(givenId, projectId, files).then(function () {
+        keep('journalEntry', givenId, entry, 'The journal note' + (files.length ? ' and its ' + (files.length === 1 ? 'photo' : files.length + ' photos') : ''));
+        addEntry({ id: givenId, fields: entry }, files.length);
+        form.reset();
+        if (unreachable) sayUnreachable();
+      }, function () { window.alert('The photos could not be kept on this device: add them when you are back online.'); });
       return;
     }
     if (/\/shopping\/bought$/.test(action)) {
