@@ -53,6 +53,8 @@ let package = Package(
             "CSystemZlib", "CSystemBrotli",
             .product(name: "Vapor", package: "vapor"),
             .product(name: "Fluent", package: "fluent"),
+            .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+            .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),

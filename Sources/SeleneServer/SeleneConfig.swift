@@ -1,15 +1,11 @@
 import Foundation
 import SeleneShared
+import ServerCommon
 
 /// Everything Selene reads from its environment, as one typed value. Tests build one directly.
 public struct SeleneConfig: Sendable {
-    public enum Database: Sendable, Equatable {
-        case sqliteFile(path: String)
-        case sqliteMemory
-        case postgres(url: String)
-
-        public var isPostgres: Bool { if case .postgres = self { true } else { false } }
-    }
+    /// SQLite (the default) or PostgreSQL: the choice both servers share (ServerCommon).
+    public typealias Database = ServerDatabase
 
     /// How Selene talks to its model server(s): Ollama's API or an OpenAI-compatible one
     /// (SELENE.md §9 for why `numCtx` is always sent to Ollama, §11 for the OpenAI protocol).
@@ -256,13 +252,10 @@ public struct SeleneConfig: Sendable {
         func value(_ key: String) -> String? { env[key].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } }
         let dataDirectory = value("SELENE_DATA_DIR") ?? "./data/selene"
         let database: Database
-        if let url = value("SELENE_DATABASE_URL") {
-            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-                throw SeleneConfigError("SELENE_DATABASE_URL must be a postgres:// URL (leave it unset to use SQLite in SELENE_DATA_DIR)")
-            }
-            database = .postgres(url: url)
-        } else {
-            database = .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("selene.sqlite"))
+        do {
+            database = try .from(value("SELENE_DATABASE_URL"), urlVariable: "SELENE_DATABASE_URL", dataDirectory: dataDirectory, file: "selene.sqlite")
+        } catch let error as ServerDatabaseError {
+            throw SeleneConfigError(error.description)
         }
         let tokenSetting = value("SELENE_API_TOKEN")
         let tokensOff = tokenSetting.map { ["off", "none"].contains($0.lowercased()) } ?? false

@@ -13,20 +13,7 @@ import Vapor
 /// The executable and every test call this same function.
 public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClock = .live) async throws {
     app.lifecycle.use(CloseDatabasesAtShutdown())  // first registered: the last to shut down
-    if case .postgres = config.database {} else { app.giveSQLiteItsOwnThreads() }
-    switch config.database {
-    case .sqliteFile(let path):
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
-    case .sqliteMemory:
-        let scratch = TemporaryDatabaseFile()
-        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1), as: .sqlite)
-        app.lifecycle.use(scratch)
-    case .postgres(let url):
-        var postgres = try SQLPostgresConfiguration(url: url)
-        postgres.searchPath = nil
-        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8), as: .psql)
-    }
+    try config.database.use(on: app)
     app.migrations.add(SeleneMigrations.all)
 
     var llm: LLMClient?

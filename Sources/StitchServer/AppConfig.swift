@@ -1,16 +1,12 @@
 import Foundation
+import ServerCommon
 import StitchCore
 import Vapor
 
 /// Everything the server reads from its environment, in one typed value. Tests build one directly.
 public struct AppConfig: Sendable {
-    public enum Database: Sendable, Equatable {
-        case sqliteFile(path: String)
-        case sqliteMemory
-        case postgres(url: String)
-
-        var isSQLite: Bool { if case .postgres = self { false } else { true } }
-    }
+    /// SQLite (the default) or PostgreSQL: the choice both servers share (ServerCommon).
+    public typealias Database = ServerDatabase
 
     public struct OAuthProvider: Sendable {
         public var clientId: String
@@ -150,13 +146,10 @@ public struct AppConfig: Sendable {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
 
         let database: Database
-        if let url = env["DATABASE_URL"], !url.isEmpty {
-            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-                throw ConfigError("DATABASE_URL must be a postgres:// URL (leave it unset to use SQLite)")
-            }
-            database = .postgres(url: url)
-        } else {
-            database = .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("stitchuation.sqlite"))
+        do {
+            database = try .from(env["DATABASE_URL"], urlVariable: "DATABASE_URL", dataDirectory: dataDirectory, file: "stitchuation.sqlite")
+        } catch let error as ServerDatabaseError {
+            throw ConfigError(error.description)
         }
 
         let secret: String

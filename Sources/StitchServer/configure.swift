@@ -23,32 +23,17 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
 
     _ = installWireFormat
 
-    if config.database.isSQLite { app.giveSQLiteItsOwnThreads() }
     app.storage[Application.PictureDerivationsKey.self] = PictureDerivations()
     app.storage[Application.ToolWorkKey.self] = ToolWork(threads: config.toolThreads, perAccount: config.toolJobsPerAccount)
     app.lifecycle.use(ToolWorkShutdown())
-    let poolTimeout = TimeAmount.milliseconds(Int64(config.databasePoolTimeout * 1000))
-    switch config.database {
-    case .sqliteFile(let path):
-        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1, connectionPoolTimeout: poolTimeout), as: .sqlite)
-    case .sqliteMemory:
-        // SQLiteKit fakes a shared in-memory database with a file it never removes; use our own
-        // scratch file instead and remove it when the application shuts down.
-        let scratch = TemporaryDatabaseFile()
-        app.databases.use(.sqlite(.file(scratch.path), maxConnectionsPerEventLoop: 1, connectionPoolTimeout: poolTimeout), as: .sqlite)
-        app.lifecycle.use(scratch)
-    case .postgres(let url):
-        var postgres = try SQLPostgresConfiguration(url: url)
-        postgres.searchPath = nil
-        // A pull pages through a user's rows in (version, id) order: an index scan of the
-        // (user_id, version, id) index reads exactly one page. PostgreSQL's default cost of a
-        // random read (4× a sequential one, a spinning disk's) makes the planner read and sort
-        // all of the user's rows past the cursor instead once a page is a large share of them
-        // (4 times slower for the first 5,000 of 10,000). Our connections price a random read
-        // as an SSD or a cached table does.
-        postgres.coreConfiguration.options.additionalStartupParameters.append(("random_page_cost", "1.1"))
-        app.databases.use(.postgres(configuration: postgres, maxConnectionsPerEventLoop: 8, connectionPoolTimeout: poolTimeout), as: .psql)
-    }
+    // A pull pages through a user's rows in (version, id) order: an index scan of the
+    // (user_id, version, id) index reads exactly one page. PostgreSQL's default cost of a random
+    // read (4× a sequential one, a spinning disk's) makes the planner read and sort all of the
+    // user's rows past the cursor instead once a page is a large share of them (4 times slower
+    // for the first 5,000 of 10,000). Our connections price a random read as an SSD or a cached
+    // table does.
+    try config.database.use(on: app, poolTimeout: .milliseconds(Int64(config.databasePoolTimeout * 1000)),
+                            startupParameters: [("random_page_cost", "1.1")])
     app.migrations.add(StitchMigrations.all)
 
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
