@@ -58,12 +58,14 @@ struct ProjectWithoutCanvasTests {
             // Back past it and forth again, with the later migration of this table around it.
             // (On one connection, as the migrator runs them: the suite's other tests keep SQLite's
             // other connections busy, and a table rebuilt under one of them was seen late.)
-            let migration = AllowProjectsWithoutCanvas(), later = ProjectPicture()
+            let migration = AllowProjectsWithoutCanvas(), later = ProjectPicture(), latest = ProjectSize()
             try await app.db.withConnection { db in
+                try await latest.revert(on: db)
                 try await later.revert(on: db)
                 try await migration.revert(on: db)
                 try await migration.prepare(on: db)
                 try await later.prepare(on: db)
+                try await latest.prepare(on: db)
             }
             // Going back drops only what can't go back (a project without a canvas); the rest is
             // kept, every field as it was.

@@ -94,7 +94,7 @@ struct ScanAPITests {
         }
     }
 
-    @Test("Bad photos: no barcode → 422 saying so, a broken JPEG → 422, 20 MB → 413, not an image → 415; nothing stored")
+    @Test("Bad photos: no barcode → 422 saying so, a broken JPEG → 422, over 40 MB → 413, not an image → 415; nothing stored")
     func badPhotos() async throws {
         try await withTestApp { app, _ in
             let ann = try await TestUser.make(app)
@@ -107,7 +107,7 @@ struct ScanAPITests {
             let broken = Data(BarcodeImages.photo(Self.black, format: .jpeg).prefix(40)) + Data(repeating: 0x41, count: 500)
             let brokenRes = try await scan(ann, broken, type: "image/jpeg")
             #expect(brokenRes.status == .unprocessableEntity && brokenRes.text.contains("could not be read"), "\(brokenRes.text)")
-            let huge = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 7, count: 20 * 1024 * 1024)
+            let huge = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 7, count: 41 * 1024 * 1024)
             #expect(try await scan(ann, huge, type: "image/jpeg").status == .payloadTooLarge)
             let text = try await scan(ann, Fixtures.text, type: "text/plain")
             #expect(text.status == .unsupportedMediaType && text.text.contains("JPEG, PNG"))

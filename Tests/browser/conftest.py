@@ -114,6 +114,21 @@ def audit(driver, name, widths=(390, 1280)):
     return problems
 
 
+# Every URL the page's service worker has a copy of, in any of its caches.
+KEPT_URLS = ("var done = arguments[arguments.length - 1]; caches.keys().then(function (names) { return Promise.all(names.map(function (n) {"
+             " return caches.open(n).then(function (c) { return c.keys(); }).then(function (k) { return k.map(function (r) { return r.url; }); }); })); })"
+             ".then(function (lists) { done([].concat.apply([], lists)); });")
+
+
+def until_kept(driver, paths, seconds=15):
+    """Waits until the service worker has its copy of each page (written just after the page
+    arrives) — what a test going offline next relies on."""
+    def kept(d):
+        urls = [u.split("?")[0] for u in d.execute_async_script(KEPT_URLS)]
+        return all(any(u.endswith(p) for u in urls) for p in paths)
+    WebDriverWait(driver, seconds).until(kept)
+
+
 def tab_to(driver, matches, limit=80, what="the element"):
     """Moves the focus with the Tab key alone until `matches(element)`; at every stop on the way
     the focused element must be shown on the page with a visible focus ring (an outline of at

@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import SIZES, chromium, click, fill, follow, gone, keys, snap, submit, tab_to
+from conftest import SIZES, chromium, click, fill, follow, gone, keys, snap, submit, tab_to, until_kept
 from harness import binary
 from harness.net import free_port, wait_for
 from harness.selene import Selene, Stub
@@ -753,7 +753,7 @@ def test_signing_out_leaves_nothing_to_read(selene, shots):
         until(driver, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"), seconds=30)
         driver.get(base + f"/app/notes/{note['id']}")
         assert "8812" in driver.find_element(By.CSS_SELECTOR, "pre.note").text
-        time.sleep(0.5)  # the worker's copy is written just after the page arrives
+        until_kept(driver, [f"/app/notes/{note['id']}"])
         kept = ("var done = arguments[0]; caches.keys().then(function (names) { return Promise.all(names.map(function (n) {"
                 " return caches.open(n).then(function (c) { return c.keys(); }).then(function (k) { return k.map(function (r) { return r.url; }); }); })); })"
                 ".then(function (lists) { done([].concat.apply([], lists)); });")

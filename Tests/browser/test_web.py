@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch
+from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch, until_kept
 from harness import pdf as patterns
 from harness.images import png
 from selenium import webdriver
@@ -1001,7 +1001,7 @@ def test_offline_in_a_shop(browser, shots):
         for path in ["/app/inventory", "/app/shopping", "/app/projects", "/app/inventory/new", project[len(base):]]:
             browser.get(base + path)
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.5)  # the worker's copy is written just after the page arrives
+        until_kept(browser, ["/app/inventory", "/app/shopping", "/app/projects", "/app/inventory/new", project[len(base):]])
         browser.execute_cdp_cmd("Network.enable", {})
         network(browser, offline=True)
         server.stop()  # the shop has no signal: nothing answers
@@ -1123,7 +1123,7 @@ def test_server_unreachable_while_online(browser, shots):
         for path in ["/app/inventory", "/app/shopping", "/app/inventory/new", project[len(base):]]:
             browser.get(base + path)
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.5)
+        until_kept(browser, ["/app/inventory", "/app/shopping", "/app/inventory/new", project[len(base):]])
         browser.get(base + "/app/shopping")
         server.stop()  # the browser is left "online": only the server is gone
         assert browser.execute_script("return navigator.onLine") is True
@@ -1168,7 +1168,7 @@ def test_server_silent_while_online(browser, shots):
         for path in ["/app/inventory", "/app/shopping"]:
             browser.get(base + path)
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.5)
+        until_kept(browser, ["/app/inventory", "/app/shopping"])
         os.kill(server.proc.pid, signal.SIGSTOP)
         try:
             assert browser.execute_script("return navigator.onLine") is True
@@ -1238,7 +1238,7 @@ def test_a_big_inventory_comes_a_page_at_a_time_and_is_searched_whole_offline(sh
         WebDriverWait(browser, 30).until(lambda d: d.execute_async_script(
             "var done = arguments[0]; caches.match('/app/inventory.json', {cacheName: 'stitch-pages-v1'})"
             ".then(function (r) { return r ? r.json() : null; }).then(function (d) { done(d ? d.threads.length : 0); });") == 250)
-        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        until_kept(browser, ["/app/inventory"])
         # The server gone while the phone believes it is online: the worker's kept page, and
         # "Show more" says no rows came instead of leaving for an error page.
         server.stop()
@@ -1291,7 +1291,7 @@ def test_list_thumbnails_are_kept_for_offline_and_forgotten_at_sign_out(photos, 
         WebDriverWait(browser, 10).until(lambda d: len(d.execute_async_script(kept)) == 1)
         assert browser.execute_async_script(kept)[0].endswith("?w=192")
 
-        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        until_kept(browser, ["/app/stash"])
         browser.execute_cdp_cmd("Network.enable", {})
         network(browser, offline=True)
         server.stop()
@@ -1432,7 +1432,7 @@ def test_kept_changes_go_to_their_own_account(shots):
         for path in ["/app/inventory", "/app/inventory/new"]:
             browser.get(base + path)
             WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.5)  # the worker's copy of the page is written just after it arrives
+        until_kept(browser, ["/app/inventory", "/app/inventory/new"])
         network(browser, offline=True)
         add_one_thread(browser, "798", "3")
         WebDriverWait(browser, 15).until(lambda d: len(outbox(d)) == 1)

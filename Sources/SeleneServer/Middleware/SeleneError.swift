@@ -53,22 +53,9 @@ struct SeleneErrorMiddleware: Middleware {
             return (e.status, ErrorBody(error: e.reason, fields: e.fields), [:])
         case let error as NoteTooLarge:
             return (.payloadTooLarge, ErrorBody(error: error.description, fields: ["content": "at most \(SeleneLimits.maxContentBytes) bytes"]), [:])
-        case let error as DecodingError:
-            let (field, message) = DecodingFailure.describe(error)
-            return (.badRequest, ErrorBody(error: "The request body is not valid: \(message)", fields: field.map { [$0: message] }), [:])
-        case let error as any AbortError:
-            let reason: String
-            switch error.status {
-            case .notFound: reason = "Not found"
-            case .payloadTooLarge: reason = "The request is too large (notes are limited to 1 MB)"
-            case .unsupportedMediaType: reason = "Unsupported content type"
-            default: reason = error.status.code < 500 ? error.reason : "Something went wrong on our side"
-            }
-            if error.status.code >= 500 { logger.error("\(error)") }
-            return (error.status, ErrorBody(error: reason), error.headers)
         default:
-            logger.error("Unexpected error: \(String(reflecting: error))")
-            return (.internalServerError, ErrorBody(error: "Something went wrong on our side"), [:])
+            let common = ErrorEnvelope.describe(error, tooLarge: "The request is too large (notes are limited to 1 MB)", logger: logger)
+            return (common.status, ErrorBody(error: common.error, fields: common.fields), common.headers)
         }
     }
 

@@ -62,24 +62,9 @@ public struct JSONErrorMiddleware: Middleware {
             return (error.status, APIErrorBody(error: error.reason, fields: error.fields, existingId: error.existingId, linkToken: error.linkToken), error.headers)
         case let error as ValidationError:
             return (.badRequest, APIErrorBody(error: "Some fields need attention", fields: error.fields), [:])
-        case let error as DecodingError:
-            let (field, message) = describe(error)
-            return (.badRequest, APIErrorBody(error: "The request body is not valid: \(message)",
-                                              fields: field.map { [$0: message] }), [:])
-        case let error as any AbortError:
-            let reason: String
-            switch error.status {
-            case .notFound: reason = "Not found"
-            case .unauthorized: reason = "Sign in to continue"
-            case .payloadTooLarge: reason = "The request is too large"
-            case .unsupportedMediaType: reason = "Unsupported content type"
-            default: reason = error.status.code < 500 ? error.reason : "Something went wrong on our side"
-            }
-            if error.status.code >= 500 { logger.error("\(error)") }
-            return (error.status, APIErrorBody(error: reason), error.headers)
         default:
-            logger.error("Unexpected error: \(String(reflecting: error))")
-            return (.internalServerError, APIErrorBody(error: "Something went wrong on our side"), [:])
+            let common = ErrorEnvelope.describe(error, tooLarge: "The request is too large", logger: logger)
+            return (common.status, APIErrorBody(error: common.error, fields: common.fields), common.headers)
         }
     }
 
@@ -97,9 +82,6 @@ public struct JSONErrorMiddleware: Middleware {
         }
         return response
     }
-
-    /// A field path and a sentence for a decoding failure, without echoing the input back.
-    static func describe(_ error: DecodingError) -> (String?, String) { DecodingFailure.describe(error) }
 }
 
 extension JSONErrorMiddleware {

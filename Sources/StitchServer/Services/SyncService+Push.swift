@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ServerCommon
 import SQLKit
 import StitchCore
 import Vapor
@@ -180,7 +181,7 @@ extension SyncService {
                     asSent = try envelope.record(as: M.Record.self)
                     incoming = asSent!.normalized
                 } catch let error as DecodingError {
-                    let (field, message) = JSONErrorMiddleware.describe(error)
+                    let (field, message) = DecodingFailure.describe(error)
                     reject("The change's data is not valid: \(message)", fields: field.map { [$0: message] })
                     continue
                 } catch {

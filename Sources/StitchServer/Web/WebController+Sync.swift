@@ -1,4 +1,5 @@
 import Fluent
+import ServerCommon
 import StitchCore
 import Vapor
 
@@ -119,7 +120,7 @@ extension WebController {
         do {
             body = try JSONValue.object(change.fields).decode(as: PurchaseRequest.self)
         } catch let error as DecodingError {
-            let (field, message) = JSONErrorMiddleware.describe(error)
+            let (field, message) = DecodingFailure.describe(error)
             return SyncResult(id: change.id, type: nil, status: .rejected, error: APIErrorBody(error: message, fields: field.map { [$0: message] }))
         }
         do {

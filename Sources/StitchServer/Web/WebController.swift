@@ -252,7 +252,7 @@ struct WebController: RouteCollection {
             return e.fields ?? ["form": e.reason]
         case let e as ValidationError: return e.fields
         case let e as DecodingError:
-            let (field, message) = JSONErrorMiddleware.describe(e)
+            let (field, message) = DecodingFailure.describe(e)
             return [field ?? "form": message]
         default: return nil
         }
