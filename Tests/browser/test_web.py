@@ -5,6 +5,7 @@ local port with a temporary data directory, walks through the product as a needl
 and screenshots each key page at phone, tablet and desktop sizes into SCREENSHOT_DIR
 (default test-artifacts/screenshots)."""
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -288,6 +289,21 @@ def sign_up(browser, server, name, email, password="correct horse"):
     fill(browser, "email", email)
     fill(browser, "password", password)
     submit(browser, "Create account")
+
+
+@contextlib.contextmanager
+def own_server_signed_up(name, email, size="phone"):
+    """A server and a browser of the test's own, the browser signed up as `name`: yields both,
+    and closes them after."""
+    server = StitchServer().start()
+    browser = chromium()
+    try:
+        browser.set_window_size(*SIZES[size])
+        sign_up(browser, server.base, name, email)
+        yield server.base, browser
+    finally:
+        browser.quit()
+        server.close()
 
 
 @pytest.fixture(scope="module")
@@ -1522,12 +1538,7 @@ def test_big_phone_photo_is_made_smaller_in_the_browser(shots):
     """A 48-megapixel photo of 12 MB chosen for a canvas is made smaller in the page before it
     is sent: a JPEG under 10 MB, at most 4,096 px, upright as it was taken (EXIF applied); the
     canvas then shows it. (Without the page's script the server does the same: BigPhotoTests.)"""
-    server = StitchServer().start()
-    base = server.base
-    browser = chromium()
-    try:
-        browser.set_window_size(*SIZES["phone"])
-        sign_up(browser, base, "Ann", "ann-big@example.com")
+    with own_server_signed_up("Ann", "ann-big@example.com") as (base, browser):
         browser.get(base + "/app/stash/new")
         browser.set_script_timeout(120)
         made = browser.execute_async_script(CHOOSE_PHONE_PHOTO, 12 * 1024 * 1024, "input[name=image]")
@@ -1555,20 +1566,12 @@ def test_big_phone_photo_is_made_smaller_in_the_browser(shots):
         WebDriverWait(browser, 20).until(lambda d: d.execute_script("return arguments[0].naturalWidth", hero) > 0)
         assert browser.execute_script("return arguments[0].naturalHeight > arguments[0].naturalWidth", hero)
         snap(browser, shots, "canvas-from-a-big-photo")
-    finally:
-        browser.quit()
-        server.close()
 
 
 def test_keyboard_only(shots):
     """Someone who uses only a keyboard: signs in, adds a thread and steps its quantity with Tab,
     typing, Enter and Space — every stop on the way showing where the focus is."""
-    server = StitchServer().start()
-    base = server.base
-    browser = chromium()
-    try:
-        browser.set_window_size(*SIZES["desktop"])
-        sign_up(browser, base, "Kay", "kay-keys@example.com")
+    with own_server_signed_up("Kay", "kay-keys@example.com", size="desktop") as (base, browser):
         browser.delete_all_cookies()
         browser.get(base + "/app/signin")
         tab_to(browser, lambda e: e.get_attribute("name") == "email", what="the email field")
@@ -1608,6 +1611,3 @@ def test_keyboard_only(shots):
         keys(browser, Keys.ENTER)
         WebDriverWait(browser, 5).until(lambda d: row.find_element(By.CSS_SELECTOR, "output").get_attribute("textContent") == "4")
         snap(browser, shots, "keyboard-inventory")
-    finally:
-        browser.quit()
-        server.close()

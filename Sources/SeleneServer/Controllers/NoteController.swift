@@ -106,11 +106,17 @@ struct NoteController: RouteCollection {
 
     @Sendable
     func retrieve(req: Request) async throws -> Response {
+        let (request, results, source) = try await retrieved(req)
+        return try json(RetrieveResponse(query: request.query, results: results, source: source))
+    }
+
+    /// The request's retrieval: `{query, limit (10), noteType?, actionability?}` answered.
+    private func retrieved(_ req: Request) async throws -> (RetrieveRequest, [ScoredNote], RetrievalSource) {
         let request = try req.decodeBody(RetrieveRequest.self).validated()
         let (results, source) = try await Retriever(db: req.db, services: req.selene)
             .retrieve(request.query, limit: request.limit ?? 10,
                       filter: KeywordSearch.Filter(noteType: request.noteType, actionability: request.actionability))
-        return try json(RetrieveResponse(query: request.query, results: results, source: source))
+        return (request, results, source)
     }
 
     @Sendable
@@ -126,10 +132,7 @@ struct NoteController: RouteCollection {
     /// `POST /api/search` as the earlier macOS app calls it: the same retrieval as `retrieve`.
     @Sendable
     func legacySearch(req: Request) async throws -> Response {
-        let request = try req.decodeBody(RetrieveRequest.self).validated()
-        let (results, _) = try await Retriever(db: req.db, services: req.selene)
-            .retrieve(request.query, limit: request.limit ?? 10,
-                      filter: KeywordSearch.Filter(noteType: request.noteType, actionability: request.actionability))
+        let (request, results, _) = try await retrieved(req)
         return try json(LegacySearchResponse(query: request.query, scored: results))
     }
 
