@@ -338,7 +338,7 @@
       });
     };
     send(main.getAttribute('data-csrf'), true)
-      .then(function () { sending = false; if (mine().length) flush(); })
+      .then(function () { sending = false; if (mine().length) flush(); else sendKeptPhotos(); })
       .catch(function () { sending = false; retrySoon(); });
   };
   // This page's account is no longer the one signed in on this browser: its changes wait here,
