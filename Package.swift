@@ -43,6 +43,9 @@ let package = Package(
         .target(name: "StitchCore", dependencies: ["WireCoding"]),
         // Design tokens of SPEC §4 and the stylesheet generated from them. Foundation only.
         .target(name: "StitchDesign"),
+        // The commit a build is made from (git, at build time), shown beside each product's version.
+        .plugin(name: "CommitStamp", capability: .buildTool()),
+        .target(name: "BuildStamp", plugins: ["CommitStamp"]),
         // What both servers share: the 405 middleware, decoding-error sentences, the HTML tree,
         // migrating one instance at a time.
         // Static files are compressed once, at start: gzip (zlib) and Brotli (Debian packages
@@ -50,7 +53,7 @@ let package = Package(
         .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSystemBrotli", providers: [.apt(["libbrotli-dev"])]),
         .target(name: "ServerCommon", dependencies: [
-            "CSystemZlib", "CSystemBrotli",
+            "CSystemZlib", "CSystemBrotli", "BuildStamp",
             .product(name: "Vapor", package: "vapor"),
             .product(name: "Fluent", package: "fluent"),
             .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -65,7 +68,7 @@ let package = Package(
         .target(
             name: "StitchServer",
             dependencies: [
-                "StitchCore", "StitchDesign", "ServerCommon", "CZBar", "CGD",
+                "StitchCore", "StitchDesign", "ServerCommon", "BuildStamp", "CZBar", "CGD",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),
@@ -81,13 +84,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "stitchuation",
-            dependencies: ["StitchServer", "ServerCommon", .product(name: "Vapor", package: "vapor")]
+            dependencies: ["StitchServer", "ServerCommon", "BuildStamp", .product(name: "Vapor", package: "vapor")]
         ),
         // The offline-first client library. No server imports: it must also build for iOS/macOS.
         .target(name: "StitchKit", dependencies: ["StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "stitch",
-            dependencies: ["StitchKit", "StitchCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["StitchKit", "StitchCore", "BuildStamp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks, run on purpose (not by the test suite): swift run -c release stitch-bench
         .executableTarget(
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "SeleneServer",
             dependencies: [
-                "SeleneShared", "ServerCommon", "CVectorDot",
+                "SeleneShared", "ServerCommon", "BuildStamp", "CVectorDot",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Fluent", package: "fluent"),
@@ -120,7 +123,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "selene",
-            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon",
+            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon", "BuildStamp",
                            .product(name: "Vapor", package: "vapor"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
@@ -143,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "SeleneServerTests",
             dependencies: [
-                "SeleneServer", "SeleneShared", "ServerCommon", "OllamaStub", "TestDatabases",
+                "SeleneServer", "SeleneShared", "ServerCommon", "OllamaStub", "TestDatabases", "BuildStamp",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWT", package: "jwt"),
@@ -158,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD",
+                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD", "BuildStamp",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -29,14 +29,20 @@ public struct APIErrorBody: Codable, Sendable, Hashable, Error {
     }
 }
 
-/// `GET /health`: whether the server and its database answer.
+/// `GET /health`: whether the server and its database answer, and what runs.
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
     /// When unavailable: which part failed, `database` or `storage` (the object store).
     public var failing: String?
-    public init(status: String, failing: String? = nil) {
+    /// The server's version (`StitchVersion.current`).
+    public var version: String?
+    /// The commit the server was built from (12 hex digits, `-modified` or `unknown`).
+    public var commit: String?
+    public init(status: String, failing: String? = nil, version: String? = nil, commit: String? = nil) {
         self.status = status
         self.failing = failing
+        self.version = version
+        self.commit = commit
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildStamp
 import Foundation
 import Logging
 import SeleneServer
@@ -11,7 +12,7 @@ struct Selene: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selene",
         abstract: "Selene, a second brain on your own machine: the server, its admin commands, and a terminal client.",
-        version: SeleneVersion.current,
+        version: BuildStamp.describe(SeleneVersion.current),
         subcommands: [
             Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, TokenCommand.self,
         ] + ClientCommands.all,

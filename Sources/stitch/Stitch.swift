@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildStamp
 import Foundation
 import StitchCore
 import StitchKit
@@ -8,7 +9,7 @@ struct Stitch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stitch",
         abstract: "Stitchuation from the terminal: threads, canvases, projects, journal and shopping list, offline first.",
-        version: StitchVersion.current,
+        version: BuildStamp.describe(StitchVersion.current),
         subcommands: [
             Register.self, Login.self, Logout.self, WhoAmI.self, PasswordCommand.self, ForgotPassword.self, AccountCommand.self, SyncCommand.self, StatusCommand.self,
             Threads.self, Canvases.self, Projects.self, Journal.self, Sections.self, Needs.self, Patterns.self,

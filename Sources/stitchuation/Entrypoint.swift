@@ -1,3 +1,4 @@
+import BuildStamp
 import Foundation
 import Logging
 import NIOCore
@@ -11,7 +12,7 @@ import Vapor
 enum Entrypoint {
     static func main() async throws {
         if CommandLine.arguments.dropFirst().first == "--version" {
-            print(StitchVersion.current)
+            print(BuildStamp.describe(StitchVersion.current))
             return
         }
         var env = try Environment.detect()

@@ -1,3 +1,4 @@
+import BuildStamp
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -137,14 +138,19 @@ struct ExecutableTests {
         #expect(again.status != 0 && again.err.contains("api-token") && !again.err.contains(token), "\(again.err)")
     }
 
-    @Test("selene --version prints the version the web app's More page shows (one place: SeleneVersion)")
+    @Test("selene --version prints the version and commit the web app's More page and /health show (one place: SeleneVersion; the commit from git at build time)")
     func version() async throws {
         let run = try Self.run(["--version"], env: [:])
-        #expect(run.status == 0 && run.out.trimmingCharacters(in: .whitespacesAndNewlines) == SeleneVersion.current)
+        let said = "\(SeleneVersion.current) (commit \(BuildStamp.commit))"
+        #expect(run.status == 0 && run.out.trimmingCharacters(in: .whitespacesAndNewlines) == said)
+        if let commit = checkoutCommit() { #expect(BuildStamp.commit.hasPrefix(commit), "\(BuildStamp.commit) vs \(commit)") }
         try await withSelene(tokens: [testToken]) { app, _ in
             let (cookie, _) = try await SafeDefaultTests.browserCookies(app, token: testToken)
             let more = try await app.send(.GET, "/app/more", headers: ["Cookie": cookie])
-            #expect(more.text.contains("Selene \(SeleneVersion.current)"))
+            #expect(more.text.contains("Selene \(said)"))
+            let health = try await app.send(.GET, "/health")
+            let status = try health.decode(HealthStatus.self)
+            #expect(status.version == SeleneVersion.current && status.commit == BuildStamp.commit)
         }
     }
 

@@ -1,18 +1,25 @@
+import BuildStamp
 import Foundation
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 import VaporTesting
 
 @Suite("Health and foundation")
 struct HealthTests {
-    @Test("GET /health answers ok after checking the database")
+    @Test("GET /health answers ok after checking the database, with the version and the commit it was built from")
     func healthOK() async throws {
         try await withTestApp { app, _ in
             let res = try await app.send(.GET, "/health")
             #expect(res.status == .ok)
-            #expect(try res.decode(HealthResponse.self) == HealthResponse(status: "ok"))
+            let health = try res.decode(HealthResponse.self)
+            #expect(health == HealthResponse(status: "ok", version: StitchVersion.current, commit: BuildStamp.commit))
             #expect(res.headers.contentType?.subType == "json")
+            // The stamp is the checkout's own commit, read by git here (a built tree has one).
+            if let commit = checkoutCommit() {
+                #expect(health.commit?.hasPrefix(commit) == true, "\(health.commit ?? "none") vs \(commit)")
+            }
         }
     }
 

@@ -1,7 +1,9 @@
+import BuildStamp
 import Fluent
 import Foundation
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 import VaporTesting
 
@@ -843,12 +845,14 @@ struct FlashTests {
         }
     }
 
-    @Test("Settings shows the version (one place: StitchVersion), as `stitchuation --version` prints it")
+    @Test("Settings shows the version (one place: StitchVersion) and the commit, as `stitchuation --version` prints them")
     func version() async throws {
         try await withTestApp { app, _ in
             let web = WebClient(app: app)
             try await web.signUp()
-            #expect(try await web.request(.GET, "/app/settings").text.contains("Stitchuation \(StitchVersion.current)"))
+            let settings = try await web.request(.GET, "/app/settings").text
+            #expect(settings.contains("Stitchuation \(StitchVersion.current) (commit \(BuildStamp.commit))"))
+            if let commit = checkoutCommit() { #expect(BuildStamp.commit.hasPrefix(commit)) }
         }
     }
 }

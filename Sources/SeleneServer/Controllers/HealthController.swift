@@ -1,3 +1,4 @@
+import BuildStamp
 import Foundation
 import SeleneShared
 import Vapor
@@ -8,15 +9,15 @@ struct HealthController: RouteCollection {
         routes.get("openapi.json", use: openAPI)
     }
 
-    /// Liveness including the database. Never needs a token.
+    /// Liveness including the database, and the version and commit that run. Never needs a token.
     @Sendable
     func health(req: Request) async throws -> Response {
         do {
             try await req.db.sql.raw("SELECT 1").run()
-            return try json(HealthStatus(status: "ok", timestamp: req.now))
+            return try json(HealthStatus(status: "ok", timestamp: req.now, version: SeleneVersion.current, commit: BuildStamp.commit))
         } catch {
             req.logger.error("Health check failed: \(String(reflecting: error))")
-            return try json(HealthStatus(status: "unavailable", timestamp: req.now), status: .serviceUnavailable)
+            return try json(HealthStatus(status: "unavailable", timestamp: req.now, version: SeleneVersion.current, commit: BuildStamp.commit), status: .serviceUnavailable)
         }
     }
 

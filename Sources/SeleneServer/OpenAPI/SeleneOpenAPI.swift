@@ -338,7 +338,7 @@ enum SeleneOpenAPI {
         let messageText = JSONValue.object(["type": "string", "maxLength": .number(Double(SeleneLimits.maxMessage)), "pattern": "^[^\\x00]*$"])
         return [
             "Error": object(["error": string, "fields": .object(["type": "object", "additionalProperties": string])], required: ["error"]),
-            "HealthStatus": object(["status": string, "timestamp": dateTime], required: ["status", "timestamp"]),
+            "HealthStatus": object(["status": string, "timestamp": dateTime, "version": string, "commit": string], required: ["status", "timestamp"]),
             "Concept": object(["name": string, "confidence": unit], required: ["name", "confidence"]),
             "Note": object([
                 "id": int64, "title": string, "content": string, "createdAt": dateTime, "source": enumSchema(NoteSource.self),

@@ -2,11 +2,17 @@ import Foundation
 
 // Requests and responses of SELENE.md §3. Lists answer `{"count": n, "<plural>": [...]}`.
 
-/// `GET /health`: that the server answers, and its time.
+/// `GET /health`: that the server answers, its time, and what runs.
 public struct HealthStatus: Codable, Sendable, Hashable {
     public var status: String
     public var timestamp: Date
-    public init(status: String, timestamp: Date) { self.status = status; self.timestamp = timestamp }
+    /// The server's version (`SeleneVersion.current`).
+    public var version: String?
+    /// The commit the server was built from (12 hex digits, `-modified` or `unknown`).
+    public var commit: String?
+    public init(status: String, timestamp: Date, version: String? = nil, commit: String? = nil) {
+        self.status = status; self.timestamp = timestamp; self.version = version; self.commit = commit
+    }
 }
 
 /// `{"error": "sentence", "fields": {...}}`, every failure's shape.

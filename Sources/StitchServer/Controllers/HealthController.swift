@@ -1,3 +1,4 @@
+import BuildStamp
 import Fluent
 import SQLKit
 import StitchCore
@@ -16,14 +17,14 @@ struct HealthController: RouteCollection {
     }
 
     /// Liveness that includes the database: a load balancer should stop sending traffic to an
-    /// instance that cannot reach it.
+    /// instance that cannot reach it. Says the version and commit that run, in every answer.
     @Sendable
     func health(req: Request) async throws -> Response {
         do {
             try await req.db.sql.raw("SELECT 1").run()
         } catch {
             req.logger.error("Health check failed: \(String(reflecting: error))")
-            return try jsonResponse(HealthResponse(status: "unavailable", failing: "database"), status: .serviceUnavailable)
+            return try jsonResponse(HealthResponse(status: "unavailable", failing: "database", version: StitchVersion.current, commit: BuildStamp.commit), status: .serviceUnavailable)
         }
         // The bucket too, when files live in one: which part fails is said (to the operator's
         // log in full; the answer names the storage, not its words).
@@ -32,10 +33,10 @@ struct HealthController: RouteCollection {
                 try await storage.client.check()
             } catch {
                 req.logger.error("Health check failed: \(error)")
-                return try jsonResponse(HealthResponse(status: "unavailable", failing: "storage"), status: .serviceUnavailable)
+                return try jsonResponse(HealthResponse(status: "unavailable", failing: "storage", version: StitchVersion.current, commit: BuildStamp.commit), status: .serviceUnavailable)
             }
         }
-        return try jsonResponse(HealthResponse(status: "ok"), status: .ok)
+        return try jsonResponse(HealthResponse(status: "ok", version: StitchVersion.current, commit: BuildStamp.commit), status: .ok)
     }
 }
 

@@ -1,3 +1,4 @@
+import BuildStamp
 import Foundation
 import SeleneShared
 import ServerCommon
@@ -12,7 +13,7 @@ extension Pages {
                 (SiteURL.voice, "Voice input"), (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
             Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")),
-            el("p", ["class": "muted", "id": "version"], text("Selene \(SeleneVersion.current)")))
+            el("p", ["class": "muted", "id": "version"], text("Selene \(BuildStamp.describe(SeleneVersion.current))")))
     }
 
     /// Voice input: off until chosen, each choice saying where the audio goes.

@@ -1,3 +1,4 @@
+import BuildStamp
 import ServerCommon
 import Foundation
 import StitchCore
@@ -156,7 +157,7 @@ struct SettingsPage {
                el("h2", [:], text("Leave Stitchuation")),
                el("p", ["class": "muted"], text("Deleting your account removes everything in it from this server.")),
                el("a", ["class": "button danger", "href": SiteURL.deleteAccount.path], text("Delete account…"))),
-            el("p", ["class": "muted", "id": "version"], text("Stitchuation \(StitchVersion.current)")))
+            el("p", ["class": "muted", "id": "version"], text("Stitchuation \(BuildStamp.describe(StitchVersion.current))")))
     }
 }
 
