@@ -127,6 +127,9 @@ public struct AppConfig: Sendable {
     /// from its delete (90; at least `RecentlyDeleted.days`). A device that last synced before the
     /// tombstones it missed were removed syncs from the start, keeping what it hasn't sent.
     public var tombstoneDays = 90
+    /// `BACKUP_DIR`, `BACKUP_EVERY_HOURS` (24), `BACKUP_KEEP` (7): scheduled backups of the whole
+    /// server (`ServerBackup`), off when `BACKUP_DIR` is unset.
+    public var backups: BackupSettings?
 
     public init(database: Database, dataDirectory: String, jwtSecret: String) {
         self.database = database
@@ -213,6 +216,7 @@ public struct AppConfig: Sendable {
             apply(&config, n)
         }
         config.smtp = try SMTPSettings.fromEnvironment(env)
+        do { config.backups = try BackupSettings.fromEnvironment(env) } catch let error as BackupError { throw ConfigError(error.description) }
         do { config.objectStorage = try S3Settings.fromEnvironment(env) } catch let error as S3Settings.Invalid { throw ConfigError(error.description) }
         if ["1", "true", "yes"].contains((env["S3_PRESIGNED_URLS"] ?? "").lowercased()) {
             guard config.objectStorage != nil else { throw ConfigError("S3_PRESIGNED_URLS needs STORAGE_URL (a bucket to presign URLs of)") }

@@ -58,6 +58,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     app.patternRenderer = renderer
     app.lifecycle.use(renderer)
     app.asyncCommands.use(StorageCommand(), as: "storage")
+    app.asyncCommands.use(BackupCommand(), as: "backup")
     if let s3 = config.objectStorage {
         // Checked before the server listens: a wrong key, a missing bucket or an endpoint out of
         // reach stops the start with a sentence saying which (and /health says it later).

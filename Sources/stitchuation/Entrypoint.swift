@@ -17,6 +17,17 @@ enum Entrypoint {
         }
         var env = try Environment.detect()
         try LoggingSystem.bootstrap(from: &env)
+        if env.arguments.dropFirst().first == "restore" {
+            // With the server stopped and before anything opens the database it replaces.
+            do {
+                let config = try AppConfig.fromEnvironment(env, logger: Logger(label: "restore"))
+                try await RestoreCommand.run(arguments: Array(env.arguments.dropFirst(2)), config: config) { print($0) }
+                return
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                exit(1)
+            }
+        }
         let app = try await Application.make(env)
         // Server work runs on NIO's event loops; this keeps blocking-pool work off the main thread.
         do {
@@ -32,6 +43,11 @@ enum Entrypoint {
                 // PDF patterns whose pages a stopped server had not finished drawing.
                 app.lifecycle.use(PatternRenderResume())
                 app.lifecycle.use(PictureSizesBackfill())
+                if let backups = config.backups {
+                    app.lifecycle.use(BackupSchedule(settings: backups, product: ServerBackup.product) { app, folder, previous in
+                        try await ServerBackup.take(app, to: folder, previous: previous)
+                    })
+                }
             }
             try await app.execute()
         } catch {
