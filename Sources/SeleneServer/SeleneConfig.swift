@@ -227,6 +227,10 @@ public struct SeleneConfig: Sendable {
     public var webPush: WebPush?
     public var draftsResend = DraftsResend.update
 
+    /// `SELENE_BACKUP_DIR`, `SELENE_BACKUP_EVERY_HOURS` (24: nightly), `SELENE_BACKUP_KEEP` (7):
+    /// scheduled backups of the whole second brain (`SeleneBackup`); off when the folder is unset.
+    public var backups: BackupSettings?
+
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
         self.dataDirectory = dataDirectory
@@ -306,6 +310,7 @@ public struct SeleneConfig: Sendable {
         }
 
         config.llm = try llmSettings(value)
+        do { config.backups = try BackupSettings.fromEnvironment(env, prefix: "SELENE_") } catch let error as BackupError { throw SeleneConfigError(error.description) }
         if let raw = value("SELENE_PROCESSING") {
             guard let on = onOff(raw) else {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")

@@ -243,7 +243,8 @@ public enum BackupFolders {
         }
         let partial = folder + ".partial"
         try? manager.removeItem(atPath: partial)
-        try manager.createDirectory(atPath: partial, withIntermediateDirectories: true)
+        // As private as the data in it: only the operator's account reads a backup.
+        try manager.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             let result = try await fill(partial)
             try? manager.removeItem(atPath: folder)  // an empty folder the operator made
@@ -310,5 +311,43 @@ public enum BackupFolders {
             count += 1
         }
         return count
+    }
+}
+
+/// A whole server's backup, the same steps for both products: the database copied as of one
+/// moment, then the product's files, then the manifest, into a folder that appears only when all
+/// of it is there; and restoring one, the database first.
+public enum WholeBackup {
+    /// What a product copies beside its database: files copied, or objects listed instead.
+    public struct Files: Sendable {
+        public var copied: Int
+        public var bucketObjects: Int?
+        public init(copied: Int, bucketObjects: Int? = nil) { self.copied = copied; self.bucketObjects = bucketObjects }
+    }
+
+    /// Takes the backup into `folder` (new or empty); `files` copies the product's files into
+    /// the unfinished folder it is given, after the database.
+    public static func take(
+        product: String, version: String, commit: String, database: ServerDatabase, db: any SQLDatabase, to folder: String,
+        files: (_ into: String) async throws -> Files
+    ) async throws -> BackupManifest {
+        try await BackupFolders.writing(folder) { partial in
+            let began = Date()
+            try await DatabaseBackup.take(database, db: db, into: partial)
+            let copied = try await files(partial)
+            let manifest = BackupManifest(
+                product: product, version: version, commit: commit, began: began, finished: Date(),
+                database: database.isPostgres ? "postgresql" : "sqlite", files: copied.copied, bucketObjects: copied.bucketObjects)
+            try manifest.write(into: partial)
+            return manifest
+        }
+    }
+
+    /// Reads the manifest (refusing another product's or an unfinished backup) and restores the
+    /// database; the product then puts its files back.
+    public static func restore(product: String, from folder: String, into database: ServerDatabase, occupiedBy table: String, replace: Bool) async throws -> BackupManifest {
+        let manifest = try BackupManifest.read(from: folder, product: product)
+        try await DatabaseBackup.restore(from: folder, into: database, occupiedBy: table, replace: replace)
+        return manifest
     }
 }

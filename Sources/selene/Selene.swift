@@ -14,7 +14,7 @@ struct Selene: AsyncParsableCommand {
         abstract: "Selene, a second brain on your own machine: the server, its admin commands, and a terminal client.",
         version: BuildStamp.describe(SeleneVersion.current),
         subcommands: [
-            Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, TokenCommand.self,
+            Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, TokenCommand.self, Backup.self, Restore.self,
         ] + ClientCommands.all,
         defaultSubcommand: Serve.self)
 }
@@ -93,6 +93,11 @@ struct Serve: AsyncParsableCommand {
             try await configure(app, config: config)
             if environment["SELENE_AUTO_MIGRATE"]?.lowercased() != "false" { try await app.migrateOneAtATime(lockKey: seleneMigrationLock) }
             app.lifecycle.use(BackgroundWork())
+            if let backups = config.backups {
+                app.lifecycle.use(BackupSchedule(settings: backups, product: SeleneBackup.product) { app, folder, _ in
+                    try await SeleneBackup.take(app, to: folder)
+                })
+            }
             app.http.server.configuration.hostname = host
             app.http.server.configuration.port = port
             app.logger.notice("Selene listening on http://\(host):\(port) (\(config.apiTokens.isEmpty ? "no API token: loopback only" : "API token required"))")
@@ -152,6 +157,46 @@ struct Import: AsyncParsableCommand {
         }
         // Some files could not be imported: say so in the exit status too, for scripts.
         if failed { throw ExitCode(3) }
+    }
+}
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Take a consistent backup of the whole second brain while the server runs (database, token, Web Push key).")
+    @OptionGroup var options: ServerOptions
+    @Option(name: .long, help: "A new or empty folder for the backup (default: SELENE_BACKUP_DIR/selene-<time>).") var to: String?
+
+    func run() async throws {
+        try await withApplication(options, migrate: false) { app in
+            let folder: String
+            if let to, !to.isEmpty {
+                folder = to
+            } else if let directory = app.selene.config.backups?.directory {
+                folder = (directory as NSString).appendingPathComponent(BackupFolders.name(product: SeleneBackup.product, at: Date()))
+            } else {
+                throw ValidationError("Say where: selene backup --to PATH (or set SELENE_BACKUP_DIR)")
+            }
+            let manifest = try await SeleneBackup.take(app, to: folder)
+            print("Backup of Selene \(manifest.version) (\(manifest.database), \(manifest.files) data files) in \(folder)")
+        }
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring a backup back, with the server stopped, into SELENE_DATA_DIR (or SELENE_DATABASE_URL).")
+    @Argument(help: "The backup's folder.") var folder: String
+    @Flag(name: .long, help: "Overwrite a second brain that already holds notes.") var replace = false
+
+    func run() async throws {
+        do {
+            let config = try SeleneConfig.fromEnvironment()
+            let manifest = try await SeleneBackup.restore(from: folder, config: config, replace: replace)
+            print("Restored the backup of \(manifest.began.formatted(.iso8601)) (Selene \(manifest.version), commit \(manifest.commit)). Start the server: it migrates the data to this version (\(SeleneVersion.current)) first.")
+        } catch {
+            FileHandle.standardError.write(Data("selene: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
     }
 }
 

@@ -218,6 +218,8 @@ extension WebController {
         try await Self.requireSignIn(req)
         let health = await req.selene.llmHealth()
         let counts = try await ProcessingQueue.status(on: req.db)
-        return Self.render(req, Pages.status(llm: health, counts: counts, push: req.selene.pushStatus, context: Self.context(req)))
+        return Self.render(req, Pages.status(llm: health, counts: counts, push: req.selene.pushStatus,
+                                             backup: Pages.backupLine(req.selene.config.backups, last: SeleneBackup.lastScheduled(req.selene.config)),
+                                             context: Self.context(req)))
     }
 }

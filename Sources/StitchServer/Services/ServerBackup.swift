@@ -19,26 +19,18 @@ public enum ServerBackup {
     /// the `previous` backup holds are hard-linked from it.
     @discardableResult
     public static func take(_ app: Application, to folder: String, previous: String? = nil) async throws -> BackupManifest {
-        try await BackupFolders.writing(folder) { partial in
-            let began = Date()
-            try await DatabaseBackup.take(app.config.database, db: app.db.sql, into: partial)
-            var files = 0
-            var listed: Int?
+        try await WholeBackup.take(
+            product: product, version: StitchVersion.current, commit: BuildStamp.commit, database: app.config.database, db: app.db.sql, to: folder
+        ) { partial in
             if let storage = app.imageStorage as? S3ImageStorage {
                 let objects = try await storage.client.listDetailed(under: "")
                 let lines = ["key\tsize\tetag"] + objects.map { "\($0.key)\t\($0.size)\t\($0.etag)" }
                 try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: (partial as NSString).appendingPathComponent("bucket-objects.tsv")))
-                listed = objects.count
-            } else {
-                files = try BackupFolders.copyFiles(
-                    from: imagesFolder(app.config), to: (partial as NSString).appendingPathComponent("images"),
-                    linkingFrom: previous.map { ($0 as NSString).appendingPathComponent("images") })
+                return WholeBackup.Files(copied: 0, bucketObjects: objects.count)
             }
-            let manifest = BackupManifest(
-                product: product, version: StitchVersion.current, commit: BuildStamp.commit, began: began, finished: Date(),
-                database: app.config.database.isPostgres ? "postgresql" : "sqlite", files: files, bucketObjects: listed)
-            try manifest.write(into: partial)
-            return manifest
+            return WholeBackup.Files(copied: try BackupFolders.copyFiles(
+                from: imagesFolder(app.config), to: (partial as NSString).appendingPathComponent("images"),
+                linkingFrom: previous.map { ($0 as NSString).appendingPathComponent("images") }))
         }
     }
 
@@ -48,8 +40,7 @@ public enum ServerBackup {
     /// operator still has to do (pictures that belong in a bucket).
     @discardableResult
     public static func restore(from folder: String, config: AppConfig, replace: Bool, say: @Sendable (String) -> Void = { _ in }) async throws -> BackupManifest {
-        let manifest = try BackupManifest.read(from: folder, product: product)
-        try await DatabaseBackup.restore(from: folder, into: config.database, occupiedBy: "users", replace: replace)
+        let manifest = try await WholeBackup.restore(product: product, from: folder, into: config.database, occupiedBy: "users", replace: replace)
         let images = (folder as NSString).appendingPathComponent("images")
         if FileManager.default.fileExists(atPath: images) {
             let copied = try BackupFolders.copyFiles(from: images, to: imagesFolder(config))

@@ -121,7 +121,7 @@ extension Pages {
                 }))
     }
 
-    static func status(llm: LLMHealth, counts: [String: Int], push: String, context: PageContext) -> Node {
+    static func status(llm: LLMHealth, counts: [String: Int], push: String, backup: String, context: PageContext) -> Node {
         Layout.page("Status", tab: .more, context: context,
             el("h1", [:], text("Status")),
             el("div", ["class": "card"],
@@ -139,7 +139,19 @@ extension Pages {
                el("dl", ["class": "facts"], children: ProcessingStatus.allCases.flatMap { s in
                    [el("dt", [:], text(s.rawValue)), el("dd", [:], text(String(counts[s.rawValue] ?? 0)))]
                })),
-            el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))))
+            el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))),
+            el("div", ["class": "card"], el("h2", [:], text("Backups")), el("p", ["id": "backups"], text(backup))))
+    }
+
+    /// When the last scheduled backup ran, where, and how often; or how to turn them on.
+    static func backupLine(_ settings: BackupSettings?, last: Date?) -> String {
+        guard let settings else {
+            return "No scheduled backups: set SELENE_BACKUP_DIR (and SELENE_BACKUP_KEEP) to take one every night, or run `selene backup --to PATH`."
+        }
+        let hours = settings.every / 3600
+        let every = hours == 24 ? "every night" : "every \(hours.formatted(.number.precision(.fractionLength(0...2)))) hours"
+        guard let last else { return "Backups \(every) into \(settings.directory), the newest \(settings.keep) kept. None has finished yet." }
+        return "Last backup finished \(WireDate.string(from: last)), into \(settings.directory); \(every), the newest \(settings.keep) kept."
     }
 
     /// What may leave this machine for a hosted model, and what did.
