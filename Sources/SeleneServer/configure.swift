@@ -14,7 +14,7 @@ import Vapor
 public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClock = .live) async throws {
     app.lifecycle.use(CloseDatabasesAtShutdown())  // first registered: the last to shut down
     try config.database.use(on: app)
-    app.migrations.add(SeleneMigrations.all)
+    app.migrations.add(SeleneMigrations.all.eachInOneTransaction())
 
     var llm: LLMClient?
     if let settings = config.llm {

@@ -25,3 +25,28 @@ extension Application {
         }
     }
 }
+
+/// A migration run in one transaction, so that one failing part-way leaves the database as it
+/// was (PostgreSQL and SQLite both undo schema changes with the rest): the next start tries it
+/// again from the beginning, and the previous binary still finds the database it knew. Keeps the
+/// wrapped migration's name, which is what `_fluent_migrations` records.
+public struct InOneTransaction: AsyncMigration {
+    let migration: any Migration
+
+    public init(_ migration: any Migration) { self.migration = migration }
+
+    public var name: String { migration.name }
+
+    public func prepare(on database: any Database) async throws {
+        try await database.transaction { try await migration.prepare(on: $0).get() }
+    }
+
+    public func revert(on database: any Database) async throws {
+        try await database.transaction { try await migration.revert(on: $0).get() }
+    }
+}
+
+extension Array where Element == any Migration {
+    /// Each migration in a transaction of its own (`InOneTransaction`).
+    public func eachInOneTransaction() -> [any Migration] { map { InOneTransaction($0) } }
+}

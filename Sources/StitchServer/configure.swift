@@ -34,7 +34,7 @@ public func configure(_ app: Application, config: AppConfig, clock: AppClock = .
     // table does.
     try config.database.use(on: app, poolTimeout: .milliseconds(Int64(config.databasePoolTimeout * 1000)),
                             startupParameters: [("random_page_cost", "1.1")])
-    app.migrations.add(StitchMigrations.all)
+    app.migrations.add(StitchMigrations.all.eachInOneTransaction())
 
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     // Only our own middleware: every failure answers the same JSON shape, and a known path asked
