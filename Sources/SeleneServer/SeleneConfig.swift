@@ -230,6 +230,8 @@ public struct SeleneConfig: Sendable {
     /// `SELENE_BACKUP_DIR`, `SELENE_BACKUP_EVERY_HOURS` (24: nightly), `SELENE_BACKUP_KEEP` (7):
     /// scheduled backups of the whole second brain (`SeleneBackup`); off when the folder is unset.
     public var backups: BackupSettings?
+    /// `SELENE_OUTBOUND_DAYS` (30): how long the ledger of what left the machine keeps an entry.
+    public var outboundDays = 30
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
@@ -311,6 +313,12 @@ public struct SeleneConfig: Sendable {
 
         config.llm = try llmSettings(value)
         do { config.backups = try BackupSettings.fromEnvironment(env, prefix: "SELENE_") } catch let error as BackupError { throw SeleneConfigError(error.description) }
+        if let raw = value("SELENE_OUTBOUND_DAYS") {
+            guard let days = Int(raw), (1...3650).contains(days) else {
+                throw SeleneConfigError("SELENE_OUTBOUND_DAYS must be a whole number of days from 1 to 3650 (how long the ledger of what left this machine keeps an entry)")
+            }
+            config.outboundDays = days
+        }
         if let raw = value("SELENE_PROCESSING") {
             guard let on = onOff(raw) else {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")

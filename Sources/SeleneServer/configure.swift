@@ -16,29 +16,39 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     try config.database.use(on: app)
     app.migrations.add(SeleneMigrations.all.eachInOneTransaction())
 
+    // Every request sent off this machine is written here first (`Outbound`).
+    let ledger = OutboundLedger(clock: clock, keptDays: config.outboundDays, logger: app.logger)
     var llm: LLMClient?
     if let settings = config.llm {
         let http = LLMClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)
         app.lifecycle.use(HTTPClientShutdown(client: http))
-        llm = LLMClient(settings: settings, http: http)
+        llm = LLMClient(settings: settings, http: http, ledger: ledger)
+    }
+    var hosted: LLMClient?
+    if let settings = config.hosted {
+        let model = SeleneConfig.LLM(provider: .openai, baseURL: settings.url, apiKey: settings.apiKey, chatModel: settings.model, embeddingModel: settings.model)
+        let http = LLMClient.makeHTTPClient(settings: model, eventLoopGroup: app.eventLoopGroup)
+        app.lifecycle.use(HTTPClientShutdown(client: http))
+        hosted = LLMClient(settings: model, http: http, ledger: ledger)
     }
     var speech: SpeechToText?
     if let settings = config.speech {
-        let http = HTTPClient(eventLoopGroup: app.eventLoopGroup, configuration: .init(timeout: .init(connect: .seconds(5))))
+        let http = Outbound.makeClient(eventLoopGroup: app.eventLoopGroup, configuration: .init(timeout: .init(connect: .seconds(5))))
         app.lifecycle.use(HTTPClientShutdown(client: http))
-        speech = SpeechToText(settings: settings, http: http)
+        speech = SpeechToText(settings: settings, http: http, ledger: ledger)
     }
-    app.selene = SeleneServices(config: config, clock: clock, llm: llm, speech: speech)
+    app.selene = SeleneServices(config: config, clock: clock, llm: llm, speech: speech, outbound: ledger, hostedLLM: hosted)
     app.browserSession = WebSession.design(apiTokens: config.apiTokens)
     if !config.database.isPostgres {
         var loops = app.eventLoopGroup.makeIterator()
         let writer = loops.next()
         app.selene.writerLoopBox.withLockedValue { $0 = writer }
     }
+    ledger.attach(app.writeDB)
 
     var apnsClient: APNsClient?
     if let apns = config.apns {
-        let client = try APNsClient(settings: apns, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger)
+        let client = try APNsClient(settings: apns, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger, ledger: ledger)
         app.lifecycle.use(APNsShutdown(client: client))
         apnsClient = client
     }
@@ -46,7 +56,7 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         let key = try WebPushClient.loadOrCreateKey(at: settings.keyFile)
         app.selene.webPushBox.withLockedValue {
             $0 = WebPushClient(key: key, subject: settings.subject, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger,
-                               allowHTTP: settings.allowHTTP, resolve: PushAddress.resolver(hosts: settings.hosts))
+                               allowHTTP: settings.allowHTTP, resolve: PushAddress.resolver(hosts: settings.hosts), ledger: ledger)
         }
     }
     if apnsClient != nil || app.selene.webPush != nil {
@@ -135,4 +145,5 @@ func routes(_ app: Application) throws {
     try api.register(collection: LLMController())
     try api.register(collection: TranscriptionController())
     try api.register(collection: DeviceController())
+    try api.register(collection: OutboundController())
 }

@@ -6,7 +6,7 @@ import SeleneShared
 // Remote services and view models, never the server's internals (this file imports neither).
 
 enum ClientCommands {
-    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self, ThreadCommand.self, RememberCommand.self, MemoriesCommand.self]
+    static let all: [any ParsableCommand.Type] = [Login.self, Chat.self, NoteCommand.self, NotesCommand.self, TasksCommand.self, Search.self, BriefingCommand.self, Threads.self, ThreadCommand.self, RememberCommand.self, MemoriesCommand.self, OutboundCommand.self]
 }
 
 // Vapor's ConsoleKit has property wrappers of the same names; this executable means ArgumentParser's.
@@ -310,6 +310,27 @@ struct MemoriesCommand: AsyncParsableCommand {
             if options.json { try printJSON(MemoryList(memories: memories)); return }
             if memories.isEmpty { say("No memories yet: `selene remember …` tells Selene something."); return }
             for memory in memories { say("\(memory.id)\t\(memory.type.rawValue)\t\(memory.content)") }
+        }
+    }
+}
+
+struct OutboundCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbound", abstract: "What left this machine: every request Selene sent out (model server, transcription, pushes, a hosted model), newest first.")
+    @OptionGroup var options: ClientOptions
+    @Option(name: .long, help: "How many (1–500).") var limit = 50
+    @Option(name: .long, help: "Only this purpose: chat, embed, analysis, briefing, model-check, transcription, apns, web-push, hosted.") var purpose: String?
+
+    func run() async throws {
+        try await client {
+            guard SeleneLimits.limitRange.contains(limit) else { throw ClientError(description: "--limit must be between 1 and 500.", code: .usage) }
+            let list = try await options.data.outbound(limit: limit, purpose: purpose)
+            if options.json { try printJSON(list); return }
+            if list.entries.isEmpty { say("Nothing has left this machine in the last \(list.keptDays) days."); return }
+            for e in list.entries {
+                let answer = e.failure.map { "failed: \($0.prefix(60))" } ?? "\(e.bytesIn) B in\(e.status.map { " (\($0))" } ?? "")"
+                say("\(WireDate.string(from: e.at))\t\(e.purpose)\t\(e.destination)\t\(e.bytesOut) B out\t\(answer)\t\(e.noteDerived ? "from your notes" : "nothing from your notes")\(e.reason.map { "\t\($0)" } ?? "")")
+            }
         }
     }
 }

@@ -131,6 +131,10 @@ struct WebPushTests {
                                                                             momentum: 1, lastActivityAt: clock.now, createdAt: clock.now, noteCount: 3)))
                 #expect(service.received.withLockedValue { $0 }.suffix(2).allSatisfy { $0.payload["title"] == "New thread detected: Garden" && $0.payload["url"] == "/app/threads/7" })
                 #expect(app.selene.pushStatus.contains("Web Push to browsers is on"))
+                // Each push service's request is in the outbound ledger, with the thread's name from the notes.
+                let ledger = try await OutboundLedger.list(app.db, limit: 50)
+                let host = OutboundTestsSupport.destination(service.url)
+                #expect(ledger.filter { $0.purpose == "web-push" && $0.destination == host && $0.noteDerived }.count == 5, "\(ledger)")
             }
             // The key is kept (0600) and the same after a restart.
             let first = try WebPushClient.loadOrCreateKey(at: file)

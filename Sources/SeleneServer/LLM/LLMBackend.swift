@@ -134,30 +134,45 @@ extension LLMBackend {
 /// answers read up to a limit, streamed answers split into lines, and transport errors sorted
 /// into "down" (unreachable) and "failed" (unavailable).
 struct LLMTransport: Sendable {
-    let http: HTTPClient
+    let http: OutboundClient
     let baseURL: String
     let apiKey: String?
     let requestTimeout: TimeInterval
     let server: LLMProviderKind
 
-    func request<B: Encodable>(_ method: HTTPMethod, _ path: String, body: B?) throws -> HTTPClientRequest {
+    /// The request and its body's length (for the outbound ledger).
+    func request<B: Encodable>(_ method: HTTPMethod, _ path: String, body: B?) throws -> (HTTPClientRequest, Int) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        var length = 0
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: try SeleneJSON.encode(body)))
+            let data = try SeleneJSON.encode(body)
+            length = data.count
+            request.body = .bytes(ByteBuffer(data: data))
         }
-        return request
+        return (request, length)
+    }
+
+    /// How the ledger names a request to `path` when its caller doesn't say: embeddings and
+    /// model checks by their path (a check carries nothing of the notes); answers are `chat`
+    /// unless the caller marked them (processing marks its own `analysis`).
+    static func purpose(of path: String) -> (purpose: String?, noteDerived: Bool?) {
+        if path.contains("embed") { return ("embed", true) }
+        if ["/api/tags", "/api/show", "/api/version", "/models", "/props", "/health"].contains(where: { path.hasSuffix($0) }) { return ("model-check", false) }
+        return (nil, nil)
     }
 
     /// A whole exchange: the status and the body.
     func send<B: Encodable>(_ method: HTTPMethod, _ path: String, body: B?, timeout: TimeInterval? = nil) async throws -> (HTTPResponseStatus, Data) {
-        let request = try self.request(method, path, body: body)
+        let (request, length) = try self.request(method, path, body: body)
+        let kind = Self.purpose(of: path)
         return try await Self.once(retryingStaleConnection: true) {
             do {
-                let response = try await http.execute(request, timeout: .milliseconds(Int64((timeout ?? requestTimeout) * 1000)))
+                let response = try await http.execute(request, bytesOut: length, timeout: .milliseconds(Int64((timeout ?? requestTimeout) * 1000)),
+                                                      purpose: kind.purpose, noteDerived: kind.noteDerived)
                 let data = try await response.body.collect(upTo: 64 * 1024 * 1024)
                 return (response.status, Data(buffer: data))
             } catch {
@@ -182,11 +197,11 @@ struct LLMTransport: Sendable {
     /// Opens a streamed answer and waits for its head; a status other than 200 comes back with
     /// its body read, so the backend can say what went wrong before anything is passed on.
     func open<B: Encodable>(_ path: String, body: B) async throws -> (HTTPClientResponse, Data?) {
-        let request = try self.request(.POST, path, body: body)
+        let (request, length) = try self.request(.POST, path, body: body)
         return try await Self.once(retryingStaleConnection: true) {
             do {
                 // The read timeout (between chunks) catches a stalled answer; the whole may take long.
-                let response = try await http.execute(request, timeout: .seconds(Int64(max(requestTimeout * 10, 600))))
+                let response = try await http.execute(request, bytesOut: length, timeout: .seconds(Int64(max(requestTimeout * 10, 600))))
                 guard response.status == .ok else { return (response, Data(buffer: try await response.body.collect(upTo: 1024 * 1024))) }
                 return (response, nil)
             } catch {
@@ -267,6 +282,6 @@ struct LLMTransport: Sendable {
         configuration.timeout = .init(connect: .milliseconds(Int64(settings.connectTimeout * 1000)),
                                       read: .milliseconds(Int64(settings.requestTimeout * 1000)))
         configuration.decompression = .enabled(limit: .ratio(50))
-        return HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        return Outbound.makeClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
     }
 }

@@ -27,11 +27,11 @@ public final class LLMClient: Sendable {
     }
 
     /// The backends `settings` name, over one HTTP client.
-    public convenience init(settings: SeleneConfig.LLM, http: HTTPClient) {
+    public convenience init(settings: SeleneConfig.LLM, http: HTTPClient, ledger: OutboundLedger? = nil) {
         func backend(_ kind: LLMProviderKind, _ url: String, _ key: String?) -> any LLMBackend {
             switch kind {
-            case .ollama: OllamaClient(settings: settings, baseURL: url, apiKey: key, http: http)
-            case .openai: OpenAICompatibleClient(settings: settings, baseURL: url, apiKey: key, http: http)
+            case .ollama: OllamaClient(settings: settings, baseURL: url, apiKey: key, http: http, ledger: ledger)
+            case .openai: OpenAICompatibleClient(settings: settings, baseURL: url, apiKey: key, http: http, ledger: ledger)
             }
         }
         let chat = backend(settings.provider, settings.baseURL, settings.apiKey)

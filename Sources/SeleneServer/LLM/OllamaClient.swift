@@ -15,9 +15,9 @@ public struct OllamaClient: LLMBackend {
     public var baseURL: String { transport.baseURL }
 
     /// `baseURL` and `apiKey` are this server's (the chat server's, or the embedding server's).
-    public init(settings: SeleneConfig.LLM, baseURL: String? = nil, apiKey: String? = nil, http: HTTPClient) {
+    public init(settings: SeleneConfig.LLM, baseURL: String? = nil, apiKey: String? = nil, http: HTTPClient, ledger: OutboundLedger? = nil) {
         self.settings = settings
-        transport = LLMTransport(http: http, baseURL: baseURL ?? settings.baseURL, apiKey: apiKey ?? settings.apiKey,
+        transport = LLMTransport(http: OutboundClient(http: http, ledger: ledger, purpose: "chat", noteDerived: true), baseURL: baseURL ?? settings.baseURL, apiKey: apiKey ?? settings.apiKey,
                                  requestTimeout: settings.requestTimeout, server: .ollama)
     }
 

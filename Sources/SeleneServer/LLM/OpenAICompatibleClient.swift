@@ -21,9 +21,9 @@ public struct OpenAICompatibleClient: LLMBackend {
     public var kind: LLMProviderKind { .openai }
     public var baseURL: String { transport.baseURL }
 
-    public init(settings: SeleneConfig.LLM, baseURL: String? = nil, apiKey: String? = nil, http: HTTPClient) {
+    public init(settings: SeleneConfig.LLM, baseURL: String? = nil, apiKey: String? = nil, http: HTTPClient, ledger: OutboundLedger? = nil) {
         self.settings = settings
-        transport = LLMTransport(http: http, baseURL: Self.apiBase(baseURL ?? settings.baseURL), apiKey: apiKey ?? settings.apiKey,
+        transport = LLMTransport(http: OutboundClient(http: http, ledger: ledger, purpose: "chat", noteDerived: true), baseURL: Self.apiBase(baseURL ?? settings.baseURL), apiKey: apiKey ?? settings.apiKey,
                                  requestTimeout: settings.requestTimeout, server: .openai)
     }
 

@@ -9,7 +9,13 @@ import SeleneShared
 /// dictation never leaves the machine (a browser's own recognition may send it to its vendor).
 struct SpeechToText: Sendable {
     let settings: SeleneConfig.Speech
-    let http: HTTPClient
+    let http: OutboundClient
+
+    init(settings: SeleneConfig.Speech, http: HTTPClient, ledger: OutboundLedger? = nil) {
+        self.settings = settings
+        // The person's own words, spoken: in the ledger as note-derived.
+        self.http = OutboundClient(http: http, ledger: ledger, purpose: "transcription", noteDerived: true)
+    }
 
     /// The most audio one request may carry (OpenAI's limit; minutes of speech).
     static let maxBytes = 25 * 1024 * 1024
@@ -52,7 +58,7 @@ struct SpeechToText: Sendable {
         let response: HTTPClientResponse
         let data: ByteBuffer
         do {
-            response = try await http.execute(request, timeout: .seconds(Int64(settings.timeout)))
+            response = try await http.execute(request, bytesOut: body.readableBytes, timeout: .seconds(Int64(settings.timeout)), purpose: "transcription", noteDerived: true)
             data = try await response.body.collect(upTo: 4 * 1024 * 1024)
         } catch {
             throw Failure.unreachable("\(error)")

@@ -24,6 +24,7 @@ enum SeleneMigrations {
         JobLeases(),
         ThreadsCorrectedByHand(),
         FullTextWithoutPendingList(),
+        CreateOutbound(),
     ]
 }
 

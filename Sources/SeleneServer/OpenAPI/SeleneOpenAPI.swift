@@ -142,6 +142,9 @@ enum SeleneOpenAPI {
         add("get", "/api/memories", op("listMemories", "Memories by confidence, then last access",
                                         query: [limit(50), param("includeEmbeddings", "query", .object(["type": "boolean"]), "Include each memory's embedding", required: false)],
                                         responses: ["200": ok("MemoryList", "Memories"), "400": err("Bad parameter")]))
+        add("get", "/api/outbound", op("listOutbound", "What left this machine: every request Selene sent out, newest first",
+                                        query: [limit(100), param("purpose", "query", .object(["type": "string", "enum": .array(OutboundController.purposes.map { .string($0) })]), "Only this purpose", required: false)],
+                                        responses: ["200": ok("OutboundList", "The ledger"), "400": err("Bad parameter")]))
         add("post", "/api/memories", op("createMemory", "Remember something", body: "NewMemory",
                                          responses: ["201": ok("CreatedId", "Its id"), "400": err("Invalid input"), "409": err("sourceSessionId names no session"), "415": err("Not JSON")]))
         add("post", "/api/memories/remember", op("rememberMemory", "Remember what the person said (full confidence, merged into a memory that says the same)",
@@ -396,6 +399,10 @@ enum SeleneOpenAPI {
                               "embedding": array(number), "createdAt": dateTime, "lastAccessedAt": dateTime],
                              required: ["id", "content", "type", "confidence", "createdAt", "lastAccessedAt"]),
             "MemoryList": list("memories", of: "Memory"),
+            "OutboundEntry": object(["id": int64, "at": dateTime, "purpose": string, "destination": string, "bytesOut": integer, "bytesIn": integer,
+                                     "status": integer, "noteDerived": bool, "reason": string, "failure": string],
+                                    required: ["id", "at", "purpose", "destination", "bytesOut", "bytesIn", "noteDerived"]),
+            "OutboundList": list("entries", of: "OutboundEntry", extra: ["keptDays": integer]),
             "NewMemory": object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
                                  "confidence": unit, "sourceSessionId": uuid, "embedding": embedding],
                                 required: ["content", "type", "confidence"]),

@@ -15,12 +15,16 @@ public struct PushNotification: Sendable, Hashable {
     public var link: String
     /// Notifications with one collapse id replace each other on the phone.
     public var collapseId: String?
+    /// Whether its words come from the notes (a thread's name, the briefing's first lines): so the
+    /// outbound ledger says.
+    public var fromNotes: Bool
 
-    public init(title: String, body: String, link: String, collapseId: String? = nil) {
+    public init(title: String, body: String, link: String, collapseId: String? = nil, fromNotes: Bool = true) {
         self.title = title
         self.body = body
         self.link = link
         self.collapseId = collapseId
+        self.fromNotes = fromNotes
     }
 }
 
@@ -39,7 +43,9 @@ public enum PushResult: Sendable, Hashable {
 /// with back-off; a payload is kept within 4 KB.
 public final class APNsClient: Sendable {
     public let settings: SeleneConfig.APNs
-    let http: HTTPClient
+    let client: HTTPClient
+    /// Each push, written in the outbound ledger before it leaves.
+    let ledger: OutboundLedger?
     let clock: SeleneClock
     let logger: Logger
     let tokens: ProviderTokens
@@ -50,7 +56,8 @@ public final class APNsClient: Sendable {
     public static let maxPayloadBytes = 4096
 
     public init(settings: SeleneConfig.APNs, eventLoopGroup: any EventLoopGroup, clock: SeleneClock, logger: Logger,
-                retries: Int = 3, retryDelay: TimeInterval = 1) throws {
+                retries: Int = 3, retryDelay: TimeInterval = 1, ledger: OutboundLedger? = nil) throws {
+        self.ledger = ledger
         self.settings = settings
         self.clock = clock
         self.logger = logger
@@ -63,12 +70,12 @@ public final class APNsClient: Sendable {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        http = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        client = Outbound.makeClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         let lifetime = min(60 * 60, max(20 * 60, settings.tokenLifetime))
         tokens = try ProviderTokens(pem: settings.privateKeyPEM, keyId: settings.keyId, teamId: settings.teamId, lifetime: lifetime)
     }
 
-    public func shutdown() async throws { try await http.shutdown() }
+    public func shutdown() async throws { try await client.shutdown() }
 
     /// The provider token now (for tests and logs).
     func providerToken() async throws -> String { try await tokens.token(now: clock.now()) }
@@ -91,7 +98,8 @@ public final class APNsClient: Sendable {
                 if let collapse = notification.collapseId { request.headers.add(name: "apns-collapse-id", value: String(collapse.prefix(64))) }
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(ByteBuffer(data: payload))
-                let response = try await http.execute(request, timeout: .seconds(30))
+                let http = OutboundClient(http: client, ledger: ledger, purpose: "apns", noteDerived: notification.fromNotes)
+                let response = try await http.execute(request, bytesOut: payload.count, timeout: .seconds(30), purpose: "apns", noteDerived: notification.fromNotes)
                 let body = try await response.body.collect(upTo: 64 * 1024)
                 let reason = (try? JSONDecoder().decode(Reason.self, from: Data(buffer: body)))?.reason ?? "HTTP \(response.status.code)"
                 switch response.status.code {

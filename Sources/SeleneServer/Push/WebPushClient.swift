@@ -27,8 +27,12 @@ final class WebPushClient: Sendable {
     /// The name → addresses lookup (the system's resolver; tests give names of their own).
     let resolve: @Sendable (String) async throws -> [IPAddress]
 
+    /// Where each push is written before it leaves.
+    let ledger: OutboundLedger?
+
     init(key: P256.Signing.PrivateKey, subject: String, eventLoopGroup: any EventLoopGroup, clock: SeleneClock, logger: Logger, allowHTTP: Bool = false,
-         resolve: @escaping @Sendable (String) async throws -> [IPAddress] = PushAddress.systemResolve) {
+         resolve: @escaping @Sendable (String) async throws -> [IPAddress] = PushAddress.systemResolve, ledger: OutboundLedger? = nil) {
+        self.ledger = ledger
         self.key = key
         self.subject = subject
         self.eventLoopGroup = eventLoopGroup
@@ -113,13 +117,13 @@ final class WebPushClient: Sendable {
         if let address, let host = URL(string: subscription.endpoint)?.host {
             configuration.dnsOverride = [host: address.description]
         }
-        let http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
-        let result = await send(notification, to: subscription, http: http)
-        try? await http.shutdown()
+        let client = Outbound.makeClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        let result = await send(notification, to: subscription, http: OutboundClient(http: client, ledger: ledger, purpose: "web-push", noteDerived: notification.fromNotes))
+        try? await client.shutdown()
         return result
     }
 
-    private func send(_ notification: PushNotification, to subscription: Subscription, http: HTTPClient) async -> PushResult {
+    private func send(_ notification: PushNotification, to subscription: Subscription, http: OutboundClient) async -> PushResult {
         do {
             var payload: [String: String] = ["title": notification.title, "body": notification.body, "url": notification.link]
             if let tag = notification.collapseId { payload["tag"] = tag }
@@ -134,7 +138,7 @@ final class WebPushClient: Sendable {
             if let tag = notification.collapseId { request.headers.add(name: "Topic", value: String(tag.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }.prefix(32))) }
             request.headers.add(name: "Authorization", value: "vapid t=\(try vapidToken(for: subscription.endpoint)), k=\(publicKey)")
             request.body = .bytes(ByteBuffer(data: body))
-            let response = try await http.execute(request, timeout: .seconds(30))
+            let response = try await http.execute(request, bytesOut: body.count, timeout: .seconds(30), purpose: "web-push", noteDerived: notification.fromNotes)
             let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             switch response.status.code {
             case 200..<300: return .delivered

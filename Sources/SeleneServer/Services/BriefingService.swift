@@ -53,6 +53,11 @@ struct BriefingService {
     /// Writes today's briefing (replacing one written earlier today) and announces it.
     @discardableResult
     func generate() async throws -> Briefing {
+        // Its model requests are the briefing's in the outbound ledger.
+        try await Outbound.marked("briefing") { try await write() }
+    }
+
+    private func write() async throws -> Briefing {
         let now = services.clock.now()
         let today = day(of: now)
         let previous = try await BriefingModel.query(on: db).filter(\.$date != today).sort(\.$createdAt, .descending).first()

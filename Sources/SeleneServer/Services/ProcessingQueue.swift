@@ -118,7 +118,7 @@ public struct ProcessingQueue: Sendable {
                     summary.deferred += 1
                     continue
                 }
-                let outcome = await process(id)
+                let outcome = await Outbound.marked("analysis") { await process(id) }
                 Counter(label: "selene_notes_processed_total", dimensions: [("outcome", outcome.name)]).increment()
                 switch outcome {
                 case .done: summary.done += 1

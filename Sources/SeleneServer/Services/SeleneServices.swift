@@ -56,9 +56,17 @@ public final class SeleneServices: Sendable {
     let pushBox = NIOLockedValueBox<PushService?>(nil)
     /// nil unless SELENE_STT_URL names a local speech-to-text server.
     let speech: SpeechToText?
+    /// The ledger of every request sent off this machine (`Outbound`).
+    public let outbound: OutboundLedger
+    /// The hosted model's client, when one is switched on (SELENE_HOSTED_URL): behind the privacy
+    /// router, through the ledger like every other request.
+    let hostedLLM: LLMClient?
 
-    init(config: SeleneConfig, clock: SeleneClock, llm: LLMClient?, speech: SpeechToText? = nil) {
+    init(config: SeleneConfig, clock: SeleneClock, llm: LLMClient?, speech: SpeechToText? = nil,
+         outbound: OutboundLedger, hostedLLM: LLMClient? = nil) {
         self.config = config
+        self.outbound = outbound
+        self.hostedLLM = hostedLLM
         self.speech = speech
         self.clock = clock
         self.tokens = APITokens(config.apiTokens)
@@ -134,11 +142,15 @@ extension SeleneServices {
     /// request and counts what went out.
     func chatLLM() -> any LLMProvider {
         let local = ServerLLMProvider(services: self)
-        guard let hosted = config.hosted else { return local }
-        let url = URL(string: hosted.url)!
+        guard let hosted = config.hosted, let hostedLLM else { return local }
         let usage = hostedUsage, clock = clock
+        // What reaches the hosted model is what the router let go: with personal content off,
+        // nothing from notes, memories or conversations; with it on, anything.
+        let reason = hosted.personal
+            ? "SELENE_HOSTED_PERSONAL=on lets anything go to the hosted model, notes included"
+            : "the privacy router found nothing from notes, memories or conversations in it"
         return PrivacyRouter(local: local,
-                             hosted: HostedLLMService(settings: .init(baseURL: url, apiKey: hosted.apiKey ?? "", model: hosted.model)),
+                             hosted: ServerLLMProvider(client: hostedLLM, purpose: "hosted", noteDerived: hosted.personal, reason: reason),
                              settings: .init(hostedEnabled: true, allowPersonalContent: hosted.personal)) { route in
             usage.withLockedValue { u in
                 guard var current = u else { return }

@@ -126,32 +126,48 @@ struct ServerDataProvider: DataProvider {
     func isAvailable() async -> Bool { true }
 }
 
-/// `LLMProvider` inside the server: Ollama directly.
+/// `LLMProvider` inside the server: the model server's client directly (the server's own, or
+/// the hosted one behind the privacy router, its requests marked so in the outbound ledger).
 struct ServerLLMProvider: LLMProvider {
-    let services: SeleneServices
+    let llm: LLMClient?
+    /// How its requests are written in the ledger; nil: as the client's own.
+    var purpose: String?
+    var noteDerived: Bool?
+    var reason: String?
+
+    init(services: SeleneServices) { llm = services.llm }
+
+    init(client: LLMClient, purpose: String, noteDerived: Bool, reason: String) {
+        llm = client; self.purpose = purpose; self.noteDerived = noteDerived; self.reason = reason
+    }
 
     func client() throws -> LLMClient {
-        guard let llm = services.llm else { throw SeleneClientError.llmUnavailable(LLMError.notConfigured.description) }
+        guard let llm else { throw SeleneClientError.llmUnavailable(LLMError.notConfigured.description) }
         return llm
     }
 
+    private func marked<T>(_ body: () async throws -> T) async throws -> T {
+        guard let purpose else { return try await body() }
+        return try await Outbound.marked(purpose, noteDerived: noteDerived, reason: reason, body)
+    }
+
     func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
-        do { return try await client().generate(prompt, system: system, model: model) } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
+        do { return try await marked { try await client().generate(prompt, system: system, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 
     func embed(_ text: String, model: String?) async throws -> [Float] {
         do {
-            guard let v = try await client().embed([text], model: model).first else { throw LLMError.invalidAnswer("no embedding") }
+            guard let v = try await marked({ try await client().embed([text], model: model) }).first else { throw LLMError.invalidAnswer("no embedding") }
             return v
         } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 
-    func isAvailable() async -> Bool { (try? await client().health().available) ?? false }
+    func isAvailable() async -> Bool { (try? await marked { try await client().health().available }) ?? false }
 
-    func contextWindow() async -> Int? { try? await client().contextTokens() }
+    func contextWindow() async -> Int? { try? await marked { try await client().contextTokens() } }
 
     func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
-        do { return try await client().chatStream(messages, model: model) } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
+        do { return try await marked { try await client().chatStream(messages, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 }
 

@@ -214,6 +214,11 @@ extension WebController {
         return Self.redirect(SiteURL.devices.path)
     }
 
+    @Sendable func outbound(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        return Self.render(req, Pages.outbound(try await OutboundController.entries(req), context: Self.context(req)))
+    }
+
     @Sendable func status(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let health = await req.selene.llmHealth()

@@ -34,7 +34,7 @@ extension WebController {
         try await Self.requireSignIn(req)
         try Self.verify(req)
         guard let push = req.selene.push else { return Self.redirect(.devices, flash: "Push is off on this server.") }
-        let results = await push.broadcast(PushNotification(title: "Selene", body: "Notifications reach this device.", link: SiteURL.devices.path, collapseId: "test"))
+        let results = await push.broadcast(PushNotification(title: "Selene", body: "Notifications reach this device.", link: SiteURL.devices.path, collapseId: "test", fromNotes: false))
         let delivered = results.values.filter { $0 == .delivered }.count
         return Self.redirect(.devices, flash: "Sent to \(delivered) of \(results.count) device\(results.count == 1 ? "" : "s").")
     }

@@ -81,6 +81,7 @@ struct WebController: RouteCollection {
         routes.get(SiteURL.devices.route, use: devices)
         routes.post(SiteURL.deleteDevice(":id").route, use: deleteDevice)
         routes.get(SiteURL.status.route, use: status)
+        routes.get(SiteURL.outbound.route, use: outbound)
     }
 
     // MARK: Plumbing

@@ -141,6 +141,11 @@ public final class RemoteDataService: DataProvider {
         try await http.get("/api/memories", query: [("limit", "\(limit)")], as: MemoryList.self).memories
     }
 
+    /// The server's ledger of what left its machine (`GET /api/outbound`), newest first.
+    public func outbound(limit: Int, purpose: String? = nil) async throws -> OutboundList {
+        try await http.get("/api/outbound", query: [("limit", "\(limit)")] + (purpose.map { [("purpose", $0)] } ?? []), as: OutboundList.self)
+    }
+
     public func memoriesWithEmbeddings(limit: Int) async throws -> [Memory] {
         try await http.get("/api/memories", query: [("limit", "\(limit)"), ("includeEmbeddings", "true")], as: MemoryList.self).memories
     }

@@ -11,6 +11,7 @@ extension Pages {
             el("nav", ["class": "card menu", "aria-label": "More"], children: [
                 (SiteURL.notes, "Notes"), (SiteURL.tasks, "Tasks"), (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
                 (SiteURL.voice, "Voice input"), (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
+                (SiteURL.outbound, "What left this machine"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
             Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")),
             el("p", ["class": "muted", "id": "version"], text("Selene \(BuildStamp.describe(SeleneVersion.current))")))
@@ -141,6 +142,30 @@ extension Pages {
                })),
             el("div", ["class": "card"], el("h2", [:], text("Push")), el("p", [:], text(push))),
             el("div", ["class": "card"], el("h2", [:], text("Backups")), el("p", ["id": "backups"], text(backup))))
+    }
+
+    /// The outbound ledger: every request Selene sent off this machine, newest first.
+    static func outbound(_ list: OutboundList, context: PageContext) -> Node {
+        let fromNotes = list.entries.filter(\.noteDerived).count
+        let places = Set(list.entries.map(\.destination)).sorted()
+        return Layout.page("What left this machine", tab: .more, context: context,
+            el("h1", [:], text("What left this machine")),
+            el("p", ["class": "muted"], text("Every request Selene sent out, written down before it left: the model server, transcription, pushes, a hosted model when one is on. Kept \(list.keptDays) days (SELENE_OUTBOUND_DAYS).")),
+            el("p", ["id": "outbound-summary"], text(list.entries.isEmpty ? "Nothing has left this machine in the last \(list.keptDays) days."
+                : "The newest \(list.count): \(fromNotes) carried words from your notes; to \(places.joined(separator: ", ")).")),
+            list.entries.isEmpty ? .fragment([]) : el("div", ["class": "scroll-x", "role": "region", "aria-label": "Requests", "tabindex": "0"],
+                el("table", ["class": "ledger"],
+                   el("thead", [:], el("tr", [:], children: ["When", "Why", "Where", "Sent", "Received", "From your notes"].map { el("th", ["scope": "col"], text($0)) })),
+                   el("tbody", [:], children: list.entries.map { e in
+                       el("tr", [:], children: [
+                           el("td", [:], el("time", ["datetime": WireDate.string(from: e.at)], text(WireDate.string(from: e.at)))),
+                           el("td", [:], text(e.purpose + (e.reason.map { " (\($0))" } ?? ""))),
+                           el("td", [:], text(e.destination)),
+                           el("td", [:], text("\(e.bytesOut) B")),
+                           el("td", [:], text(e.failure.map { "failed: \($0.prefix(80))" } ?? "\(e.bytesIn) B\(e.status.map { " (\($0))" } ?? "")")),
+                           el("td", [:], text(e.noteDerived ? "yes" : "no")),
+                       ])
+                   }))))
     }
 
     /// When the last scheduled backup ran, where, and how often; or how to turn them on.
