@@ -147,25 +147,12 @@ struct BackupTests {
     /// Restores `folder` into a new data folder (and, on PostgreSQL, a new database) and starts
     /// Selene on it, migrating as `serve` does.
     private func withRestoredSelene(_ folder: String, _ body: (Application) async throws -> Void) async throws {
-        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-restored-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let created = TestDatabase.isPostgres ? try await TestDatabase.createPostgresDatabase() : nil
-        let database: ServerDatabase = created.map { .postgres(url: $0.url) } ?? .sqliteFile(path: (dataDir as NSString).appendingPathComponent("selene.sqlite"))
-        var config = SeleneConfig(database: database, dataDirectory: dataDir, apiTokens: [testToken])
-        config.briefingHour = nil
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .error
-        do {
+        try await withTestApplication(prefix: "selene-restored", logLevel: .error, configure: { app, dataDir, postgresURL in
+            let database: ServerDatabase = postgresURL.map { .postgres(url: $0) } ?? .sqliteFile(path: (dataDir as NSString).appendingPathComponent("selene.sqlite"))
+            var config = SeleneConfig(database: database, dataDirectory: dataDir, apiTokens: [testToken])
+            config.briefingHour = nil
             try await SeleneBackup.restore(from: folder, config: config, replace: false)
             try await configure(app, config: config)
-            try await app.autoMigrate()
-            try await body(app)
-        } catch {
-            try? await app.asyncShutdown()
-            if let created { try? await TestDatabase.dropPostgresDatabase(created.name) }
-            throw error
-        }
-        try await app.asyncShutdown()
-        if let created { try await TestDatabase.dropPostgresDatabase(created.name) }
+        }, body)
     }
 }

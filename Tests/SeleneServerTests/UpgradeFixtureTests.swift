@@ -29,18 +29,14 @@ struct UpgradeFixtureTests {
         let source = folder.appendingPathComponent(TestDatabase.isPostgres ? "postgres" : "sqlite")
         let expected = try #require(try UpgradeFixtures.json(source.appendingPathComponent("expected.json")) as? [String: Any])
         let token = try #require(expected["token"] as? String)
-        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-upgrade-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let created = TestDatabase.isPostgres ? try await TestDatabase.createPostgresDatabase() : nil
-        let database: ServerDatabase = created.map { .postgres(url: $0.url) } ?? .sqliteFile(path: dataDir + "/selene.sqlite")
-        try await DatabaseBackup.restore(from: source.path, into: database, occupiedBy: "notes", replace: false)
-        var config = SeleneConfig(database: database, dataDirectory: dataDir, apiTokens: [token])
-        config.briefingHour = nil
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .error
-        do {
+        // The fixture restored as an operator restores a backup, then today's migrations.
+        try await withTestApplication(prefix: "selene-upgrade", logLevel: .error, configure: { app, dataDir, postgresURL in
+            let database: ServerDatabase = postgresURL.map { .postgres(url: $0) } ?? .sqliteFile(path: dataDir + "/selene.sqlite")
+            try await DatabaseBackup.restore(from: source.path, into: database, occupiedBy: "notes", replace: false)
+            var config = SeleneConfig(database: database, dataDirectory: dataDir, apiTokens: [token])
+            config.briefingHour = nil
             try await configure(app, config: config)
-            try await app.autoMigrate()
+        }) { app in
             for (name, path) in [("notes", "/api/notes?limit=100"), ("threads", "/api/threads"), ("sessions", "/api/sessions"),
                                  ("memories", "/api/memories"), ("tasks", "/api/tasks")] {
                 let answer = try await app.send(.GET, path, token: token)
@@ -54,12 +50,6 @@ struct UpgradeFixtureTests {
             // The full-text index came along: the edited note is found by its new words.
             let found = try await app.call(.POST, "/api/notes/search", json: SearchRequest(query: "pension letter"), token: token, as: SearchResponse.self)
             #expect(found.notes.contains { $0.title == "Taxes" })
-        } catch {
-            try? await app.asyncShutdown()
-            if let created { try? await TestDatabase.dropPostgresDatabase(created.name) }
-            throw error
         }
-        try await app.asyncShutdown()
-        if let created { try await TestDatabase.dropPostgresDatabase(created.name) }
     }
 }

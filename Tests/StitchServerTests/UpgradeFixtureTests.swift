@@ -30,20 +30,15 @@ struct UpgradeFixtureTests {
     func server(_ folder: URL) async throws {
         let source = folder.appendingPathComponent(TestDatabase.isPostgres ? "postgres" : "sqlite")
         let expected = try #require(try UpgradeFixtures.json(source.appendingPathComponent("expected.json")) as? [String: Any])
-        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-upgrade-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let created = TestDatabase.isPostgres ? try await TestDatabase.createPostgresDatabase() : nil
-        let database: ServerDatabase = created.map { .postgres(url: $0.url) } ?? .sqliteFile(path: dataDir + "/stitchuation.sqlite")
-        // The same restore as an operator's backup: the fixture is laid out as one.
-        try await DatabaseBackup.restore(from: source.path, into: database, occupiedBy: "users", replace: false)
-        _ = try BackupFolders.copyFiles(from: source.appendingPathComponent("images").path, to: dataDir + "/images")
-        var config = AppConfig(database: database, dataDirectory: dataDir, jwtSecret: testSecret)
-        config.bcryptCost = 4
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .warning
-        do {
+        // The fixture restored as an operator restores a backup (it is laid out as one), then today's migrations.
+        try await withTestApplication(prefix: "stitch-upgrade", logLevel: .warning, configure: { app, dataDir, postgresURL in
+            let database: ServerDatabase = postgresURL.map { .postgres(url: $0) } ?? .sqliteFile(path: dataDir + "/stitchuation.sqlite")
+            try await DatabaseBackup.restore(from: source.path, into: database, occupiedBy: "users", replace: false)
+            _ = try BackupFolders.copyFiles(from: source.appendingPathComponent("images").path, to: dataDir + "/images")
+            var config = AppConfig(database: database, dataDirectory: dataDir, jwtSecret: testSecret)
+            config.bcryptCost = 4
             try await configure(app, config: config)
-            try await app.autoMigrate()
+        }) { app in
             let login = try await app.send(.POST, "/auth/login", json: LoginRequest(email: try #require(expected["email"] as? String), password: try #require(expected["password"] as? String)))
             try #require(login.status == .ok, "the earlier version's password no longer signs in: \(login.text)")
             let token = try login.decode(AuthResponse.self).accessToken
@@ -65,13 +60,7 @@ struct UpgradeFixtureTests {
                 let key = try #require(picture["key"] as? String)
                 #expect(try await app.send(.GET, "/images/\(key)", token: token).status == .ok, "\(key)")
             }
-        } catch {
-            try? await app.asyncShutdown()
-            if let created { try? await TestDatabase.dropPostgresDatabase(created.name) }
-            throw error
         }
-        try await app.asyncShutdown()
-        if let created { try await TestDatabase.dropPostgresDatabase(created.name) }
     }
 
     @Test("The device's store of an earlier version (the stitch CLI's, StitchKit's as on a phone) opens, migrates and lists what it did", arguments: fixtures)
