@@ -232,6 +232,10 @@ public struct SeleneConfig: Sendable {
     public var backups: BackupSettings?
     /// `SELENE_OUTBOUND_DAYS` (30): how long the ledger of what left the machine keeps an entry.
     public var outboundDays = 30
+    /// `SELENE_LOCAL_ONLY=on`: the model and speech servers must be on this machine or the private
+    /// network (checked at start and before every request), no hosted model, and pushes carry no
+    /// words from the notes ("Selene has something new").
+    public var localOnly = false
 
     public init(database: Database, dataDirectory: String, apiTokens: [String] = [], llm: LLM? = nil) {
         self.database = database
@@ -313,6 +317,13 @@ public struct SeleneConfig: Sendable {
 
         config.llm = try llmSettings(value)
         do { config.backups = try BackupSettings.fromEnvironment(env, prefix: "SELENE_") } catch let error as BackupError { throw SeleneConfigError(error.description) }
+        if let raw = value("SELENE_LOCAL_ONLY") {
+            guard let on = onOff(raw) else { throw SeleneConfigError("SELENE_LOCAL_ONLY must be on or off") }
+            config.localOnly = on
+            if on, config.hosted != nil {
+                throw SeleneConfigError("SELENE_LOCAL_ONLY=on keeps everything on this machine: unset SELENE_HOSTED_URL (a hosted model is off in local-only mode)")
+            }
+        }
         if let raw = value("SELENE_OUTBOUND_DAYS") {
             guard let days = Int(raw), (1...3650).contains(days) else {
                 throw SeleneConfigError("SELENE_OUTBOUND_DAYS must be a whole number of days from 1 to 3650 (how long the ledger of what left this machine keeps an entry)")

@@ -17,7 +17,19 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     app.migrations.add(SeleneMigrations.all.eachInOneTransaction())
 
     // Every request sent off this machine is written here first (`Outbound`).
-    let ledger = OutboundLedger(clock: clock, keptDays: config.outboundDays, logger: app.logger)
+    let ledger = OutboundLedger(clock: clock, keptDays: config.outboundDays, localOnly: config.localOnly, logger: app.logger)
+    if config.localOnly {
+        // A clear error at start: every server Selene would send notes to is on this machine or the private network.
+        do {
+            if let llm = config.llm {
+                try await Outbound.requireLocal(llm.baseURL, what: "model server (SELENE_LLM_URL)")
+                if let embed = llm.embedding { try await Outbound.requireLocal(embed.baseURL, what: "embedding server") }
+            }
+            if let speech = config.speech { try await Outbound.requireLocal(speech.url, what: "speech-to-text server (SELENE_STT_URL)") }
+        } catch let error as LocalOnlyError {
+            throw SeleneConfigError(error.description)
+        }
+    }
     var llm: LLMClient?
     if let settings = config.llm {
         let http = LLMClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOPosix
 import OllamaStub
 @testable import SeleneServer
 import SeleneShared
@@ -107,6 +109,72 @@ struct OutboundTests {
             #expect(list.entries.isEmpty)
         }
         #expect(throws: SeleneConfigError.self) { try SeleneConfig.fromEnvironment(["SELENE_OUTBOUND_DAYS": "0"]) }
+    }
+}
+
+@Suite("Selene: local only (SELENE_LOCAL_ONLY)")
+struct LocalOnlyTests {
+    @Test("With local only on, capture → processing → thread → briefing → a push leave only to this machine and the push service, and no push carries words from the notes")
+    func holds() async throws {
+        let clock = ManualClock(Date())
+        let apns = try await APNsTestServer(now: { clock.now })
+        do {
+            try await withStub { stub in
+                try await withSelene(tokens: [testToken], stub: stub, clock: clock, adjust: { $0.apns = PushTests().settings(apns); $0.localOnly = true }) { app, _ in
+                    _ = try await app.call(.POST, "/api/devices/register", json: DeviceRequest(token: String(repeating: "5e", count: 32)), token: testToken, as: Device.self)
+                    for text in ThreadsAndBriefingTests.garden { try await app.note(text, token: testToken) }
+                    try await app.process()
+                    let briefing = try await app.call(.GET, "/api/briefing", token: testToken, as: Briefing.self)
+                    let list = try await app.call(.GET, "/api/outbound?limit=500", token: testToken, as: OutboundList.self)
+                    let pushes = list.entries.filter { $0.purpose == "apns" }
+                    #expect(pushes.count == 2 && pushes.allSatisfy { !$0.noteDerived && $0.destination == "localhost:\(apns.port)" }, "\(pushes)")
+                    for entry in list.entries where entry.purpose != "apns" {
+                        #expect(entry.destination == "127.0.0.1:\(stub.port)", "\(entry)")
+                    }
+                    #expect(list.entries.filter(\.noteDerived).allSatisfy { $0.destination.hasPrefix("127.0.0.1:") })
+                    // What Apple's service got: a sentence of Selene's, a link, nothing of the notes.
+                    let alerts = apns.received.compactMap { ($0.payload?["aps"] as? [String: Any])?["alert"] as? [String: Any] }
+                    #expect(alerts.count == 2 && alerts.allSatisfy { $0["title"] as? String == "Selene has something new" && $0["body"] as? String == "Open Selene to see it." })
+                    let sent = apns.received.compactMap { $0.payload.flatMap { try? JSONSerialization.data(withJSONObject: $0) }.map { String(decoding: $0, as: UTF8.self).lowercased() } }
+                    for word in ["garden", "tomato", "compost", "soil"] + briefing.text.lowercased().split(separator: " ").filter { $0.count > 6 }.map(String.init) {
+                        #expect(!sent.contains { $0.contains(word) }, "a push carried \(word)")
+                    }
+                }
+            }
+        } catch {
+            await apns.stop()
+            throw error
+        }
+        await apns.stop()
+    }
+
+    @Test("Local only refuses at start a model server beyond this machine or the private network, and a hosted model; a request to a public address is refused before it is sent")
+    func refuses() async throws {
+        await #expect(throws: SeleneConfigError.self) {
+            try await withSelene(adjust: { $0.localOnly = true; $0.llm = SeleneConfig.LLM(baseURL: "http://8.8.8.8:11434") }) { _, _ in }
+        }
+        do {
+            try await withSelene(adjust: { $0.localOnly = true; $0.llm = SeleneConfig.LLM(baseURL: "http://203.0.113.9:11434", embedding: .init(provider: .ollama, baseURL: "http://127.0.0.1:1")) }) { _, _ in }
+            Issue.record("a public model server was accepted")
+        } catch let error as SeleneConfigError {
+            #expect(error.description.contains("not on this machine or the private network") && error.description.contains("203.0.113.9"))
+        }
+        // The private network (a Tailscale address, RFC 1918) and this machine are fine.
+        try await withSelene(adjust: { $0.localOnly = true; $0.llm = SeleneConfig.LLM(baseURL: "http://100.101.102.103:11434", embedding: .init(provider: .ollama, baseURL: "http://192.168.1.20:8080")) }) { app, _ in
+            #expect(app.selene.outbound.localOnly)
+        }
+        #expect(throws: SeleneConfigError.self) {
+            try SeleneConfig.fromEnvironment(["SELENE_LOCAL_ONLY": "on", "SELENE_HOSTED_URL": "https://api.example.com/v1", "SELENE_HOSTED_MODEL": "m"])
+        }
+        #expect(throws: SeleneConfigError.self) { try SeleneConfig.fromEnvironment(["SELENE_LOCAL_ONLY": "maybe"]) }
+        // Every request is checked again when it goes, whatever was configured.
+        let ledger = OutboundLedger(clock: ManualClock(Date()).clock, keptDays: 30, localOnly: true, logger: Logger(label: "test"))
+        let http = Outbound.makeClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: .init())
+        let client = OutboundClient(http: http, ledger: ledger, purpose: "chat", noteDerived: true)
+        await #expect(throws: LocalOnlyError.self) {
+            _ = try await client.execute(HTTPClientRequest(url: "http://93.184.216.34/api/chat"), bytesOut: 0, timeout: .seconds(1))
+        }
+        try await http.shutdown()
     }
 }
 

@@ -20,6 +20,15 @@ public struct PushService: Sendable {
     }
 
     public func handle(_ event: SeleneEvent) async {
+        if app.selene.config.localOnly {
+            // No words from the notes through Apple's or a browser vendor's service: opening it shows the rest.
+            let (link, collapse) = switch event {
+            case .briefingReady(let briefing): ("/app/briefing", "briefing-\(briefing.date)")
+            case .threadDetected(let thread): ("/app/threads/\(thread.id)", "thread-\(thread.id)")
+            }
+            await broadcast(PushNotification(title: "Selene has something new", body: "Open Selene to see it.", link: link, collapseId: collapse, fromNotes: false))
+            return
+        }
         switch event {
         case .briefingReady(let briefing):
             let first = briefing.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? briefing.text

@@ -40,12 +40,38 @@ public enum Outbound {
         HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
     }
 
+    /// What goes to a push service (which local-only mode still allows, without words from notes).
+    static let pushes: Set<String> = ["apns", "web-push"]
+
+    /// Throws unless `url`'s host is this machine or on the private network (every address it
+    /// resolves to: loopback, RFC 1918, 100.64/10 — Tailscale —, link-local, fc00::/7).
+    public static func requireLocal(_ url: String, what: String) async throws {
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
+            throw LocalOnlyError("SELENE_LOCAL_ONLY=on: the \(what) has no host to check (\(url))")
+        }
+        let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let addresses: [IPAddress]
+        do { addresses = try await PushAddress.systemResolve(name) } catch {
+            throw LocalOnlyError("SELENE_LOCAL_ONLY=on: the \(what) at \(url) can't be checked: \(error)")
+        }
+        if addresses.isEmpty || addresses.contains(where: \.isPublic) {
+            let listed = addresses.map(\.description).joined(separator: ", ")
+            throw LocalOnlyError("SELENE_LOCAL_ONLY=on: the \(what) at \(url) is not on this machine or the private network (\(host) is \(listed.isEmpty ? "nowhere" : listed))")
+        }
+    }
+
     /// `host:port` of a URL, as the ledger names a destination.
     static func destination(_ url: String) -> String {
         guard let parts = URLComponents(string: url), let host = parts.host else { return url }
         let port = parts.port ?? (parts.scheme == "https" ? 443 : 80)
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
+}
+
+/// A request local-only mode refuses, in a sentence.
+public struct LocalOnlyError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// An HTTP client whose every request is in the ledger.
@@ -66,8 +92,13 @@ public struct OutboundClient: Sendable {
     public func execute(_ request: HTTPClientRequest, bytesOut: Int, timeout: TimeAmount,
                         purpose given: String? = nil, noteDerived derived: Bool? = nil) async throws -> HTTPClientResponse {
         let context = Outbound.context
+        let kind = given ?? context.purpose ?? purpose
+        if ledger?.localOnly == true, !Outbound.pushes.contains(kind) {
+            // Checked before anything is sent, whatever the address resolves to now.
+            try await Outbound.requireLocal(request.url, what: "\(kind) request")
+        }
         let id = await ledger?.record(
-            purpose: given ?? context.purpose ?? purpose, destination: Outbound.destination(request.url), bytesOut: bytesOut,
+            purpose: kind, destination: Outbound.destination(request.url), bytesOut: bytesOut,
             noteDerived: derived ?? context.noteDerived ?? noteDerived, reason: context.reason)
         let response: HTTPClientResponse
         do {
@@ -122,8 +153,11 @@ public final class OutboundLedger: Sendable {
     public let keptDays: Int
     let logger: Logger
 
-    init(clock: SeleneClock, keptDays: Int, logger: Logger) {
-        self.clock = clock; self.keptDays = keptDays; self.logger = logger
+    /// `SELENE_LOCAL_ONLY`: requests other than pushes go only to this machine or the private network.
+    public let localOnly: Bool
+
+    init(clock: SeleneClock, keptDays: Int, localOnly: Bool = false, logger: Logger) {
+        self.clock = clock; self.keptDays = keptDays; self.localOnly = localOnly; self.logger = logger
     }
 
     /// Where rows are written (the application's writer, once it is set up).
