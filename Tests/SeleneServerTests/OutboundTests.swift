@@ -114,7 +114,7 @@ struct OutboundTests {
 
 @Suite("Selene: local only (SELENE_LOCAL_ONLY)")
 struct LocalOnlyTests {
-    @Test("With local only on, capture → processing → thread → briefing → a push leave only to this machine and the push service, and no push carries words from the notes")
+    @Test("With local only on, capture → processing → thread → briefing → chat → a push leave only to this machine and the push service, and no push carries words from the notes")
     func holds() async throws {
         let clock = ManualClock(Date())
         let apns = try await APNsTestServer(now: { clock.now })
@@ -125,7 +125,10 @@ struct LocalOnlyTests {
                     for text in ThreadsAndBriefingTests.garden { try await app.note(text, token: testToken) }
                     try await app.process()
                     let briefing = try await app.call(.GET, "/api/briefing", token: testToken, as: Briefing.self)
+                    let chat = try await app.send(.POST, "/api/llm/chat", token: testToken, json: LLMChatRequest(messages: [LLMMessage(role: .user, content: "What about the garden?")]))
+                    #expect(chat.status == .ok)
                     let list = try await app.call(.GET, "/api/outbound?limit=500", token: testToken, as: OutboundList.self)
+                    #expect(Set(list.entries.map(\.purpose)).isSuperset(of: ["embed", "analysis", "briefing", "chat", "apns"]))
                     let pushes = list.entries.filter { $0.purpose == "apns" }
                     #expect(pushes.count == 2 && pushes.allSatisfy { !$0.noteDerived && $0.destination == "localhost:\(apns.port)" }, "\(pushes)")
                     for entry in list.entries where entry.purpose != "apns" {

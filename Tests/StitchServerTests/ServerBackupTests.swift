@@ -19,7 +19,7 @@ struct ServerBackupTests {
         var count: Int { writes.count }
     }
 
-    @Test("A backup taken while two people's devices write restores on a new server with every write acknowledged before it began, and the restored server serves their photos")
+    @Test("A backup taken while two people's devices write (one over the API, one syncing batches) restores on a new server with every write acknowledged before it began, and the restored server serves their photos")
     func backupDuringWrites() async throws {
         let backups = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-backup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: backups) }
@@ -28,7 +28,7 @@ struct ServerBackupTests {
         var credentials: [(email: String, id: UUID)] = []
         var manifest: BackupManifest?
         let acknowledged = Acknowledged()
-        try await withTestApp { app, _ in
+        try await withTestApp { app, clock in
             let people = [try await TestUser.make(app, email: "ann@example.com"), try await TestUser.make(app, email: "bea@example.com", name: "Bea")]
             credentials = [("ann@example.com", people[0].id), ("bea@example.com", people[1].id)]
             for (n, person) in people.enumerated() {
@@ -41,16 +41,29 @@ struct ServerBackupTests {
             // Both devices write threads as fast as they are answered; the backup is taken meanwhile.
             let stop = NIOLockedValueBox(false)
             manifest = try await withThrowingTaskGroup(of: BackupManifest?.self) { group in
-                for (n, person) in people.enumerated() {
-                    group.addTask {
-                        var i = 0
-                        while !stop.withLockedValue({ $0 }) {
-                            let thread = try await person.thread("DMC", "\(n)-\(i)", quantity: i % 5)
-                            await acknowledged.add(thread.id, user: n)
-                            i += 1
-                        }
-                        return nil
+                // Ann's device writes one thread at a time over the API.
+                group.addTask {
+                    var i = 0
+                    while !stop.withLockedValue({ $0 }) {
+                        let thread = try await people[0].thread("DMC", "0-\(i)", quantity: i % 5)
+                        await acknowledged.add(thread.id, user: 0)
+                        i += 1
                     }
+                    return nil
+                }
+                // Bea's syncs batches of three; a thread counts once its push answered "applied".
+                group.addTask {
+                    var i = 0
+                    let device = UUID()
+                    while !stop.withLockedValue({ $0 }) {
+                        let threads = (0..<3).map { k in
+                            InventoryThread(brand: "Anchor", number: "1-\(i)-\(k)", quantity: k, createdAt: clock.now, updatedAt: clock.now)
+                        }
+                        let answer = try await people[1].sync(syncRequest(try threads.map { try SyncChange(record: $0) }, client: device))
+                        for result in answer.results where result.status == .applied { await acknowledged.add(result.id, user: 1) }
+                        i += 1
+                    }
+                    return nil
                 }
                 group.addTask {
                     while await acknowledged.count < 20 { try await Task.sleep(for: .milliseconds(5)) }
