@@ -256,17 +256,9 @@ public actor APIClient {
         return (data, http)
     }
 
-    /// The request made. On Linux it is never cancelled: swift-corelibs-foundation's URLSession
-    /// crashes the process ("a task that is not in the registry") or never answers when a task is
-    /// cancelled as it completes, so there a cancelled caller goes on waiting until the request
-    /// ends (at most its timeout) and the answer is simply not used.
+    /// The request made, never cancelled on Linux (`URLSession.dataNeverCancelled`, WireCoding).
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        #if canImport(FoundationNetworking)
-        let session = self.session
-        return try await Task.detached { try await session.data(for: request) }.value
-        #else
-        return try await session.data(for: request)
-        #endif
+        try await session.dataNeverCancelled(for: request)
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {

@@ -25,9 +25,7 @@ public struct ServerSettings: Codable, Sendable, Hashable {
 }
 
 /// JSON over HTTP to the Selene server with the shared wire types. On Linux a request is never
-/// cancelled: swift-corelibs-foundation's URLSession crashes or never answers when a task is
-/// cancelled as it completes, so a cancelled caller waits for the request's end (at most its
-/// timeout) and drops the answer, as StitchKit does.
+/// cancelled (`URLSession.dataNeverCancelled`, WireCoding: the same as StitchKit's).
 final class HTTPTransport: Sendable {
     let settings: ServerSettings
     let timeout: TimeInterval
@@ -81,12 +79,7 @@ final class HTTPTransport: Sendable {
 
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
         do {
-            #if canImport(FoundationNetworking)
-            let session = self.session
-            return try await Task.detached { try await session.data(for: request) }.value
-            #else
-            return try await session.data(for: request)
-            #endif
+            return try await session.dataNeverCancelled(for: request)
         } catch {
             throw Self.transportError(error)
         }
