@@ -76,6 +76,7 @@ struct OutboundTests {
                     #expect(!pushes.entries.isEmpty && pushes.entries.allSatisfy { $0.purpose == "apns" })
                     let bad = try await app.send(.GET, "/api/outbound?purpose=everything", token: testToken)
                     #expect(bad.status == .badRequest && bad.text.contains("purpose"))
+                    #expect(try await app.send(.GET, "/api/outbound?purpose=", token: testToken).status == .badRequest)
                     // The page says the same, from More.
                     let (cookie, _) = try await SafeDefaultTests.browserCookies(app, token: testToken)
                     #expect(try await app.send(.GET, "/app/more", headers: ["Cookie": cookie]).text.contains("What left this machine"))

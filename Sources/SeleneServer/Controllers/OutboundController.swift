@@ -19,7 +19,8 @@ struct OutboundController: RouteCollection {
     /// The request's page of the ledger (also the web page's).
     static func entries(_ req: Request) async throws -> OutboundList {
         let limit = try req.intQuery("limit", default: 100)
-        let purpose = req.query[String.self, at: "purpose"].flatMap { $0.isEmpty ? nil : $0 }
+        // Absent: every purpose. Present, it must name one (an empty one too is refused).
+        let purpose = req.url.query.flatMap { Request.queryValue("purpose", in: $0) }
         if let purpose, !purposes.contains(purpose) {
             let message = "must be one of \(purposes.joined(separator: ", "))"
             throw SeleneError(.badRequest, "purpose \(message)", fields: ["purpose": message])
