@@ -776,7 +776,7 @@ def test_signing_out_leaves_nothing_to_read(selene, shots):
 
         driver.get(base + "/app/more")
         driver.execute_script("localStorage.setItem('selene-outbox', JSON.stringify([{content: 'not yet saved', captureId: 'x'}]))")
-        driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+        click(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']"))
         alert = WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert)
         assert "1 note written while Selene couldn\u2019t be reached hasn\u2019t been saved yet" in alert.text, alert.text
         alert.dismiss()
