@@ -158,4 +158,5 @@ func routes(_ app: Application) throws {
     try api.register(collection: TranscriptionController())
     try api.register(collection: DeviceController())
     try api.register(collection: OutboundController())
+    try api.register(collection: HostedConsentController())
 }

@@ -37,20 +37,27 @@ struct HostedSwitchTests {
                         try await app.process()
                         var health: LLMHealth = try await app.call(.GET, "/api/llm/health")
                         #expect(health.hosted == HostedUsage(url: hosted.url.absoluteString + "/v1", model: "hosted-model", personalContentAllowed: personal))
-                        let outcome = await ChatRun.run(data: ServerDataProvider(app: app), llm: app.selene.chatLLM(), now: { clock.now },
-                                                        sessionId: UUID(), question: "What did I write about my sister?", emit: { _ in })
+                        let ask = { await ChatRun.run(data: ServerDataProvider(app: app), llm: app.selene.chatLLM(db: app.writeDB), now: { clock.now },
+                                                      sessionId: UUID(), question: "What did I write about my sister?", emit: { _ in }) }
+                        var outcome = await ask()
+                        if personal {
+                            // The first request with the note is held for the person's yes (HostedConsentTests).
+                            #expect(outcome.session?.messages.last?.content.hasPrefix("From your notes:") == true && hosted.received.withLockedValue { $0 }.isEmpty)
+                            let _: HostedConsent = try await app.call(.POST, "/api/hosted/consent", json: HostedConsentAnswer(allow: true))
+                            outcome = await ask()
+                        }
                         let answer = try #require(outcome.session?.messages.last?.content)
                         health = try await app.call(.GET, "/api/llm/health")
                         let usage = try #require(health.hosted)
                         let received = hosted.received.withLockedValue { $0 }
                         if personal {
                             #expect(answer.hasPrefix("hosted streamed answer\n\nYour note says:") && received.contains { $0.contains("talked about my sister") })
-                            #expect(usage.sent >= 1 && usage.lastSentAt == clock.now)
+                            #expect(usage.sent >= 1 && usage.keptLocal >= 1 && usage.lastSentAt == clock.now)
                         } else {
                             #expect(answer.hasPrefix("From your notes:") && received.isEmpty, "\(answer) \(received)")
                             #expect(usage.sent == 0 && usage.keptLocal >= 1 && usage.lastSentAt == nil)
                             // Nothing personal in it: it may go out.
-                            #expect(try await app.selene.chatLLM().generate("What is the capital of Portugal?", system: nil, model: nil) == "hosted answer")
+                            #expect(try await app.selene.chatLLM(db: app.writeDB).generate("What is the capital of Portugal?", system: nil, model: nil) == "hosted answer")
                             let after = try #require(try await app.call(.GET, "/api/llm/health", as: LLMHealth.self).hosted)
                             #expect(after.sent == 1 && after.keptLocal == usage.keptLocal && after.lastSentAt == clock.now)
                             #expect(hosted.received.withLockedValue { $0 } == ["What is the capital of Portugal?"])

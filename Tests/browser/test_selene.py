@@ -447,6 +447,9 @@ def test_search_devices_status(selene, browser, shots):
     browser.get(base + "/app/status")
     assert "Available: stub-chat" in browser.page_source
     snap(browser, shots, "selene-status")
+    browser.get(base + "/app/outbound")
+    assert "to 127.0.0.1:" in browser.find_element(By.ID, "outbound-summary").text
+    snap(browser, shots, "selene-outbound")
 
 
 def test_notes_browse_edit_delete(selene, browser, shots):
@@ -716,6 +719,39 @@ def test_first_start_signs_in_with_the_printed_link(browser, shots):
         server.terminate()
         server.wait(timeout=10)
         shutil.rmtree(data, ignore_errors=True)
+
+
+def test_hosted_model_asks_before_it_sees_notes(selene, browser, shots):
+    """SELENE_HOSTED_PERSONAL=on: the first question about the notes is answered here, and the chat
+    says where to see exactly what the hosted model would receive; only a yes there lets it go."""
+    _, stub = selene
+    env = dict(SERVER_ENV(stub.url), SELENE_HOSTED_URL=stub.url + "/v1", SELENE_HOSTED_MODEL="stub-chat", SELENE_HOSTED_PERSONAL="on")
+    server = Selene(env, token=TOKEN).start()
+    base = server.base
+    try:
+        browser.delete_all_cookies()
+        browser.get(base + f"/app/signin?token={TOKEN}")
+        api(base, "POST", "/api/notes", {"content": "The allotment key is under the blue pot"})
+        processed(base)
+        browser.get(base + "/app/chat")
+        ask(browser, "Where is the allotment key?")
+        notice = browser.find_element(By.ID, "hosted-waiting")
+        assert not any(e["purpose"] == "hosted" for e in api(base, "GET", "/api/outbound")["entries"])
+        follow(browser, notice.find_element(By.TAG_NAME, "a"))
+        assert browser.current_url.endswith("/app/hosted")
+        prompts = " ".join(p.text for p in browser.find_elements(By.CSS_SELECTOR, "pre.prompt"))
+        assert "The allotment key is under the blue pot" in prompts and "Where is the allotment key?" in prompts
+        snap(browser, shots, "selene-hosted-waiting")
+        submit(browser, "Yes, send them")
+        until(browser, lambda d: "now go to the hosted model" in d.page_source)
+        assert api(base, "GET", "/api/hosted/consent")["state"] == "allowed"
+        browser.get(base + "/app/chat")
+        ask(browser, "Where is the allotment key?")
+        assert not browser.find_elements(By.ID, "hosted-waiting")
+        sent = [e for e in api(base, "GET", "/api/outbound")["entries"] if e["purpose"] == "hosted"]
+        assert sent and sent[0]["noteDerived"] and "you said yes" in sent[0]["reason"]
+    finally:
+        server.stop()
 
 
 def test_setup_screen_with_tokens_off(browser, shots):

@@ -25,6 +25,7 @@ enum SeleneMigrations {
         ThreadsCorrectedByHand(),
         FullTextWithoutPendingList(),
         CreateOutbound(),
+        CreateHostedConsent(),
     ]
 }
 

@@ -145,6 +145,14 @@ enum SeleneOpenAPI {
         add("get", "/api/outbound", op("listOutbound", "What left this machine: every request Selene sent out, newest first",
                                         query: [limit(100), param("purpose", "query", .object(["type": "string", "enum": .array(OutboundController.purposes.map { .string($0) })]), "Only this purpose", required: false)],
                                         responses: ["200": ok("OutboundList", "The ledger"), "400": err("Bad parameter")]))
+        add("get", "/api/hosted/consent", op("hostedConsent", "Whether your notes may go to the hosted model, and the held request word for word",
+                                              responses: ["200": ok("HostedConsent", "Where things stand")]))
+        add("post", "/api/hosted/consent", op("answerHostedConsent", "Yes or no to requests with something from your notes going to the hosted model",
+                                               body: "HostedConsentAnswer",
+                                               responses: ["200": ok("HostedConsent", "The answer kept"), "400": err("Invalid input"),
+                                                           "409": err("Nothing to answer: no hosted model may see notes, or none has been held yet"), "415": err("Not JSON")]))
+        add("delete", "/api/hosted/consent", op("resetHostedConsent", "Forget the answer: the next request with something from notes is held and shown again",
+                                                 responses: ["200": ok("HostedConsent", "Where things stand now")]))
         add("post", "/api/memories", op("createMemory", "Remember something", body: "NewMemory",
                                          responses: ["201": ok("CreatedId", "Its id"), "400": err("Invalid input"), "409": err("sourceSessionId names no session"), "415": err("Not JSON")]))
         add("post", "/api/memories/remember", op("rememberMemory", "Remember what the person said (full confidence, merged into a memory that says the same)",
@@ -403,6 +411,9 @@ enum SeleneOpenAPI {
                                      "status": integer, "noteDerived": bool, "reason": string, "failure": string],
                                     required: ["id", "at", "purpose", "destination", "bytesOut", "bytesIn", "noteDerived"]),
             "OutboundList": list("entries", of: "OutboundEntry", extra: ["keptDays": integer]),
+            "HostedConsent": object(["state": enumSchema(HostedConsent.State.self), "url": string, "model": string, "askedAt": dateTime,
+                                     "decidedAt": dateTime, "messages": array(ref("LLMMessage"))], required: ["state", "messages"]),
+            "HostedConsentAnswer": object(["allow": bool], required: ["allow"]),
             "NewMemory": object(["content": text(max: SeleneLimits.maxMemory, lineBreaks: true), "type": enumSchema(MemoryType.self),
                                  "confidence": unit, "sourceSessionId": uuid, "embedding": embedding],
                                 required: ["content", "type", "confidence"]),

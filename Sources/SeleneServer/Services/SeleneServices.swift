@@ -139,19 +139,21 @@ extension SeleneServices {
     /// status page.
     /// The model the web app's chat, tasks and briefing views use: the server's own, behind the
     /// privacy router when a hosted model is switched on (SELENE_HOSTED_URL), which decides per
-    /// request and counts what went out.
-    func chatLLM() -> any LLMProvider {
+    /// request and counts what went out. With SELENE_HOSTED_PERSONAL=on, something from notes goes
+    /// only after the person's yes (`HostedConsentStore`, kept in `db`).
+    func chatLLM(db: any Database) -> any LLMProvider {
         let local = ServerLLMProvider(services: self)
         guard let hosted = config.hosted, let hostedLLM else { return local }
         let usage = hostedUsage, clock = clock
-        // What reaches the hosted model is what the router let go: with personal content off,
-        // nothing from notes, memories or conversations; with it on, anything.
-        let reason = hosted.personal
-            ? "SELENE_HOSTED_PERSONAL=on lets anything go to the hosted model, notes included"
-            : "the privacy router found nothing from notes, memories or conversations in it"
-        return PrivacyRouter(local: local,
-                             hosted: ServerLLMProvider(client: hostedLLM, purpose: "hosted", noteDerived: hosted.personal, reason: reason),
-                             settings: .init(hostedEnabled: true, allowPersonalContent: hosted.personal)) { route in
+        let consent = HostedConsentStore(db: db, hosted: hosted)
+        let plain = "the privacy router found nothing from notes, memories or conversations in it"
+        let personal = "you said yes to your notes going to this hosted model (SELENE_HOSTED_PERSONAL=on)"
+        let askFirst: @Sendable ([LLMMessage]) async -> Bool = { messages in
+            // Unreadable answers keep it here: nothing personal leaves on a failure.
+            (try? await consent.allows(messages, now: clock.now())) ?? false
+        }
+        return PrivacyRouter(local: local, hosted: ServerLLMProvider(hosted: hostedLLM, personalReason: personal, plainReason: plain),
+                             settings: .init(hostedEnabled: true, allowPersonalContent: hosted.personal), askFirst: askFirst) { route in
             usage.withLockedValue { u in
                 guard var current = u else { return }
                 switch route {

@@ -130,15 +130,14 @@ struct ServerDataProvider: DataProvider {
 /// the hosted one behind the privacy router, its requests marked so in the outbound ledger).
 struct ServerLLMProvider: LLMProvider {
     let llm: LLMClient?
-    /// How its requests are written in the ledger; nil: as the client's own.
-    var purpose: String?
-    var noteDerived: Bool?
-    var reason: String?
+    /// The hosted model's: why the router let each kind of request go, for the ledger (nil: the
+    /// server's own model, its requests written as the client's own).
+    var hostedReasons: (personal: String, plain: String)?
 
     init(services: SeleneServices) { llm = services.llm }
 
-    init(client: LLMClient, purpose: String, noteDerived: Bool, reason: String) {
-        llm = client; self.purpose = purpose; self.noteDerived = noteDerived; self.reason = reason
+    init(hosted client: LLMClient, personalReason: String, plainReason: String) {
+        llm = client; hostedReasons = (personalReason, plainReason)
     }
 
     func client() throws -> LLMClient {
@@ -146,18 +145,22 @@ struct ServerLLMProvider: LLMProvider {
         return llm
     }
 
-    private func marked<T>(_ body: () async throws -> T) async throws -> T {
-        guard let purpose else { return try await body() }
-        return try await Outbound.marked(purpose, noteDerived: noteDerived, reason: reason, body)
+    /// `body`'s requests written in the ledger as the hosted model's, with whether `texts` carried
+    /// anything personal and the router's reason for letting them go.
+    private func marked<T>(_ texts: [String] = [], _ body: () async throws -> T) async throws -> T {
+        guard let hostedReasons else { return try await body() }
+        let personal = texts.contains(where: PrivacyRouter.carriesPersonalContent)
+        return try await Outbound.marked("hosted", noteDerived: personal, reason: personal ? hostedReasons.personal : hostedReasons.plain, body)
     }
 
     func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
-        do { return try await marked { try await client().generate(prompt, system: system, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
+        do { return try await marked([prompt, system ?? ""]) { try await client().generate(prompt, system: system, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 
     func embed(_ text: String, model: String?) async throws -> [Float] {
         do {
-            guard let v = try await marked({ try await client().embed([text], model: model) }).first else { throw LLMError.invalidAnswer("no embedding") }
+            let vectors = try await marked([text]) { try await client().embed([text], model: model) }
+            guard let v = vectors.first else { throw LLMError.invalidAnswer("no embedding") }
             return v
         } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
@@ -167,7 +170,7 @@ struct ServerLLMProvider: LLMProvider {
     func contextWindow() async -> Int? { try? await marked { try await client().contextTokens() } }
 
     func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
-        do { return try await marked { try await client().chatStream(messages, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
+        do { return try await marked(PrivacyRouter.texts(ofChat: messages)) { try await client().chatStream(messages, model: model) } } catch let e as LLMError { throw SeleneClientError.llmUnavailable(e.description) }
     }
 }
 
@@ -175,6 +178,6 @@ extension Application {
     /// A chat as the web app holds one: the server's own notes and model (for `selene-bench --only answers`).
     public func seleneChatEngine() -> ChatEngine {
         let services = selene
-        return ChatEngine(data: ServerDataProvider(app: self), llm: services.chatLLM(), now: { services.clock.now() })
+        return ChatEngine(data: ServerDataProvider(app: self), llm: services.chatLLM(db: writeDB), now: { services.clock.now() })
     }
 }

@@ -9,7 +9,7 @@ enum SiteURL {
     case threads, thread(String), threadAsk(String), threadStream(String), suggestTasks(String), addTask(String), tasks, task(String)
     case renameThread(String), mergeThread(String), splitThread(String), moveNote(String)
     case briefing
-    case more, search, voice, transcribe, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status, outbound
+    case more, search, voice, transcribe, notes, newNote, note(String), editNote(String), deleteNote(String), memories, memory(String), deleteMemory(String), devices, deleteDevice(String), status, outbound, hosted
     case stylesheet, script, icon, manifest, worker, offline, pushKey, pushSubscribe, pushTest
 
     var components: [String] {
@@ -55,6 +55,7 @@ enum SiteURL {
         case .deleteDevice(let id): ["app", "devices", id, "delete"]
         case .status: ["app", "status"]
         case .outbound: ["app", "outbound"]
+        case .hosted: ["app", "hosted"]
         case .icon: ["app", "static", "icon.svg"]
         case .manifest: ["app", "manifest.webmanifest"]
         case .worker: ["app", "sw.js"]

@@ -29,7 +29,14 @@ extension WebController {
         let store = ConversationStore(db: req.db)
         let sessions = try await store.sessions()
         let session = sessions.first { $0.id == id } ?? ChatSession(id: id, title: ChatEngine.untitled, createdAt: req.now, updatedAt: req.now)
-        return Pages.ChatPage(sessions: sessions.inListOrder.filter { $0.threadId == nil }, session: session, titles: try await titles(req, session))
+        return Pages.ChatPage(sessions: sessions.inListOrder.filter { $0.threadId == nil }, session: session, titles: try await titles(req, session),
+                              hostedWaiting: await hostedWaiting(req.db, req.selene))
+    }
+
+    /// Whether the hosted model waits for the person's yes (the chat shows where to give it).
+    static func hostedWaiting(_ db: any Database, _ services: SeleneServices) async -> Bool {
+        guard services.config.hosted?.personal == true else { return false }
+        return (try? await HostedConsentStore(db: db, hosted: services.config.hosted).current().state) == .waiting
     }
 
     /// "Ask about this" on a briefing card: a new conversation that starts from the card's notes
@@ -100,7 +107,7 @@ extension WebController {
         let csrf = WebSession.csrfToken(for: req)
         return Self.eventStream { emit in
             let outcome = await ChatRun.run(data: data, llm: llm, now: now, sessionId: id, question: question, focus: focus, emit: emit)
-            await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) }, sessions: {
+            await Self.finish(outcome, data: data, emit: emit, titles: { try await Self.titles(data: data, outcome.session) }, sessions: {
                 // The list beside the conversation, with this one (new or moved to the top) in it.
                 let sessions = try await data.sessions().filter { $0.threadId == nil }.inListOrder
                 return el("ul", ["class": "list"], children: sessions.map { Pages.sessionRow($0, current: $0.id == id, context: PageContext(csrf: csrf)) }).render()
@@ -115,12 +122,15 @@ extension WebController {
     }
 
     /// The last event of a streamed answer: the answer's HTML, the notes without one, or the error.
-    static func finish(_ outcome: ChatRun.Outcome, emit: @Sendable (String) async -> Void, titles: () async throws -> [Int64: String],
-                       sessions: (() async throws -> String)? = nil) async {
+    static func finish(_ outcome: ChatRun.Outcome, data: ServerDataProvider, emit: @Sendable (String) async -> Void,
+                       titles: () async throws -> [Int64: String], sessions: (() async throws -> String)? = nil) async {
+        // Above the conversation, where to say yes when the hosted model was kept from the notes.
+        let notice = await hostedWaiting(data.db, data.services) ? Pages.hostedNotice.render() : ""
         if outcome.answered, let message = outcome.session?.messages.last {
             var payload = ["html": Pages.answered(message, titles: (try? await titles()) ?? [:], session: outcome.session?.id).render(),
                            "title": outcome.session?.title ?? ""]
             if let sessions, let list = try? await sessions() { payload["sessions"] = list }
+            if !notice.isEmpty { payload["notice"] = notice }
             await emit(ChatRun.event("done", payload))
         } else if let unavailable = outcome.unavailable {
             var html = el("li", ["class": "message assistant"], Pages.unavailableBox(unavailable, notes: outcome.foundNotes)).render()
@@ -128,7 +138,7 @@ extension WebController {
             if let cut = outcome.session?.messages.last, cut.role == .assistant, cut.isIncomplete {
                 html = Pages.answered(cut, titles: (try? await titles()) ?? [:], session: nil).render() + html
             }
-            await emit(ChatRun.event("unavailable", ["html": html]))
+            await emit(ChatRun.event("unavailable", notice.isEmpty ? ["html": html] : ["html": html, "notice": notice]))
         } else {
             await emit(ChatRun.event("error", ["message": outcome.error ?? "Something went wrong"]))
         }

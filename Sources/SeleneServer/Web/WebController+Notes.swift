@@ -219,6 +219,30 @@ extension WebController {
         return Self.render(req, Pages.outbound(try await OutboundController.entries(req), context: Self.context(req)))
     }
 
+    /// The hosted model: what it would receive from your notes, and your yes or no.
+    @Sendable func hosted(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let consent = try await HostedConsentStore(db: req.db, hosted: req.selene.config.hosted).current()
+        return Self.render(req, Pages.hosted(consent, context: Self.context(req)))
+    }
+
+    struct HostedAnswer: Decodable { var answer: String? }
+
+    @Sendable func answerHosted(req: Request) async throws -> Response {
+        try await Self.requireSignIn(req)
+        let form = try Self.form(req, HostedAnswer.self)
+        let store = HostedConsentStore(db: req.writeDB, hosted: req.selene.config.hosted)
+        switch form.answer {
+        case "yes": _ = try await store.answer(allow: true, now: req.now)
+            return Self.redirect(.hosted, flash: "Requests with something from your notes now go to the hosted model.")
+        case "no": _ = try await store.answer(allow: false, now: req.now)
+            return Self.redirect(.hosted, flash: "Your notes stay on this machine: such requests are answered by your own model.")
+        case "again": _ = try await store.askAgain()
+            return Self.redirect(.hosted, flash: "The next request with something from your notes will be shown here before it goes.")
+        default: throw SeleneError(.badRequest, "answer must be yes, no or again", fields: ["answer": "must be yes, no or again"])
+        }
+    }
+
     @Sendable func status(req: Request) async throws -> Response {
         try await Self.requireSignIn(req)
         let health = await req.selene.llmHealth()

@@ -48,7 +48,7 @@ extension WebController {
         let (data, llm, now) = (Self.data(req), Self.llm(req), Self.clock(req))
         return Self.eventStream { emit in
             let outcome = await ChatRun.runInThread(data: data, llm: llm, now: now, threadId: id, question: question, emit: emit)
-            await Self.finish(outcome, emit: emit, titles: { try await Self.titles(data: data, outcome.session) })
+            await Self.finish(outcome, data: data, emit: emit, titles: { try await Self.titles(data: data, outcome.session) })
         }
     }
 

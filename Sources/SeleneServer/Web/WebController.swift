@@ -82,6 +82,8 @@ struct WebController: RouteCollection {
         routes.post(SiteURL.deleteDevice(":id").route, use: deleteDevice)
         routes.get(SiteURL.status.route, use: status)
         routes.get(SiteURL.outbound.route, use: outbound)
+        routes.get(SiteURL.hosted.route, use: hosted)
+        routes.post(SiteURL.hosted.route, use: answerHosted)
     }
 
     // MARK: Plumbing
@@ -130,7 +132,7 @@ struct WebController: RouteCollection {
     static func verify(_ req: Request) throws { _ = try form(req, Empty.self) }
 
     static func data(_ req: Request) -> ServerDataProvider { ServerDataProvider(app: req.application) }
-    static func llm(_ req: Request) -> any LLMProvider { req.selene.chatLLM() }
+    static func llm(_ req: Request) -> any LLMProvider { req.selene.chatLLM(db: req.writeDB) }
     static func clock(_ req: Request) -> @Sendable () -> Date { let services = req.selene; return { services.clock.now() } }
 
     static func uuid(_ req: Request) throws -> UUID {

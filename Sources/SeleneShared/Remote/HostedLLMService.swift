@@ -108,12 +108,17 @@ public final class PrivacyRouter: LLMProvider {
     public let settings: Settings
     /// Told of every routing decision (a status page counts what went out).
     public let onRoute: (@Sendable (Route) -> Void)?
+    /// Asked before anything personal goes out although `allowPersonalContent` lets it: given the
+    /// exact messages the hosted model would receive, it answers whether the person said yes (the
+    /// server keeps the first such request for them to read and decide). No: kept local.
+    public let askFirst: (@Sendable ([LLMMessage]) async -> Bool)?
 
     public init(local: any LLMProvider, hosted: (any LLMProvider)?, settings: Settings = Settings(),
-                onRoute: (@Sendable (Route) -> Void)? = nil) {
+                askFirst: (@Sendable ([LLMMessage]) async -> Bool)? = nil, onRoute: (@Sendable (Route) -> Void)? = nil) {
         self.local = local
         self.hosted = hosted
         self.settings = settings
+        self.askFirst = askFirst
         self.onRoute = onRoute
     }
 
@@ -124,16 +129,32 @@ public final class PrivacyRouter: LLMProvider {
          PromptMarkers.briefing, PromptMarkers.taskSuggestion, "Earlier in this conversation:"].contains { text.contains($0) }
     }
 
-    /// Where a request goes.
-    public func route(_ texts: [String]) -> any LLMProvider {
+    /// What a chat's messages are judged by: their words, and a conversation's earlier turns are personal too.
+    public static func texts(ofChat messages: [LLMMessage]) -> [String] {
+        messages.map(\.content) + (messages.filter { $0.role != .system }.count > 1 ? [PromptMarkers.contextHeader] : [])
+    }
+
+    /// Where a request goes (without asking first: as `Settings` alone say).
+    public func route(_ texts: [String]) -> any LLMProvider { chosen(texts, personalAllowed: settings.allowPersonalContent) }
+
+    /// Where a request of `messages` goes, `askFirst` asked when something personal would go out.
+    func route(_ messages: [LLMMessage], texts: [String]) async -> any LLMProvider {
+        var allowed = settings.allowPersonalContent
+        if allowed, settings.hostedEnabled, hosted != nil, let askFirst, texts.contains(where: Self.carriesPersonalContent) {
+            allowed = await askFirst(messages)
+        }
+        return chosen(texts, personalAllowed: allowed)
+    }
+
+    private func chosen(_ texts: [String], personalAllowed: Bool) -> any LLMProvider {
         guard settings.hostedEnabled, let hosted else { onRoute?(.local); return local }
-        if !settings.allowPersonalContent, texts.contains(where: Self.carriesPersonalContent) { onRoute?(.keptPersonal); return local }
+        if !personalAllowed, texts.contains(where: Self.carriesPersonalContent) { onRoute?(.keptPersonal); return local }
         onRoute?(.hosted)
         return hosted
     }
 
     public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
-        try await route([prompt, system ?? ""]).generate(prompt, system: system, model: model)
+        try await route(LLMMessage.prompt(prompt, system: system), texts: [prompt, system ?? ""]).generate(prompt, system: system, model: model)
     }
 
     public func embed(_ text: String, model: String?) async throws -> [Float] { try await local.embed(text, model: model) }
@@ -141,8 +162,6 @@ public final class PrivacyRouter: LLMProvider {
     public func isAvailable() async -> Bool { await local.isAvailable() }
 
     public func chat(_ messages: [LLMMessage], model: String?) async throws -> AsyncThrowingStream<String, any Error> {
-        // A conversation's earlier turns are personal too.
-        let texts = messages.map(\.content) + (messages.filter { $0.role != .system }.count > 1 ? [PromptMarkers.contextHeader] : [])
-        return try await route(texts).chat(messages, model: model)
+        try await route(messages, texts: Self.texts(ofChat: messages)).chat(messages, model: model)
     }
 }

@@ -39,3 +39,44 @@ public struct OutboundList: Codable, Sendable, Hashable {
     public var entries: [OutboundEntry]
     public init(keptDays: Int, entries: [OutboundEntry]) { self.count = entries.count; self.keptDays = keptDays; self.entries = entries }
 }
+
+/// Whether the person said yes to their notes going to the hosted model (`GET /api/hosted/consent`).
+/// With `SELENE_HOSTED_PERSONAL=on` the first request that would carry anything from notes,
+/// memories or conversations is kept on the person's own model and held here, word for word,
+/// until they answer; only a yes lets such requests go.
+public struct HostedConsent: Codable, Sendable, Hashable {
+    /// Where things stand.
+    public enum State: String, WireEnum {
+        /// No hosted model, or one that may never see anything personal: nothing to ask.
+        case off
+        /// Nothing personal has tried to go yet.
+        case notAsked = "not-asked"
+        /// A request with something from notes waits for an answer (`messages`).
+        case waiting
+        /// The person said yes: such requests go to the hosted model.
+        case allowed
+        /// The person said no: they stay on the person's own model.
+        case refused
+    }
+
+    public var state: State
+    /// The hosted model's address and model (nil when none is switched on).
+    public var url: String?
+    public var model: String?
+    /// When the request was held, and when the person answered.
+    public var askedAt: Date?
+    public var decidedAt: Date?
+    /// Exactly what the hosted model would receive: the held request's messages.
+    public var messages: [LLMMessage]
+
+    public init(state: State, url: String? = nil, model: String? = nil, askedAt: Date? = nil, decidedAt: Date? = nil, messages: [LLMMessage] = []) {
+        self.state = state; self.url = url; self.model = model; self.askedAt = askedAt; self.decidedAt = decidedAt; self.messages = messages
+    }
+}
+
+/// `POST /api/hosted/consent`: the person's answer to the held request.
+public struct HostedConsentAnswer: Codable, Sendable, Hashable {
+    /// Yes: requests with something from notes go to the hosted model; no: they stay here.
+    public var allow: Bool
+    public init(allow: Bool) { self.allow = allow }
+}

@@ -113,6 +113,7 @@
           else if (name === 'done' || name === 'unavailable') {
             progress.textContent = ''; var done = JSON.parse(payload); answer.outerHTML = done.html;
             var list = document.getElementById('sessions'); if (list && done.sessions) list.innerHTML = done.sessions;
+            if (done.notice && !document.getElementById('hosted-waiting')) conversation.insertAdjacentHTML('beforebegin', done.notice);
             localTimes(conversation); if (list) localTimes(list);
             var heading = document.getElementById('conversation-title'); if (heading && done.title) heading.textContent = done.title;
             if (conversation.lastElementChild) keepInView(conversation.lastElementChild);

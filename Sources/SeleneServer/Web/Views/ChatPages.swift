@@ -15,6 +15,8 @@ extension Pages {
         /// What the conversation is about (a briefing card) and the notes it starts from.
         var about: String?
         var focus: [Note] = []
+        /// The hosted model waits for the person's yes (`hostedNotice`).
+        var hostedWaiting = false
     }
 
     static func chat(_ page: ChatPage, context: PageContext) -> Node {
@@ -32,6 +34,7 @@ extension Pages {
                el("section", ["aria-label": "Conversation"],
                   el("h2", ["id": "conversation-title"], text(page.session.title)),
                   aboutBox(page),
+                  page.hostedWaiting ? hostedNotice : nothing,
                   conversation(page.session, titles: page.titles),
                   unavailableBox(page.unavailable, notes: page.foundNotes),
                   askForm(action: SiteURL.ask(id).path, stream: SiteURL.stream(id).path, draft: page.draft, error: page.error,

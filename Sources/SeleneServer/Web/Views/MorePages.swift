@@ -12,6 +12,7 @@ extension Pages {
                 (SiteURL.notes, "Notes"), (SiteURL.tasks, "Tasks"), (SiteURL.search, "Search notes"), (SiteURL.newNote, "Capture a note"), (SiteURL.memories, "Memories"),
                 (SiteURL.voice, "Voice input"), (SiteURL.devices, "Devices"), (SiteURL.status, "LLM and queue status"),
                 (SiteURL.outbound, "What left this machine"),
+                (SiteURL.hosted, "Hosted model"),
             ].map { el("a", ["href": $0.0.path], text($0.1)) }),
             Layout.form(SiteURL.signOut.path, context: context, cls: "inline", Layout.button("Sign out", cls: "button quiet")),
             el("p", ["class": "muted", "id": "version"], text("Selene \(BuildStamp.describe(SeleneVersion.current))")))
@@ -167,6 +168,44 @@ extension Pages {
                        ])
                    }))))
     }
+
+    /// The hosted model's page: what it may receive, the held request word for word, and the answer.
+    static func hosted(_ consent: HostedConsent, context: PageContext) -> Node {
+        func answer(_ value: String, _ label: String, cls: String = "button") -> Node {
+            Layout.form(SiteURL.hosted.path, context: context, cls: "inline",
+                        void("input", ["type": "hidden", "name": "answer", "value": value]), Layout.button(label, cls: cls))
+        }
+        let place = "\(consent.model ?? "") at \(consent.url ?? "")"
+        let said = consent.decidedAt.map { " on \(WireDate.string(from: $0))" } ?? ""
+        let body: [Node]
+        switch consent.state {
+        case .off:
+            body = [el("p", ["id": "hosted-state"], text(consent.url == nil ? "No hosted model is switched on: everything is answered on this machine."
+                : "The hosted model \(place) receives only requests that carry nothing of your notes, memories or conversations (SELENE_HOSTED_PERSONAL is off)."))]
+        case .notAsked:
+            body = [el("p", ["id": "hosted-state"], text("SELENE_HOSTED_PERSONAL=on lets \(place) receive your notes, but nothing from them has gone: the first request that would carry any is kept on your own model and shown here, word for word, for your yes."))]
+        case .waiting:
+            body = [el("p", ["id": "hosted-state", "class": "notice"], text("This is exactly what \(place) would receive: the first request with something from your notes. Nothing of it has been sent; your own model answered instead. Should requests like it go to the hosted model?")),
+                    el("div", ["class": "actions"], answer("yes", "Yes, send them"), answer("no", "No, keep my notes here", cls: "button quiet"))]
+        case .allowed:
+            body = [el("p", ["id": "hosted-state"], text("You said yes\(said): requests with something from your notes go to \(place), each written in What left this machine.")),
+                    el("div", ["class": "actions"], answer("no", "Stop: keep my notes here", cls: "button danger"))]
+        case .refused:
+            body = [el("p", ["id": "hosted-state"], text("You said no\(said): requests with something from your notes stay on your own model; the rest may go to \(place).")),
+                    el("div", ["class": "actions"], answer("yes", "Send them after all"), answer("again", "Ask me again with the next one", cls: "button quiet"))]
+        }
+        let held: Node = consent.messages.isEmpty ? nothing : el("section", ["aria-labelledby": "held-title"],
+            el("h2", ["id": "held-title"], text("The request\(consent.askedAt.map { " of \(WireDate.string(from: $0))" } ?? "")")),
+            el("ol", ["class": "held"], children: consent.messages.map { m in
+                el("li", [:], el("p", ["class": "muted"], text(m.role.rawValue)), el("pre", ["class": "prompt", "tabindex": "0"], text(m.content)))
+            }))
+        return Layout.page("Hosted model", tab: .more, context: context, group([el("h1", [:], text("Hosted model"))] + body + [held]))
+    }
+
+    /// Above a conversation while the hosted model waits for a yes.
+    static let hostedNotice = el("p", ["class": "notice", "id": "hosted-waiting"],
+        text("Your own model answered: the hosted model needs your yes before it sees anything from your notes. "),
+        el("a", ["href": SiteURL.hosted.path], text("See exactly what it would receive")))
 
     /// When the last scheduled backup ran, where, and how often; or how to turn them on.
     static func backupLine(_ settings: BackupSettings?, last: Date?) -> String {
