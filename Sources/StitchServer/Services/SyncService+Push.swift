@@ -39,16 +39,23 @@ extension SyncService {
 
         for type in EntityType.allCases.sorted(by: { $0.dependencyRank < $1.dependencyRank }) {
             guard let group = byType[type] else { continue }
+            func run<M: RecordModel>(_ model: M.Type) async throws {
+                let done = try await process(M.self, group, state: state, now: now, db: db)
+                resultsByIndex.merge(done.results) { _, new in new }
+                outcome.serverCopies += done.serverCopies
+                outcome.echoes.formUnion(done.echoes)
+                for record in done.winners { writes.add(record) }
+            }
             switch type {
-            case .thread: try await process(ThreadModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .canvas: try await process(CanvasModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .project: try await process(ProjectModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .projectSection: try await process(SectionModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .projectThread: try await process(RequirementModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .journalEntry: try await process(JournalEntryModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .journalImage: try await process(JournalImageModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .pattern: try await process(PatternModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
-            case .shoppingLine: try await process(ShoppingLineModel.self, group, state: state, now: now, db: db, app: app, outcome: &outcome, writes: &writes, results: &resultsByIndex)
+            case .thread: try await run(ThreadModel.self)
+            case .canvas: try await run(CanvasModel.self)
+            case .project: try await run(ProjectModel.self)
+            case .projectSection: try await run(SectionModel.self)
+            case .projectThread: try await run(RequirementModel.self)
+            case .journalEntry: try await run(JournalEntryModel.self)
+            case .journalImage: try await run(JournalImageModel.self)
+            case .pattern: try await run(PatternModel.self)
+            case .shoppingLine: try await run(ShoppingLineModel.self)
             }
         }
         outcome.results = changes.indices.compactMap { resultsByIndex[$0] }
@@ -133,115 +140,163 @@ extension SyncService {
         }
     }
 
-    static func process<M: RecordModel>(
-        _ type: M.Type, _ group: [(offset: Int, element: SyncChange)], state: PushState, now: Date, db: any Database,
-        app: Application, outcome: inout PushOutcome, writes: inout Writes, results: inout [Int: SyncResult]
-    ) async throws {
-        let entity = M.Record.entityType
+    /// What one entity's changes came to: a result for each, the server's copies and echoes to
+    /// send back, and the winners to write in the order they were first accepted.
+    struct GroupOutcome<R: SyncRecord> {
+        var results: [Int: SyncResult] = [:]
+        var serverCopies: [SyncChange] = []
+        var echoes: Set<RecordKey> = []
+        var winners: [R] { order.compactMap { accepted[$0] } }
+        fileprivate var accepted: [UUID: R] = [:]
+        fileprivate var order: [UUID] = []
+        fileprivate var copiedBack = Set<UUID>()
+    }
+
+    /// What happens to one change.
+    enum Verdict<R: SyncRecord> {
+        case rejected(String, fields: [String: String]? = nil)
+        /// A delete of a record that never reached the server.
+        case nothingToDelete(clamped: Bool)
+        /// The server's copy is newer (`ConflictRule`): it goes back to the device.
+        case stale(current: R, clamped: Bool)
+        /// The server holds exactly this already.
+        case same(clamped: Bool)
+        /// It wins; `copyBack` when it is stored otherwise than it was sent.
+        case accepted(R, copyBack: Bool, clamped: Bool)
+    }
+
+    /// One entity's changes, in the order sent: each checked against what is stored and what this
+    /// push accepted before it (`verdict`), then its outcome written down (`GroupOutcome.record`).
+    static func process<M: RecordModel>(_ type: M.Type, _ group: [(offset: Int, element: SyncChange)], state: PushState, now: Date,
+                                        db: any Database) async throws -> GroupOutcome<M.Record> {
+        let stored = try await storedRecords(M.self, ids: Array(Set(group.map(\.element.id))), db: db)
+        var outcome = GroupOutcome<M.Record>()
+        for (index, change) in group {
+            let verdict = try await verdict(M.self, change, stored: stored, accepted: outcome.accepted, state: state, now: now, db: db)
+            if case .accepted(let record, _, _) = verdict { state.accepted[M.Record.entityType, default: [:]][change.id] = record }
+            try outcome.record(verdict, for: change, at: index, stored: stored, userId: state.userId)
+        }
+        return outcome
+    }
+
+    /// The stored records of `ids`, with their owners (another user's id can't be taken).
+    static func storedRecords<M: RecordModel>(_ type: M.Type, ids: [UUID], db: any Database) async throws -> [UUID: (userId: UUID, record: M.Record)] {
         var current: [UUID: (userId: UUID, record: M.Record)] = [:]
-        let ids = Array(Set(group.map(\.element.id)))
         for stored in try await db.selectRecords(M.self, M.select(on: db).where(SQLUUIDIn("id", ids))) {
             current[stored.record.id] = (stored.userId, stored.record)
         }
-        var winners: [UUID: M.Record] = [:]
-        var order: [UUID] = []
-        let limit = now.addingTimeInterval(ConflictRule.maxClockSkew)
+        return current
+    }
 
-        var copiedBack = Set<UUID>()
-        for (index, change) in group {
-            func reject(_ message: String, fields: [String: String]? = nil) {
-                results[index] = SyncResult(id: change.id, type: entity, status: .rejected, error: APIErrorBody(error: message, fields: fields))
-                // A refused change to a record this user holds here: the device gets the server's
-                // copy back, as for a stale one, so it doesn't keep the refused version on its
-                // own (it marks the change done). Never another user's copy.
-                if winners[change.id] == nil, let stored = current[change.id], stored.userId == state.userId,
-                   copiedBack.insert(change.id).inserted, let copy = try? SyncChange(record: stored.record) {
-                    outcome.serverCopies.append(copy)
-                }
-            }
-            if let existing = current[change.id], existing.userId != state.userId {
-                reject("This id can't be used")
-                continue
-            }
-            // A device whose clock runs ahead must not pin a record forever.
-            var clamped = false
-            var envelope = change
-            if envelope.updatedAt > limit {
-                envelope.updatedAt = now
-                clamped = true
-            }
-            if let deletedAt = envelope.deletedAt, deletedAt > limit { envelope.deletedAt = now; clamped = true }
-
-            let existing = winners[change.id] ?? current[change.id]?.record
-            var incoming: M.Record
-            var asSent: M.Record?
-            switch envelope.action {
-            case .upsert:
-                do {
-                    asSent = try envelope.record(as: M.Record.self)
-                    incoming = asSent!.normalized
-                } catch let error as DecodingError {
-                    let (field, message) = DecodingFailure.describe(error)
-                    reject("The change's data is not valid: \(message)", fields: field.map { [$0: message] })
-                    continue
-                } catch {
-                    reject("The change's data is not valid")
-                    continue
-                }
-                if incoming.deletedAt == nil {
-                    let problems = incoming.validationErrors
-                    if !problems.isEmpty {
-                        reject("Some fields need attention", fields: problems)
-                        continue
-                    }
-                }
-            case .delete:
-                if var record = existing {
-                    record.deletedAt = envelope.deletedAt ?? envelope.updatedAt
-                    record.updatedAt = envelope.updatedAt
-                    incoming = record
-                } else if envelope.hasData, let record = try? envelope.record(as: M.Record.self) {
-                    incoming = record
-                    incoming.deletedAt = envelope.deletedAt ?? envelope.updatedAt
-                } else {
-                    // Nothing here to delete: the record never reached the server.
-                    results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
-                    continue
-                }
-            }
-
-            if let existing {
-                switch ConflictRule.resolve(incoming: incoming, current: existing) {
-                case .current:
-                    results[index] = SyncResult(id: change.id, type: entity, status: .stale, clamped: clamped ? true : nil)
-                    if winners[change.id] == nil { outcome.serverCopies.append(try SyncChange(record: existing)) }
-                    continue
-                case .same:
-                    results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
-                    outcome.echoes.insert(change.key)
-                    continue
-                case .incoming:
-                    break
-                }
-                // The creation date is the server's to keep once it has one (a journal entry's
-                // is its date, the stitcher's to change).
-                if !M.Record.createdAtIsEditable { incoming.createdAt = existing.createdAt }
-            }
-            if incoming.deletedAt == nil, let problem = try await referenceProblem(incoming, state: state, db: db) {
-                reject(problem.message, fields: problem.fields)
-                continue
-            }
-            if winners[change.id] == nil { order.append(change.id) }
-            winners[change.id] = incoming
-            state.accepted[entity, default: [:]][change.id] = incoming
-            results[index] = SyncResult(id: change.id, type: entity, status: .applied, clamped: clamped ? true : nil)
-            // Stored differently from how it was sent: the client gets the server's copy.
-            if let asSent, clamped || asSent != incoming {
-                outcome.serverCopies.append(try SyncChange(record: incoming))
-            } else {
-                outcome.echoes.insert(change.key)
-            }
+    /// A change's verdict: owner, clock, its data, last write wins, then what it refers to.
+    static func verdict<M: RecordModel>(_ type: M.Type, _ change: SyncChange, stored: [UUID: (userId: UUID, record: M.Record)],
+                                        accepted: [UUID: M.Record], state: PushState, now: Date, db: any Database) async throws -> Verdict<M.Record> {
+        if let owner = stored[change.id]?.userId, owner != state.userId { return .rejected("This id can't be used") }
+        let (envelope, clamped) = clampedClock(change, now: now)
+        let existing = accepted[change.id] ?? stored[change.id]?.record
+        var incoming: M.Record, asSent: M.Record?
+        switch incomingRecord(M.self, envelope, existing: existing) {
+        case .failure(let rejection): return rejection.verdict
+        case .success(nil): return .nothingToDelete(clamped: clamped)
+        case .success(let found?): (incoming, asSent) = found
         }
-        for id in order { if let record = winners[id] { writes.add(record) } }
+        if let existing {
+            switch ConflictRule.resolve(incoming: incoming, current: existing) {
+            case .current: return .stale(current: existing, clamped: clamped)
+            case .same: return .same(clamped: clamped)
+            case .incoming: break
+            }
+            // The creation date is the server's to keep once it has one (a journal entry's
+            // is its date, the stitcher's to change).
+            if !M.Record.createdAtIsEditable { incoming.createdAt = existing.createdAt }
+        }
+        if incoming.deletedAt == nil, let problem = try await referenceProblem(incoming, state: state, db: db) {
+            return .rejected(problem.message, fields: problem.fields)
+        }
+        // Stored differently from how it was sent: the client gets the server's copy.
+        return .accepted(incoming, copyBack: asSent.map { clamped || $0 != incoming } ?? false, clamped: clamped)
+    }
+
+    /// A device whose clock runs ahead must not pin a record forever: its times past the allowed
+    /// skew become now.
+    static func clampedClock(_ change: SyncChange, now: Date) -> (SyncChange, clamped: Bool) {
+        let limit = now.addingTimeInterval(ConflictRule.maxClockSkew)
+        var envelope = change, clamped = false
+        if envelope.updatedAt > limit { envelope.updatedAt = now; clamped = true }
+        if let deletedAt = envelope.deletedAt, deletedAt > limit { envelope.deletedAt = now; clamped = true }
+        return (envelope, clamped)
+    }
+
+    /// The record a change would make (and as it was sent, for an upsert), nil for a delete of
+    /// nothing, or why its data is refused.
+    static func incomingRecord<M: RecordModel>(_ type: M.Type, _ envelope: SyncChange, existing: M.Record?)
+        -> Result<(record: M.Record, asSent: M.Record?)?, RejectedChange<M.Record>> {
+        switch envelope.action {
+        case .upsert:
+            let sent: M.Record
+            do { sent = try envelope.record(as: M.Record.self) } catch let error as DecodingError {
+                let (field, message) = DecodingFailure.describe(error)
+                return .failure(RejectedChange(.rejected("The change's data is not valid: \(message)", fields: field.map { [$0: message] })))
+            } catch {
+                return .failure(RejectedChange(.rejected("The change's data is not valid")))
+            }
+            let incoming = sent.normalized
+            if incoming.deletedAt == nil, case let problems = incoming.validationErrors, !problems.isEmpty {
+                return .failure(RejectedChange(.rejected("Some fields need attention", fields: problems)))
+            }
+            return .success((incoming, sent))
+        case .delete:
+            if var record = existing {
+                record.deletedAt = envelope.deletedAt ?? envelope.updatedAt
+                record.updatedAt = envelope.updatedAt
+                return .success((record, nil))
+            }
+            if envelope.hasData, var record = try? envelope.record(as: M.Record.self) {
+                record.deletedAt = envelope.deletedAt ?? envelope.updatedAt
+                return .success((record, nil))
+            }
+            return .success(nil)
+        }
+    }
+
+    /// A refusal carried through `Result`.
+    struct RejectedChange<R: SyncRecord>: Error {
+        let verdict: Verdict<R>
+        init(_ verdict: Verdict<R>) { self.verdict = verdict }
+    }
+}
+
+extension SyncService.GroupOutcome {
+    /// Writes down a change's verdict: its result, and what goes back to the device.
+    mutating func record(_ verdict: SyncService.Verdict<R>, for change: SyncChange, at index: Int,
+                         stored: [UUID: (userId: UUID, record: R)], userId: UUID) throws {
+        let entity = R.entityType
+        func result(_ status: SyncStatus, clamped: Bool) -> SyncResult {
+            SyncResult(id: change.id, type: entity, status: status, clamped: clamped ? true : nil)
+        }
+        switch verdict {
+        case .rejected(let message, let fields):
+            results[index] = SyncResult(id: change.id, type: entity, status: .rejected, error: APIErrorBody(error: message, fields: fields))
+            // A refused change to a record this user holds here: the device gets the server's
+            // copy back, as for a stale one, so it doesn't keep the refused version on its own
+            // (it marks the change done). Never another user's copy.
+            if accepted[change.id] == nil, let held = stored[change.id], held.userId == userId,
+               copiedBack.insert(change.id).inserted, let copy = try? SyncChange(record: held.record) {
+                serverCopies.append(copy)
+            }
+        case .nothingToDelete(let clamped):
+            results[index] = result(.applied, clamped: clamped)
+        case .stale(let current, let clamped):
+            results[index] = result(.stale, clamped: clamped)
+            if accepted[change.id] == nil { serverCopies.append(try SyncChange(record: current)) }
+        case .same(let clamped):
+            results[index] = result(.applied, clamped: clamped)
+            echoes.insert(change.key)
+        case .accepted(let record, let copyBack, let clamped):
+            if accepted[change.id] == nil { order.append(change.id) }
+            accepted[change.id] = record
+            results[index] = result(.applied, clamped: clamped)
+            if copyBack { serverCopies.append(try SyncChange(record: record)) } else { echoes.insert(change.key) }
+        }
     }
 }
