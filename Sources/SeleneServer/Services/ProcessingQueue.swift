@@ -135,103 +135,143 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Processes one claimed note.
+    /// One note through the pipeline (`pipeline`); a failure goes to the retry policy
+    /// (`afterModelFailure`, `afterFailure`).
     func process(_ id: Int) async -> Outcome {
         do {
             guard let llm = services.llm else {
                 try await release(id, reason: LLMError.notConfigured.description, countAttempt: false, delay: 0)
                 return .deferred(LLMError.notConfigured.description, transient: true)
             }
-            guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
-            let numCtx = await llm.contextTokens()
-            let text = [note.title ?? "", note.content].joined(separator: "\n")
-            let analysis = try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
-                                                    prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx),
-                                                    check: { try $0.withoutInstructionWords(note: text) })
-            var vector: [Float]?
-            var chunks: [[Float]] = []
-            do {
-                let texts = [ProcessingPrompts.embeddingText(title: note.title, content: note.content)]
-                    + ProcessingPrompts.embeddingChunks(title: note.title, content: note.content)
-                let vectors = try await llm.embed(texts)
-                vector = vectors.first
-                chunks = Array(vectors.dropFirst())
-            } catch LLMError.embeddingsUnsupported(let why, let server) {
-                // A server that can't embed: the note is analysed and found by keyword; `selene
-                // reindex` embeds it once embeddings are served.
-                logger.warning("Note \(id) is stored without an embedding: \(LLMError.embeddingsUnsupported(why, server: server))")
-            }
-            var neighbours: [(id: Int, similarity: Double)] = []
-            if let vector {
-                try await services.vectors.refresh(on: db, now: services.clock.now())
-                neighbours = services.vectors.search(vector, k: settings.associationLimit, excluding: [id],
-                                                     minimumSimilarity: settings.associationThreshold)
-            }
-            let now = services.clock.now()
-            let stored = try await store(id, analysis: analysis, vector: vector, chunks: chunks, model: llm.settings.embeddingModel,
-                                         chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
-            guard stored else { return .lostLease }
-            let threads = ThreadService(db: db, services: services, logger: logger)
-            var placement = ThreadService.Placement.unplaced
-            if let vector {
-                services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
-                services.chunkVectors.removeNote(id)
-                for (index, chunk) in chunks.enumerated() {
-                    services.chunkVectors.upsert(id: services.chunkVectors.chunkId(note: id, chunk: index + 1), vector: chunk,
-                                                 noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
-                }
-                do {
-                    placement = try await threads.place(noteId: id)
-                } catch {
-                    // The note is processed; it finds its thread at the next maintenance pass.
-                    logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
-                }
-            }
-            // An actionable note in no thread still yields its tasks (a thread's notes yield
-            // theirs as they join); they join the thread if the note does later.
-            if case .unplaced = placement, analysis.actionability == .actionable {
-                do {
-                    if let note = try await NoteStore(db: db).note(id: id) { try await threads.addTasks(for: [note], thread: nil, now: now) }
-                } catch {
-                    logger.warning("Note \(id) is processed but its tasks were not written yet: \(error)")
-                }
-            }
-            return .done
+            return try await pipeline(id, llm: llm)
         } catch let error as LLMError {
-            do {
-                if error.isOutage {
-                    // The server can't serve anyone: not this note's fault, so no attempt is spent.
-                    try await release(id, reason: error.description, countAttempt: false, delay: 0)
-                    return .deferred(error.description, transient: true)
-                }
-                if !error.isTransient {
-                    try await fail(id, reason: error.description)
-                    return .failed(error.description)
-                }
-                // Slow, failing or cut off on this note: its own back-off, and a limit.
-                if try await attempts(id) >= settings.maxAttempts {
-                    try await fail(id, reason: "gave up after \(settings.maxAttempts) attempts: \(error.description)")
-                    return .failed(error.description)
-                }
-                try await release(id, reason: error.description, countAttempt: true)
-                return .deferred(error.description, transient: true)
-            } catch {
-                logger.error("Note \(id): could not record the LLM failure: \(error)")
-                return .deferred("\(error)", transient: false)
+            return await afterModelFailure(id, error)
+        } catch {
+            return await afterFailure(id, error)
+        }
+    }
+
+    /// Analysed, embedded, linked to its neighbours and stored in one transaction, then indexed
+    /// and placed in a thread (its tasks written when it has none).
+    private func pipeline(_ id: Int, llm: LLMClient) async throws -> Outcome {
+        guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
+        let analysis = try await analyse(note, llm: llm)
+        let (vector, chunks) = try await embed(note, llm: llm)
+        let neighbours = try await neighbours(of: vector, note: id)
+        let now = services.clock.now()
+        let stored = try await store(id, analysis: analysis, vector: vector, chunks: chunks, model: llm.settings.embeddingModel,
+                                     chatModel: llm.settings.chatModel, neighbours: neighbours, now: now)
+        guard stored else { return .lostLease }
+        var placement = ThreadService.Placement.unplaced
+        if let vector {
+            index(id, vector: vector, chunks: chunks, analysis: analysis, now: now)
+            placement = await place(id)
+        }
+        // An actionable note in no thread still yields its tasks (a thread's notes yield
+        // theirs as they join); they join the thread if the note does later.
+        if case .unplaced = placement, analysis.actionability == .actionable { await addTasks(id, now: now) }
+        return .done
+    }
+
+    /// What the model read in the note (concepts, themes, sentiment, its type), checked for
+    /// instructions the note itself didn't contain.
+    private func analyse(_ note: NoteModel, llm: LLMClient) async throws -> NoteAnalysis {
+        let numCtx = await llm.contextTokens()
+        let text = [note.title ?? "", note.content].joined(separator: "\n")
+        return try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
+                                        prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx),
+                                        check: { try $0.withoutInstructionWords(note: text) })
+    }
+
+    /// The note's vector and its later parts' (none from a server that can't embed: the note is
+    /// found by keyword, and `selene reindex` embeds it once embeddings are served).
+    private func embed(_ note: NoteModel, llm: LLMClient) async throws -> (vector: [Float]?, chunks: [[Float]]) {
+        let texts = [ProcessingPrompts.embeddingText(title: note.title, content: note.content)]
+            + ProcessingPrompts.embeddingChunks(title: note.title, content: note.content)
+        do {
+            let vectors = try await llm.embed(texts)
+            return (vectors.first, Array(vectors.dropFirst()))
+        } catch LLMError.embeddingsUnsupported(let why, let server) {
+            logger.warning("Note \(note.id ?? 0) is stored without an embedding: \(LLMError.embeddingsUnsupported(why, server: server))")
+            return (nil, [])
+        }
+    }
+
+    /// The notes nearest to `vector`, to link as related.
+    private func neighbours(of vector: [Float]?, note id: Int) async throws -> [(id: Int, similarity: Double)] {
+        guard let vector else { return [] }
+        try await services.vectors.refresh(on: db, now: services.clock.now())
+        return services.vectors.search(vector, k: settings.associationLimit, excluding: [id], minimumSimilarity: settings.associationThreshold)
+    }
+
+    /// The stored vectors in this process's indexes.
+    private func index(_ id: Int, vector: [Float], chunks: [[Float]], analysis: NoteAnalysis, now: Date) {
+        services.vectors.upsert(id: id, vector: vector, noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+        services.chunkVectors.removeNote(id)
+        for (index, chunk) in chunks.enumerated() {
+            services.chunkVectors.upsert(id: services.chunkVectors.chunkId(note: id, chunk: index + 1), vector: chunk,
+                                         noteType: analysis.noteType, actionability: analysis.actionability, embeddedAt: now)
+        }
+    }
+
+    /// The note's thread; a failure leaves it for the next maintenance pass (the note is processed).
+    private func place(_ id: Int) async -> ThreadService.Placement {
+        do {
+            return try await ThreadService(db: db, services: services, logger: logger).place(noteId: id)
+        } catch {
+            logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
+            return .unplaced
+        }
+    }
+
+    private func addTasks(_ id: Int, now: Date) async {
+        do {
+            if let note = try await NoteStore(db: db).note(id: id) {
+                try await ThreadService(db: db, services: services, logger: logger).addTasks(for: [note], thread: nil, now: now)
             }
         } catch {
-            logger.error("Note \(id) could not be processed: \(String(reflecting: error))")
-            do {
-                let attempts = try await attempts(id)
-                if attempts >= settings.maxAttempts {
-                    try await fail(id, reason: "gave up after \(attempts) attempts: \(error)")
-                    return .failed("\(error)")
-                }
-                try await release(id, reason: "\(error)", countAttempt: true)
-            } catch {
-                logger.error("Note \(id): could not record the failure: \(error)")
+            logger.warning("Note \(id) is processed but its tasks were not written yet: \(error)")
+        }
+    }
+
+    /// The model server failed: an outage costs the note no attempt; a refusal fails it; a slow,
+    /// failing or cut-off answer on this note gets its own back-off, up to `maxAttempts`.
+    private func afterModelFailure(_ id: Int, _ error: LLMError) async -> Outcome {
+        do {
+            if error.isOutage {
+                try await release(id, reason: error.description, countAttempt: false, delay: 0)
+                return .deferred(error.description, transient: true)
             }
+            if !error.isTransient {
+                try await fail(id, reason: error.description)
+                return .failed(error.description)
+            }
+            if try await attempts(id) >= settings.maxAttempts {
+                try await fail(id, reason: "gave up after \(settings.maxAttempts) attempts: \(error.description)")
+                return .failed(error.description)
+            }
+            try await release(id, reason: error.description, countAttempt: true)
+            return .deferred(error.description, transient: true)
+        } catch {
+            logger.error("Note \(id): could not record the LLM failure: \(error)")
             return .deferred("\(error)", transient: false)
         }
+    }
+
+    /// Anything else went wrong: tried again later, up to `maxAttempts`.
+    private func afterFailure(_ id: Int, _ error: any Error) async -> Outcome {
+        logger.error("Note \(id) could not be processed: \(String(reflecting: error))")
+        do {
+            let attempts = try await attempts(id)
+            if attempts >= settings.maxAttempts {
+                try await fail(id, reason: "gave up after \(attempts) attempts: \(error)")
+                return .failed("\(error)")
+            }
+            try await release(id, reason: "\(error)", countAttempt: true)
+        } catch {
+            logger.error("Note \(id): could not record the failure: \(error)")
+        }
+        return .deferred("\(error)", transient: false)
     }
 
     private func attempts(_ id: Int) async throws -> Int { try await NoteModel.find(id, on: db)?.attempts ?? 0 }

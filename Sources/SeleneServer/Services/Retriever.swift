@@ -179,6 +179,31 @@ public struct Retriever: Sendable {
 
     /// The lists read and fused: the best `limit` notes, best first (those of a time asked about
     /// first), each note with its words and date only.
+    /// The question as the full-text side asks it: its words, its names and how much they weigh,
+    /// its quoted phrases.
+    struct TextQuery {
+        var text: String
+        var names: [String]
+        var nameWeight: Double
+        /// A common name's list keeps only its notes that have one of these words too.
+        var otherWords: [String]?
+        var phrases: [String]
+    }
+
+    /// Each note's words read once: the coverage check, the expansion and the results share them.
+    final class NoteWords {
+        let db: any Database
+        private var read: [Int: Note] = [:]
+        init(db: any Database) { self.db = db }
+        func notes(_ ids: [Int]) async throws -> [Note] {
+            for note in try await NoteStore(db: db).words(ids: ids.filter { read[$0] == nil }) { read[Int(note.id)] = note }
+            return ids.compactMap { read[$0] }
+        }
+    }
+
+    /// Keyword, vector, name and phrase lists fused (`RankFusion.weighted`): the notes of a time
+    /// the question names first, then the rest, widened by the words of the best
+    /// (`tuning.expansion`).
     func firstStage(_ query: String, limit: Int, filter: KeywordSearch.Filter, queryVector: [Float]?, now: Date?) async throws -> FirstStage {
         let depth = Self.depth(for: limit)
         let analysis = QueryAnalyzer.analyze(query, now: now ?? services.clock.now())
@@ -187,20 +212,55 @@ public struct Retriever: Sendable {
         // The vector side (the question's embedding when it isn't given, the scan) is the model's
         // and this process's work, the full-text lists the database's: it runs while they are read.
         async let vectorSide = vectorSide(query, given: queryVector, depth: depth, filter: vectorFilter)
-        // The question's content words: not its words of time ("March", "last": the date's), of
-        // asking ("what do I know about") or of tasks; the words as typed when that leaves none.
+        let textQuery = try await textQuery(query, analysis: analysis)
+        let words = NoteWords(db: db)
+        // Quoted words say exactly what is wanted: the notes having them count as much as both lists together.
+        let weights = [tuning.keywordWeight, tuning.vectorWeight, textQuery.nameWeight, tuning.keywordWeight + tuning.vectorWeight]
+        var fused: [RankFusion.Fused<Int>] = []
+        if let range {
+            let lists = try await textLists(textQuery, filter: filter, created: range, depth: depth, words: words)
+            var within = vectorFilter
+            within.only = try await NoteStore(db: db).ids(createdIn: range)
+            let nearby = try await vectorSide.vector.map { nearest($0, k: depth, filter: within) } ?? []
+            fused = RankFusion.weighted([lists.keyword, nearby, lists.names, lists.phrases], weights: weights, k: tuning.k)
+        }
+        let lists = try await textLists(textQuery, filter: filter, created: nil, depth: depth, words: words)
+        let (vector, nearestEverywhere) = try await vectorSide
+        let everywhere = [lists.keyword, nearestEverywhere, lists.names, lists.phrases]
+        let seen = Set(fused.map(\.id))
+        let outside = try await expanded(RankFusion.weighted(everywhere, weights: weights, k: tuning.k), lists: everywhere, weights: weights,
+                                         query: query, textQuery: textQuery, filter: filter, depth: depth, words: words)
+            .filter { !seen.contains($0.id) }
+        // Notes of the time asked about come first, whatever their score against the rest.
+        if let floor = fused.last?.score {
+            fused += outside.map { RankFusion.Fused(id: $0.id, score: min($0.score, floor * 0.999), ranks: $0.ranks) }
+        } else {
+            fused = outside
+        }
+        fused = Array(fused.prefix(limit))
+        let found = try await words.notes(fused.map(\.id))
+        let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0) })
+        let results = found.compactMap { note in
+            byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
+        }
+        return FirstStage(results: results, source: everywhere[1].isEmpty ? .keyword : .hybrid, analysis: analysis, range: range, vector: vector,
+                          terms: TextTokens.searchTerms(textQuery.text), best: fused.first?.score)
+    }
+
+    /// The question's content words — not its words of time ("March", "last": the date's), of
+    /// asking ("what do I know about") or of tasks; the words as typed when that leaves none — and
+    /// its names, weighing as much as they are rare (a name in every note says nothing). A name
+    /// in more than a few of the notes leaves the full-text list, as a common word weighs little
+    /// there, and its own list keeps only its notes that have another word of the question:
+    /// ranking every note of someone in a chat export (half of them) finds nothing and takes the
+    /// time of all of them.
+    func textQuery(_ query: String, analysis: QueryAnalysis) async throws -> TextQuery {
         var words = tuning.contentWords ? analysis.keywords : TextTokens.searchTerms(query)
-        let keyword = KeywordSearch(db: db)
-        // Names weigh as much as they are rare (a name in every note says nothing). A name in
-        // more than a few of the notes leaves the full-text list, as a common word weighs little
-        // there, and its own list keeps only its notes that have another word of the question:
-        // ranking every note of someone in a chat export (half of them) finds nothing and takes
-        // the time of all of them.
-        var weighed = tuning.nameWeight
+        var weight = tuning.nameWeight
         var otherWords: [String]? = nil
-        if weighed > 0, !analysis.names.isEmpty, let rarity = tuning.nameRarity {
-            let share = try await keyword.share(ofNotesWithAll: analysis.names.joined(separator: " "), cap: rarity.common)
-            weighed = tuning.nameWeight(share: share)
+        if weight > 0, !analysis.names.isEmpty, let rarity = tuning.nameRarity {
+            let share = try await KeywordSearch(db: db).share(ofNotesWithAll: analysis.names.joined(separator: " "), cap: rarity.common)
+            weight = tuning.nameWeight(share: share)
             let nameTerms = Set(TextTokens.searchTerms(analysis.names.joined(separator: " ")))
             let rest = words.filter { !nameTerms.contains($0) }
             if share > rarity.rare, !rest.isEmpty {
@@ -208,78 +268,46 @@ public struct Retriever: Sendable {
                 otherWords = rest
             }
         }
-        let nameWeight = weighed
-        let text = words.isEmpty ? query : words.joined(separator: " ")
-        // Each note's words read once: the coverage check and the results share what was read.
-        var read: [Int: Note] = [:]
-        func notes(_ ids: [Int]) async throws -> [Note] {
-            for note in try await NoteStore(db: db).words(ids: ids.filter { read[$0] == nil }) { read[Int(note.id)] = note }
-            return ids.compactMap { read[$0] }
-        }
+        return TextQuery(text: words.isEmpty ? query : words.joined(separator: " "), names: analysis.names, nameWeight: weight,
+                         otherWords: otherWords, phrases: analysis.phrases)
+    }
 
-        let others = otherWords
-        /// The full-text, name and phrase lists, within `created` when given (the three at once).
-        func textLists(created: DateInterval?) async throws -> (keyword: [Int], names: [Int], phrases: [Int]) {
-            var narrowed = filter
-            narrowed.created = created
-            let within = narrowed
-            async let nameIds = nameWeight > 0 && !analysis.names.isEmpty
-                ? keyword.rank(analysis.names.joined(separator: " "), limit: depth, filter: within, all: true, andAnyOf: others) : []
-            async let phraseIds = analysis.phrases.isEmpty ? [] : keyword.rank(phrases: analysis.phrases, limit: depth, filter: within)
-            var keywordIds = try await keyword.rank(text, limit: depth, filter: within)
-            let terms = TextTokens.searchTerms(text)
-            if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
-                let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
-                let covered = Set(try await notes(keywordIds).filter {
-                    TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content) >= needed
-                }.map { Int($0.id) })
-                keywordIds = keywordIds.filter(covered.contains)
-            }
-            return (keywordIds, try await nameIds, try await phraseIds)
+    /// The full-text, name and phrase lists, within `created` when given (the three at once); the
+    /// full-text list keeps the notes with enough of the question's words (`tuning.minimumCoverage`).
+    func textLists(_ q: TextQuery, filter: KeywordSearch.Filter, created: DateInterval?, depth: Int,
+                   words: NoteWords) async throws -> (keyword: [Int], names: [Int], phrases: [Int]) {
+        let keyword = KeywordSearch(db: db)
+        var within = filter
+        within.created = created
+        let narrowed = within
+        async let nameIds = q.nameWeight > 0 && !q.names.isEmpty
+            ? keyword.rank(q.names.joined(separator: " "), limit: depth, filter: narrowed, all: true, andAnyOf: q.otherWords) : []
+        async let phraseIds = q.phrases.isEmpty ? [] : keyword.rank(phrases: q.phrases, limit: depth, filter: narrowed)
+        var keywordIds = try await keyword.rank(q.text, limit: depth, filter: narrowed)
+        let terms = TextTokens.searchTerms(q.text)
+        if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
+            let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
+            let covered = Set(try await words.notes(keywordIds).filter {
+                TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content) >= needed
+            }.map { Int($0.id) })
+            keywordIds = keywordIds.filter(covered.contains)
         }
-        // Quoted words say exactly what is wanted: the notes having them count as much as both lists together.
-        let weights = [tuning.keywordWeight, tuning.vectorWeight, nameWeight, tuning.keywordWeight + tuning.vectorWeight]
-        var fused: [RankFusion.Fused<Int>] = []
-        if let range {
-            let lists = try await textLists(created: range)
-            var within = vectorFilter
-            within.only = try await NoteStore(db: db).ids(createdIn: range)
-            let nearby = try await vectorSide.vector.map { nearest($0, k: depth, filter: within) } ?? []
-            fused = RankFusion.weighted([lists.keyword, nearby, lists.names, lists.phrases], weights: weights, k: tuning.k)
-        }
-        let lists = try await textLists(created: nil)
-        let (vector, nearestEverywhere) = try await vectorSide
-        let everywhere = [lists.keyword, nearestEverywhere, lists.names, lists.phrases]
-        let seen = Set(fused.map(\.id))
-        var outside = RankFusion.weighted(everywhere, weights: weights, k: tuning.k)
-        if let expansion = tuning.expansion, !outside.isEmpty {
-            let candidates = try await notes(outside.prefix(depth).map(\.id))
-            let best = outside[0].score
-            let scores = Dictionary(uniqueKeysWithValues: outside.map { ($0.id, $0.score) })
-            let excluded = TextTokens.searchTerms(text + " " + analysis.names.joined(separator: " ") + " " + query)
-            let added = Self.expansionTerms(candidates.map { (words: ($0.title ?? "") + " " + $0.content, weight: (scores[Int($0.id)] ?? 0) / best) },
-                                            feedback: expansion.notes, count: expansion.terms, excluding: excluded)
-            if !added.isEmpty {
-                let expanded = try await keyword.rank(added.joined(separator: " "), limit: depth, filter: filter)
-                outside = RankFusion.weighted(everywhere + [expanded], weights: weights + [expansion.weight], k: tuning.k)
-            }
-        }
-        outside = outside.filter { !seen.contains($0.id) }
-        // Notes of the time asked about come first, whatever their score against the rest.
-        if let floor = fused.last?.score {
-            fused += outside.map { RankFusion.Fused(id: $0.id, score: min($0.score, floor * 0.999), ranks: $0.ranks) }
-        } else {
-            fused = outside
-        }
-        let source: RetrievalSource = everywhere[1].isEmpty ? .keyword : .hybrid
-        fused = Array(fused.prefix(limit))
-        let found = try await notes(fused.map(\.id))
-        let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0) })
-        let results = found.compactMap { note in
-            byId[Int(note.id)].map { ScoredNote(note: note, score: $0.score, keywordRank: $0.ranks[0], vectorRank: $0.ranks[1]) }
-        }
-        return FirstStage(results: results, source: source, analysis: analysis, range: range, vector: vector,
-                          terms: TextTokens.searchTerms(text), best: fused.first?.score)
+        return (keywordIds, try await nameIds, try await phraseIds)
+    }
+
+    /// `fused` widened by the words the best of it share beyond the question's
+    /// (`tuning.expansion`: pseudo-relevance feedback), as one more full-text list.
+    func expanded(_ fused: [RankFusion.Fused<Int>], lists: [[Int]], weights: [Double], query: String, textQuery: TextQuery,
+                  filter: KeywordSearch.Filter, depth: Int, words: NoteWords) async throws -> [RankFusion.Fused<Int>] {
+        guard let expansion = tuning.expansion, let best = fused.first?.score else { return fused }
+        let candidates = try await words.notes(fused.prefix(depth).map(\.id))
+        let scores = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) })
+        let excluded = TextTokens.searchTerms(textQuery.text + " " + textQuery.names.joined(separator: " ") + " " + query)
+        let added = Self.expansionTerms(candidates.map { (words: ($0.title ?? "") + " " + $0.content, weight: (scores[Int($0.id)] ?? 0) / best) },
+                                        feedback: expansion.notes, count: expansion.terms, excluding: excluded)
+        guard !added.isEmpty else { return fused }
+        let extra = try await KeywordSearch(db: db).rank(added.joined(separator: " "), limit: depth, filter: filter)
+        return RankFusion.weighted(lists + [extra], weights: weights + [expansion.weight], k: tuning.k)
     }
 
     /// The question's vector (given, or asked of the model; nil when there is none) and the notes
