@@ -274,8 +274,21 @@ public struct SeleneConfig: Sendable {
         if tokenSetting == nil { config.tokenFile = (dataDirectory as NSString).appendingPathComponent("api-token") }
         config.allowedHosts = try AllowedHosts.parse(value("SELENE_ALLOWED_HOSTS"), publicURL: value("SELENE_PUBLIC_URL"))
         config.obsidianVault = value("SELENE_OBSIDIAN_VAULT")
+        try config.readOptionalServers(value, dataDirectory: dataDirectory)
+        try config.readCapture(value)
+        config.llm = try llmSettings(value)
+        do { config.backups = try BackupSettings.fromEnvironment(env, prefix: "SELENE_") } catch let error as BackupError { throw SeleneConfigError(error.description) }
+        try config.readPrivacy(value)
+        try config.readProcessing(value)
+        try config.readBriefing(value)
+        config.apns = try apnsSettings(value)
+        return config
+    }
+
+    /// The optional servers beside the model: a hosted model (SELENE_HOSTED_*), Web Push (SELENE_WEBPUSH, SELENE_VAPID_*), speech-to-text (SELENE_STT_*).
+    mutating func readOptionalServers(_ value: (String) -> String?, dataDirectory: String) throws {
         if let url = value("SELENE_HOSTED_URL") {
-            guard isHTTPURL(url) else {
+            guard Self.isHTTPURL(url) else {
                 throw SeleneConfigError("SELENE_HOSTED_URL must be an http(s) URL of an OpenAI-compatible API, with or without /v1")
             }
             guard let model = value("SELENE_HOSTED_MODEL") else {
@@ -283,44 +296,49 @@ public struct SeleneConfig: Sendable {
             }
             var personal = false
             if let raw = value("SELENE_HOSTED_PERSONAL") {
-                guard let on = onOff(raw) else {
+                guard let on = Self.onOff(raw) else {
                     throw SeleneConfigError("SELENE_HOSTED_PERSONAL must be on or off (off: notes, memories and conversations never go to the hosted model)")
                 }
                 personal = on
             }
-            config.hosted = Hosted(url: url, model: model, apiKey: value("SELENE_HOSTED_KEY"), personal: personal)
+            self.hosted = Hosted(url: url, model: model, apiKey: value("SELENE_HOSTED_KEY"), personal: personal)
         }
         if value("SELENE_WEBPUSH")?.lowercased() != "off" {
             let subject = value("SELENE_VAPID_SUBJECT") ?? "mailto:selene@localhost"
             guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else {
                 throw SeleneConfigError("SELENE_VAPID_SUBJECT must be a mailto: address or an https:// URL push services can reach you at")
             }
-            config.webPush = WebPush(keyFile: value("SELENE_VAPID_KEY_FILE") ?? (dataDirectory as NSString).appendingPathComponent("vapid-key.pem"),
+            self.webPush = WebPush(keyFile: value("SELENE_VAPID_KEY_FILE") ?? (dataDirectory as NSString).appendingPathComponent("vapid-key.pem"),
                                      subject: subject, allowHTTP: value("SELENE_WEBPUSH_LOOPBACK_HTTP") == "true")
         }
         if let url = value("SELENE_STT_URL") {
-            guard isHTTPURL(url) else {
+            guard Self.isHTTPURL(url) else {
                 throw SeleneConfigError("SELENE_STT_URL must be the http(s) address of a speech-to-text server with /v1/audio/transcriptions (e.g. whisper.cpp's server)")
             }
-            config.speech = Speech(url: url, model: value("SELENE_STT_MODEL") ?? "whisper-1", apiKey: value("SELENE_STT_KEY"))
+            self.speech = Speech(url: url, model: value("SELENE_STT_MODEL") ?? "whisper-1", apiKey: value("SELENE_STT_KEY"))
         }
+    }
+
+    /// How notes arrive and who reads the metrics: SELENE_DRAFTS_RESEND, SELENE_METRICS_TOKEN.
+    mutating func readCapture(_ value: (String) -> String?) throws {
         if let raw = value("SELENE_DRAFTS_RESEND") {
             guard let resend = DraftsResend(rawValue: raw.lowercased()) else {
                 throw SeleneConfigError("SELENE_DRAFTS_RESEND must be update (a draft sent again replaces the note) or keep (the first version wins)")
             }
-            config.draftsResend = resend
+            self.draftsResend = resend
         }
         if let token = value("SELENE_METRICS_TOKEN") {
-            guard token.count >= minimumTokenLength else { throw SeleneConfigError("SELENE_METRICS_TOKEN must be at least \(minimumTokenLength) characters") }
-            config.metricsToken = token
+            guard token.count >= Self.minimumTokenLength else { throw SeleneConfigError("SELENE_METRICS_TOKEN must be at least \(Self.minimumTokenLength) characters") }
+            self.metricsToken = token
         }
+    }
 
-        config.llm = try llmSettings(value)
-        do { config.backups = try BackupSettings.fromEnvironment(env, prefix: "SELENE_") } catch let error as BackupError { throw SeleneConfigError(error.description) }
+    /// What may leave the machine: SELENE_LOCAL_ONLY (refused beside a hosted model), SELENE_OUTBOUND_DAYS.
+    mutating func readPrivacy(_ value: (String) -> String?) throws {
         if let raw = value("SELENE_LOCAL_ONLY") {
-            guard let on = onOff(raw) else { throw SeleneConfigError("SELENE_LOCAL_ONLY must be on or off") }
-            config.localOnly = on
-            if on, config.hosted != nil {
+            guard let on = Self.onOff(raw) else { throw SeleneConfigError("SELENE_LOCAL_ONLY must be on or off") }
+            self.localOnly = on
+            if on, self.hosted != nil {
                 throw SeleneConfigError("SELENE_LOCAL_ONLY=on keeps everything on this machine: unset SELENE_HOSTED_URL (a hosted model is off in local-only mode)")
             }
         }
@@ -328,13 +346,17 @@ public struct SeleneConfig: Sendable {
             guard let days = Int(raw), (1...3650).contains(days) else {
                 throw SeleneConfigError("SELENE_OUTBOUND_DAYS must be a whole number of days from 1 to 3650 (how long the ledger of what left this machine keeps an entry)")
             }
-            config.outboundDays = days
+            self.outboundDays = days
         }
+    }
+
+    /// The processing queue: SELENE_PROCESSING, the thread and association thresholds, SELENE_RETRY_BACKOFF.
+    mutating func readProcessing(_ value: (String) -> String?) throws {
         if let raw = value("SELENE_PROCESSING") {
-            guard let on = onOff(raw) else {
+            guard let on = Self.onOff(raw) else {
                 throw SeleneConfigError("SELENE_PROCESSING must be on or off")
             }
-            config.processing.enabled = on
+            self.processing.enabled = on
         }
         // Thread formation and association thresholds (cosine similarity), measured on the
         // development notes with all-MiniLM-L6-v2 (`selene-bench --only thresholds`, README).
@@ -345,32 +367,34 @@ public struct SeleneConfig: Sendable {
             guard let v = Double(raw), v > 0, v < 1 else {
                 throw SeleneConfigError("\(key) must be a cosine similarity between 0 and 1 (exclusive), such as 0.55")
             }
-            apply(&config, v)
+            apply(&self, v)
         }
         if let raw = value("SELENE_RETRY_BACKOFF") {
             guard let seconds = TimeInterval(raw), seconds >= 1, seconds <= 3600 else {
                 throw SeleneConfigError("SELENE_RETRY_BACKOFF must be seconds between 1 and 3600 (the first retry of a note that failed; it doubles up to an hour)")
             }
-            config.processing.baseBackoff = seconds
+            self.processing.baseBackoff = seconds
         }
+    }
+
+    /// The morning briefing: SELENE_BRIEFING_HOUR (or off) and SELENE_TIMEZONE.
+    mutating func readBriefing(_ value: (String) -> String?) throws {
         if let raw = value("SELENE_BRIEFING_HOUR") {
             if raw.lowercased() == "off" {
-                config.briefingHour = nil
+                self.briefingHour = nil
             } else {
                 let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
                 guard (1...2).contains(parts.count), let hour = Int(parts[0]), (0...23).contains(hour),
                       let minute = parts.count == 2 ? Int(parts[1]) : 0, (0...59).contains(minute), parts.count == 1 || parts[1].count == 2
                 else { throw SeleneConfigError("SELENE_BRIEFING_HOUR must be an hour from 0 to 23 (or a time such as 6:30), or off") }
-                config.briefingHour = hour
-                config.briefingMinute = minute
+                self.briefingHour = hour
+                self.briefingMinute = minute
             }
         }
         if let raw = value("SELENE_TIMEZONE") {
             guard let zone = TimeZone(identifier: raw) else { throw SeleneConfigError("SELENE_TIMEZONE must be a time zone name such as Europe/Berlin") }
-            config.timeZone = zone
+            self.timeZone = zone
         }
-        config.apns = try apnsSettings(value)
-        return config
     }
 
     /// The model servers: `SELENE_LLM_PROVIDER` (ollama, openai), `SELENE_LLM_URL` (or the older

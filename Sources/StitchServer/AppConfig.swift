@@ -155,6 +155,18 @@ public struct AppConfig: Sendable {
             throw ConfigError(error.description)
         }
 
+        var config = AppConfig(database: database, dataDirectory: dataDirectory,
+                               jwtSecret: try jwtSecret(env, environment: environment, dataDirectory: dataDirectory, logger: logger))
+        try config.readLimits(env)
+        try config.readNetwork(env)
+        try config.readStorage(env)
+        try config.readMail(env)
+        config.readSignIn(env)
+        return config
+    }
+
+    /// JWT_SECRET: given (required in production), or this development machine's own, kept in the data folder.
+    static func jwtSecret(_ env: [String: String], environment: Environment, dataDirectory: String, logger: Logger) throws -> String {
         let secret: String
         if let given = env["JWT_SECRET"], !given.isEmpty {
             secret = given
@@ -166,84 +178,102 @@ public struct AppConfig: Sendable {
         guard secret.utf8.count >= minimumSecretBytes else {
             throw ConfigError("JWT_SECRET must be at least \(minimumSecretBytes) bytes long")
         }
+        return secret
+    }
 
-        var config = AppConfig(database: database, dataDirectory: dataDirectory, jwtSecret: secret)
+    /// Costs and limits: BCRYPT_COST, LIST_CACHE_MB, CLIENT_ATTEMPT_LIMIT, PATTERN_CLAIM_SECONDS, TOMBSTONE_DAYS, TOOL_THREADS, TOOL_JOBS_PER_ACCOUNT.
+    mutating func readLimits(_ env: [String: String]) throws {
         if let cost = env["BCRYPT_COST"].flatMap(Int.init) {
             guard (12...16).contains(cost) else { throw ConfigError("BCRYPT_COST must be between 12 and 16") }
-            config.bcryptCost = cost
+            self.bcryptCost = cost
         }
         if let raw = env["LIST_CACHE_MB"], !raw.isEmpty {
             guard let mb = Int(raw), mb >= 0, mb <= 4096 else { throw ConfigError("LIST_CACHE_MB must be a whole number of megabytes (0 turns the cache off)") }
-            config.listCacheBytes = mb * 1024 * 1024
-        }
-        if let clientId = env["APPLE_CLIENT_ID"], !clientId.isEmpty {
-            config.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,
-                                 webRedirectURI: env["APPLE_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 },
-                                 authorizeURL: env["APPLE_AUTHORIZE_URL"] ?? "https://appleid.apple.com/auth/authorize")
-        }
-        if let raw = env["TRUSTED_PROXIES"], !raw.isEmpty {
-            config.trustedProxies = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-            if let wrong = config.trustedProxies.first(where: { !TrustedProxies.isValid($0) }) {
-                throw ConfigError("TRUSTED_PROXIES holds addresses and ranges (10.0.0.0/8, fdaa::/16), comma-separated: '\(wrong)' is neither")
-            }
-        }
-        if let raw = env["CLIENT_IP_HEADER"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
-            guard !config.trustedProxies.isEmpty else { throw ConfigError("CLIENT_IP_HEADER is read only from TRUSTED_PROXIES: set those too") }
-            config.clientIPHeader = raw
+            self.listCacheBytes = mb * 1024 * 1024
         }
         if let raw = env["CLIENT_ATTEMPT_LIMIT"], !raw.isEmpty {
             guard let n = Int(raw), n >= 1 else { throw ConfigError("CLIENT_ATTEMPT_LIMIT must be a whole number from 1") }
-            config.clientAttemptLimit = n
-        }
-        if let token = env["METRICS_TOKEN"], !token.isEmpty {
-            guard token.utf8.count >= minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(minimumSecretBytes) characters") }
-            config.metricsToken = token
+            self.clientAttemptLimit = n
         }
         if let raw = env["PATTERN_CLAIM_SECONDS"], !raw.isEmpty {
             guard let n = Int(raw), n >= 5 else { throw ConfigError("PATTERN_CLAIM_SECONDS must be a whole number of seconds from 5") }
-            config.patternClaimLifetime = TimeInterval(n)
+            self.patternClaimLifetime = TimeInterval(n)
         }
         if let raw = env["TOMBSTONE_DAYS"], !raw.isEmpty {
             guard let n = Int(raw), (RecentlyDeleted.days...36_500).contains(n) else {
                 throw ConfigError("TOMBSTONE_DAYS must be a whole number of days from \(RecentlyDeleted.days) (the days a delete can be undone) to 36500")
             }
-            config.tombstoneDays = n
+            self.tombstoneDays = n
         }
         for (key, apply) in [("TOOL_THREADS", { (c: inout AppConfig, n: Int) in c.toolThreads = n }),
                              ("TOOL_JOBS_PER_ACCOUNT", { (c: inout AppConfig, n: Int) in c.toolJobsPerAccount = n })] {
             guard let raw = env[key], !raw.isEmpty else { continue }
             guard let n = Int(raw), (1...64).contains(n) else { throw ConfigError("\(key) must be a whole number from 1 to 64") }
-            apply(&config, n)
+            apply(&self, n)
         }
-        config.smtp = try SMTPSettings.fromEnvironment(env)
-        do { config.backups = try BackupSettings.fromEnvironment(env) } catch let error as BackupError { throw ConfigError(error.description) }
-        do { config.objectStorage = try S3Settings.fromEnvironment(env) } catch let error as S3Settings.Invalid { throw ConfigError(error.description) }
-        if ["1", "true", "yes"].contains((env["S3_PRESIGNED_URLS"] ?? "").lowercased()) {
-            guard config.objectStorage != nil else { throw ConfigError("S3_PRESIGNED_URLS needs STORAGE_URL (a bucket to presign URLs of)") }
-            let seconds = env["S3_PRESIGNED_SECONDS"].flatMap { $0.isEmpty ? nil : $0 }
-            guard let lifetime = Int(seconds ?? "3600"), (60...604_800).contains(lifetime) else {
-                throw ConfigError("S3_PRESIGNED_SECONDS must be a whole number of seconds from 60 to 604800 (seven days, S3's longest)")
+    }
+
+    /// Who is in front and where the web app is: TRUSTED_PROXIES, CLIENT_IP_HEADER, METRICS_TOKEN, PUBLIC_URL.
+    mutating func readNetwork(_ env: [String: String]) throws {
+        if let raw = env["TRUSTED_PROXIES"], !raw.isEmpty {
+            self.trustedProxies = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            if let wrong = self.trustedProxies.first(where: { !TrustedProxies.isValid($0) }) {
+                throw ConfigError("TRUSTED_PROXIES holds addresses and ranges (10.0.0.0/8, fdaa::/16), comma-separated: '\(wrong)' is neither")
             }
-            config.presignedURLSeconds = lifetime
+        }
+        if let raw = env["CLIENT_IP_HEADER"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard !self.trustedProxies.isEmpty else { throw ConfigError("CLIENT_IP_HEADER is read only from TRUSTED_PROXIES: set those too") }
+            self.clientIPHeader = raw
+        }
+        if let token = env["METRICS_TOKEN"], !token.isEmpty {
+            guard token.utf8.count >= Self.minimumSecretBytes else { throw ConfigError("METRICS_TOKEN must be at least \(Self.minimumSecretBytes) characters") }
+            self.metricsToken = token
         }
         if let raw = env["PUBLIC_URL"], !raw.isEmpty {
             guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ConfigError("PUBLIC_URL must be the web app's address, like https://stitch.example.com")
             }
-            config.publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+            self.publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
         }
-        if config.smtp != nil, config.publicURL == nil {
+    }
+
+    /// Backups and where files live: BACKUP_*, STORAGE_URL, S3_PRESIGNED_*.
+    mutating func readStorage(_ env: [String: String]) throws {
+        do { self.backups = try BackupSettings.fromEnvironment(env) } catch let error as BackupError { throw ConfigError(error.description) }
+        do { self.objectStorage = try S3Settings.fromEnvironment(env) } catch let error as S3Settings.Invalid { throw ConfigError(error.description) }
+        if ["1", "true", "yes"].contains((env["S3_PRESIGNED_URLS"] ?? "").lowercased()) {
+            guard self.objectStorage != nil else { throw ConfigError("S3_PRESIGNED_URLS needs STORAGE_URL (a bucket to presign URLs of)") }
+            let seconds = env["S3_PRESIGNED_SECONDS"].flatMap { $0.isEmpty ? nil : $0 }
+            guard let lifetime = Int(seconds ?? "3600"), (60...604_800).contains(lifetime) else {
+                throw ConfigError("S3_PRESIGNED_SECONDS must be a whole number of seconds from 60 to 604800 (seven days, S3's longest)")
+            }
+            self.presignedURLSeconds = lifetime
+        }
+    }
+
+    /// Mail (SMTP_URL), which needs PUBLIC_URL for its links.
+    mutating func readMail(_ env: [String: String]) throws {
+        self.smtp = try SMTPSettings.fromEnvironment(env)
+        if self.smtp != nil, self.publicURL == nil {
             throw ConfigError("SMTP_URL is set but PUBLIC_URL is not: mail needs the web app's address for its links (e.g. PUBLIC_URL=https://stitch.example.com)")
         }
-        config.instagram = oauth(prefix: "INSTAGRAM", env: env,
+    }
+
+    /// Sign in with Apple, Instagram and TikTok (each on when its client id is set).
+    mutating func readSignIn(_ env: [String: String]) {
+        if let clientId = env["APPLE_CLIENT_ID"], !clientId.isEmpty {
+            self.apple = Apple(clientId: clientId, jwksURL: env["APPLE_JWKS_URL"] ?? Apple.defaultJWKSURL,
+                                 webRedirectURI: env["APPLE_WEB_REDIRECT_URI"].flatMap { $0.isEmpty ? nil : $0 },
+                                 authorizeURL: env["APPLE_AUTHORIZE_URL"] ?? "https://appleid.apple.com/auth/authorize")
+        }
+        self.instagram = Self.oauth(prefix: "INSTAGRAM", env: env,
                                  tokenURL: "https://api.instagram.com/oauth/access_token",
                                  userInfoURL: "https://graph.instagram.com/me?fields=id,username",
                                  authorizeURL: "https://www.instagram.com/oauth/authorize")
-        config.tiktok = oauth(prefix: "TIKTOK", env: env,
+        self.tiktok = Self.oauth(prefix: "TIKTOK", env: env,
                               tokenURL: "https://open.tiktokapis.com/v2/oauth/token/",
                               userInfoURL: "https://open.tiktokapis.com/v2/user/info/?fields=open_id,union_id,display_name",
                               authorizeURL: "https://www.tiktok.com/v2/auth/authorize/")
-        return config
     }
 
     private static func oauth(prefix: String, env: [String: String], tokenURL: String, userInfoURL: String, authorizeURL: String) -> OAuthProvider? {
