@@ -15,11 +15,16 @@ public struct Lab: Sendable, Hashable {
     /// The colour of `#RRGGBB` (nil for anything else).
     public init?(hex: String) {
         guard Rules.isHexColor(hex), let value = UInt32(hex.dropFirst(), radix: 16) else { return nil }
-        func linear(_ channel: UInt32) -> Double {
-            let c = Double(channel) / 255
+        self.init(red: Double(value >> 16 & 0xFF), green: Double(value >> 8 & 0xFF), blue: Double(value & 0xFF))
+    }
+
+    /// The colour of sRGB channels 0…255.
+    public init(red: Double, green: Double, blue: Double) {
+        func linear(_ channel: Double) -> Double {
+            let c = channel / 255
             return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
         }
-        let r = linear(value >> 16 & 0xFF), g = linear(value >> 8 & 0xFF), bl = linear(value & 0xFF)
+        let r = linear(red), g = linear(green), bl = linear(blue)
         // sRGB → XYZ (D65), relative to the white point.
         let x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * bl) / 0.95047
         let y = (0.2126729 * r + 0.7151522 * g + 0.0721750 * bl) / 1.00000
