@@ -60,7 +60,7 @@ let package = Package(
             .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        ], resources: [.copy("Resources/service-worker.js")]),
         // Scan-to-add: ZBar decodes barcodes, libgd reads the photo they are in (Debian packages;
         // scripts/test and scripts/run install them when missing).
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
