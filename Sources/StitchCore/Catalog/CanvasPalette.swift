@@ -98,12 +98,16 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
             let light = reference.light.map { $0.relative(x: i % grid.width, y: i / grid.width) } ?? 1
             return RGB.balanced(grid.cells[i], reference: reference.colour, ground: target, light: light).lab
         }
-        let painted = labs.filter { ColorDifference.ciede2000($0, ground) >= bareDistance }
+        let notBare = labs.indices.filter { ColorDifference.ciede2000(labs[$0], ground) >= bareDistance }
+        // A cell across the edge of two colours has a median of neither: the painted area's
+        // colours are read from the cells of one (unless nearly none are, as in pure noise).
+        let even = notBare.filter { !grid.mixed[$0] }
+        let painted = (even.count * 4 >= notBare.count ? even : notBare).map { labs[$0] }
         let distance = options.detail.mergeDistance
         let clusters = Clusters.of(painted, mergeDistance: distance, minShare: options.minShare, maxCount: options.maxColours)
         let total = Double(max(1, painted.count))
         return CanvasPalette(colours: clusters.map { Colour(hex: $0.centre.hex, share: Double($0.count) / total) },
-                             bareShare: labs.isEmpty ? 0 : Double(labs.count - painted.count) / Double(labs.count),
+                             bareShare: labs.isEmpty ? 0 : Double(labs.count - notBare.count) / Double(labs.count),
                              reference: reference?.colour.hex, mergeDistance: distance)
     }
 
@@ -227,13 +231,17 @@ extension Lab {
 struct Grid {
     let width: Int, height: Int, step: Int
     let cells: [RGB]
+    /// Cells whose middle half of pixels spans more than `mixedSpread` in a channel: across an edge.
+    let mixed: [Bool]
+    static let mixedSpread: UInt8 = 48
 
     init(_ pixels: RGBPixels, size: Int) {
         step = max(1, Int((Double(max(pixels.width, pixels.height)) / Double(size)).rounded(.up)))
         width = max(1, pixels.width / step)
         height = max(1, pixels.height / step)
-        var cells: [RGB] = []
+        var cells: [RGB] = [], mixed: [Bool] = []
         cells.reserveCapacity(width * height)
+        mixed.reserveCapacity(width * height)
         // At most 15 × 15 pixels of a cell are read (evenly spread): a median of a large cell needs no more.
         let stride = max(1, step / 15)
         var rs: [UInt8] = [], gs: [UInt8] = [], bs: [UInt8] = []
@@ -248,9 +256,12 @@ struct Grid {
                 }
                 rs.sort(); gs.sort(); bs.sort()
                 cells.append(RGB(r: Double(rs[rs.count / 2]), g: Double(gs[gs.count / 2]), b: Double(bs[bs.count / 2])))
+                let (lo, hi) = (rs.count / 4, rs.count * 3 / 4)
+                mixed.append(rs[hi] - rs[lo] > Self.mixedSpread || gs[hi] - gs[lo] > Self.mixedSpread || bs[hi] - bs[lo] > Self.mixedSpread)
             }
         }
         self.cells = cells
+        self.mixed = mixed
     }
 
     func cell(ofPixel point: (x: Int, y: Int), in pixels: RGBPixels) -> Int {
@@ -407,6 +418,7 @@ public struct PaletteThreads: Codable, Sendable, Hashable {
 /// less (Quail Run Needlework, "How much thread do I need"; docs/stitchuation). A six-strand floss
 /// skein is 8 m (8.7 yd) of six strands (DMC's and Anchor's labels).
 public enum Amounts {
+    /// The tent stitch the amounts are for.
     public enum Stitch: String, Codable, Sendable, CaseIterable {
         case basketweave, continental
         /// Yards of working thread a square inch.
@@ -488,5 +500,25 @@ extension CanvasPalette {
         case ..<6: "close"
         default: "noticeably different"
         }
+    }
+}
+
+/// `GET /canvases/{id}/palette`: the canvas's painted colours read from its photo, and the threads
+/// and amounts they come to.
+public struct CanvasPaletteAnswer: Codable, Sendable, Hashable {
+    public var canvasId: UUID
+    /// The photo read (an image key), so a page can show it beside the rows.
+    public var imageKey: String
+    public var palette: CanvasPalette
+    public var threads: PaletteThreads
+    public var stitch: Amounts.Stitch
+    public var strands: Int
+    public var detail: CanvasPalette.Detail
+    public var ground: CanvasPalette.Ground
+
+    public init(canvasId: UUID, imageKey: String, palette: CanvasPalette, threads: PaletteThreads, stitch: Amounts.Stitch, strands: Int,
+                detail: CanvasPalette.Detail, ground: CanvasPalette.Ground) {
+        self.canvasId = canvasId; self.imageKey = imageKey; self.palette = palette; self.threads = threads
+        self.stitch = stitch; self.strands = strands; self.detail = detail; self.ground = ground
     }
 }

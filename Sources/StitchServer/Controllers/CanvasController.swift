@@ -12,6 +12,42 @@ struct CanvasController: RouteCollection {
         canvases.put(":id", use: update)
         canvases.delete(":id", use: delete)
         canvases.on(.POST, ":id", "image", body: .collect(maxSize: "42mb"), use: uploadImage)
+        canvases.get(":id", "palette", use: palette)
+    }
+
+    /// The canvas's painted colours read from its photo, with the threads and amounts they come
+    /// to (`CanvasPalettes`): `detail` 1–5 (fewer to more colours), `ground` white or ecru, `x`
+    /// and `y` a bare spot on the photo, `stitch` basketweave or continental, `strands` 1–24.
+    @Sendable
+    func palette(req: Request) async throws -> Response {
+        let asked = try Self.asked(req)
+        return try respond(try await CanvasPalettes.answer(canvasId: try req.uuid("id"), userId: try req.user.id, asked: asked,
+                                                           app: req.application, db: req.db))
+    }
+
+    static func asked(_ req: Request) throws -> CanvasPalettes.Asked {
+        var asked = CanvasPalettes.Asked()
+        var errors: [String: String] = [:]
+        func value(_ name: String) -> String? { req.queryText(name) }
+        if let raw = value("detail") {
+            if let n = Int(raw), let detail = CanvasPalette.Detail(rawValue: n) { asked.detail = detail } else { errors["detail"] = "From 1 (fewest colours) to 5 (most)" }
+        }
+        if let raw = value("ground") {
+            if let ground = CanvasPalette.Ground(rawValue: raw) { asked.ground = ground } else { errors["ground"] = "white or ecru" }
+        }
+        if let raw = value("stitch") {
+            if let stitch = Amounts.Stitch(rawValue: raw) { asked.stitch = stitch } else { errors["stitch"] = "basketweave or continental" }
+        }
+        if let raw = value("strands") {
+            if let n = Int(raw), (1...24).contains(n) { asked.strands = n } else { errors["strands"] = "From 1 to 24" }
+        }
+        switch (value("x").map { Int($0) }, value("y").map { Int($0) }) {
+        case (nil, nil): break
+        case (let x??, let y??) where x >= 0 && y >= 0 && x <= 100_000 && y <= 100_000: asked.spot = (x, y)
+        default: errors["x"] = "x and y together: a bare spot's pixel on the photo"
+        }
+        if !errors.isEmpty { throw APIError.validation(errors) }
+        return asked
     }
 
     /// The stash, newest first, narrowed by `q` (designer or design name).
