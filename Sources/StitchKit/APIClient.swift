@@ -188,6 +188,15 @@ public actor APIClient {
         }
     }
 
+    /// A canvas's painted colours read from its photo, with their threads and amounts (online
+    /// only); `query` as `GET /canvases/{id}/palette` takes it (detail, ground, stitch, strands, x, y).
+    public func canvasPalette(canvasId: UUID, query: [String: String] = [:]) async throws -> CanvasPaletteAnswer {
+        var components = URLComponents()
+        components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let suffix = query.isEmpty ? "" : "?" + (components.percentEncodedQuery ?? "")
+        return try await get("/canvases/\(canvasId.text)/palette" + suffix)
+    }
+
     /// A pattern's colour key as the server reads it from the PDF (online only).
     public func chartKey(patternId: UUID) async throws -> ChartKeyProposal {
         try await get("/patterns/\(patternId.text)/key")

@@ -14,6 +14,13 @@ func resolve<R: LocalRecord>(_ type: R.Type, _ reference: String, in store: Loca
     return first
 }
 
+/// A canvas by its design name (any case) or id prefix.
+func resolveCanvas(_ reference: String, in store: LocalStore) throws -> Canvas {
+    let byName = try store.all(Canvas.self).filter { $0.deletedAt == nil && $0.designName.caseInsensitiveCompare(reference) == .orderedSame }
+    if byName.count == 1 { return byName[0] }
+    return try resolve(Canvas.self, reference, in: store) { "\($0.designName) (\(Output.short($0.id)))" }
+}
+
 /// A project by id prefix or by its title (its canvas's design name, or its own name).
 func resolveProject(_ reference: String, in store: LocalStore) throws -> Project {
     let canvases = Dictionary(try store.all(Canvas.self).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -259,7 +266,44 @@ extension SectionStatus: ExpressibleByArgument {}
 
 struct Canvases: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Your Stitch Stash of painted canvases.", subcommands: [List.self, Add.self, Edit.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Your Stitch Stash of painted canvases.", subcommands: [List.self, Add.self, Edit.self, Remove.self, Palette.self],
+        defaultSubcommand: List.self, aliases: ["canvas"])
+
+    struct Palette: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The colours painted on a canvas, read from its photo, and the threads to stitch them with (online only).")
+        @Argument(help: "The canvas: design name or id prefix") var canvas: String
+        @Option(help: "1 (fewest colours) to 5 (most)") var detail: Int = 3
+        @Option(help: "The canvas's own colour: white or ecru") var ground: String = "white"
+        @Option(help: "basketweave or continental") var stitch: String = "basketweave"
+        @Option(help: "Strands of six-strand floss stitched with") var strands: Int = 6
+        @OptionGroup var output: JSONFlag
+        func run() async throws {
+            try await Stitch.run {
+                let ctx = try Context.open()
+                let c = try resolveCanvas(canvas, in: ctx.store)
+                let answer = try await ctx.api.canvasPalette(canvasId: c.id, query: ["detail": String(detail), "ground": ground, "stitch": stitch,
+                                                                                   "strands": String(strands)])
+                if output.json { return print(try Output.json(answer)) }
+                print(Self.describe(answer, name: c.designName))
+            }
+        }
+
+        /// The colours as a table: share, the thread chosen (owned marked), how close, skeins.
+        static func describe(_ answer: CanvasPaletteAnswer, name: String) -> String {
+            var lines = ["\(name): \(answer.palette.colours.count) colour\(answer.palette.colours.count == 1 ? "" : "s") painted"
+                         + (answer.palette.reference == nil ? " (no bare canvas found: colours as photographed)" : "")]
+            for row in answer.threads.rows {
+                let thread = row.choice.map { "\($0.brand) \($0.number)\($0.name.isEmpty ? "" : " \($0.name)")\($0.owned ? " (yours: \($0.ownedQuantity))" : ""), \($0.closeness)" } ?? "no thread"
+                var line = "  \(row.hex)  \(String(format: "%4.1f", row.share * 100)) %  \(thread)"
+                if let skeins = row.skeins { line += ", \(skeins) skein\(skeins == 1 ? "" : "s")\(row.toBuy.map { $0 > 0 ? " (buy \($0))" : "" } ?? "")" }
+                if !row.sameThreadAs.isEmpty { line += "; same thread as \(row.sameThreadAs.joined(separator: ", "))" }
+                lines.append(line)
+            }
+            if let note = answer.threads.amountsNote { lines.append(note + ": stitch canvases edit --size \"10 x 12\" --mesh 13") }
+            return lines.joined(separator: "\n")
+        }
+    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Canvases, newest first.")

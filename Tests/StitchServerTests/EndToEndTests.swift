@@ -791,6 +791,35 @@ struct EndToEndTests {
         }
     }
 
+    @Test("stitch canvas palette: a canvas's photo as its colours and threads — the owned one marked, skeins to buy — as a table and as JSON")
+    func cliCanvasPalette() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        try await withLiveServer { app, _, server in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-cli-palette-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            func stitch(_ args: String...) async throws -> (code: Int32, out: String, err: String) {
+                try await Self.run(binary, args, env: ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"])
+            }
+            // The photo arrives from another device (the phone or the web app uploads it).
+            let lou = try await TestUser.make(app, email: "lou@example.com", name: "Lou")
+            try await lou.thread("DMC", "321", quantity: 1)
+            let canvas = try await lou.create("/canvases", ["designer": "Me", "designName": "Flag", "meshCount": 13, "size": "10 x 8"], as: Canvas.self)
+            let upload = try await lou.upload("/canvases/\(canvas.id.text)/image", files: [("image", "flag.png", "image/png", CanvasPaletteAPITests.photo())])
+            try #require(upload.status == .ok, "\(upload.text)")
+
+            var r = try await stitch("login", "--server", server, "--email", "lou@example.com")
+            #expect(r.code == 0, "\(r.err)")
+            r = try await stitch("canvas", "palette", "Flag")
+            #expect(r.code == 0 && r.out.hasPrefix("Flag: 3 colours painted"), "\(r.out) \(r.err)")
+            #expect(r.out.contains("DMC 321 Red (yours: 1), very close") && r.out.contains("(buy "), "\(r.out)")
+            r = try await stitch("canvases", "palette", "Flag", "--detail", "9")
+            #expect(r.code != 0 && r.err.contains("From 1 (fewest colours) to 5"), "\(r.code) \(r.err)")
+            r = try await stitch("canvas", "palette", "Flag", "--json")
+            let answer = try StitchJSON.decode(CanvasPaletteAnswer.self, from: Data(r.out.utf8))
+            #expect(answer.canvasId == canvas.id && answer.threads.rows.count == 3)
+        }
+    }
+
     static func stitchBinary() -> String? {
         var candidates: [String] = []
         if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().appendingPathComponent("stitch").path) }
