@@ -17,6 +17,7 @@ import Vapor
 /// database. Every figure and its baseline are the medians of `--repeat` runs (3; 1 with `--quick`). `--stages` also times the pull's parts
 /// (query, row reading, JSON writing, parsing, decoding) in-process on the same 10,000 rows.
 /// `catalog` times the catalog search one keystroke at a time (no database; measured once).
+/// `--only palette [--palette-set DIR]` scores canvas palettes on `Benchmarks/canvas-palette/make.py`'s canvases (`PaletteBench`).
 @main
 struct Bench {
     struct Figure: Codable {
@@ -58,6 +59,11 @@ struct Bench {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
+        if only == ["palette"] {
+            // Canvas palettes (#84): no database; the made canvases of Benchmarks/canvas-palette/make.py.
+            databasesDone(try PaletteBench.run(set: option("--palette-set") ?? "/tmp/canvas-palette"), jsonPath: jsonPath)
+            return
+        }
         if only.contains("catalog"), ProcessInfo.processInfo.environment[childMarker] == nil {
             figures += try catalogSearch(repeats: repeats)
         }

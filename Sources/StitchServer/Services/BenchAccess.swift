@@ -1,3 +1,4 @@
+import CGD
 import Fluent
 import Foundation
 import SQLKit
@@ -10,6 +11,33 @@ import Vapor
 @_spi(Bench) public enum BenchAccess {
     /// The thread catalogs the server searches as a person types.
     public static func catalog() throws -> ThreadCatalog { try Catalogs.shared() }
+
+    /// A canvas photo's pixels as `GET /canvases/{id}/palette` reads them (decoded, at most
+    /// `CanvasPalettes.readSize` a side); nil when the bytes aren't a picture.
+    public static func palettePixels(_ data: Data) -> RGBPixels? {
+        guard let format = ImageFormat.detect([UInt8](data.prefix(64))), format.isPicture else { return nil }
+        var options = CanvasPalette.Options()
+        return CanvasPalettes.pixels(data, format: format, spot: nil, options: &options)
+    }
+
+    /// Only decoding the photo (libgd), the baseline of the palette's time; true when it decoded.
+    public static func decodeOnly(_ data: Data) -> Bool {
+        guard let format = ImageFormat.detect([UInt8](data.prefix(64))), let image = Pictures.decode(data, format: format) else { return false }
+        gdImageDestroy(image)
+        return true
+    }
+
+    /// `data` scaled to `width` × `height` and written as a JPEG (a phone's 12-megapixel photo of a made canvas).
+    public static func enlargedJPEG(_ data: Data, width: Int, height: Int) -> Data? {
+        guard let format = ImageFormat.detect([UInt8](data.prefix(64))), let image = Pictures.decode(data, format: format) else { return nil }
+        defer { gdImageDestroy(image) }
+        guard let big = gdImageScale(image, UInt32(width), UInt32(height)) else { return nil }
+        defer { gdImageDestroy(big) }
+        var length: Int32 = 0
+        guard let jpeg = gdImageJpegPtr(big, &length, 90) else { return nil }
+        defer { gdFree(jpeg) }
+        return Data(bytes: jpeg, count: Int(length))
+    }
 
     /// The sign-in every API route sits behind.
     public static var requireUser: any Middleware { RequireUser() }
