@@ -54,13 +54,16 @@ struct CanvasPaletteAPITests {
             let blue = try #require(answer.threads.rows.first { $0.choice?.number == "797" })
             #expect(blue.choice?.closeness == "very close" && blue.choice?.owned == false && blue.nearest.count == 2)
 
+            // A tapped bare spot (the border's corner) is the white instead.
+            let tapped: CanvasPaletteAnswer = try await ann.get("/canvases/\(canvas.id.text)/palette?spot=20,20")
+            #expect(tapped.palette.colours.count == 3 && tapped.palette.reference != nil)
             // Fewer strands or continental: fewer skeins.
             let continental: CanvasPaletteAnswer = try await ann.get("/canvases/\(canvas.id.text)/palette?stitch=continental&detail=2")
             #expect(continental.stitch == .continental && continental.detail == .fewer && (continental.threads.rows.first?.skeins ?? 99) < (red.skeins ?? 0))
 
             let bea = try await TestUser.make(app, email: "bea@example.com", name: "Bea")
             #expect(try await bea.send(.GET, "/canvases/\(canvas.id.text)/palette").status == .notFound)
-            for query in ["detail=9", "detail=", "ground=pink", "x=10", "stitch=cross", "strands=0", "x=-1&y=3"] {
+            for query in ["detail=9", "detail=", "ground=pink", "spot=10", "spot=", "stitch=cross", "strands=0", "spot=-1,3", "spot=1,2,3"] {
                 let res = try await ann.send(.GET, "/canvases/\(canvas.id.text)/palette?\(query)")
                 #expect(res.status == .badRequest, "\(query): \(res.status)")
             }

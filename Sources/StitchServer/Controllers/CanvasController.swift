@@ -16,8 +16,8 @@ struct CanvasController: RouteCollection {
     }
 
     /// The canvas's painted colours read from its photo, with the threads and amounts they come
-    /// to (`CanvasPalettes`): `detail` 1–5 (fewer to more colours), `ground` white or ecru, `x`
-    /// and `y` a bare spot on the photo, `stitch` basketweave or continental, `strands` 1–24.
+    /// to (`CanvasPalettes`): `detail` 1–5 (fewer to more colours), `ground` white or ecru, `spot`
+    /// a bare spot on the photo as `x,y`, `stitch` basketweave or continental, `strands` 1–24.
     @Sendable
     func palette(req: Request) async throws -> Response {
         let asked = try Self.asked(req)
@@ -41,10 +41,13 @@ struct CanvasController: RouteCollection {
         if let raw = value("strands") {
             if let n = Int(raw), (1...24).contains(n) { asked.strands = n } else { errors["strands"] = "From 1 to 24" }
         }
-        switch (value("x").map { Int($0) }, value("y").map { Int($0) }) {
-        case (nil, nil): break
-        case (let x??, let y??) where x >= 0 && y >= 0 && x <= 100_000 && y <= 100_000: asked.spot = (x, y)
-        default: errors["x"] = "x and y together: a bare spot's pixel on the photo"
+        if let raw = value("spot") {
+            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            if parts.count == 2, let x = parts[0], let y = parts[1], (0...100_000).contains(x), (0...100_000).contains(y) {
+                asked.spot = (x, y)
+            } else {
+                errors["spot"] = "A bare spot's pixel on the photo as x,y (for example 120,40)"
+            }
         }
         if !errors.isEmpty { throw APIError.validation(errors) }
         return asked
