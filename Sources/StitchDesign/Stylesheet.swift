@@ -188,6 +188,13 @@ public enum Stylesheet {
         .key-row > .key-detail { flex: 1 1 100%; }
         .key-row > label { flex: 0 1 10rem; }
         .key-row > .footnote { flex: 1 1 10rem; align-self: center; }
+        /* A canvas's colours beside its photo: a colour's region lit up (the rest dimmed) on a canvas over the picture. */
+        .palette-frame { position: relative; display: inline-block; max-width: 100%; line-height: 0; }
+        .palette-frame img { display: block; max-width: 100%; max-height: 70vh; height: auto; border-radius: var(--radius-card); }
+        .palette-overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; image-rendering: pixelated; border-radius: var(--radius-card); }
+        .palette-photo.spotting img { cursor: crosshair; outline: 3px dashed var(--color-terracotta); outline-offset: 2px; }
+        .palette-row > label { flex: 1 1 14rem; }
+        .palette-row.showing { outline: 3px solid var(--color-terracotta); outline-offset: -3px; }
         .pattern-thumb { flex: none; width: 48px; height: 62px; object-fit: cover; border-radius: var(--radius-subtle); background: var(--color-parchment); }
         .pattern-progress { margin: 0 0 var(--space-md); }
         .pattern-progress progress { width: 100%; height: 12px; accent-color: var(--color-terracotta); }

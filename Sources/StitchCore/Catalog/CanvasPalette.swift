@@ -37,12 +37,35 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
     public var reference: String?
     /// How far apart (ΔE₀₀) two colours had to be to stay two (`Detail`).
     public var mergeDistance: Double
+    /// Where each colour is on the photo, so a page can light one colour's region up.
+    public var map: Map?
 
-    public init(colours: [Colour], bareShare: Double, reference: String?, mergeDistance: Double) {
+    public init(colours: [Colour], bareShare: Double, reference: String?, mergeDistance: Double, map: Map? = nil) {
         self.colours = colours
         self.bareShare = bareShare
         self.reference = reference
         self.mergeDistance = mergeDistance
+        self.map = map
+    }
+
+    /// The photo on a coarse grid (at most `Map.size` cells a side, covering the photo),
+    /// each cell the colour it shows: row by row, one character a cell — `Map.symbols`' n-th
+    /// for `colours[n]`, `.` for bare canvas.
+    public struct Map: Codable, Sendable, Hashable {
+        public var width: Int
+        public var height: Int
+        public var cells: String
+        public static let size = 120
+        /// One symbol a colour (there are at most 40).
+        public static let symbols = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        public init(width: Int, height: Int, cells: String) { self.width = width; self.height = height; self.cells = cells }
+
+        /// The colour shown at cell (x, y): an index into `colours`, nil for bare canvas.
+        public func colour(x: Int, y: Int) -> Int? {
+            guard (0..<width).contains(x), (0..<height).contains(y) else { return nil }
+            let symbol = cells[cells.index(cells.startIndex, offsetBy: y * width + x)]
+            return Self.symbols.firstIndex(of: symbol)
+        }
     }
 
     /// How finely colours are told apart: "fewer colours" merges more, "more colours" less.
@@ -108,7 +131,28 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
         let total = Double(max(1, painted.count))
         return CanvasPalette(colours: clusters.map { Colour(hex: $0.centre.hex, share: Double($0.count) / total) },
                              bareShare: labs.isEmpty ? 0 : Double(labs.count - notBare.count) / Double(labs.count),
-                             reference: reference?.colour.hex, mergeDistance: distance)
+                             reference: reference?.colour.hex, mergeDistance: distance,
+                             map: map(grid, labs: labs, notBare: notBare, centres: clusters.map(\.centre)))
+    }
+
+    /// Each painted cell (every `step`-th of the grid) as its nearest colour, bare cells as `.`.
+    static func map(_ grid: Grid, labs: [Lab], notBare: [Int], centres: [Lab]) -> Map? {
+        guard !centres.isEmpty, centres.count <= Map.symbols.count else { return nil }
+        let step = max(1, Int((Double(max(grid.width, grid.height)) / Double(Map.size)).rounded(.up)))
+        let width = max(1, grid.width / step), height = max(1, grid.height / step)
+        var painted = [Bool](repeating: false, count: labs.count)
+        for i in notBare { painted[i] = true }
+        var cells = ""
+        cells.reserveCapacity(width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * step + step / 2) * grid.width + x * step + step / 2
+                guard i < labs.count, painted[i] else { cells.append("."); continue }
+                let nearest = centres.indices.min { Clusters.euclid(centres[$0], labs[i]) < Clusters.euclid(centres[$1], labs[i]) }!
+                cells.append(Map.symbols[nearest])
+            }
+        }
+        return Map(width: width, height: height, cells: cells)
     }
 
     /// ΔE₀₀ within which a corrected cell is taken for bare canvas.
@@ -515,10 +559,56 @@ public struct CanvasPaletteAnswer: Codable, Sendable, Hashable {
     public var strands: Int
     public var detail: CanvasPalette.Detail
     public var ground: CanvasPalette.Ground
+    /// The photo's size in pixels, the frame a tapped bare spot (`spot=x,y`) is given in.
+    public var photoWidth: Int?
+    public var photoHeight: Int?
 
     public init(canvasId: UUID, imageKey: String, palette: CanvasPalette, threads: PaletteThreads, stitch: Amounts.Stitch, strands: Int,
-                detail: CanvasPalette.Detail, ground: CanvasPalette.Ground) {
+                detail: CanvasPalette.Detail, ground: CanvasPalette.Ground, photoWidth: Int? = nil, photoHeight: Int? = nil) {
         self.canvasId = canvasId; self.imageKey = imageKey; self.palette = palette; self.threads = threads
         self.stitch = stitch; self.strands = strands; self.detail = detail; self.ground = ground
+        self.photoWidth = photoWidth; self.photoHeight = photoHeight
+    }
+}
+
+/// `POST /canvases/{id}/palette/project`: the reviewed colours' threads as a project's
+/// requirements — the canvas's project or another of the stitcher's, or (no `projectId`) a new
+/// project from the canvas, all in one sync change.
+public struct CanvasPaletteConfirmation: Codable, Sendable, Hashable {
+    /// One thread to stitch one or more of the painted colours with.
+    public struct Row: Codable, Sendable, Hashable {
+        public var brand: String
+        public var number: String
+        public var quantityNeeded: Int
+        /// The painted colours (`#RRGGBB`) it stitches, for the requirement's note.
+        public var colours: [String]?
+
+        public init(brand: String, number: String, quantityNeeded: Int, colours: [String]? = nil) {
+            self.brand = brand; self.number = number; self.quantityNeeded = quantityNeeded; self.colours = colours
+        }
+    }
+
+    /// The project to add to; nil starts a project from the canvas.
+    public var projectId: UUID?
+    /// A section of that project, when the threads are for one part of it.
+    public var sectionId: UUID?
+    public var rows: [Row]
+
+    public init(projectId: UUID? = nil, sectionId: UUID? = nil, rows: [Row]) {
+        self.projectId = projectId; self.sectionId = sectionId; self.rows = rows
+    }
+}
+
+/// What adding a palette did: the project (new or not), the requirements added at one sync
+/// version, and the threads left out because the project (section) already needs them.
+public struct CanvasPaletteResult: Codable, Sendable, Hashable {
+    public var projectId: UUID
+    /// The project was started from the canvas by this change.
+    public var createdProject: Bool
+    public var added: [ProjectThread]
+    public var alreadyRequired: [String]
+
+    public init(projectId: UUID, createdProject: Bool, added: [ProjectThread], alreadyRequired: [String]) {
+        self.projectId = projectId; self.createdProject = createdProject; self.added = added; self.alreadyRequired = alreadyRequired
     }
 }

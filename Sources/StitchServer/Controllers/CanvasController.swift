@@ -13,6 +13,17 @@ struct CanvasController: RouteCollection {
         canvases.delete(":id", use: delete)
         canvases.on(.POST, ":id", "image", body: .collect(maxSize: "42mb"), use: uploadImage)
         canvases.get(":id", "palette", use: palette)
+        canvases.post(":id", "palette", "project", use: paletteToProject)
+    }
+
+    /// The reviewed threads of the canvas's colours as a project's requirements (one sync
+    /// change): 201 with what was added, when a project was started, and what was already there.
+    @Sendable
+    func paletteToProject(req: Request) async throws -> Response {
+        let confirmation = try req.decodeJSON(CanvasPaletteConfirmation.self)
+        let result = try await CanvasPalettes.addToProject(confirmation, canvasId: try req.uuid("id"), userId: try req.user.id, now: req.now,
+                                                           app: req.application, db: req.db)
+        return try respond(result, status: result.added.isEmpty && !result.createdProject ? .ok : .created)
     }
 
     /// The canvas's painted colours read from its photo, with the threads and amounts they come
@@ -20,37 +31,9 @@ struct CanvasController: RouteCollection {
     /// a bare spot on the photo as `x,y`, `stitch` basketweave or continental, `strands` 1–24.
     @Sendable
     func palette(req: Request) async throws -> Response {
-        let asked = try Self.asked(req)
+        let asked = try CanvasPalettes.Asked.parse { req.queryText($0) }
         return try respond(try await CanvasPalettes.answer(canvasId: try req.uuid("id"), userId: try req.user.id, asked: asked,
                                                            app: req.application, db: req.db))
-    }
-
-    static func asked(_ req: Request) throws -> CanvasPalettes.Asked {
-        var asked = CanvasPalettes.Asked()
-        var errors: [String: String] = [:]
-        func value(_ name: String) -> String? { req.queryText(name) }
-        if let raw = value("detail") {
-            if let n = Int(raw), let detail = CanvasPalette.Detail(rawValue: n) { asked.detail = detail } else { errors["detail"] = "From 1 (fewest colours) to 5 (most)" }
-        }
-        if let raw = value("ground") {
-            if let ground = CanvasPalette.Ground(rawValue: raw) { asked.ground = ground } else { errors["ground"] = "white or ecru" }
-        }
-        if let raw = value("stitch") {
-            if let stitch = Amounts.Stitch(rawValue: raw) { asked.stitch = stitch } else { errors["stitch"] = "basketweave or continental" }
-        }
-        if let raw = value("strands") {
-            if let n = Int(raw), (1...24).contains(n) { asked.strands = n } else { errors["strands"] = "From 1 to 24" }
-        }
-        if let raw = value("spot") {
-            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
-            if parts.count == 2, let x = parts[0], let y = parts[1], (0...100_000).contains(x), (0...100_000).contains(y) {
-                asked.spot = (x, y)
-            } else {
-                errors["spot"] = "A bare spot's pixel on the photo as x,y (for example 120,40)"
-            }
-        }
-        if !errors.isEmpty { throw APIError.validation(errors) }
-        return asked
     }
 
     /// The stash, newest first, narrowed by `q` (designer or design name).

@@ -17,7 +17,7 @@ import Vapor
     public static func palettePixels(_ data: Data) -> RGBPixels? {
         guard let format = ImageFormat.detect([UInt8](data.prefix(64))), format.isPicture else { return nil }
         var options = CanvasPalette.Options()
-        return CanvasPalettes.pixels(data, format: format, spot: nil, options: &options)
+        return CanvasPalettes.pixels(data, format: format, spot: nil, options: &options)?.0
     }
 
     /// Only decoding the photo (libgd), the baseline of the palette's time; true when it decoded.

@@ -30,8 +30,9 @@ enum PWA {
     <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><rect width="512" height="512" rx="96" fill="#F5F0E8"/><path d="M356 108L150 374" stroke="#3B2F2F" stroke-width="22" stroke-linecap="round"/><ellipse cx="344" cy="124" rx="10" ry="22" transform="rotate(38 344 124)" fill="#F5F0E8" stroke="#3B2F2F" stroke-width="8"/><path d="M344 124c-90 10-170 60-150 130s150 40 170 110-60 90-120 70" fill="none" stroke="#C4704B" stroke-width="16" stroke-linecap="round"/></svg>
     """#
 
-    /// Paths kept for reading offline (and the form for adding a thread, which works offline: app.js).
-    static let readable = #"^\/app\/(inventory(\/new)?|stash(\/[0-9a-f-]{36})?|projects(\/[0-9a-f-]{36})?|shopping)$"#
+    /// Paths kept for reading offline (and the form for adding a thread, which works offline: app.js);
+    /// a canvas's colours too, to hold skeins against in a shop with no signal.
+    static let readable = #"^\/app\/(inventory(\/new)?|stash(\/[0-9a-f-]{36}(\/palette)?)?|projects(\/[0-9a-f-]{36})?|shopping)$"#
 
     static let worker = ServiceWorker.script(
         name: "stitch", shell: [SiteURL.stylesheet.path, SiteURL.script.path, SiteURL.icon.path, SiteURL.offline.path],

@@ -8,7 +8,7 @@ enum SiteURL {
     case home
     case signIn, signUp, signOut, forgotPassword, resetPassword, appleSignIn, appleCallback, oauthSignIn(String), oauthCallback(String)
     case inventory, inventoryData, newThread, thread(String), deleteThread(String), stepThread(String), matchCatalog, scan
-    case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String)
+    case stash, newCanvas, canvas(String), editCanvas(String), deleteCanvas(String), canvasPalette(String), canvasPaletteSize(String)
     case projects, startProject, project(String), projectStatus(String), deleteProject(String)
     case projectNotes(String), projectDates(String), projectPicture(String), projectSize(String)
     case newEntry(String), entry(String, String), deleteEntry(String, String), photo(String, String)
@@ -50,6 +50,8 @@ enum SiteURL {
         case .canvas(let id): ["app", "stash", id]
         case .editCanvas(let id): ["app", "stash", id, "edit"]
         case .deleteCanvas(let id): ["app", "stash", id, "delete"]
+        case .canvasPalette(let id): ["app", "stash", id, "palette"]
+        case .canvasPaletteSize(let id): ["app", "stash", id, "palette", "size"]
         case .projects: ["app", "projects"]
         case .startProject: ["app", "projects", "start"]
         case .project(let id): ["app", "projects", id]

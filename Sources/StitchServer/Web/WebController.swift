@@ -151,6 +151,9 @@ struct WebController: RouteCollection {
         uploads("42mb").on(.POST, SiteURL.editCanvas(":id").route, body: .collect(maxSize: "42mb"), use: updateCanvas)
         app.get(SiteURL.deleteCanvas(":id").route, use: deleteCanvasPage)
         app.post(SiteURL.deleteCanvas(":id").route, use: deleteCanvas)
+        app.get(SiteURL.canvasPalette(":id").route, use: canvasPalettePage)
+        app.post(SiteURL.canvasPalette(":id").route, use: confirmCanvasPalette)
+        app.post(SiteURL.canvasPaletteSize(":id").route, use: saveCanvasPaletteSize)
 
         app.get(SiteURL.projects.route, use: projects)
         app.get(SiteURL.startProject.route, use: startProjectPage)

@@ -919,6 +919,62 @@
   var splitList = document.querySelector('.split-list');
   var splitCurrent = splitList && splitList.querySelector('.row.current');
   if (splitCurrent && splitList.clientHeight > 0) splitList.scrollTop = splitCurrent.offsetTop - splitList.clientHeight / 2 + splitCurrent.offsetHeight / 2;
+  // A canvas's colours (CanvasPalettePage): "Show" on a colour's row dims the rest of the photo
+  // from the palette's map (one character a cell, the colour's symbol or '.' for bare canvas);
+  // "Tap a bare spot" reads the photo again with the tapped pixel as the canvas's white.
+  var palette = document.getElementById('palette-photo');
+  if (palette && palette.dataset.map) {
+    var paletteCanvas = palette.querySelector('canvas');
+    var mapWidth = +palette.dataset.mapWidth, mapHeight = +palette.dataset.mapHeight, cells = palette.dataset.map;
+    paletteCanvas.width = mapWidth; paletteCanvas.height = mapHeight;
+    var showColour = function (row) {
+      var ctx = paletteCanvas.getContext('2d');
+      ctx.clearRect(0, 0, mapWidth, mapHeight);
+      Array.prototype.forEach.call(document.querySelectorAll('.palette-row'), function (r) {
+        r.classList.toggle('showing', r === row);
+        var b = r.querySelector('.palette-show'); if (b) b.setAttribute('aria-pressed', r === row ? 'true' : 'false');
+      });
+      if (!row) { delete palette.dataset.showing; return; }
+      var symbol = row.dataset.symbol, lit = 0;
+      ctx.fillStyle = 'rgba(20, 14, 12, 0.78)';
+      for (var i = 0; i < cells.length; i++) {
+        if (cells[i] === symbol) { lit++; continue; }
+        ctx.fillRect(i % mapWidth, Math.floor(i / mapWidth), 1, 1);
+      }
+      palette.dataset.showing = row.dataset.colour;
+      palette.dataset.lit = String(lit);
+      var box = palette.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight) palette.scrollIntoView({ block: 'start' });
+    };
+    Array.prototype.forEach.call(document.querySelectorAll('.palette-show'), function (button) {
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var row = button.closest('.palette-row');
+        showColour(row.classList.contains('showing') ? null : row);
+      });
+    });
+  }
+  var spotButton = document.getElementById('palette-spot');
+  if (palette && spotButton && palette.dataset.photoWidth) {
+    var spotImage = document.getElementById('palette-image'), spotHelp = document.getElementById('palette-spot-help');
+    spotButton.hidden = false;
+    spotButton.addEventListener('click', function () {
+      var on = !palette.classList.contains('spotting');
+      palette.classList.toggle('spotting', on);
+      spotButton.setAttribute('aria-pressed', on ? 'true' : 'false');
+      spotHelp.hidden = !on;
+    });
+    spotImage.addEventListener('click', function (event) {
+      if (!palette.classList.contains('spotting')) return;
+      var box = spotImage.getBoundingClientRect();
+      var x = Math.round((event.clientX - box.left) / box.width * +palette.dataset.photoWidth);
+      var y = Math.round((event.clientY - box.top) / box.height * +palette.dataset.photoHeight);
+      var url = new URL(window.location.href);
+      url.searchParams.set('spot', Math.max(0, x) + ',' + Math.max(0, y));
+      url.searchParams.delete('flash'); url.searchParams.delete('fs');
+      window.location.href = url.pathname + url.search;
+    });
+  }
   // The photo viewer: the pattern viewer's zoom and pan, and a swipe to the next photo.
   var photoStage = document.getElementById('photo-stage');
   if (photoStage) {

@@ -118,6 +118,8 @@ struct CanvasDetailPage {
             project.map { p in el("p", [:], text("Project: "), el("a", ["href": SiteURL.project(p.id.wireText).path], text(p.status.displayName))) }
                 ?? el("p", [:], text("Not started")),
             el("div", ["class": "toolbar"],
+               c.imageKey.map { _ in el("a", ["class": "button primary", "href": SiteURL.canvasPalette(c.id.wireText).path, "id": "canvas-palette"],
+                                        text("Colours and threads")) } ?? nothing,
                el("a", ["class": "button secondary", "href": SiteURL.editCanvas(c.id.wireText).path], text("Edit")),
                el("a", ["class": "button danger", "href": SiteURL.deleteCanvas(c.id.wireText).path], text("Delete"))))
     }
