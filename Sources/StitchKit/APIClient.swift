@@ -197,6 +197,12 @@ public actor APIClient {
         return try await get("/canvases/\(canvasId.text)/palette" + suffix)
     }
 
+    /// Adds a canvas's reviewed colours' threads to a project's requirements (a new project from
+    /// the canvas when `projectId` is nil), in one sync change on the server.
+    public func addCanvasPalette(canvasId: UUID, _ confirmation: CanvasPaletteConfirmation) async throws -> CanvasPaletteResult {
+        try decode(try await send("POST", "/canvases/\(canvasId.text)/palette/project", body: confirmation, authorized: true))
+    }
+
     /// A pattern's colour key as the server reads it from the PDF (online only).
     public func chartKey(patternId: UUID) async throws -> ChartKeyProposal {
         try await get("/patterns/\(patternId.text)/key")

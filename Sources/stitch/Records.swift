@@ -277,6 +277,7 @@ struct Canvases: AsyncParsableCommand {
         @Option(help: "The canvas's own colour: white or ecru") var ground: String = "white"
         @Option(help: "basketweave or continental") var stitch: String = "basketweave"
         @Option(help: "Strands of six-strand floss stitched with") var strands: Int = 6
+        @Flag(help: "Add each colour's thread and skeins to the canvas's project (starting one when it has none)") var addToProject = false
         @OptionGroup var output: JSONFlag
         func run() async throws {
             try await Stitch.run {
@@ -284,8 +285,22 @@ struct Canvases: AsyncParsableCommand {
                 let c = try resolveCanvas(canvas, in: ctx.store)
                 let answer = try await ctx.api.canvasPalette(canvasId: c.id, query: ["detail": String(detail), "ground": ground, "stitch": stitch,
                                                                                    "strands": String(strands)])
-                if output.json { return print(try Output.json(answer)) }
-                print(Self.describe(answer, name: c.designName))
+                guard addToProject else {
+                    if output.json { return print(try Output.json(answer)) }
+                    return print(Self.describe(answer, name: c.designName))
+                }
+                let rows = answer.threads.rows.compactMap { row in
+                    row.choice.map { CanvasPaletteConfirmation.Row(brand: $0.brand, number: $0.number, quantityNeeded: row.skeins ?? 1, colours: [row.hex]) }
+                }
+                guard !rows.isEmpty else { throw CLIError("No painted colours with a thread to add", code: .invalid) }
+                let project = try ctx.store.all(Project.self).first { $0.deletedAt == nil && $0.canvasId == c.id }
+                let result = try await ctx.api.addCanvasPalette(canvasId: c.id, CanvasPaletteConfirmation(projectId: project?.id, rows: rows))
+                if output.json { return print(try Output.json(result)) }
+                var said = result.createdProject ? "Started a project from \(c.designName). " : ""
+                said += "Added \(result.added.count) thread\(result.added.count == 1 ? "" : "s"): "
+                    + result.added.map { "\($0.brand) \($0.number) × \($0.quantityNeeded)" }.joined(separator: ", ") + "."
+                if !result.alreadyRequired.isEmpty { said += " Already on its list: \(result.alreadyRequired.joined(separator: ", "))." }
+                print("\(said) \(await ctx.syncSoon())")
             }
         }
 

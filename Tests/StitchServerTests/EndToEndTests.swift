@@ -791,7 +791,7 @@ struct EndToEndTests {
         }
     }
 
-    @Test("stitch canvas palette: a canvas's photo as its colours and threads — the owned one marked, skeins to buy — as a table and as JSON")
+    @Test("stitch canvas palette: a canvas's photo as its colours and threads — the owned one marked, skeins to buy — as a table and as JSON, then added to the canvas's project")
     func cliCanvasPalette() async throws {
         let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
         try await withLiveServer { app, _, server in
@@ -817,6 +817,13 @@ struct EndToEndTests {
             r = try await stitch("canvas", "palette", "Flag", "--json")
             let answer = try StitchJSON.decode(CanvasPaletteAnswer.self, from: Data(r.out.utf8))
             #expect(answer.canvasId == canvas.id && answer.threads.rows.count == 3)
+
+            // Added to the canvas's project: none yet, so one is started; its list follows on sync.
+            r = try await stitch("canvas", "palette", "Flag", "--add-to-project")
+            #expect(r.code == 0 && r.out.hasPrefix("Started a project from Flag. Added 3 threads: DMC 321 × "), "\(r.out) \(r.err)")
+            r = try await stitch("sync")
+            r = try await stitch("canvas", "palette", "Flag", "--add-to-project")
+            #expect(r.code == 0 && r.out.contains("Added 0 threads") && r.out.contains("Already on its list: DMC 321, DMC 797, DMC 699."), "\(r.out) \(r.err)")
         }
     }
 

@@ -30,10 +30,10 @@ struct PWATests {
             let readable = try NSRegularExpression(pattern: PWA.readable)
             func kept(_ path: String) -> Bool { readable.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil }
             let id = UUID().wireText
-            for path in ["/app/inventory", "/app/inventory/new", "/app/stash", "/app/stash/\(id)", "/app/projects", "/app/projects/\(id)", "/app/shopping"] {
+            for path in ["/app/inventory", "/app/inventory/new", "/app/stash", "/app/stash/\(id)", "/app/stash/\(id)/palette", "/app/projects", "/app/projects/\(id)", "/app/shopping"] {
                 #expect(kept(path), "\(path) is read offline")
             }
-            for path in ["/app/settings", "/app/signin", "/app/stash/new", "/app/projects/start", "/app/settings/export.json"] {
+            for path in ["/app/settings", "/app/signin", "/app/stash/new", "/app/stash/\(id)/palette/size", "/app/projects/start", "/app/settings/export.json"] {
                 #expect(!kept(path), "\(path) is not kept")
             }
             // Every signed-in page links the manifest.

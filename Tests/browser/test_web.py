@@ -21,6 +21,7 @@ from harness import pdf as patterns
 from harness.images import png
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -718,6 +719,110 @@ def test_chart_key(server, browser, shots):
     rows = {r.get_attribute("data-key"): r for r in browser.find_elements(By.CSS_SELECTOR, "#key-rows .key-row")}
     assert "Already on the project's list" in text_of(rows["DMC 310"])
     assert not browser.find_element(By.ID, "take-0").is_selected() and browser.find_element(By.ID, "take-2").is_selected()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def painted_canvas(width=600, height=400):
+    """A painted canvas photographed under warm light: a bare white border around three bands —
+    DMC 321 Red (half), 797 Royal Blue and 699 Green (a quarter each)."""
+    bands = [(0.5, (0xC7, 0x2B, 0x3B)), (0.75, (0x13, 0x47, 0x7D)), (1.0, (0x05, 0x65, 0x17))]
+    def pixel(x, y):
+        bx, by = width // 10, height // 10
+        rgb = (0xF2, 0xF0, 0xEA)
+        if bx <= x < width - bx and by <= y < height - by:
+            at = (x - bx) / (width - 2 * bx)
+            rgb = next(c for until, c in bands if at < until)
+        return (rgb[0], rgb[1], int(rgb[2] * 0.9))
+    return png(width, height, pixel)
+
+
+def test_canvas_palette(server, browser, shots):
+    """A painted canvas's photo becomes its thread list on a phone: the colours found beside the
+    photo, the size and mesh asked for and saved, a colour's region lit up on the photo when its
+    row says "Show", more colours, a bare spot tapped; then one colour merged onto another's
+    thread, a thread added by hand, and "Add" starts the canvas's project with them — its list,
+    readiness and the shopping list follow. Another account can't open the page."""
+    folder = tempfile.mkdtemp(prefix="stitch-palette-")
+    photo = os.path.join(folder, "flag.png")
+    with open(photo, "wb") as f:
+        f.write(painted_canvas())
+    sign_up(browser, server, "Pat", "pat@example.com")
+    add_thread(browser, server, "321", "5")
+    browser.get(server + "/app/stash/new")
+    browser.find_element(By.NAME, "image").send_keys(photo)
+    fill(browser, "designer", "Pat")
+    fill(browser, "designName", "Flag")
+    submit(browser, "Add canvas")
+    canvas_url = browser.current_url
+    follow(browser, browser.find_element(By.ID, "canvas-palette"))
+    palette_url = browser.current_url.split("?")[0]
+    text_of = lambda el: " ".join(el.get_attribute("textContent").split())
+    message = text_of(browser.find_element(By.ID, "palette-message"))
+    assert "Found 3 colours" in message and "unpainted border" in message, message
+    # No size or mesh yet: asked for, and saved on the canvas.
+    assert "Amounts need the canvas's size" in text_of(browser.find_element(By.ID, "palette-size"))
+    fill(browser, "size", "10 x 8 in")
+    fill(browser, "meshCount", "13")
+    submit(browser, "Save and count skeins")
+    assert not browser.find_elements(By.ID, "palette-size")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#palette-rows .palette-row")
+    assert len(rows) == 3
+    assert "About" in text_of(rows[0]) and "you have 5, buy 5" in text_of(rows[0]), text_of(rows[0])
+    assert Select(browser.find_element(By.ID, "thread-1")).first_selected_option.get_attribute("value") == "DMC|797"
+
+    # "Show" lights the blue band up: the red is dimmed on the overlay, the blue is not.
+    show = rows[1].find_element(By.CSS_SELECTOR, ".palette-show")
+    click(browser, show)
+    figure = browser.find_element(By.ID, "palette-photo")
+    assert figure.get_attribute("data-showing") == "1" and show.get_attribute("aria-pressed") == "true"
+    alpha = lambda fx, fy: browser.execute_script(
+        "var c = document.querySelector('.palette-overlay'); return c.getContext('2d').getImageData("
+        "Math.floor(c.width * arguments[0]), Math.floor(c.height * arguments[1]), 1, 1).data[3]", fx, fy)
+    assert alpha(0.3, 0.5) > 100 and alpha(0.65, 0.5) == 0, (alpha(0.3, 0.5), alpha(0.65, 0.5))
+    snap(browser, shots, "canvas-palette")
+    click(browser, show)
+    assert figure.get_attribute("data-showing") is None and alpha(0.3, 0.5) == 0
+
+    follow(browser, browser.find_element(By.ID, "palette-more"))
+    assert "detail=4" in browser.current_url and len(browser.find_elements(By.CSS_SELECTOR, "#palette-rows .palette-row")) >= 3
+    # A bare spot tapped on the photo: read again against it.
+    click(browser, browser.find_element(By.ID, "palette-spot"))
+    image = browser.find_element(By.ID, "palette-image")
+    page = browser.find_element(By.TAG_NAME, "html")
+    ActionChains(browser).move_to_element_with_offset(image, -image.size["width"] // 2 + 8, -image.size["height"] // 2 + 8).click().perform()
+    WebDriverWait(browser, 10).until(gone(page))
+    assert "spot=" in browser.current_url
+    assert "against the spot you tapped" in text_of(browser.find_element(By.ID, "palette-message"))
+
+    # The green onto the blue's thread, four skeins of red, DMC 3865 added; a new project.
+    browser.get(palette_url)
+    Select(browser.find_element(By.ID, "merge-2")).select_by_visible_text("The same thread as Colour 2")
+    fill(browser, "quantity-0", "4")
+    fill(browser, "add-number", "3865")
+    assert Select(browser.find_element(By.ID, "palette-target")).first_selected_option.text == "A new project from this canvas"
+    submit(browser, "Add the ticked threads")
+    assert "Started a project from the canvas. Added 3 threads" in browser.find_element(By.CSS_SELECTOR, ".flash").text
+    needs = {" ".join(r.find_element(By.CSS_SELECTOR, "td").get_attribute("textContent").split()[:2]): r
+             for r in browser.find_elements(By.CSS_SELECTOR, "tr[data-requirement]")}
+    assert set(needs) == {"DMC 321", "DMC 797", "DMC 3865"}, list(needs)
+    assert needs["DMC 321"].find_element(By.CSS_SELECTOR, ".buy").text == "0"
+    blue_skeins = int(rows_skeins := needs["DMC 797"].find_element(By.CSS_SELECTOR, ".buy").text)
+    assert blue_skeins >= 2, rows_skeins
+    assert browser.find_element(By.ID, "readiness-summary").get_attribute("data-color") == "yellow"
+    browser.get(server + "/app/shopping")
+    assert browser.find_elements(By.CSS_SELECTOR, "#shopping .row[data-item='DMC 797']")
+    # The canvas's project now exists: the page offers it, not a new one.
+    browser.get(palette_url)
+    assert "(this canvas’s project)" in Select(browser.find_element(By.ID, "palette-target")).first_selected_option.text
+
+    # Another account on the same browser: Pat's canvas isn't there for Lee.
+    browser.get(server + "/app/settings")
+    submit(browser, "Sign out")
+    sign_up(browser, server, "Lee", "lee@example.com")
+    browser.get(palette_url)
+    assert "Colours of Flag" not in browser.page_source and not browser.find_elements(By.ID, "palette-rows")
+    browser.get(server + "/app/settings")
+    submit(browser, "Sign out")
     shutil.rmtree(folder, ignore_errors=True)
 
 
