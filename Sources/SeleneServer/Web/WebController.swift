@@ -20,14 +20,8 @@ struct WebController: RouteCollection {
         routes.get(use: home)
         routes.get("app", use: home)
         StaticAsset.serve(Assets.byName, under: ["app", "static"], on: routes)
-        routes.get(SiteURL.icon.route) { _ in Self.asset(PWA.icon, type: "image/svg+xml") }
-        routes.get(SiteURL.manifest.route) { _ in Self.asset(PWA.manifest, type: "application/manifest+json") }
-        routes.get(SiteURL.worker.route) { _ in
-            // Always fresh, so a new worker is picked up at once; scoped to the web app.
-            Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "Service-Worker-Allowed": "/app/"],
-                     body: .init(string: PWA.worker))
-        }
-        routes.get(SiteURL.offline.route) { req in Self.render(req, Pages.offline()) }
+        InstallableApp.routes(on: routes, icon: .init(SiteURL.icon.route, PWA.icon), manifest: .init(SiteURL.manifest.route, PWA.manifest),
+                              worker: .init(SiteURL.worker.route, PWA.worker), offline: .init(SiteURL.offline.route, Pages.offline().render()))
         routes.get(SiteURL.pushKey.route, use: pushKey)
         routes.post(SiteURL.pushSubscribe.route, use: pushSubscribe)
         routes.post(SiteURL.pushTest.route, use: pushTest)
@@ -87,10 +81,6 @@ struct WebController: RouteCollection {
     }
 
     // MARK: Plumbing
-
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: ["Content-Type": type, "Cache-Control": "public, max-age=3600"], body: .init(string: text))
-    }
 
     static func render(_ req: Request, _ node: Node, status: HTTPResponseStatus = .ok) -> Response {
         let response = Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"], body: .init(string: node.render()))

@@ -39,4 +39,10 @@ enum PWA {
         readable: readable, offline: SiteURL.offline.path,
         // List thumbnails, so the kept stash and projects show their pictures offline.
         pictures: #"^\/app\/images\/[^\/?]+\?w=192$"#, signedOut: #"^\/app\/(signin|signup)"#)
+
+    /// What the worker answers for a page it hasn't kept.
+    static let offlinePage = Layout.document("Offline", body: el("main", ["id": "main", "class": "offline"],
+        Layout.emptyState(icon: "inventory", title: "You're offline",
+                          message: "This page wasn't opened while you had a connection, so there is no copy of it here. Your inventory, stash, projects and shopping list can be read as you last saw them.",
+                          action: el("a", ["class": "button primary", "href": SiteURL.inventory.path], text("Inventory"))))).render()
 }

@@ -75,32 +75,25 @@ enum Flash {
 }
 
 struct WebController: RouteCollection {
+    /// The web app's route table, a group of pages each: what anyone may open, signing in, the
+    /// inventory and stash, projects, the shopping list and settings.
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
         WebAssets.routes(routes)
         // The installable app: manifest, icon, the worker that keeps pages for reading offline, and
         // the page it answers for one it hasn't kept.
-        routes.get(SiteURL.icon.route) { _ in
-            Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=3600"], body: .init(string: PWA.icon))
-        }
-        routes.get(SiteURL.manifest.route) { _ in
-            Response(status: .ok, headers: ["Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600"], body: .init(string: PWA.manifest))
-        }
-        routes.get(SiteURL.worker.route) { _ in
-            // Always fresh, so a new worker is picked up at once; scoped to the web app.
-            Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "Service-Worker-Allowed": "/app/"],
-                     body: .init(string: PWA.worker))
-        }
-        routes.get(SiteURL.offline.route) { _ in
-            let page = Layout.document("Offline", body: el("main", ["id": "main", "class": "offline"],
-                Layout.emptyState(icon: "inventory", title: "You're offline",
-                                  message: "This page wasn't opened while you had a connection, so there is no copy of it here. Your inventory, stash, projects and shopping list can be read as you last saw them.",
-                                  action: el("a", ["class": "button primary", "href": SiteURL.inventory.path], text("Inventory")))))
-            return Response(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"], body: .init(string: page.render()))
-        }
+        InstallableApp.routes(on: routes, icon: .init(SiteURL.icon.route, PWA.icon), manifest: .init(SiteURL.manifest.route, PWA.manifest),
+                              worker: .init(SiteURL.worker.route, PWA.worker), offline: .init(SiteURL.offline.route, PWA.offlinePage))
         routes.get(SiteURL.font(":name").route, use: font)
         routes.get(SiteURL.image(":key").route, use: image)
+        signInRoutes(routes)
+        inventoryAndStashRoutes(routes)
+        projectRoutes(routes)
+        shoppingAndSettingsRoutes(routes)
+    }
 
+    /// Signing in, up and out, passwords, linked sign-ins and recently deleted.
+    private func signInRoutes(_ routes: any RoutesBuilder) {
         let open = routes.grouped(WebAuth(required: false))
         open.get(SiteURL.signIn.route, use: signInPage)
         open.grouped(ClientThrottle()).post(SiteURL.signIn.route, use: signIn)
@@ -128,8 +121,12 @@ struct WebController: RouteCollection {
         routes.grouped(WebAuth(required: true)).get(SiteURL.recentlyDeleted.route, use: recentlyDeleted)
         routes.grouped(WebAuth(required: true)).post(SiteURL.restoreDeleted(":type", ":id").route, use: restoreDeleted)
         routes.grouped(WebAuth(required: true)).get(SiteURL.deletedPhoto(":type", ":id").route, use: deletedPhoto)
+    }
 
+    /// The inventory, scanning, and the stash with its canvases' colours.
+    private func inventoryAndStashRoutes(_ routes: any RoutesBuilder) {
         let app = routes.grouped(WebAuth(required: true))
+        func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.inventory.route, use: inventory)
         app.get(SiteURL.inventoryData.route, use: inventoryData)
         app.get(SiteURL.newThread.route, use: newThreadPage)
@@ -140,7 +137,6 @@ struct WebController: RouteCollection {
         app.post(SiteURL.stepThread(":id").route, use: stepThread)
         app.post(SiteURL.matchCatalog.route, use: matchCatalog)
 
-        func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.scan.route, use: scanPage)
         uploads("42mb").on(.POST, SiteURL.scan.route, body: .collect(maxSize: "42mb"), use: scan)
         app.get(SiteURL.stash.route, use: stash)
@@ -154,7 +150,12 @@ struct WebController: RouteCollection {
         app.get(SiteURL.canvasPalette(":id").route, use: canvasPalettePage)
         app.post(SiteURL.canvasPalette(":id").route, use: confirmCanvasPalette)
         app.post(SiteURL.canvasPaletteSize(":id").route, use: saveCanvasPaletteSize)
+    }
 
+    /// Projects: their journal, photos, patterns, sections and requirements.
+    private func projectRoutes(_ routes: any RoutesBuilder) {
+        let app = routes.grouped(WebAuth(required: true))
+        func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.projects.route, use: projects)
         app.get(SiteURL.startProject.route, use: startProjectPage)
         app.post(SiteURL.startProject.route, use: startProject)
@@ -189,7 +190,12 @@ struct WebController: RouteCollection {
         app.post(SiteURL.projectPicture(":id").route, use: projectPicture)
         app.post(SiteURL.projectDates(":id").route, use: projectDates)
         app.post(SiteURL.projectSize(":id").route, use: projectSize)
+    }
 
+    /// The shopping list, settings, export, import, restore and the account.
+    private func shoppingAndSettingsRoutes(_ routes: any RoutesBuilder) {
+        let app = routes.grouped(WebAuth(required: true))
+        func uploads(_ max: ByteCount) -> any RoutesBuilder { routes.grouped(WebAuth(required: true, maxBody: max)) }
         app.get(SiteURL.shopping.route, use: shopping)
         app.get(SiteURL.shoppingText.route, use: shoppingText)
         app.post(SiteURL.buy.route, use: buy)
