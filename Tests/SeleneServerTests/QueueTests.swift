@@ -125,12 +125,20 @@ struct QueueTests {
         try await withSelene(adjust: { $0.llm = settings }) { app, clock in
             let queue = ProcessingQueue(db: app.writeDB, services: app.selene, owner: "loop", logger: app.logger)
             try await withWorker(queue, app: app) {
-                for i in 0..<10 {
+                // The first capture finds the model server down and pauses the worker; the other
+                // nine arrive while it is paused (each waking it, which must not lengthen the pause).
+                try await app.note("Capture 0 while the model server is down")
+                app.selene.queueSignal.wake()
+                var health: LLMHealth = try await app.call(.GET, "/api/llm/health")
+                for _ in 0..<600 where health.pausedSince == nil {
+                    try await Task.sleep(nanoseconds: 50_000_000)
+                    health = try await app.call(.GET, "/api/llm/health")
+                }
+                for i in 1..<10 {
                     try await app.note("Capture \(i) while the model server is down")
                     app.selene.queueSignal.wake()
-                    try await Task.sleep(nanoseconds: 400_000_000)
                 }
-                let health: LLMHealth = try await app.call(.GET, "/api/llm/health")
+                health = try await app.call(.GET, "/api/llm/health")
                 let pausedSince = try #require(health.pausedSince)
                 let nextCheck = try #require(health.nextCheckAt)
                 #expect(health.pauseReason?.contains("not reachable") == true)

@@ -235,7 +235,10 @@ def test_chat_on_a_phone_keeps_the_answer_in_view(selene, browser, shots):
                     submit(browser, "New chat")
                 for question in ["What's in my garden soil thread?", "And what about the compost for the tomatoes in the raised bed?"]:
                     ask(browser, question)
-                time.sleep(0.3)
+                # The page scrolls the answer into view: wait until it has come to rest above the composer.
+                until(browser, lambda d: d.execute_script("""
+                    var answers = document.querySelectorAll('#conversation > li.assistant');
+                    return answers[answers.length - 1].getBoundingClientRect().bottom <= document.querySelector('form.composer').getBoundingClientRect().top + 1;"""))
                 box = browser.execute_script("""
                     var r = function (el) { var b = el.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, height: b.height, left: b.left, right: b.right}; };
                     var answers = document.querySelectorAll('#conversation > li.assistant');
@@ -558,7 +561,8 @@ def test_voice_off_until_chosen_then_local(selene, browser, shots):
     assert mic.is_displayed() and mic.get_attribute("data-voice") == "server"
     click(browser, mic)
     until(browser, lambda d: "Stop" in d.find_element(By.CSS_SELECTOR, ".mic").text)
-    time.sleep(1.5)
+    # Recording until the fake microphone has given more than a few bytes (the page counts them).
+    until(browser, lambda d: int(d.find_element(By.CSS_SELECTOR, ".mic").get_attribute("data-recorded") or 0) > 2000, 20)
     click(browser, browser.find_element(By.CSS_SELECTOR, ".mic"))
     until(browser, lambda d: "Transcribed" in d.find_element(By.ID, "content").get_attribute("value"), 20)
     words = browser.find_element(By.ID, "content").get_attribute("value")

@@ -488,8 +488,7 @@ def test_add_thread_from_catalog(server, browser, shots):
     assert "Nearest in other brands" in alternatives.get_attribute("textContent")
     titles = [" ".join(t.get_attribute("textContent").split()) for t in alternatives.find_elements(By.CSS_SELECTOR, ".title")]
     assert titles[0] == "Anchor 403", titles
-    browser.execute_script("arguments[0].scrollIntoView()", alternatives)
-    time.sleep(0.3)
+    browser.execute_script("arguments[0].scrollIntoView({behavior: 'instant'})", alternatives)
     browser.save_screenshot(os.path.join(shots, "thread-alternatives-phone.png"))
 
 

@@ -90,14 +90,17 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
     public let interval: Duration
     private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let rounds = NIOLockedValueBox(0)
+    private let ended = NIOLockedValueBox(false)
 
     public init(interval: Duration = .seconds(3600)) { self.interval = interval }
 
     /// How many rounds have finished (tests wait on it).
     public var completedRounds: Int { rounds.withLockedValue { $0 } }
+    /// The loop has returned (shutting down waits for it): no round can start after.
+    public var loopEnded: Bool { ended.withLockedValue { $0 } }
 
     public func didBootAsync(_ application: Application) async throws {
-        let interval = self.interval, rounds = self.rounds
+        let interval = self.interval, rounds = self.rounds, ended = self.ended
         let logger = application.logger, config = application.config, clock = application.clock, db = application.db
         task.withLockedValue { task in
             task = Task {
@@ -119,6 +122,7 @@ public final class HousekeepingSchedule: LifecycleHandler, Sendable {
                     rounds.withLockedValue { $0 += 1 }
                     try? await Task.sleep(for: interval)
                 }
+                ended.withLockedValue { $0 = true }
             }
         }
     }

@@ -174,7 +174,10 @@
         navigator.mediaDevices.getUserMedia({ audio: true }).then(function (stream) {
           var chunks = [];
           recorder = new MediaRecorder(stream);
-          recorder.ondataavailable = function (e) { if (e.data.size) chunks.push(e.data); };
+          // In quarter-second pieces: what has been recorded so far is on the button (data-recorded, bytes).
+          recorder.ondataavailable = function (e) {
+            if (e.data.size) { chunks.push(e.data); mic.setAttribute('data-recorded', String(chunks.reduce(function (n, c) { return n + c.size; }, 0))); }
+          };
           recorder.onstop = function () {
             stream.getTracks().forEach(function (t) { t.stop(); });
             recorder = null; mic.classList.remove('listening'); label.textContent = 'Speak'; mic.disabled = true;
@@ -187,7 +190,8 @@
             .catch(function (e) { say(e.message); })
             .then(function () { mic.disabled = false; });
           };
-          recorder.start();
+          mic.setAttribute('data-recorded', '0');
+          recorder.start(250);
           mic.classList.add('listening'); label.textContent = 'Stop';
         }).catch(function () { say('The microphone is not available to this page.'); });
       });
