@@ -79,16 +79,24 @@ enum ShoppingService {
         }
     }
 
-    /// Adds a thread to the list by hand (a JSON object's fields); a second line for the same
-    /// thread adds to the first. Answers the line and whether it was merged.
-    static func addLine(_ body: [String: Any], userId: UUID, now: Date, db: any Database) async throws -> (line: ShoppingLine, merged: Bool) {
-        let id = try JSONMerge.clientId(body) ?? UUID()
-        var fields = body
-        fields.removeValue(forKey: "deletedAt")
+    /// A thread put on the list by hand, as the API's JSON and the web app's form both give it.
+    struct NewLine: Sendable {
+        /// The client's id for the line (an app that made it offline), or nil for a new one.
+        var id: UUID?
+        var brand: String
+        var number: String
+        var colorName: String?
+        var quantity = 1
+        var notes: String?
+    }
+
+    /// Adds a thread to the list by hand; a second line for the same thread adds to the first.
+    /// Answers the line and whether it was merged.
+    static func addLine(_ new: NewLine, userId: UUID, now: Date, db: any Database) async throws -> (line: ShoppingLine, merged: Bool) {
+        let id = new.id ?? UUID()
         // Only a line to buy is written here; setting a line aside is `dismiss`.
-        let line: ShoppingLine = try JSONMerge.create(fields, defaults: ["quantity": 1],
-            protected: ["id": id.text, "kind": ShoppingLineKind.added.rawValue, "createdAt": ts(now), "updatedAt": ts(now)])
-        let record = try line.normalized.validated()
+        let record = try ShoppingLine(id: id, kind: .added, brand: new.brand, number: new.number, colorName: new.colorName, quantity: new.quantity,
+                                      notes: new.notes, createdAt: now, updatedAt: now).normalized.validated()
         return try await db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             if try await Records.idExists(ShoppingLineModel.self, id, on: db) {

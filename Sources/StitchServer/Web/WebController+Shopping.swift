@@ -29,11 +29,10 @@ extension WebController {
     @Sendable func addToShoppingList(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
         let back = Self.localPath(form["back"]) ?? SiteURL.shopping.path
-        var body: [String: Any] = ["brand": form["brand"] ?? "", "number": form["number"] ?? "", "quantity": Int(form["quantity"] ?? "") ?? 0]
-        if let color = form["colorName"], !color.isEmpty { body["colorName"] = color }
-        if let notes = form["notes"], !notes.isEmpty { body["notes"] = notes }
+        let new = ShoppingService.NewLine(brand: form["brand"] ?? "", number: form["number"] ?? "", colorName: form["colorName"].flatMap { $0.isEmpty ? nil : $0 },
+                                          quantity: Int(form["quantity"] ?? "") ?? 0, notes: form["notes"].flatMap { $0.isEmpty ? nil : $0 })
         do {
-            let (line, _) = try await ShoppingService.addLine(body, userId: req.user.id, now: req.now, db: req.db)
+            let (line, _) = try await ShoppingService.addLine(new, userId: req.user.id, now: req.now, db: req.db)
             return redirect(to: back, flash: "On your shopping list: \(line.brand) \(line.number), \(line.quantity) added by hand.")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
