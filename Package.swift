@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD", "BuildStamp",
+                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD", "CSystemZlib", "BuildStamp",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch, until_kept
-from harness import pdf as patterns
+from harness.fixtures import OWNED_BARCODE, UNKNOWN_BARCODE, made
 from harness.images import png
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
@@ -495,7 +495,6 @@ def test_add_thread_from_catalog(server, browser, shots):
 def test_scan_barcode(server, browser, shots):
     """A photo of a barcode opens the owned thread; an unknown one opens the add form with the
     barcode filled in, and once added the next scan finds it; a photo with no barcode says so."""
-    import barcodes
     folder = tempfile.mkdtemp(prefix="stitch-scan-")
 
     def write(name, data):
@@ -504,10 +503,10 @@ def test_scan_barcode(server, browser, shots):
             f.write(data)
         return path
 
-    owned, unknown = barcodes.ean13("501234567890"), barcodes.ean13("400638133393")
-    owned_photo = write("owned.png", barcodes.photo(owned, degrees=12))
-    unknown_photo = write("unknown.png", barcodes.photo(unknown, degrees=90, ink=80, paper=170))
-    blank_photo = write("blank.png", barcodes.no_barcode())
+    owned, unknown = OWNED_BARCODE, UNKNOWN_BARCODE
+    owned_photo = write("owned.png", made("barcode-owned.png"))
+    unknown_photo = write("unknown.png", made("barcode-unknown.png"))
+    blank_photo = write("blank.png", made("no-barcode.png"))
 
     sign_up(browser, server, "Scan", "scan@example.com")
     browser.get(server + "/app/inventory/new")
@@ -571,9 +570,9 @@ def test_pattern_viewer(server, browser, shots):
     folder = tempfile.mkdtemp(prefix="stitch-pattern-")
     chart, locked = os.path.join(folder, "Nutcracker chart.pdf"), os.path.join(folder, "locked.pdf")
     with open(chart, "wb") as f:
-        f.write(patterns.pdf(12))
+        f.write(made("chart-12-pages.pdf"))
     with open(locked, "wb") as f:
-        f.write(patterns.pdf(2, encrypted=True))
+        f.write(made("chart-encrypted.pdf"))
 
     sign_up(browser, server, "Pat", "pat@example.com")
     browser.get(server + "/app/stash/new")
@@ -653,7 +652,7 @@ def test_chart_key(server, browser, shots):
     folder = tempfile.mkdtemp(prefix="stitch-key-")
     chart = os.path.join(folder, "Spring Meadow.pdf")
     with open(chart, "wb") as f:
-        f.write(patterns.chart_with_key())
+        f.write(made("chart-with-key.pdf"))
 
     sign_up(browser, server, "Kim", "kim@example.com")
     browser.get(server + "/app/inventory/new")
@@ -740,16 +739,16 @@ def test_canvas_palette(server, browser, shots):
     photo, the size and mesh asked for and saved, a colour's region lit up on the photo when its
     row says "Show", more colours, a bare spot tapped; then one colour merged onto another's
     thread, a thread added by hand, and "Add" starts the canvas's project with them — its list,
-    readiness and the shopping list follow. Another account can't open the page."""
+    readiness and the shopping list follow. Another account on the same browser can't open the page."""
     folder = tempfile.mkdtemp(prefix="stitch-palette-")
     photo = os.path.join(folder, "flag.png")
     with open(photo, "wb") as f:
         f.write(painted_canvas())
-    sign_up(browser, server, "Pat", "pat@example.com")
+    sign_up(browser, server, "Pia", "pia@example.com")
     add_thread(browser, server, "321", "5")
     browser.get(server + "/app/stash/new")
     browser.find_element(By.NAME, "image").send_keys(photo)
-    fill(browser, "designer", "Pat")
+    fill(browser, "designer", "Pia")
     fill(browser, "designName", "Flag")
     submit(browser, "Add canvas")
     canvas_url = browser.current_url
@@ -814,7 +813,7 @@ def test_canvas_palette(server, browser, shots):
     browser.get(palette_url)
     assert "(this canvas’s project)" in Select(browser.find_element(By.ID, "palette-target")).first_selected_option.text
 
-    # Another account on the same browser: Pat's canvas isn't there for Lee.
+    # Another account on the same browser: Pia's canvas isn't there for Lee.
     browser.get(server + "/app/settings")
     submit(browser, "Sign out")
     sign_up(browser, server, "Lee", "lee@example.com")

@@ -23,7 +23,7 @@ import pytest
 from harness import binary
 from harness.images import png
 from harness.net import free_port, wait_for
-from harness.pdf import chart_pdf
+from harness.fixtures import made
 from harness.selene import Selene, Stub
 from harness.stitch import Stitchuation
 
@@ -327,7 +327,7 @@ def pattern_status(base, token, pattern_id):
 
 def upload_chart(cluster, token, pages, title):
     project = ok(call(cluster.base, "POST", "/projects", {"name": title, "status": "planned"}, token=token))
-    body, content_type = multipart("file", f"{title}.pdf", "application/pdf", chart_pdf(pages))
+    body, content_type = multipart("file", f"{title}.pdf", "application/pdf", made(f"a4-chart-{pages}-pages.pdf"))
     detail = ok(call(cluster.base, "POST", f"/projects/{project['id']}/patterns", raw=body, content_type=content_type, token=token, timeout=120))
     return detail["pattern"]["id"], detail["pattern"]["fileKey"]
 

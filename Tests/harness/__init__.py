@@ -5,7 +5,8 @@ real-model tier — so each is written once:
 - `harness.stitch`: a Stitchuation server process;
 - `harness.selene`: a Selene server process, its API and web sign-in, and the model stand-in
   (`selene-ollama-stub`) as a process;
-- `harness.images` and `harness.pdf`: real PNG and PDF files built byte by byte.
+- `harness.images`: real PNG files built byte by byte;
+- `harness.fixtures`: the charts and barcode photos the Swift suite makes, committed, read here.
 
 `Tests/pytest.ini` puts `Tests/` on the import path, so a test imports `harness` directly.
 """

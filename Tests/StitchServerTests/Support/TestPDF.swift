@@ -1,3 +1,4 @@
+import CSystemZlib
 import Foundation
 
 /// PDFs for the pattern tests, written here object by object with a correct cross-reference
@@ -26,13 +27,47 @@ enum TestPDF {
         return assemble(objects, trailerExtra: trailerExtra)
     }
 
+    /// A4 pages, each a grid drawn by a compressed (FlateDecode) stream with its number: what
+    /// poppler draws page by page, small enough for a long chart (the cluster tier's).
+    static func a4Chart(pages: Int) -> Data {
+        var objects: [Int: Data] = [1: Data("<< /Type /Catalog /Pages 2 0 R >>".utf8), 3: Data("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".utf8)]
+        var kids: [Int] = []
+        for n in 1...pages {
+            let grid = stride(from: 60, to: 540, by: 12).map { "\($0) 60 m \($0) 780 l " }.joined()
+                + stride(from: 60, to: 780, by: 12).map { "60 \($0) m 540 \($0) l " }.joined()
+            let content = zlib(Data(("0.5 w " + grid + "S BT /F1 48 Tf 240 400 Td (Page \(n)) Tj ET").utf8))
+            let (stream, page) = (2 + 2 * n, 3 + 2 * n)
+            objects[stream] = Data("<< /Length \(content.count) /Filter /FlateDecode >>\nstream\n".utf8) + content + Data("\nendstream".utf8)
+            objects[page] = Data("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents \(stream) 0 R >>".utf8)
+            kids.append(page)
+        }
+        objects[2] = Data("<< /Type /Pages /Kids [\(kids.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages) >>".utf8)
+        return assemble(objects)
+    }
+
+    /// `data` in zlib's format at its default level (as Python's `zlib.compress`).
+    static func zlib(_ data: Data) -> Data {
+        var size = compressBound(uLong(data.count))
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let status = data.withUnsafeBytes { input in
+            compress2(&out, &size, input.bindMemory(to: Bytef.self).baseAddress, uLong(data.count), Z_DEFAULT_COMPRESSION)
+        }
+        precondition(status == Z_OK, "zlib failed")
+        return Data(out.prefix(Int(size)))
+    }
+
     /// Numbered objects (1 the catalog) as a PDF file with its cross-reference table.
     static func assemble(_ objects: [Int: String], trailerExtra: String = "") -> Data {
+        assemble(objects.mapValues { Data($0.utf8) }, trailerExtra: trailerExtra)
+    }
+
+    /// The same, with objects as bytes (a compressed stream).
+    static func assemble(_ objects: [Int: Data], trailerExtra: String = "") -> Data {
         var out = Data("%PDF-1.4\n".utf8)
         var offsets: [Int: Int] = [:]
         for key in objects.keys.sorted() {
             offsets[key] = out.count
-            out.append(Data("\(key) 0 obj\n\(objects[key]!)\nendobj\n".utf8))
+            out.append(Data("\(key) 0 obj\n".utf8) + objects[key]! + Data("\nendobj\n".utf8))
         }
         let size = objects.keys.max()! + 1
         let xref = out.count
@@ -97,6 +132,15 @@ enum TestChart {
         ["O", "2", "DMC", "3865", "Winter White", "5000", ""],
         ["#", "2", "Anchor", "403", "Black", "300", "1"],
         ["*", "2", "DMC", "9999", "Mystery Blue", "100", ""],
+        ["%", "2", "Madeira", "2400", "White", "200", "1"],
+    ], columns: [72, 120, 170, 230, 290, 400, 460], from: 600)])
+
+    /// 1 as the browser test reads it: every row's brand has a catalog or none at all (Madeira).
+    static let springMeadow = pdf([chartPage("Spring Meadow - 14 count Aida") + rows([
+        ["Symbol", "Strands", "Brand", "Number", "Colour name", "Stitches", "Skeins"],
+        ["X", "2", "DMC", "310", "Black", "1250", "1"],
+        ["O", "2", "DMC", "3865", "Winter White", "5000", ""],
+        ["#", "2", "Anchor", "403", "Black", "300", "1"],
         ["%", "2", "Madeira", "2400", "White", "200", "1"],
     ], columns: [72, 120, 170, 230, 290, 400, 460], from: 600)])
 
