@@ -77,6 +77,7 @@ public final class OllamaStub: Sendable {
         var slowSeconds: Double = 3
         var chunkDelay: Double = 0.005
         var requests: [Recorded] = []
+        var understood: [(containing: String, analysis: NoteAnalysis)] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -127,6 +128,16 @@ public final class OllamaStub: Sendable {
             $0.skip = after
             if let slowSeconds { $0.slowSeconds = slowSeconds }
         }
+    }
+
+    /// What the stand-in "understands" of a note containing `text`, as a model would (a person
+    /// named, a move inferred), instead of its analysis from the note's own words.
+    public func understand(containing text: String, as analysis: NoteAnalysis) {
+        state.withLockedValue { $0.understood.append((text, analysis)) }
+    }
+
+    func understood(_ prompt: String) -> NoteAnalysis? {
+        state.withLockedValue { s in s.understood.first { prompt.contains($0.containing) }?.analysis }
     }
 
     public var openAI: OpenAIOptions {

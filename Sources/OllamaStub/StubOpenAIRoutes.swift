@@ -108,7 +108,7 @@ enum StubOpenAIRoutes {
         if fault == .modelMissing || !StubRoutes.known(body.model) {
             return failure(.notFound, "The model `\(body.model ?? "")` does not exist", type: "invalid_request_error")
         }
-        var answer = StubRoutes.reply(fault: fault, schema: schema, system: system, prompt: prompt, lastUser: lastUser)
+        var answer = StubRoutes.reply(fault: fault, schema: schema, system: system, prompt: prompt, lastUser: lastUser, stub: stub)
         var finish = "stop"
         if let limit = body.max_tokens {
             let cut = StubRoutes.truncate(answer, toTokens: limit)

@@ -108,7 +108,7 @@ enum StubRoutes {
         try await delay(fault, slow)
         if fault == .serverError { return error(.internalServerError, "stub failure") }
         if fault == .modelMissing || !known(body.model) { return error(.notFound, "model '\(body.model ?? "")' not found, try pulling it first") }
-        var answer = reply(fault: fault, schema: body.format, system: system, prompt: prompt, lastUser: lastUser)
+        var answer = reply(fault: fault, schema: body.format, system: system, prompt: prompt, lastUser: lastUser, stub: stub)
         let limit = body.options?.num_predict.map { truncate(answer, toTokens: $0) }
         if let limit { answer = limit.text }
         let model = body.model ?? OllamaStub.chatModel
@@ -154,9 +154,13 @@ enum StubRoutes {
     }
 
     /// The answer to a request: JSON for a schema (or broken JSON under `.invalidJSON`), else text.
-    static func reply(fault: OllamaStub.Fault, schema: JSONValue?, system: String, prompt: String, lastUser: String) -> String {
+    static func reply(fault: OllamaStub.Fault, schema: JSONValue?, system: String, prompt: String, lastUser: String, stub: OllamaStub) -> String {
         guard let schema else { return fault == .invented ? OllamaStub.inventedAnswer : OllamaStub.answer(system: system, prompt: prompt) }
         if fault == .invalidJSON { return "{\"primaryTheme\": \"\", \"not\": \"valid\"" }
+        let text = lastUser.isEmpty ? prompt : lastUser
+        if schema["properties"]?["primaryTheme"] != nil, let understood = stub.understood(text) {
+            return (try? String(decoding: SeleneJSON.encode(understood), as: UTF8.self)) ?? "{}"
+        }
         return OllamaStub.structured(schema: schema, text: lastUser.isEmpty ? prompt : lastUser)
     }
 

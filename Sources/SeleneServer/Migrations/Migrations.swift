@@ -26,6 +26,7 @@ enum SeleneMigrations {
         FullTextWithoutPendingList(),
         CreateOutbound(),
         CreateHostedConsent(),
+        NoteFactsSearch(),
     ]
 }
 

@@ -3,8 +3,9 @@ import Foundation
 import SeleneShared
 import SQLKit
 
-/// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice), PostgreSQL
-/// `tsvector` with `ts_rank_cd` normalised by length (title weighted A), both stemming English. A query's content
+/// Full-text ranking over notes: SQLite FTS5 with BM25 (title counts twice, what processing
+/// understood — `NoteFacts` — half), PostgreSQL `tsvector` with `ts_rank_cd` normalised by length
+/// (title weighted A, words B, facts C), both stemming English. A query's content
 /// words are OR'd, so notes matching more of them rank higher (`all: true` wants every one: a
 /// name). Answers note ids, best first.
 public struct KeywordSearch: Sendable {
@@ -96,11 +97,14 @@ public struct KeywordSearch: Sendable {
             if index > 0 { tsquery += " && " }
             tsquery += "phraseto_tsquery('english', \(bind: phrase))"
         }
-        return try await rank(sqlite: phrases.map { "\"\($0)\"" }.joined(separator: " AND "), postgres: tsquery, limit: limit, filter: filter)
+        // A phrase is the note's own words in that order: not two of the facts side by side.
+        return try await rank(sqlite: "{title content} : (" + phrases.map { "\"\($0)\"" }.joined(separator: " AND ") + ")", postgres: tsquery,
+                              limit: limit, filter: filter, wordsOnly: true)
     }
 
-    /// An FTS5 MATCH expression or a PostgreSQL tsquery, ranked within the filter.
-    private func rank(sqlite match: String, postgres tsquery: SQLQueryString, limit: Int, filter: Filter) async throws -> [Int] {
+    /// An FTS5 MATCH expression or a PostgreSQL tsquery, ranked within the filter (`wordsOnly`:
+    /// matched in the title and words, not the facts).
+    private func rank(sqlite match: String, postgres tsquery: SQLQueryString, limit: Int, filter: Filter, wordsOnly: Bool = false) async throws -> [Int] {
         let sql = db.sql
         var filterClause: SQLQueryString = ""
         if let type = filter.noteType { filterClause += " AND p.note_type = \(bind: type.rawValue)" }
@@ -114,6 +118,7 @@ public struct KeywordSearch: Sendable {
             var query: SQLQueryString = "SELECT n.id FROM notes n"
             if !filter.isEmpty { query += join + "n.id" }
             query += ", " + tsquery + " q WHERE n.search_vector @@ q"
+            if wordsOnly { query += " AND ts_filter(n.search_vector, '{a,b}') @@ q" }
             query += filterClause
             // Normalisation 1 divides by 1 + the log of the note's length, as BM25 weighs length.
             query += " ORDER BY ts_rank_cd(n.search_vector, q, 1) DESC, n.id DESC LIMIT \(bind: limit)"
@@ -124,7 +129,7 @@ public struct KeywordSearch: Sendable {
             if filter.created != nil { query += " JOIN notes n ON n.id = f.rowid" }
             query += " WHERE notes_fts MATCH \(bind: match)"
             query += filterClause
-            query += " ORDER BY bm25(notes_fts, 2.0, 1.0), f.rowid DESC LIMIT \(bind: limit)"
+            query += " ORDER BY bm25(notes_fts, 2.0, 1.0, 0.5), f.rowid DESC LIMIT \(bind: limit)"
             rows = try await sql.raw(query).all()
         }
         return try rows.map { try $0.decode(column: "id", as: Int.self) }

@@ -36,7 +36,7 @@ struct NoteEditor {
             try await sql.raw("""
                 UPDATE notes SET title = \(bind: title), content = \(bind: content), content_hash = \(bind: NoteStore.hash(content)),
                   tags = \(bind: JSONColumn.write(tags)), status = \(bind: ProcessingStatus.pending.rawValue), attempts = 0,
-                  next_attempt_at = \(bind: now), last_error = NULL, lease_owner = NULL, lease_until = NULL
+                  next_attempt_at = \(bind: now), last_error = NULL, lease_owner = NULL, lease_until = NULL, facts = NULL
                 WHERE id = \(bind: id)
                 """).run()
             return left

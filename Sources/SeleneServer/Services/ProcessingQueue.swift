@@ -167,6 +167,7 @@ public struct ProcessingQueue: Sendable {
             index(id, vector: vector, chunks: chunks, analysis: analysis, now: now)
             placement = await place(id)
         }
+        await writeFacts(id)
         // An actionable note in no thread still yields its tasks (a thread's notes yield
         // theirs as they join); they join the thread if the note does later.
         if case .unplaced = placement, analysis.actionability == .actionable { await addTasks(id, now: now) }
@@ -221,6 +222,14 @@ public struct ProcessingQueue: Sendable {
         } catch {
             logger.warning("Note \(id) is processed but was not placed in a thread yet: \(error)")
             return .unplaced
+        }
+    }
+
+    /// What the model understood, searched beside the note's words; a failure leaves the note
+    /// found by its words until `selene reindex` (the note is processed).
+    private func writeFacts(_ id: Int) async {
+        do { try await NoteFactsStore(db: db).refresh(noteIds: [id]) } catch {
+            logger.warning("Note \(id) is processed but what it is about is not searchable yet: \(error)")
         }
     }
 

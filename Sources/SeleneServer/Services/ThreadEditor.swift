@@ -65,6 +65,7 @@ struct ThreadEditor {
         model.name = name
         model.nameByPerson = true
         try await model.save(on: db)
+        try await NoteFactsStore(db: db).refresh(threadIds: [threadId])
         return try await wire(threadId)
     }
 
@@ -87,6 +88,7 @@ struct ThreadEditor {
             return left
         }
         try await threads.membersChanged(threadIds: Array(Set(left + [threadId].compactMap { $0 })), now: now)
+        try await NoteFactsStore(db: db).refresh(noteIds: [noteId])
         logger.info("Note \(noteId) moved by hand: \(left) → \(threadId.map(String.init) ?? "no thread")")
     }
 
@@ -106,6 +108,7 @@ struct ThreadEditor {
             try await source.delete(on: db)
         }
         try await threads.membersChanged(threadIds: [targetId], now: now)
+        try await NoteFactsStore(db: db).refresh(threadIds: [targetId])
         logger.info("Thread \(sourceId) merged into \(targetId) by hand")
         return try await wire(targetId)
     }
@@ -146,6 +149,7 @@ struct ThreadEditor {
             return newId
         }
         try await threads.membersChanged(threadIds: [threadId, newId], now: now)
+        try await NoteFactsStore(db: db).refresh(noteIds: ids)
         logger.info("Thread \(newId) split from \(threadId) by hand with notes \(ids)")
         return try await wire(newId)
     }

@@ -138,7 +138,7 @@ public struct ThreadService: Sendable {
     private func create(naming: ThreadNaming, members: [Note], now: Date) async throws -> Int? {
         let vectors = members.compactMap { services.vectors.vector(for: Int($0.id)) }
         guard let centroid = VectorUtility.centroid(vectors) else { return nil }
-        return try await db.writeTransaction { db -> Int? in
+        let created = try await db.writeTransaction { db -> Int? in
             let thread = ThreadModel()
             thread.name = naming.name
             thread.summary = naming.summary
@@ -169,6 +169,9 @@ public struct ThreadService: Sendable {
             try await refresh(threadIds: [thread.id!], on: db, now: now)
             return thread.id!
         }
+        // Its notes are found by the thread's name too.
+        if let created { try await NoteFactsStore(db: db).refresh(threadIds: [created]) }
+        return created
     }
 
     /// Tasks for the actionable notes among `notes`, in `thread` or in none. A note yields a
@@ -264,11 +267,13 @@ public struct ThreadService: Sendable {
                 try await thread.save(on: db)
                 continue
             }
+            let renamed = !thread.nameByPerson && thread.name != naming.name
             if !thread.nameByPerson { thread.name = naming.name }
             thread.summary = naming.summary
             thread.summaryNoteCount = count
             thread.summaryAt = services.clock.now()
             try await thread.save(on: db)
+            if renamed { try await NoteFactsStore(db: db).refresh(threadIds: [thread.id!]) }
             written.append(thread.id!)
         }
         return written

@@ -1,0 +1,93 @@
+import Foundation
+import OllamaStub
+import SeleneShared
+@testable import SeleneServer
+import SQLKit
+import Testing
+import Vapor
+
+/// #85 (1): what the model understood about a note — its concepts and themes, its thread's name,
+/// the days it mentions as dates — is searched beside its words, and kept current when the note
+/// is processed, edited, moved, or its thread renamed (SQLite and PostgreSQL alike).
+@Suite("What the model understood is searchable")
+struct NoteFactsTests {
+    static func day(_ text: String) -> Date { QueryAnalyzer.utcCalendar.date(from: DateComponents(
+        year: Int(text.prefix(4)), month: Int(text.dropFirst(5).prefix(2)), day: Int(text.suffix(2))))! }
+
+    @Test("Days a note names, resolved at its moment: yesterday, last Friday, next Monday, 3 March, March 4th 2025, 3 days ago, an ISO date")
+    func dates() {
+        let written = Self.day("2026-11-24").addingTimeInterval(15 * 3600)  // a Tuesday afternoon
+        let text = "Yesterday the boiler broke. Booked the plumber for next Monday; the quote from last Friday was too high. "
+            + "Flights on 3 March, insurance renewed March 4th, 2025, paid 3 days ago, due 2026-12-25. Today I rested."
+        let found = DateMentions.dates(in: text, at: written).map { Self.iso($0) }
+        #expect(found == ["2026-11-23", "2026-11-30", "2026-11-20", "2026-03-03", "2025-03-04", "2026-11-21", "2026-12-25", "2026-11-24"], "\(found)")
+        #expect(DateMentions.words(in: "see you tomorrow", at: written) == ["2026-11-25 Wednesday 25 November 2026"])
+        #expect(DateMentions.dates(in: "On the 45th of Smarch, in 2026-13-40", at: written).isEmpty)
+        let facts = NoteFacts.text(concepts: ["Sam", "moving abroad", "sam"], themes: ["relocation"], threadName: "Sam's move",
+                                   content: "Signed for the flat today", writtenAt: written)
+        #expect(facts == "Sam · moving abroad · relocation · Sam's move · 2026-11-24 Tuesday 24 November 2026", "\(facts)")
+        #expect(NoteFacts.text(concepts: [String(repeating: "long ", count: 1_000)], themes: [], threadName: nil, content: "", writtenAt: written).count
+                == NoteFacts.maxCharacters)
+    }
+
+    static func iso(_ date: Date) -> String {
+        let c = QueryAnalyzer.utcCalendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    @Test("A note the model understood as Sam's move is found by it; not before it is processed, not after its words change until processed again; its thread's new name finds it too")
+    func understoodIsSearched() async throws {
+        try await withStub { stub in
+            stub.understand(containing: "flat in Lisbon", as: NoteAnalysis(
+                concepts: [Concept(name: "Sam", confidence: 0.9), Concept(name: "moving abroad", confidence: 0.8)],
+                primaryTheme: "relocation", secondaryThemes: ["Portugal"], sentiment: .positive, sentimentScore: 0.6,
+                emotionalTone: "hopeful", energyLevel: .high, noteType: .log, actionability: .none))
+            try await withSelene(stub: stub) { app, clock in
+                let search = KeywordSearch(db: app.db)
+                let lisbon = try await app.note("Signed for the flat in Lisbon today! Keys on Friday.")
+                let other = try await app.note("Bread rose well; the starter likes the warm shelf.")
+                #expect(try await search.rank("Sam's move abroad", limit: 10).isEmpty, "only its words are searched before processing")
+                try await app.process()
+                #expect(try await search.rank("Sam's move abroad", limit: 10) == [Int(lisbon.id)])
+                #expect(try await search.rank("relocation Portugal", limit: 10) == [Int(lisbon.id)])
+                // The day it was written (the test clock's), found by its date.
+                let words = DateMentions.words(in: "today", at: lisbon.createdAt)[0].split(separator: " ").map(String.init)
+                #expect(try await search.rank("\(words[2]) \(words[3])", limit: 10, all: true) == [Int(lisbon.id)], "\(words)")
+                // A phrase is the note's own words in order, never two facts side by side.
+                #expect(try await search.rank(phrases: ["Sam moving"], limit: 10).isEmpty)
+                #expect(try await search.rank(phrases: ["flat in Lisbon"], limit: 10) == [Int(lisbon.id)])
+
+                // Its thread, named by the person: found by that name.
+                var home = try await Self.threadOf(lisbon, app)
+                if home == nil { home = try await Self.newThread(app, notes: [lisbon, other]) }
+                let thread = try await ThreadEditor(db: app.db, services: app.selene, logger: app.logger)
+                    .split(home!, notes: [Int(lisbon.id)], name: "Expat paperwork")
+                #expect(try await search.rank("expat paperwork", limit: 10) == [Int(lisbon.id)], "\(thread)")
+
+                // Edited: what was understood of the old words is no longer searched, until processed again.
+                clock.advance(by: 60)
+                let edit = try await app.send(.PUT, "/api/notes/\(lisbon.id)", json: NewNote(content: "Signed for the flat in Porto after all."))
+                #expect(edit.status == .ok, "\(edit.text)")
+                #expect(try await search.rank("Sam's move abroad", limit: 10).isEmpty)
+                try await app.process()
+                #expect(try await search.rank("Porto", limit: 10) == [Int(lisbon.id)])
+            }
+        }
+    }
+
+    static func threadOf(_ note: Note, _ app: Application) async throws -> Int? {
+        try await app.db.sql.raw("SELECT thread_id FROM thread_notes WHERE note_id = \(bind: Int(note.id))").first()?.decode(column: "thread_id", as: Int.self)
+    }
+
+    /// A thread made by hand for notes the stand-in's vectors keep apart.
+    static func newThread(_ app: Application, notes: [Note]) async throws -> Int {
+        let id = try await app.db.sql.raw("""
+            INSERT INTO threads (name, summary, status, momentum, last_activity_at, created_at, name_by_person, summary_note_count)
+            VALUES ('Misc', '', 'active', 0, \(bind: Date()), \(bind: Date()), \(bind: true), 0) RETURNING id
+            """).first()!.decode(column: "id", as: Int.self)
+        for note in notes {
+            try await app.db.sql.raw("INSERT INTO thread_notes (thread_id, note_id, added_at) VALUES (\(bind: id), \(bind: Int(note.id)), \(bind: Date()))").run()
+        }
+        return id
+    }
+}
