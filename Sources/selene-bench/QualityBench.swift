@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Fluent
 import Foundation
 import NIOPosix
+import OllamaStub
 import SeleneServer
 import SeleneShared
 import SQLKit
@@ -56,6 +57,7 @@ enum QualityBench {
             ("coverage 2/3 (before 2026-11-26)", without { $0.minimumCoverage = 0.67 }),
             ("names at full weight, coverage 2/3 (the default before 2026-11-26)", without { $0.nameRarity = nil; $0.minimumCoverage = 0.67 }),
             ("no reranker (the fused order)", without { $0.reranker = nil }),
+            ("no facts (title and words only, #85)", without { $0.facts = false }),
         ]
     }
 
@@ -464,9 +466,23 @@ enum QualityBench {
                 VALUES (\(bind: note), \(bind: chunk), \(bind: RetrievalBench.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: Date()))
                 """).run()
         }
+        try await writeFacts(corpus, noteOf: noteOf, into: sql)
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
         try await app.selene.chunkVectors.refresh(on: app.db, now: Date(), force: true)
         return docOf
+    }
+
+    /// Each note's facts (`NoteFacts`, #85) as processing writes them: here from the model
+    /// stand-in's analysis (concepts and themes from the note's own words) and the days the note
+    /// names, resolved at its date; no thread names (the bench makes no threads).
+    static func writeFacts(_ corpus: [Document], noteOf: [Int: Int], into sql: any SQLDatabase) async throws {
+        for (index, doc) in corpus.enumerated() {
+            guard let note = noteOf[index] else { continue }
+            let analysis = OllamaStub.analysis(of: [doc.title ?? "", doc.text].joined(separator: "\n"))
+            let facts = NoteFacts.text(concepts: analysis.concepts.map(\.name), themes: [analysis.primaryTheme] + analysis.secondaryThemes,
+                                       threadName: nil, content: doc.text, writtenAt: doc.metadata?["date"].flatMap(date) ?? Date())
+            try await sql.raw("UPDATE notes SET facts = \(bind: facts) WHERE id = \(bind: note)").run()
+        }
     }
 
     /// Prints the best of the settings tried on the tuning half and where the named ones stand

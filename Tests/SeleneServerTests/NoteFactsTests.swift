@@ -50,6 +50,10 @@ struct NoteFactsTests {
                 try await app.process()
                 #expect(try await search.rank("Sam's move abroad", limit: 10) == [Int(lisbon.id)])
                 #expect(try await search.rank("relocation Portugal", limit: 10) == [Int(lisbon.id)])
+                #expect(try await search.rank("Sam's move abroad", limit: 10, wordsOnly: true).isEmpty, "facts can be left out")
+                // The hybrid retrieval a chat uses: the note is the first answer to the question.
+                let retrieved = try await Retriever(db: app.db, services: app.selene, tuning: .default).retrieve("Sam's move abroad", limit: 5)
+                #expect(retrieved.results.first?.note.id == lisbon.id, "\(retrieved.results.map(\.note.id))")
                 // The day it was written (the test clock's), found by its date.
                 let words = DateMentions.words(in: "today", at: lisbon.createdAt)[0].split(separator: " ").map(String.init)
                 #expect(try await search.rank("\(words[2]) \(words[3])", limit: 10, all: true) == [Int(lisbon.id)], "\(words)")

@@ -26,8 +26,10 @@ public struct KeywordSearch: Sendable {
         var isEmpty: Bool { noteType == nil && actionability == nil }
     }
 
-    /// `andAnyOf`: notes must also have one of these words.
-    public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false, andAnyOf others: [String]? = nil) async throws -> [Int] {
+    /// `andAnyOf`: notes must also have one of these words. `wordsOnly`: in the title and words,
+    /// not what processing understood (`NoteFacts`).
+    public func rank(_ query: String, limit: Int, filter: Filter = Filter(), all: Bool = false, andAnyOf others: [String]? = nil,
+                     wordsOnly: Bool = false) async throws -> [Int] {
         let terms = TextTokens.searchTerms(query)
         guard !terms.isEmpty else { return [] }
         // Terms are letters and digits only, so neither query can be malformed.
@@ -37,7 +39,15 @@ public struct KeywordSearch: Sendable {
             sqlite = "(\(sqlite)) AND (\(others.map { "\"\($0)\"" }.joined(separator: " OR ")))"
             postgres = "(\(postgres)) & (\(others.joined(separator: " | ")))"
         }
-        return try await rank(sqlite: sqlite, postgres: "to_tsquery('english', \(bind: postgres))", limit: limit, filter: filter)
+        return try await rank(sqlite: wordsOnly ? "{title content} : (\(sqlite))" : sqlite, postgres: "to_tsquery('english', \(bind: postgres))",
+                              limit: limit, filter: filter, wordsOnly: wordsOnly)
+    }
+
+    /// The facts of these notes (`NoteFacts`), by id; a note without any is left out.
+    public func facts(of ids: [Int]) async throws -> [Int: String] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.sql.raw("SELECT id, facts FROM notes WHERE id IN (\(binds: ids)) AND facts IS NOT NULL").all()
+        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode(column: "id", as: Int.self), try $0.decode(column: "facts", as: String.self)) })
     }
 
     /// The share of all notes that have every word of `query` (a name, say), counted up to `cap`
@@ -121,7 +131,8 @@ public struct KeywordSearch: Sendable {
             if wordsOnly { query += " AND ts_filter(n.search_vector, '{a,b}') @@ q" }
             query += filterClause
             // Normalisation 1 divides by 1 + the log of the note's length, as BM25 weighs length.
-            query += " ORDER BY ts_rank_cd(n.search_vector, q, 1) DESC, n.id DESC LIMIT \(bind: limit)"
+            query += wordsOnly ? " ORDER BY ts_rank_cd(ts_filter(n.search_vector, '{a,b}'), q, 1) DESC, n.id DESC LIMIT \(bind: limit)"
+                : " ORDER BY ts_rank_cd(n.search_vector, q, 1) DESC, n.id DESC LIMIT \(bind: limit)"
             rows = try await sql.raw(query).all()
         } else {
             var query: SQLQueryString = "SELECT f.rowid AS id FROM notes_fts f"

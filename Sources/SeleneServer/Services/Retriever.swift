@@ -50,6 +50,10 @@ public struct Retriever: Sendable {
         public var reranker: Reranker?
         /// Words of the first stage's best notes as one more full-text list (#63, RM3-style); nil: none.
         public var expansion: Expansion?
+        /// Full text also searches what processing understood of each note (`NoteFacts`: its
+        /// concepts, themes, thread's name and the days it names, #85), and a note's facts count
+        /// toward its coverage of the question; false: its title and words only.
+        public var facts = true
 
         /// Expansion from the fused order's best `notes`: the `terms` words that weigh most in
         /// them (their share of each note's words, by the note's fused score) and least among all
@@ -93,8 +97,12 @@ public struct Retriever: Sendable {
             return nameWeight * log(common / share) / log(common / rare)
         }
 
-        public static let plain = Tuning(keywordWeight: 1, vectorWeight: 1, k: RankFusion.defaultK, nameWeight: 0, timeFilter: false, latestWithin: nil,
-                                         contentWords: false, chunks: false)
+        public static let plain: Tuning = {
+            var plain = Tuning(keywordWeight: 1, vectorWeight: 1, k: RankFusion.defaultK, nameWeight: 0, timeFilter: false, latestWithin: nil,
+                               contentWords: false, chunks: false)
+            plain.facts = false
+            return plain
+        }()
         /// Chosen by nDCG@10 among 1,024 settings on the tuning half of Benchmarks/selene-life
         /// (`selene-bench --only quality`): k = 5 (the top of each list counts for far more than
         /// k = 60 lets it), full text at 0.8 of the vectors' weight over the question's content
@@ -280,15 +288,17 @@ public struct Retriever: Sendable {
         var within = filter
         within.created = created
         let narrowed = within
+        let wordsOnly = !tuning.facts
         async let nameIds = q.nameWeight > 0 && !q.names.isEmpty
-            ? keyword.rank(q.names.joined(separator: " "), limit: depth, filter: narrowed, all: true, andAnyOf: q.otherWords) : []
+            ? keyword.rank(q.names.joined(separator: " "), limit: depth, filter: narrowed, all: true, andAnyOf: q.otherWords, wordsOnly: wordsOnly) : []
         async let phraseIds = q.phrases.isEmpty ? [] : keyword.rank(phrases: q.phrases, limit: depth, filter: narrowed)
-        var keywordIds = try await keyword.rank(q.text, limit: depth, filter: narrowed)
+        var keywordIds = try await keyword.rank(q.text, limit: depth, filter: narrowed, wordsOnly: wordsOnly)
         let terms = TextTokens.searchTerms(q.text)
         if tuning.minimumCoverage > 0, terms.count > 1, !keywordIds.isEmpty {
             let needed = Int((tuning.minimumCoverage * Double(terms.count)).rounded(.up))
+            let facts = tuning.facts ? try await KeywordSearch(db: db).facts(of: keywordIds) : [:]
             let covered = Set(try await words.notes(keywordIds).filter {
-                TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content) >= needed
+                TextTokens.matched(terms, in: ($0.title ?? "") + " " + $0.content + " " + (facts[Int($0.id)] ?? "")) >= needed
             }.map { Int($0.id) })
             keywordIds = keywordIds.filter(covered.contains)
         }
@@ -306,7 +316,7 @@ public struct Retriever: Sendable {
         let added = Self.expansionTerms(candidates.map { (words: ($0.title ?? "") + " " + $0.content, weight: (scores[Int($0.id)] ?? 0) / best) },
                                         feedback: expansion.notes, count: expansion.terms, excluding: excluded)
         guard !added.isEmpty else { return fused }
-        let extra = try await KeywordSearch(db: db).rank(added.joined(separator: " "), limit: depth, filter: filter)
+        let extra = try await KeywordSearch(db: db).rank(added.joined(separator: " "), limit: depth, filter: filter, wordsOnly: !tuning.facts)
         return RankFusion.weighted(lists + [extra], weights: weights + [expansion.weight], k: tuning.k)
     }
 
