@@ -452,6 +452,9 @@ def test_search_devices_status(selene, browser, shots):
     snap(browser, shots, "selene-status")
     browser.get(base + "/app/outbound")
     assert "to 127.0.0.1:" in browser.find_element(By.ID, "outbound-summary").text
+    # Each entry's moment in the reader's own time zone (the page writes UTC; its script localises it).
+    moments = browser.find_elements(By.CSS_SELECTOR, "#main time[data-local=full], main time[data-local=full]")
+    assert moments and all("UTC" not in m.text and m.get_attribute("title") for m in moments), [m.text for m in moments]
     snap(browser, shots, "selene-outbound")
 
 

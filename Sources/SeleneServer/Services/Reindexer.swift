@@ -8,7 +8,8 @@ import SQLKit
 /// `selene reindex`: after the embedding model changes, every processed note is embedded again
 /// with the current model (the stored model name says which are stale), then associations and
 /// thread centroids are rebuilt from the new vectors. Long notes embedded before chunks existed
-/// (over 180 words, no chunk stored) are embedded again too.
+/// (over 180 words, no chunk stored) are embedded again too; `--all` also writes every note's
+/// facts (`NoteFacts`) again.
 public struct Reindexer {
     let db: any Database
     let services: SeleneServices
@@ -66,6 +67,8 @@ public struct Reindexer {
             report.embedded += notes.count
             progress(report.embedded, ids.count)
         }
+        // What processing understood, written again from what is stored (`NoteFacts`).
+        if all { try await NoteFactsStore(db: db).refreshAll() }
         guard report.embedded > 0 else { return report }
         // Everything of the new model in memory, then associations and centroids from it.
         services.vectors.removeAll()

@@ -128,11 +128,12 @@ enum Layout {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = kind == .clock ? "HH:mm 'UTC'" : "d MMM yyyy"
+        f.dateFormat = kind == .clock ? "HH:mm 'UTC'" : kind == .date ? "d MMM yyyy" : "d MMM yyyy, HH:mm:ss 'UTC'"
         return el("time", ["class": "when", "datetime": WireDate.string(from: date), "data-local": kind.rawValue], text(f.string(from: date)))
     }
 
-    enum MomentKind: String { case clock = "time", date }
+    /// `full`: the day and the time to the second (a ledger's entry, a decision).
+    enum MomentKind: String { case clock = "time", date, full }
 
     /// A note in a list: its title (a link), its first words, its theme and date.
     /// A task with its tick box; `back` says where ticking returns to (`tasks` or `thread`).

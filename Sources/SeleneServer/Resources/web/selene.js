@@ -59,13 +59,16 @@
     if (box.bottom > room || box.bottom < 0) element.scrollIntoView({ block: 'end' });
   }
   // Times written by the server in UTC (Layout.moment), shown in the reader's own zone: a chat
-  // message's hour and minute, a conversation's day ("Today", "Yesterday" when recent).
+  // message's hour and minute, a conversation's day ("Today", "Yesterday" when recent), a
+  // ledger entry's day and time.
   function localTimes(root) {
     Array.prototype.forEach.call((root || document).querySelectorAll('time[data-local]'), function (el) {
       var at = new Date(el.getAttribute('datetime'));
       if (isNaN(at)) return;
       if (el.getAttribute('data-local') === 'time') {
         el.textContent = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      } else if (el.getAttribute('data-local') === 'full') {
+        el.textContent = at.toLocaleString([], { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
       } else {
         var day = function (d) { return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime(); };
         var days = Math.round((day(new Date()) - day(at)) / 86400000);

@@ -134,7 +134,9 @@ extension Pages {
                el("p", ["id": "hosted-model"], text(hostedLine(llm.hosted))),
                llm.pausedSince.map { since in
                    el("p", ["class": "notice", "id": "processing-paused"],
-                      text("Processing paused since \(WireDate.string(from: since))\(llm.nextCheckAt.map { ", next check at \(WireDate.string(from: $0))" } ?? ""): \(llm.pauseReason ?? "the model server can't serve")."))
+                      text("Processing paused since "), Layout.moment(since, .full),
+                      llm.nextCheckAt.map { .fragment([text(", next check at "), Layout.moment($0, .full)]) } ?? nothing,
+                      text(": \(llm.pauseReason ?? "the model server can't serve")."))
                } ?? .fragment([])),
             el("div", ["class": "card"],
                el("h2", [:], text("Processing queue")),
@@ -159,7 +161,7 @@ extension Pages {
                    el("thead", [:], el("tr", [:], children: ["When", "Why", "Where", "Sent", "Received", "From your notes"].map { el("th", ["scope": "col"], text($0)) })),
                    el("tbody", [:], children: list.entries.map { e in
                        el("tr", [:], children: [
-                           el("td", [:], el("time", ["datetime": WireDate.string(from: e.at)], text(WireDate.string(from: e.at)))),
+                           el("td", [:], Layout.moment(e.at, .full)),
                            el("td", [:], text(e.purpose + (e.reason.map { " (\($0))" } ?? ""))),
                            el("td", [:], text(e.destination)),
                            el("td", [:], text("\(e.bytesOut) B")),
@@ -195,7 +197,7 @@ extension Pages {
                     el("div", ["class": "actions"], answer("yes", "Send them after all"), answer("again", "Ask me again with the next one", cls: "button quiet"))]
         }
         let held: Node = consent.messages.isEmpty ? nothing : el("section", ["aria-labelledby": "held-title"],
-            el("h2", ["id": "held-title"], text("The request\(consent.askedAt.map { " of \(WireDate.string(from: $0))" } ?? "")")),
+            el("h2", ["id": "held-title"], text("The request"), consent.askedAt.map { .fragment([text(" of "), Layout.moment($0, .full)]) } ?? nothing),
             el("ol", ["class": "held"], children: consent.messages.map { m in
                 el("li", [:], el("p", ["class": "muted"], text(m.role.rawValue)), el("pre", ["class": "prompt", "tabindex": "0"], text(m.content)))
             }))
