@@ -53,10 +53,10 @@ enum PaletteBench {
             if s.recovered - s.invented > best.1 { best = (detail, s.recovered - s.invented) }
         }
         let held = scores("held-out", best.0)
-        print("   chosen on the tuning half: detail \(best.0.rawValue); the app's default is \(CanvasPalette.Detail.usual.rawValue)")
+        print("   chosen on the tuning half: detail \(best.0.rawValue); the app's default is \(CanvasPalette.Detail.standard.rawValue)")
         print("   held-out half, detail \(best.0.rawValue): \(held.line)")
-        let heldDefault = scores("held-out", .usual)
-        print("   held-out half, the default detail \(CanvasPalette.Detail.usual.rawValue): \(heldDefault.line)")
+        let heldDefault = scores("held-out", .standard)
+        print("   held-out half, the default detail \(CanvasPalette.Detail.standard.rawValue): \(heldDefault.line)")
         print("   goals (issue #84): recovered ≥ 0.9, invented ≤ 0.1, skein error ≤ 0.2")
 
         // A 12-megapixel photo: decoded, shrunk and read, against decoding it alone.

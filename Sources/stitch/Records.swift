@@ -273,7 +273,7 @@ struct Canvases: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The colours painted on a canvas, read from its photo, and the threads to stitch them with (online only).")
         @Argument(help: "The canvas: design name or id prefix") var canvas: String
-        @Option(help: "1 (fewest colours) to 5 (most)") var detail: Int = 3
+        @Option(help: "1 (fewest colours) to 5 (most)") var detail: Int = CanvasPalette.Detail.standard.rawValue
         @Option(help: "The canvas's own colour: white or ecru") var ground: String = "white"
         @Option(help: "basketweave or continental") var stitch: String = "basketweave"
         @Option(help: "Strands of six-strand floss stitched with") var strands: Int = 6

@@ -782,7 +782,7 @@ def test_canvas_palette(server, browser, shots):
     assert figure.get_attribute("data-showing") is None and alpha(0.3, 0.5) == 0
 
     follow(browser, browser.find_element(By.ID, "palette-more"))
-    assert "detail=4" in browser.current_url and len(browser.find_elements(By.CSS_SELECTOR, "#palette-rows .palette-row")) >= 3
+    assert "detail=5" in browser.current_url and len(browser.find_elements(By.CSS_SELECTOR, "#palette-rows .palette-row")) >= 3
     # A bare spot tapped on the photo: read again against it.
     click(browser, browser.find_element(By.ID, "palette-spot"))
     image = browser.find_element(By.ID, "palette-image")

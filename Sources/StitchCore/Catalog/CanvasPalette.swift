@@ -73,6 +73,9 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
         case fewest = 1, fewer, usual, more, most
         /// ΔE₀₀ under which two colours are one.
         public var mergeDistance: Double { [14, 10, 7, 5, 3.5][rawValue - 1] }
+        /// What a reading starts at: chosen on the tuning half of the canvas-palette benchmark
+        /// (`stitch-bench --only palette`; docs/stitchuation/canvas-palette.md), held on the other.
+        public static let standard: Detail = .more
     }
 
     /// The canvas's own colour, which its unpainted border shows.
@@ -84,7 +87,7 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
 
     /// What the reader is told besides the photo.
     public struct Options: Sendable, Hashable {
-        public var detail: Detail = .usual
+        public var detail: Detail = .standard
         public var ground: Ground = .white
         /// A spot of bare canvas the person tapped (pixel coordinates), used as the white
         /// reference instead of the border.
@@ -97,7 +100,7 @@ public struct CanvasPalette: Codable, Sendable, Hashable {
         public var maxColours = 40
         /// A colour with less of the painted area than this is merged into its nearest.
         public var minShare = 0.004
-        public init(detail: Detail = .usual, ground: Ground = .white, bareSpot: (x: Int, y: Int)? = nil) {
+        public init(detail: Detail = .standard, ground: Ground = .white, bareSpot: (x: Int, y: Int)? = nil) {
             self.detail = detail
             self.ground = ground
             self.bareSpot = bareSpot

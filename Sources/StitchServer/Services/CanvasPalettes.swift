@@ -11,7 +11,7 @@ import Vapor
 enum CanvasPalettes {
     /// How the stitcher asked.
     struct Asked: Sendable {
-        var detail: CanvasPalette.Detail = .usual
+        var detail: CanvasPalette.Detail = .standard
         var ground: CanvasPalette.Ground = .white
         /// A bare spot tapped on the photo, in its pixels.
         var spot: (x: Int, y: Int)?
