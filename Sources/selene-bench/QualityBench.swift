@@ -115,24 +115,71 @@ enum QualityBench {
         }
     }
 
+    /// A set read and embedded: its documents and questions, its halves, and every vector.
+    struct Prepared {
+        var dataset: String
+        var corpus: [Document]
+        var test: Qrels
+        var dev: Qrels?
+        var scopes: [String]
+        var asked: [Asked]
+        var documentVectors: [[Float]]
+        var chunkOwner: [(document: Int, chunk: Int)]
+        var chunkVectors: [[Float]]
+        var config: SeleneConfig.LLM
+        var questionTime: Double
+    }
+
+    /// Every method's ranking of every question on one database (and the tuning grid's, and
+    /// with `collect` the tuning half's candidates).
+    struct Ranked {
+        var rankings: [String: [String: [String]]] = [:]
+        var tuningGrid: [Retriever.Tuning: [String: [String]]] = [:]
+        var collected: [RerankFit.Question] = []
+        var retrievalTimes: [Double] = []
+    }
+
+    /// A set of conversations: each question searches its own conversation's notes only.
+    static func scope(of metadata: [String: String]?) -> String { metadata?["conversation"] ?? "" }
+
     /// One set's tables (or, with `collect`, only its tuning half's first-stage candidates and
     /// their features, for fitting the reranker).
     static func run(_ path: String, options: SeleneBench.Options, report: inout Report, extra: [(String, Retriever.Tuning)] = [],
                     collect: Bool = false) async throws -> [RerankFit.Question] {
+        let (url, helper) = try await embeddingServer(options.embedURL, model: options.embedModel)
+        defer { helper?.terminate(); helper?.waitUntilExit() }
+        guard let set = try await prepare(path, options: options, url: url) else { return [] }
+        let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)]
+            + (ablations + extra).map { ($0.0, $0.1) }
+        var collected: [RerankFit.Question] = []
+        for database in options.databases.prefix(collect ? 1 : options.databases.count) {
+            let ranked = try await rank(set, on: database, methods: methods, options: options, collect: collect)
+            collected += ranked.collected
+            if collect {
+                if let dump = options.dump { try dumpCandidates(set, ranked.collected, to: dump) }
+                continue
+            }
+            if let dev = set.dev, options.tune, database == options.databases.first {
+                printTuning(set.asked.filter { dev[$0.id] != nil }, dev, ranked.tuningGrid)
+            }
+            tables(set, database: database, methods: methods, extra: extra, ranked: ranked, options: options, report: &report)
+        }
+        return collected
+    }
+
+    /// The set's documents and questions read, embedded (or read from the cache), long notes in
+    /// chunks; nil when a study (`--only context` or `chunks`) was all that was asked and is done.
+    static func prepare(_ path: String, options: SeleneBench.Options, url: String) async throws -> Prepared? {
         let dataset = (path as NSString).lastPathComponent
         let corpus = try lines(path + "/corpus.jsonl", as: Document.self)
         let queries = try lines(path + "/queries.jsonl", as: Query.self)
         let test = try qrels(path + "/qrels/test.tsv")
         let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
         let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
-        // A set of conversations: each question searches its own conversation's notes only.
-        let scopeOf = { (metadata: [String: String]?) in metadata?["conversation"] ?? "" }
-        let scopes = Array(Set(corpus.map { scopeOf($0.metadata) })).sorted()
+        let scopes = Array(Set(corpus.map { scope(of: $0.metadata) })).sorted()
         print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
               + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
-        let (url, helper) = try await embeddingServer(options.embedURL, model: options.embedModel)
-        defer { helper?.terminate(); helper?.waitUntilExit() }
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
         let used = reported + tuned
@@ -141,12 +188,11 @@ enum QualityBench {
         let documentVectors = Array(vectors.prefix(corpus.count))
         let asked = zip(used, vectors.dropFirst(corpus.count)).map { query, vector in
             Asked(id: query._id, text: query.text, kind: query.metadata?["kind"] ?? "all",
-                  at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scopeOf(query.metadata))
+                  at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scope(of: query.metadata))
         }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         let questionTime = try await embeddingTime(used.prefix(30).map(\.text), config: config)
         print("   a question's embedding (\(config.embeddingModel), one at a time): median \(String(format: "%.1f", questionTime)) ms")
-        var retrievalTimes: [String: [Double]] = [:]
 
         // Long notes' later parts, embedded as Selene's processing does.
         var chunkTexts: [String] = [], chunkOwner: [(document: Int, chunk: Int)] = []
@@ -162,13 +208,13 @@ enum QualityBench {
             // #63, direction 1: a short note means little alone ("Yes! Saturday works"). Each note
             // with neighbours is embedded again with them, as one more of its chunks (scored by
             // its nearest vector, like a long note's parts); the note itself is what is returned.
-            let contexts = neighbourTexts(corpus, window: options.context, scope: scopeOf)
+            let contexts = neighbourTexts(corpus, window: options.context, scope: scope(of:))
             let contextVectors = try await embeddings(contexts.map(\.text), config: config)
             print("   \(contexts.count) notes also embedded with up to \(options.context) neighbours on each side (same conversation, same day)")
             if options.only.contains("context") {
                 contextStudy(corpus, documentVectors: documentVectors, contexts: Dictionary(uniqueKeysWithValues: zip(contexts.map(\.document), contextVectors)),
-                                    asked: asked, scope: scopeOf, splits: [("tuning", dev), ("held-out", test)])
-                return []
+                                    asked: asked, scope: scope(of:), splits: [("tuning", dev), ("held-out", test)])
+                return nil
             }
             chunkVectors += contextVectors
             chunkOwner += contexts.map { ($0.document, 1000) }
@@ -176,165 +222,175 @@ enum QualityBench {
         if options.only.contains("chunks") {
             chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
                        asked: asked, splits: [("tuning", dev), ("held-out", test)])
-            return []
+            return nil
         }
+        return Prepared(dataset: dataset, corpus: corpus, test: test, dev: dev, scopes: scopes, asked: asked, documentVectors: documentVectors,
+                        chunkOwner: chunkOwner, chunkVectors: chunkVectors, config: config, questionTime: questionTime)
+    }
 
-        let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)]
-            + (ablations + extra).map { ($0.0, $0.1) }
-        var collected: [RerankFit.Question] = []
-        for database in options.databases.prefix(collect ? 1 : options.databases.count) {
-            // Every method's ranking of every question, one conversation's database at a time.
-            var rankings: [String: [String: [String]]] = [:]
-            var tuningGrid: [Retriever.Tuning: [String: [String]]] = [:]
-            for scope in scopes {
-                let docs = corpus.indices.filter { scopeOf(corpus[$0].metadata) == scope }
-                let questions = asked.filter { $0.scope == scope }
-                let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = config }
-                defer { try? FileManager.default.removeItem(atPath: dir) }
-                let docOf = try await load(docs.map { corpus[$0] }, vectors: docs.map { documentVectors[$0] },
-                                           chunks: zip(chunkOwner, chunkVectors).compactMap { owner, vector in
-                                               docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
-                                           }, model: config.embeddingModel, into: app)
-                if collect, let dev {
-                    let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
-                    for q in questions where dev[q.id] != nil || (options.dump != nil && test[q.id] != nil) {
-                        let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at,
-                                                                        depth: options.dump == nil ? Reranker.depth : 80)
-                        let grades = dev[q.id] ?? test[q.id]!
-                        let range = QueryAnalyzer.analyze(q.text, now: q.at).range
-                        collected.append(RerankFit.Question(set: dataset, half: dev[q.id] != nil ? "tuning" : "held-out", id: q.id, kind: q.kind,
-                                                            relevant: grades.count, candidates: candidates.map { candidate in
-                            let document = docOf[Int(candidate.note.note.id)] ?? ""
-                            return .init(relevance: grades[document] ?? 0, features: candidate.features, document: document,
-                                         inRange: range?.contains(candidate.note.note.createdAt) ?? false)
-                        }))
-                        guard dev[q.id] != nil else { continue }
-                        if options.misses {
-                            let found = Set(candidates.compactMap { docOf[Int($0.note.note.id)] })
-                            let missed = dev[q.id]!.filter { !found.contains($0.key) }
-                            if !missed.isEmpty {
-                                print("   missed (\(q.kind)): \(q.text)")
-                                for (doc, grade) in missed.sorted(by: { $0.key < $1.key }) {
-                                    print("     \(grade) \(doc): \(corpus.first { $0._id == doc }?.text.prefix(160) ?? "")")
-                                }
-                            }
-                        }
-                    }
-                    try await app.asyncShutdown()
-                    continue
-                }
-                let keyword = KeywordSearch(db: app.db)
-                for (name, tuning) in methods {
-                    for q in questions {
-                        var ids: [Int] = []
-                        let ms = try await SeleneBench.time {
-                            switch (name, tuning) {
-                            case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
-                            case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
-                            case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
-                                .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
-                            default: ids = []
-                            }
-                        }
-                        if name == "after" { retrievalTimes[database, default: []].append(ms) }
-                        rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
-                    }
-                }
-                if let dev, options.tune, database == options.databases.first {
-                    for tuning in grid() {
-                        let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
-                        for q in questions where dev[q.id] != nil {
-                            tuningGrid[tuning, default: [:]][q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at)
-                                .results.compactMap { docOf[Int($0.note.id)] }
-                        }
-                    }
-                }
+    /// Every method's ranking of every question, one conversation's database at a time (with
+    /// `collect`, the tuning half's first-stage candidates instead).
+    static func rank(_ set: Prepared, on database: String, methods: [(String, Retriever.Tuning?)], options: SeleneBench.Options,
+                     collect: Bool) async throws -> Ranked {
+        var ranked = Ranked()
+        for scope in set.scopes {
+            let docs = set.corpus.indices.filter { Self.scope(of: set.corpus[$0].metadata) == scope }
+            let questions = set.asked.filter { $0.scope == scope }
+            let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = set.config }
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let docOf = try await load(docs.map { set.corpus[$0] }, vectors: docs.map { set.documentVectors[$0] },
+                                       chunks: zip(set.chunkOwner, set.chunkVectors).compactMap { owner, vector in
+                                           docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
+                                       }, model: set.config.embeddingModel, into: app)
+            if collect, let dev = set.dev {
+                ranked.collected += try await candidates(set, questions: questions, dev: dev, docOf: docOf, app: app, options: options)
                 try await app.asyncShutdown()
-            }
-            if collect {
-                if let dump = options.dump {
-                    // Outside study (#63): the candidates of both halves, and every document and
-                    // question with its vector, as JSON.
-                    struct Dumped: Encodable {
-                        var documents: [String: String]
-                        var vectors: [String: [Float]]
-                        var questions: [String: [String: String]]
-                        var questionVectors: [String: [Float]]
-                        var candidates: [RerankFit.Question]
-                    }
-                    try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
-                    let dumped = Dumped(documents: Dictionary(uniqueKeysWithValues: corpus.map { ($0._id, $0.text) }),
-                                        vectors: Dictionary(uniqueKeysWithValues: zip(corpus.map(\._id), documentVectors)),
-                                        questions: Dictionary(uniqueKeysWithValues: asked.map { ($0.id, ["text": $0.text, "kind": $0.kind, "scope": $0.scope]) }),
-                                        questionVectors: Dictionary(uniqueKeysWithValues: asked.map { ($0.id, $0.vector) }),
-                                        candidates: collected)
-                    try JSONEncoder().encode(dumped).write(to: URL(fileURLWithPath: dump + "/" + dataset + ".json"))
-                    print("   \(collected.count) questions' candidates written to \(dump)/\(dataset).json")
-                }
                 continue
             }
-            if let dev, options.tune, database == options.databases.first {
-                printTuning(asked.filter { dev[$0.id] != nil }, dev, tuningGrid)
-            }
-            let held = asked.filter { test[$0.id] != nil }
-            var table: [String: Scores] = [:]
-            for (name, _) in methods { table[name] = score(held, rankings[name] ?? [:], test) }
-            print("\n   \(dataset), \(database), \(dev == nil ? "all questions" : "held-out half") — recall@10 / nDCG@10")
-            print("   | kind | questions | keyword only | vector only | hybrid before (.plain) | hybrid now (.default) |")
-            print("   |---|---|---|---|---|---|")
-            for kind in table["after"]!.keys.sorted(by: { $0 == "all" ? false : $1 == "all" ? true : $0 < $1 }) {
-                let cells = ["keyword", "vector", "before", "after"].map { name in
-                    table[name]![kind].map { String(format: "%.3f / %.3f", $0.recall, $0.ndcg) } ?? "–"
+            let keyword = KeywordSearch(db: app.db)
+            for (name, tuning) in methods {
+                for q in questions {
+                    var ids: [Int] = []
+                    let ms = try await SeleneBench.time {
+                        switch (name, tuning) {
+                        case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
+                        case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
+                        case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
+                            .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                        default: ids = []
+                        }
+                    }
+                    if name == "after" { ranked.retrievalTimes.append(ms) }
+                    ranked.rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
                 }
-                print("   | \(kind) | \(table["after"]![kind]!.count) | " + cells.joined(separator: " | ") + " |")
             }
-            let all = table.mapValues { $0["all"]! }
-            if let dev {
-                // The same methods on the tuning half: where a choice between them is made.
-                let tuning = asked.filter { dev[$0.id] != nil }
-                let cells = (Array(methods.prefix(4)) + extra.map { ($0.0, $0.1) }).map { name, _ in
-                    score(tuning, rankings[name] ?? [:], dev)["all"].map { String(format: "%@ %.3f / %.3f", name, $0.recall, $0.ndcg) } ?? name
+            if let dev = set.dev, options.tune, database == options.databases.first {
+                for tuning in grid() {
+                    let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
+                    for q in questions where dev[q.id] != nil {
+                        ranked.tuningGrid[tuning, default: [:]][q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at)
+                            .results.compactMap { docOf[Int($0.note.id)] }
+                    }
                 }
-                print("   tuning half (\(tuning.count)): " + cells.joined(separator: ", "))
             }
-            // The tuning half's change beside the held-out half's: a setting is kept on the first.
-            let tuned = dev.map { dev in methods.reduce(into: [String: (recall: Double, ndcg: Double, count: Int)]()) { out, method in
-                out[method.0] = score(asked.filter { dev[$0.id] != nil }, rankings[method.0] ?? [:], dev)["all"]
-            } } ?? [:]
-            print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change (tuning half's change)")
-            print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG | tuning Δ recall | tuning Δ nDCG |")
-            print("   |---|---|---|---|---|---|---|")
-            for (name, _) in [("after", Retriever.Tuning.default)] + ablations + extra {
-                let a = all[name]!, d = all["after"]!
-                let t = tuned[name].flatMap { a in tuned["after"].map { (a.recall - $0.recall, a.ndcg - $0.ndcg) } }
-                print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f | ", name == "after" ? ".default" : name, a.recall, a.ndcg,
-                             a.recall - d.recall, a.ndcg - d.ndcg) + (t.map { String(format: "%+.3f | %+.3f |", $0.0, $0.1) } ?? "– | – |"))
-            }
-            for name in ["keyword", "vector"] {
-                report.add("recall@10, \(name) only (\(dataset))", database: database, value: all[name]!.recall, unit: "")
-                report.add("nDCG@10, \(name) only (\(dataset))", database: database, value: all[name]!.ndcg, unit: "")
-            }
-            let h = all["after"]!, k = all["keyword"]!, v = all["vector"]!, b = all["before"]!
-            report.add("recall@10, hybrid (\(dataset))", database: database, value: h.recall, unit: "", baseline: max(k.recall, v.recall),
-                       baselineName: "the better part", target: "> both parts, ≥ 0.75")
-            report.add("nDCG@10, hybrid (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: max(k.ndcg, v.ndcg),
-                       baselineName: "the better part", target: "> both parts")
-            report.add("recall@10, hybrid now vs before (\(dataset))", database: database, value: h.recall, unit: "", baseline: b.recall, baselineName: "before")
-            report.add("nDCG@10, hybrid now vs before (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: b.ndcg, baselineName: "before")
-            let beats = h.recall > k.recall && h.recall > v.recall && h.ndcg > k.ndcg && h.ndcg > v.ndcg
-            print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(dataset), \(database))")
-            let holds = h.recall >= b.recall && h.ndcg >= b.ndcg
-            print("   .default is \(holds ? "at least as good as" : "WORSE than") .plain on this held-out half (\(dataset), \(database))")
-            // The latency beside it: the hybrid's work per question on this set (the question's
-            // embedding given), and a question's embedding with this model, one at a time.
-            let retrieval = SeleneBench.median(retrievalTimes[database] ?? [])
-            report.add("retrieval median, hybrid (\(dataset))", database: database, value: retrieval, unit: "ms", target: "≤ 30 ms")
-            if database == options.databases.first {
-                report.add("a question's embedding, \(config.embeddingModel), median", database: nil, value: questionTime, unit: "ms",
-                           baseline: retrieval, baselineName: "the retrieval after it")
+            try await app.asyncShutdown()
+        }
+        return ranked
+    }
+
+    /// The first stage's candidates of the tuning half's questions (and, with `--dump`, the
+    /// held-out half's) with their features and grades, for fitting the reranker; `--misses`
+    /// prints the graded notes the first stage didn't reach.
+    static func candidates(_ set: Prepared, questions: [Asked], dev: Qrels, docOf: [Int: String], app: Application,
+                           options: SeleneBench.Options) async throws -> [RerankFit.Question] {
+        var collected: [RerankFit.Question] = []
+        let retriever = Retriever(db: app.db, services: app.selene, tuning: .default)
+        for q in questions where dev[q.id] != nil || (options.dump != nil && set.test[q.id] != nil) {
+            let candidates = try await retriever.candidates(q.text, queryVector: q.vector, now: q.at,
+                                                            depth: options.dump == nil ? Reranker.depth : 80)
+            let grades = dev[q.id] ?? set.test[q.id]!
+            let range = QueryAnalyzer.analyze(q.text, now: q.at).range
+            collected.append(RerankFit.Question(set: set.dataset, half: dev[q.id] != nil ? "tuning" : "held-out", id: q.id, kind: q.kind,
+                                                relevant: grades.count, candidates: candidates.map { candidate in
+                let document = docOf[Int(candidate.note.note.id)] ?? ""
+                return .init(relevance: grades[document] ?? 0, features: candidate.features, document: document,
+                             inRange: range?.contains(candidate.note.note.createdAt) ?? false)
+            }))
+            guard dev[q.id] != nil, options.misses else { continue }
+            let found = Set(candidates.compactMap { docOf[Int($0.note.note.id)] })
+            let missed = dev[q.id]!.filter { !found.contains($0.key) }
+            if !missed.isEmpty {
+                print("   missed (\(q.kind)): \(q.text)")
+                for (doc, grade) in missed.sorted(by: { $0.key < $1.key }) {
+                    print("     \(grade) \(doc): \(set.corpus.first { $0._id == doc }?.text.prefix(160) ?? "")")
+                }
             }
         }
         return collected
+    }
+
+    /// Outside study (#63): the candidates of both halves, and every document and question with
+    /// its vector, as JSON.
+    static func dumpCandidates(_ set: Prepared, _ collected: [RerankFit.Question], to dump: String) throws {
+        struct Dumped: Encodable {
+            var documents: [String: String]
+            var vectors: [String: [Float]]
+            var questions: [String: [String: String]]
+            var questionVectors: [String: [Float]]
+            var candidates: [RerankFit.Question]
+        }
+        try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
+        let dumped = Dumped(documents: Dictionary(uniqueKeysWithValues: set.corpus.map { ($0._id, $0.text) }),
+                            vectors: Dictionary(uniqueKeysWithValues: zip(set.corpus.map(\._id), set.documentVectors)),
+                            questions: Dictionary(uniqueKeysWithValues: set.asked.map { ($0.id, ["text": $0.text, "kind": $0.kind, "scope": $0.scope]) }),
+                            questionVectors: Dictionary(uniqueKeysWithValues: set.asked.map { ($0.id, $0.vector) }),
+                            candidates: collected)
+        try JSONEncoder().encode(dumped).write(to: URL(fileURLWithPath: dump + "/" + set.dataset + ".json"))
+        print("   \(collected.count) questions' candidates written to \(dump)/\(set.dataset).json")
+    }
+
+    /// The held-out half's table per kind, the tuning half's line, the ablations beside the
+    /// tuning half's change, and the figures for the report.
+    static func tables(_ set: Prepared, database: String, methods: [(String, Retriever.Tuning?)], extra: [(String, Retriever.Tuning)],
+                       ranked: Ranked, options: SeleneBench.Options, report: inout Report) {
+        let (dataset, dev, test, asked) = (set.dataset, set.dev, set.test, set.asked)
+        let held = asked.filter { test[$0.id] != nil }
+        var table: [String: Scores] = [:]
+        for (name, _) in methods { table[name] = score(held, ranked.rankings[name] ?? [:], test) }
+        print("\n   \(dataset), \(database), \(dev == nil ? "all questions" : "held-out half") — recall@10 / nDCG@10")
+        print("   | kind | questions | keyword only | vector only | hybrid before (.plain) | hybrid now (.default) |")
+        print("   |---|---|---|---|---|---|")
+        for kind in table["after"]!.keys.sorted(by: { $0 == "all" ? false : $1 == "all" ? true : $0 < $1 }) {
+            let cells = ["keyword", "vector", "before", "after"].map { name in
+                table[name]![kind].map { String(format: "%.3f / %.3f", $0.recall, $0.ndcg) } ?? "–"
+            }
+            print("   | \(kind) | \(table["after"]![kind]!.count) | " + cells.joined(separator: " | ") + " |")
+        }
+        let all = table.mapValues { $0["all"]! }
+        if let dev {
+            // The same methods on the tuning half: where a choice between them is made.
+            let tuning = asked.filter { dev[$0.id] != nil }
+            let cells = (Array(methods.prefix(4)) + extra.map { ($0.0, $0.1) }).map { name, _ in
+                score(tuning, ranked.rankings[name] ?? [:], dev)["all"].map { String(format: "%@ %.3f / %.3f", name, $0.recall, $0.ndcg) } ?? name
+            }
+            print("   tuning half (\(tuning.count)): " + cells.joined(separator: ", "))
+        }
+        // The tuning half's change beside the held-out half's: a setting is kept on the first.
+        let tuned = dev.map { dev in methods.reduce(into: [String: (recall: Double, ndcg: Double, count: Int)]()) { out, method in
+            out[method.0] = score(asked.filter { dev[$0.id] != nil }, ranked.rankings[method.0] ?? [:], dev)["all"]
+        } } ?? [:]
+        print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change (tuning half's change)")
+        print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG | tuning Δ recall | tuning Δ nDCG |")
+        print("   |---|---|---|---|---|---|---|")
+        for (name, _) in [("after", Retriever.Tuning.default)] + ablations + extra {
+            let a = all[name]!, d = all["after"]!
+            let t = tuned[name].flatMap { a in tuned["after"].map { (a.recall - $0.recall, a.ndcg - $0.ndcg) } }
+            print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f | ", name == "after" ? ".default" : name, a.recall, a.ndcg,
+                         a.recall - d.recall, a.ndcg - d.ndcg) + (t.map { String(format: "%+.3f | %+.3f |", $0.0, $0.1) } ?? "– | – |"))
+        }
+        for name in ["keyword", "vector"] {
+            report.add("recall@10, \(name) only (\(dataset))", database: database, value: all[name]!.recall, unit: "")
+            report.add("nDCG@10, \(name) only (\(dataset))", database: database, value: all[name]!.ndcg, unit: "")
+        }
+        let h = all["after"]!, k = all["keyword"]!, v = all["vector"]!, b = all["before"]!
+        report.add("recall@10, hybrid (\(dataset))", database: database, value: h.recall, unit: "", baseline: max(k.recall, v.recall),
+                   baselineName: "the better part", target: "> both parts, ≥ 0.75")
+        report.add("nDCG@10, hybrid (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: max(k.ndcg, v.ndcg),
+                   baselineName: "the better part", target: "> both parts")
+        report.add("recall@10, hybrid now vs before (\(dataset))", database: database, value: h.recall, unit: "", baseline: b.recall, baselineName: "before")
+        report.add("nDCG@10, hybrid now vs before (\(dataset))", database: database, value: h.ndcg, unit: "", baseline: b.ndcg, baselineName: "before")
+        let beats = h.recall > k.recall && h.recall > v.recall && h.ndcg > k.ndcg && h.ndcg > v.ndcg
+        print("   hybrid \(beats ? "beats" : "does NOT beat") both of its parts on recall@10 and nDCG@10 (\(dataset), \(database))")
+        let holds = h.recall >= b.recall && h.ndcg >= b.ndcg
+        print("   .default is \(holds ? "at least as good as" : "WORSE than") .plain on this held-out half (\(dataset), \(database))")
+        // The latency beside it: the hybrid's work per question on this set (the question's
+        // embedding given), and a question's embedding with this model, one at a time.
+        let retrieval = SeleneBench.median(ranked.retrievalTimes)
+        report.add("retrieval median, hybrid (\(dataset))", database: database, value: retrieval, unit: "ms", target: "≤ 30 ms")
+        if database == options.databases.first {
+            report.add("a question's embedding, \(set.config.embeddingModel), median", database: nil, value: set.questionTime, unit: "ms",
+                       baseline: retrieval, baselineName: "the retrieval after it")
+        }
     }
 
     /// The settings `--tune` tries on the tuning half (1,024 and the named ones).
