@@ -132,6 +132,90 @@ extension Bench {
             return figures
         }
 
+        // Pages of the size StitchKit asks for (what a fresh device does), and of the server's
+        // default (what a client that names no size gets). Each page is asked for as soon as the
+        // headers of the one before have arrived (they name its cursor; the server sends them
+        // before it reads the page's rows when the page lies in one table), and that one is read
+        // and decoded meanwhile; `ahead: false` asks once the page before is decoded.
+        func pullAll(_ token: String, pageSize: Int?, ahead: Bool = true) async throws -> Int {
+            func fetch(_ cursor: String?) -> (cursor: String?, page: Task<HTTPClientResponse, any Error>) {
+                (cursor, Task {
+                    var request = HTTPClientRequest(url: base + "/sync")
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(data: try StitchJSON.encode(SyncRequest(cursor: cursor, clientId: UUID(), changes: [], limit: pageSize))))
+                    return try await http.execute(request, timeout: .seconds(600))
+                })
+            }
+            var pulled = 0
+            var next: (cursor: String?, page: Task<HTTPClientResponse, any Error>)? = fetch(nil)
+            while let current = next {
+                next = nil
+                let page = try await current.page.value
+                let headers = page.headers
+                if ahead, page.status == .ok, headers.first(name: SyncPage.hasMoreHeader) == "true", let cursor = headers.first(name: SyncPage.cursorHeader) {
+                    next = fetch(cursor)
+                }
+                let body = try await page.body.collect(upTo: 1 << 30)
+                guard page.status == .ok else { throw ConfigError("sync failed: \(page.status) \(String(buffer: body))") }
+                let response = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) }
+                pulled += response.changes.count
+                if let early = next, early.cursor != response.cursor || !response.hasMore { throw ConfigError("headers and body disagree") }
+                if next == nil, response.hasMore { next = fetch(response.cursor) }
+            }
+            return pulled
+        }
+
+        /// With `--stages`: where a pull's time goes — the server's stages, what a request costs
+        /// before any records, a large constant body, pages decoded in this process.
+        func pullStages(_ reader: AuthResponse) async throws {
+            try await BenchBaseline.stages(userId: reader.user.id, on: app.db)
+            // What a request costs before any records: the bare route, a signed-in read, an empty pull.
+            // Each request timed alone: a stall (one slow request in twenty) shows as a slowest far
+            // above the median. With this process's CPU time and thread switches per request
+            // (client and server together).
+            func each(_ label: String, _ body: () async throws -> Void) async throws {
+                var times: [Double] = []
+                let before = Usage.now
+                for _ in 0..<20 { times.append(try await seconds(body)) }
+                let used = Usage.now.minus(before)
+                BenchBaseline.printStage("20 × \(label)", seconds: times.reduce(0, +),
+                                         String(format: " (median %.2f ms, slowest %.2f ms; CPU %.2f ms and %.0f thread switches a request)",
+                                                median(times) * 1000, times.max()! * 1000, used.cpu * 1000 / 20, used.switches / 20))
+            }
+            for (label, path, token) in [("GET bare route", "/bench/constant", nil), ("GET /auth/me", "/auth/me", reader.accessToken)] {
+                try await each(label) { _ = try await call(.GET, path, token: token) }
+            }
+            var end: String?
+            while true {
+                let page = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit))
+                end = page.cursor
+                if !page.hasMore { break }
+            }
+            try await each("empty pull") { _ = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [])) }
+            for _ in 0..<2 {
+                let t = try await seconds {
+                    let (status, body) = try await call(.GET, "/bench/big")
+                    guard status == .ok, body.readableBytes == Self.bigBytes else { throw ConfigError("/bench/big: \(status), \(body.readableBytes) bytes") }
+                }
+                BenchBaseline.printStage("HTTP GET of 1.75 MB constant", seconds: t)
+            }
+            try await BenchBaseline.pagesInProcess(userId: reader.user.id, app: app)
+            var cur: String? = nil
+            for page in 0..<3 {
+                let req = try StitchJSON.encode(SyncRequest(cursor: cur, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit))
+                var body: ByteBuffer!
+                let t1 = try await seconds { body = try await call(.POST, "/sync", token: reader.accessToken, body: req).1 }
+                var r: SyncResponse!
+                let t2 = try await seconds { r = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
+                BenchBaseline.printStage("HTTP page \(page + 1) of \(r.changes.count), \(body.readableBytes / 1000) kB", seconds: t1,
+                                        String(format: ", then decoded in %.1f ms", t2 * 1000))
+                cur = r.cursor
+                if !r.hasMore { break }
+            }
+        }
+
         /// Pull: a fresh device pages through 10,000 records (a user of their own).
         func pull() async throws -> [Figure] {
             var figures: [Figure] = []
@@ -140,48 +224,14 @@ extension Bench {
             guard stock.results.allSatisfy({ $0.status == .applied }) else { throw ConfigError("pull stock rejected") }
             // The pushes' background work (PostgreSQL: fresh planner statistics) finishes first.
             await app.tableStatistics.settle()
-            // Pages of the size StitchKit asks for (what a fresh device does), and of the server's
-            // default (what a client that names no size gets). Each page is asked for as soon as the
-            // headers of the one before have arrived (they name its cursor; the server sends them
-            // before it reads the page's rows when the page lies in one table), and that one is read
-            // and decoded meanwhile; `ahead: false` asks once the page before is decoded.
-            func pullAll(pageSize: Int?, ahead: Bool = true) async throws -> Int {
-                func fetch(_ cursor: String?) -> (cursor: String?, page: Task<HTTPClientResponse, any Error>) {
-                    (cursor, Task {
-                        var request = HTTPClientRequest(url: base + "/sync")
-                        request.method = .POST
-                        request.headers.add(name: "Authorization", value: "Bearer \(reader.accessToken)")
-                        request.headers.add(name: "Content-Type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(data: try StitchJSON.encode(SyncRequest(cursor: cursor, clientId: UUID(), changes: [], limit: pageSize))))
-                        return try await http.execute(request, timeout: .seconds(600))
-                    })
-                }
-                var pulled = 0
-                var next: (cursor: String?, page: Task<HTTPClientResponse, any Error>)? = fetch(nil)
-                while let current = next {
-                    next = nil
-                    let page = try await current.page.value
-                    let headers = page.headers
-                    if ahead, page.status == .ok, headers.first(name: SyncPage.hasMoreHeader) == "true", let cursor = headers.first(name: SyncPage.cursorHeader) {
-                        next = fetch(cursor)
-                    }
-                    let body = try await page.body.collect(upTo: 1 << 30)
-                    guard page.status == .ok else { throw ConfigError("sync failed: \(page.status) \(String(buffer: body))") }
-                    let response = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) }
-                    pulled += response.changes.count
-                    if let early = next, early.cursor != response.cursor || !response.hasMore { throw ConfigError("headers and body disagree") }
-                    if next == nil, response.hasMore { next = fetch(response.cursor) }
-                }
-                return pulled
-            }
             var pulled = 0
             // The pulls and the SELECT take turns, so a slow patch of the machine hits all three.
             var pulls: [Double] = [], pullsInTurn: [Double] = [], pullsDefault: [Double] = [], selects: [Double] = [], reads: [Double] = []
             var onConnection: [Double] = []
             for _ in 0..<repeats {
-                pulls.append(try await seconds { pulled = try await pullAll(pageSize: SyncEngine.defaultPageSize) })
-                pullsInTurn.append(try await seconds { _ = try await pullAll(pageSize: SyncEngine.defaultPageSize, ahead: false) })
-                pullsDefault.append(try await seconds { _ = try await pullAll(pageSize: nil) })
+                pulls.append(try await seconds { pulled = try await pullAll(reader.accessToken, pageSize: SyncEngine.defaultPageSize) })
+                pullsInTurn.append(try await seconds { _ = try await pullAll(reader.accessToken, pageSize: SyncEngine.defaultPageSize, ahead: false) })
+                pullsDefault.append(try await seconds { _ = try await pullAll(reader.accessToken, pageSize: nil) })
                 selects.append(try await seconds {
                     let count = try await BenchBaseline.selectThreads(userId: reader.user.id, on: app.db)
                     guard count == n else { throw ConfigError("select saw \(count)") }
@@ -198,52 +248,7 @@ extension Bench {
                 }
             }
             let pull = median(pulls), pullDefault = median(pullsDefault), select = median(selects), read = median(reads)
-            if stages {
-                try await BenchBaseline.stages(userId: reader.user.id, on: app.db)
-                // What a request costs before any records: the bare route, a signed-in read, an empty pull.
-                // Each request timed alone: a stall (one slow request in twenty) shows as a slowest far
-                // above the median. With this process's CPU time and thread switches per request
-                // (client and server together).
-                func each(_ label: String, _ body: () async throws -> Void) async throws {
-                    var times: [Double] = []
-                    let before = Usage.now
-                    for _ in 0..<20 { times.append(try await seconds(body)) }
-                    let used = Usage.now.minus(before)
-                    BenchBaseline.printStage("20 × \(label)", seconds: times.reduce(0, +),
-                                             String(format: " (median %.2f ms, slowest %.2f ms; CPU %.2f ms and %.0f thread switches a request)",
-                                                    median(times) * 1000, times.max()! * 1000, used.cpu * 1000 / 20, used.switches / 20))
-                }
-                for (label, path, token) in [("GET bare route", "/bench/constant", nil), ("GET /auth/me", "/auth/me", reader.accessToken)] {
-                    try await each(label) { _ = try await call(.GET, path, token: token) }
-                }
-                var end: String?
-                while true {
-                    let page = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit))
-                    end = page.cursor
-                    if !page.hasMore { break }
-                }
-                try await each("empty pull") { _ = try await sync(reader.accessToken, SyncRequest(cursor: end, clientId: UUID(), changes: [])) }
-                for _ in 0..<2 {
-                    let t = try await seconds {
-                        let (status, body) = try await call(.GET, "/bench/big")
-                        guard status == .ok, body.readableBytes == Self.bigBytes else { throw ConfigError("/bench/big: \(status), \(body.readableBytes) bytes") }
-                    }
-                    BenchBaseline.printStage("HTTP GET of 1.75 MB constant", seconds: t)
-                }
-                try await BenchBaseline.pagesInProcess(userId: reader.user.id, app: app)
-                var cur: String? = nil
-                for page in 0..<3 {
-                    let req = try StitchJSON.encode(SyncRequest(cursor: cur, clientId: UUID(), changes: [], limit: SyncRequest.maxLimit))
-                    var body: ByteBuffer!
-                    let t1 = try await seconds { body = try await call(.POST, "/sync", token: reader.accessToken, body: req).1 }
-                    var r: SyncResponse!
-                    let t2 = try await seconds { r = try body.withUnsafeReadableBytes { try StitchJSON.decode(SyncResponse.self, from: $0) } }
-                    BenchBaseline.printStage("HTTP page \(page + 1) of \(r.changes.count), \(body.readableBytes / 1000) kB", seconds: t1,
-                                            String(format: ", then decoded in %.1f ms", t2 * 1000))
-                    cur = r.cursor
-                    if !r.hasMore { break }
-                }
-            }
+            if stages { try await pullStages(reader) }
             figures.append(report(Figure(name: "sync pull, \(pulled) records", database: label, value: Double(pulled) / pull, unit: "records/s",
                                          baseline: Double(n) / select, ratio: select / pull, target: "≥ 0.75 (#64.4)")))
             if !onConnection.isEmpty {
