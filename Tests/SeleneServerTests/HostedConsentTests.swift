@@ -2,6 +2,7 @@ import Foundation
 import OllamaStub
 import SeleneShared
 @testable import SeleneServer
+import SQLKit
 import Testing
 import VaporTesting
 
@@ -111,6 +112,10 @@ struct HostedConsentTests {
 
             let no: HostedConsent = try await app.call(.POST, "/api/hosted/consent", json: HostedConsentAnswer(allow: false), token: testToken)
             #expect(no.state == .refused && no.decidedAt != nil)
+            // The held request's words from the notes are forgotten with the no.
+            #expect(no.messages.isEmpty)
+            let stored = try await app.db.sql.raw("SELECT messages FROM hosted_consent").all().map { try $0.decode(column: "messages", as: String.self) }
+            #expect(stored == ["[]"] && !stored.joined().contains("wedding"))
             #expect(await ask(app, "When is the wedding?").hasPrefix("From your notes:"))
             #expect(hosted.received.withLockedValue { $0 }.isEmpty)
             #expect(try await hostedEntries(app).isEmpty)

@@ -44,7 +44,8 @@ struct HostedConsentStore {
         return false
     }
 
-    /// The person's answer: to a held request, or a change of mind after one.
+    /// The person's answer: to a held request, or a change of mind after one. A no also forgets
+    /// the held request (the words from notes it kept were there only to be read before answering).
     func answer(allow: Bool, now: Date) async throws -> HostedConsent {
         let current = try await current()
         switch current.state {
@@ -52,7 +53,11 @@ struct HostedConsentStore {
         case .notAsked: throw SeleneError(.conflict, "Nothing is waiting for your answer: the first request with something from your notes will be shown to you before it goes")
         case .waiting, .allowed, .refused: break
         }
-        try await db.sql.raw("UPDATE hosted_consent SET allowed = \(bind: allow), decided_at = \(bind: now) WHERE url = \(bind: current.url ?? "")").run()
+        if allow {
+            try await db.sql.raw("UPDATE hosted_consent SET allowed = TRUE, decided_at = \(bind: now) WHERE url = \(bind: current.url ?? "")").run()
+        } else {
+            try await db.sql.raw("UPDATE hosted_consent SET allowed = FALSE, decided_at = \(bind: now), messages = '[]' WHERE url = \(bind: current.url ?? "")").run()
+        }
         return try await self.current()
     }
 
