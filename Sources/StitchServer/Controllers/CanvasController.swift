@@ -20,8 +20,11 @@ struct CanvasController: RouteCollection {
     /// change): 201 with what was added, when a project was started, and what was already there.
     @Sendable
     func paletteToProject(req: Request) async throws -> Response {
+        let (canvasId, userId) = (try req.uuid("id"), try req.user.id)
+        // Someone else's canvas is a 404 whatever the body says.
+        _ = try await Records.require(CanvasModel.self, canvasId, userId: userId, on: req.db)
         let confirmation = try req.decodeJSON(CanvasPaletteConfirmation.self)
-        let result = try await CanvasPalettes.addToProject(confirmation, canvasId: try req.uuid("id"), userId: try req.user.id, now: req.now,
+        let result = try await CanvasPalettes.addToProject(confirmation, canvasId: canvasId, userId: userId, now: req.now,
                                                            app: req.application, db: req.db)
         return try respond(result, status: result.added.isEmpty && !result.createdProject ? .ok : .created)
     }
