@@ -24,13 +24,30 @@ enum AnswerBench {
             throw SeleneConfigError("--without takes answer steps: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", "))")
         }
         let steps = AnswerPipeline.standard.without(options.without)
-        let path = "Benchmarks/selene-answers"
+        let (corpus, questions) = try development("Benchmarks/selene-answers")
+        print("== Answers: \(settings.chatModel) at \(settings.baseURL); \(corpus.count) notes, \(questions.count) questions")
+        let (pipeline, ceiling, noteOf) = try await askAll(questions, about: corpus, settings: settings)
+        chooseCitations(pipeline, noteOf, steps: steps)
+        if !options.without.isEmpty { print("   (steps off: \(options.without.sorted().joined(separator: ", ")))") }
+        for (name, set) in [("pipeline", pipeline), ("answer note alone", ceiling)] {
+            score(name, set, noteOf, steps: steps, without: options.without, report: &report)
+        }
+    }
+
+    /// The notes and the questions, each with the note that answers it and its half.
+    static func development(_ path: String) throws -> ([QualityBench.Document], [Question]) {
         let corpus = try QualityBench.lines(path + "/corpus.jsonl", as: QualityBench.Document.self)
         struct Raw: Decodable { var _id: String; var text: String; var metadata: [String: String] }
         let questions = try QualityBench.lines(path + "/queries.jsonl", as: Raw.self).map {
             Question(id: $0._id, text: $0.text, note: $0.metadata["note"] ?? "", answer: $0.metadata["answer"] ?? "", half: $0.metadata["half"] ?? "test")
         }
-        print("== Answers: \(settings.chatModel) at \(settings.baseURL); \(corpus.count) notes, \(questions.count) questions")
+        return (corpus, questions)
+    }
+
+    /// Every question asked through the pipeline, and again with only its answer note shown;
+    /// `noteOf` maps a document's id to the note it became.
+    static func askAll(_ questions: [Question], about corpus: [QualityBench.Document], settings: SeleneConfig.LLM) async throws
+        -> (pipeline: [Answered], ceiling: [Answered], noteOf: [String: Int]) {
         let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = settings }
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let llm = app.selene.llm!
@@ -62,63 +79,75 @@ enum AnswerBench {
             print("   \(q.id): \(raw.prefix(100).replacingOccurrences(of: "\n", with: " ")) | alone: \(raw2.prefix(60).replacingOccurrences(of: "\n", with: " "))")
         }
         try await app.asyncShutdown()
+        return (pipeline, ceiling, noteOf)
+    }
 
-        // Selene's citation threshold, chosen on the tuning half's pipeline answers.
+    static func fHalf(_ s: Scores) -> Double { s.precision + s.recall == 0 ? 0 : 1.25 * s.precision * s.recall / (0.25 * s.precision + s.recall) }
+
+    /// Selene's citation threshold, chosen on the tuning half's pipeline answers (printed beside
+    /// the default's).
+    static func chooseCitations(_ pipeline: [Answered], _ noteOf: [String: Int], steps: AnswerPipeline) {
         var candidates: [CitationAttribution.Settings] = []
         for share in [0.2, 0.25, 0.34, 0.5, 0.67] {
             for lead in [0.0, 0.15, 0.3] { candidates.append(.init(minShare: share, minShared: 2, minLead: lead)) }
         }
         let tuning = pipeline.filter { $0.question.half == "dev" }
-        func fHalf(_ s: Scores) -> Double { s.precision + s.recall == 0 ? 0 : 1.25 * s.precision * s.recall / (0.25 * s.precision + s.recall) }
         let chosen = candidates.max { fHalf(score(tuning, noteOf, $0, steps: steps)) < fHalf(score(tuning, noteOf, $1, steps: steps)) } ?? .default
         print(String(format: "   Selene's citations on the tuning half: default (share %.2f, lead %.2f) F0.5 %.3f; best (share %.2f, lead %.2f) F0.5 %.3f",
                      CitationAttribution.Settings.default.minShare, CitationAttribution.Settings.default.minLead, fHalf(score(tuning, noteOf, .default, steps: steps)),
                      chosen.minShare, chosen.minLead, fHalf(score(tuning, noteOf, chosen, steps: steps))))
-        if !options.without.isEmpty { print("   (steps off: \(options.without.sorted().joined(separator: ", ")))") }
-        for (name, set) in [("pipeline", pipeline), ("answer note alone", ceiling)] {
-            let held = set.filter { $0.question.half == "test" }
-            let s = score(held, noteOf, .default, steps: steps)
-            print(String(format: "   %@ (reported half, %d): contains %.2f, token F1 %.2f, cites the answer note %.2f (model %.2f), citation precision %.2f, retrieved %.2f, leaks %d, %.1f s/answer",
-                         name, held.count, s.contains, s.f1, s.recall, s.modelRecall, s.precision, s.retrieved, s.leaks, s.seconds))
-            // Each of the rules that make an answer what a person reads, switched off alone, on
-            // both halves (the tuning half saw them written): figures no shown note holds bring the
-            // note's sentence, so does an answer without a figure where the sentence has one, the
-            // sentence takes the next one's figure (`AnswerPassage`), and lines copying a note about
-            // something else or a note's day go (`CitationAttribution`).
-            let none = AnswerPassage.Settings(checksFigures: false, quotesMissingFigure: false, quotesNextFigure: false)
-            let unchecked = score(held, noteOf, .init(dropsCopies: false), passage: none, steps: steps)
-            let tuned = set.filter { $0.question.half == "dev" }
-            let variants: [(String, CitationAttribution.Settings, AnswerPassage.Settings)] = [
-                ("as is", .default, .default), ("figures unchecked", .default, .init(checksFigures: false)),
-                ("no quote for a missing figure", .default, .init(quotesMissingFigure: false)),
-                ("quote without the next figure", .default, .init(quotesNextFigure: false)),
-                ("copied lines kept", .init(dropsCopies: false), .default), ("none of these", .init(dropsCopies: false), none)]
-            let asIs = Set(set.filter { holds($0, .default, .default, steps) }.map(\.question.id))
-            for (variant, attribution, passage) in variants {
-                let reported = score(held, noteOf, attribution, passage: passage, steps: steps)
-                let tuning = score(tuned, noteOf, attribution, passage: passage, steps: steps)
-                // Which answers the rule decides: "-id" holds the fact only with the rule, "+id" only without it.
-                let without = Set(set.filter { holds($0, attribution, passage, steps) }.map(\.question.id))
-                let decided = (asIs.subtracting(without).sorted().map { "-" + $0 } + without.subtracting(asIs).sorted().map { "+" + $0 }).joined(separator: " ")
-                print(String(format: "   … %@: holding the fact %.2f reported / %.2f tuning; token F1 %.2f / %.2f; citation precision %.2f / %.2f%@",
-                             variant, reported.contains, tuning.contains, reported.f1, tuning.f1, reported.precision, tuning.precision,
-                             decided.isEmpty ? "" : " (\(decided))"))
-            }
-            // Each named step of the pipeline switched off alone: what it is worth, on both halves.
-            for step in AnswerPipeline.standard.steps.map(\.name) where !options.without.contains(step) {
-                let off = steps.without([step])
-                let reported = score(held, noteOf, .default, steps: off), tuning = score(tuned, noteOf, .default, steps: off)
-                print(String(format: "   … step %@ off: holding the fact %.2f reported / %.2f tuning (as is %.2f / %.2f); citation precision %.2f / %.2f",
-                             step, reported.contains, tuning.contains, s.contains, score(tuned, noteOf, .default, steps: steps).contains,
-                             reported.precision, tuning.precision))
-            }
-            report.add("answers holding the fact (\(name))", database: nil, value: s.contains, unit: "share",
-                       baseline: unchecked.contains, baselineName: "none of these rules")
-            report.add("answers' token F1 (\(name))", database: nil, value: s.f1, unit: "")
-            report.add("answers citing the answer note (\(name))", database: nil, value: s.recall, unit: "share", baseline: s.modelRecall, baselineName: "the model's own citations")
-            report.add("citation precision (\(name))", database: nil, value: s.precision, unit: "share")
-            report.add("template-token leaks (\(name))", database: nil, value: Double(s.leaks), unit: "answers")
-            report.add("seconds per answer (\(name))", database: nil, value: s.seconds, unit: "s")
+    }
+
+    /// One set of answers scored on the reported half, each rule and each step switched off
+    /// alone on both halves, and its figures added to the report.
+    static func score(_ name: String, _ set: [Answered], _ noteOf: [String: Int], steps: AnswerPipeline, without: Set<String>, report: inout Report) {
+        let held = set.filter { $0.question.half == "test" }
+        let tuned = set.filter { $0.question.half == "dev" }
+        let s = score(held, noteOf, .default, steps: steps)
+        print(String(format: "   %@ (reported half, %d): contains %.2f, token F1 %.2f, cites the answer note %.2f (model %.2f), citation precision %.2f, retrieved %.2f, leaks %d, %.1f s/answer",
+                     name, held.count, s.contains, s.f1, s.recall, s.modelRecall, s.precision, s.retrieved, s.leaks, s.seconds))
+        rulesOff(set, held: held, tuned: tuned, noteOf, steps: steps)
+        // Each named step of the pipeline switched off alone: what it is worth, on both halves.
+        for step in AnswerPipeline.standard.steps.map(\.name) where !without.contains(step) {
+            let off = steps.without([step])
+            let reported = score(held, noteOf, .default, steps: off), tuning = score(tuned, noteOf, .default, steps: off)
+            print(String(format: "   … step %@ off: holding the fact %.2f reported / %.2f tuning (as is %.2f / %.2f); citation precision %.2f / %.2f",
+                         step, reported.contains, tuning.contains, s.contains, score(tuned, noteOf, .default, steps: steps).contains,
+                         reported.precision, tuning.precision))
+        }
+        let none = AnswerPassage.Settings(checksFigures: false, quotesMissingFigure: false, quotesNextFigure: false)
+        let unchecked = score(held, noteOf, .init(dropsCopies: false), passage: none, steps: steps)
+        report.add("answers holding the fact (\(name))", database: nil, value: s.contains, unit: "share",
+                   baseline: unchecked.contains, baselineName: "none of these rules")
+        report.add("answers' token F1 (\(name))", database: nil, value: s.f1, unit: "")
+        report.add("answers citing the answer note (\(name))", database: nil, value: s.recall, unit: "share", baseline: s.modelRecall, baselineName: "the model's own citations")
+        report.add("citation precision (\(name))", database: nil, value: s.precision, unit: "share")
+        report.add("template-token leaks (\(name))", database: nil, value: Double(s.leaks), unit: "answers")
+        report.add("seconds per answer (\(name))", database: nil, value: s.seconds, unit: "s")
+    }
+
+    /// Each of the rules that make an answer what a person reads, switched off alone, on both
+    /// halves (the tuning half saw them written): figures no shown note holds bring the note's
+    /// sentence, so does an answer without a figure where the sentence has one, the sentence takes
+    /// the next one's figure (`AnswerPassage`), and lines copying a note about something else or a
+    /// note's day go (`CitationAttribution`).
+    static func rulesOff(_ set: [Answered], held: [Answered], tuned: [Answered], _ noteOf: [String: Int], steps: AnswerPipeline) {
+        let none = AnswerPassage.Settings(checksFigures: false, quotesMissingFigure: false, quotesNextFigure: false)
+        let variants: [(String, CitationAttribution.Settings, AnswerPassage.Settings)] = [
+            ("as is", .default, .default), ("figures unchecked", .default, .init(checksFigures: false)),
+            ("no quote for a missing figure", .default, .init(quotesMissingFigure: false)),
+            ("quote without the next figure", .default, .init(quotesNextFigure: false)),
+            ("copied lines kept", .init(dropsCopies: false), .default), ("none of these", .init(dropsCopies: false), none)]
+        let asIs = Set(set.filter { holds($0, .default, .default, steps) }.map(\.question.id))
+        for (variant, attribution, passage) in variants {
+            let reported = score(held, noteOf, attribution, passage: passage, steps: steps)
+            let tuning = score(tuned, noteOf, attribution, passage: passage, steps: steps)
+            // Which answers the rule decides: "-id" holds the fact only with the rule, "+id" only without it.
+            let without = Set(set.filter { holds($0, attribution, passage, steps) }.map(\.question.id))
+            let decided = (asIs.subtracting(without).sorted().map { "-" + $0 } + without.subtracting(asIs).sorted().map { "+" + $0 }).joined(separator: " ")
+            print(String(format: "   … %@: holding the fact %.2f reported / %.2f tuning; token F1 %.2f / %.2f; citation precision %.2f / %.2f%@",
+                         variant, reported.contains, tuning.contains, reported.f1, tuning.f1, reported.precision, tuning.precision,
+                         decided.isEmpty ? "" : " (\(decided))"))
         }
     }
 

@@ -70,4 +70,24 @@ struct LayerTests {
         }
         #expect(calls.isEmpty, "\(calls.joined(separator: "\n"))")
     }
+
+    @Test("A record is written from typed values: the fronts hand the services a Writer and a RecordPatch, never a request or an untyped dictionary")
+    func writesAreTyped() throws {
+        var found: [String] = []
+        for folder in ["Controllers", "Web", "Services", "HTTP"] {
+            for (file, code) in try Self.code(in: folder) {
+                for line in code.split(separator: "\n") where line.contains("[String: Any]") && !line.contains("JSONSerialization") {
+                    // (A token's header read to pick its key is JSON the server never writes.)
+                    if !line.contains("decodeHeader") { found.append("\(file): \(line.trimmingCharacters(in: .whitespaces))") }
+                }
+            }
+        }
+        for (file, code) in try Self.code(in: "Services") {
+            let takesRequest = try Regex(#"static func (create|update|delete|add\w*|step)\((_ )?req(uest)?: Request"#)
+            for match in code.matches(of: takesRequest) { found.append("\(file): \(code[match.range])") }
+        }
+        let writes = try String(contentsOf: Self.server.appendingPathComponent("Services/RecordWrites.swift"), encoding: .utf8)
+        #expect(!writes.contains("Request") && !writes.contains("req."), "RecordWrites takes a Writer")
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
 }

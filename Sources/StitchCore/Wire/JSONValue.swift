@@ -50,3 +50,9 @@ public enum JSONValue: Codable, Sendable, Hashable {
         try JSONValueDecoder.decode(T.self, from: self)
     }
 }
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

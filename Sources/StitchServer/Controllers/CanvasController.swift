@@ -59,31 +59,19 @@ struct CanvasController: RouteCollection {
 
     @Sendable
     func create(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let record = try await RecordWrites<CanvasModel>.create(req, defaults: ["designer": "", "designName": ""], check: { canvas, db in
-            try await Self.checkImage(canvas, userId: userId, db: db)
-        })
-        return try respond(record, status: .created)
+        try respond(try await CanvasService.create(try req.writer, try req.patch()), status: .created)
     }
 
     @Sendable
     func update(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let id = try req.uuid("id")
-        let before = try await Records.require(CanvasModel.self, id, userId: userId, on: req.db).record
-        let record = try await RecordWrites<CanvasModel>.update(req, id: id, check: { canvas, db in
-            try await Self.checkImage(canvas, userId: userId, db: db)
-        })
-        if let old = before.imageKey, old != record.imageKey {
-            try await Images.removeIfUnreferenced(old, app: req.application, db: req.db)
-        }
-        return try respond(record)
+        try respond(try await CanvasService.update(try req.writer, id: req.uuid("id"), try req.patch(), app: req.application))
     }
 
     /// A canvas with a live project cannot be deleted: the project would lose its title and picture.
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        try await CanvasService.delete(req: req)
+        try await CanvasService.delete(try req.writer, id: req.uuid("id"))
+        return .noContent
     }
 
     /// Sets (or replaces) the canvas's picture. The old file stays until nothing refers to it.
@@ -111,12 +99,6 @@ struct CanvasController: RouteCollection {
         return try respond(record)
     }
 
-    static func checkImage(_ canvas: Canvas, userId: UUID, db: any Database) async throws {
-        guard let key = canvas.imageKey else { return }
-        guard try await Images.owned(key, userId: userId, on: db) != nil else {
-            throw APIError.missingReference(["imageKey": "No such image"])
-        }
-    }
 }
 
 struct ImageController: RouteCollection {

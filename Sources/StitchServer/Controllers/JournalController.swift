@@ -27,36 +27,38 @@ struct JournalController: RouteCollection {
 
     @Sendable
     func create(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        let entry = try await RecordWrites<JournalEntryModel>.create(
-            req, defaults: ["notes": ""], overrides: ["projectId": project.id!.text], clientMayDate: true)
+        let entry = try await JournalService.addEntry(try req.writer, to: req.uuid("id"), try req.patch())
         return try respond(JournalEntryDetail(entry: entry, images: []), status: .created)
     }
 
     @Sendable
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let (_, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
-        let entry = try await RecordWrites<JournalEntryModel>.update(req, id: id, immutable: ["projectId"], clientMayDate: true)
+        let (_, id) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        let entry = try await JournalService.updateEntry(try req.writer, id: id, try req.patch())
         let images = try await JournalService.images(of: [id], userId: userId, db: req.db)
         return try respond(JournalEntryDetail(entry: entry, images: images[id] ?? []))
     }
 
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        try await JournalService.deleteEntry(req: req)
+        let (_, id) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        try await JournalService.deleteEntry(try req.writer, id: id)
+        return .noContent
     }
 
     /// Appends one or more pictures (multipart, field `image` repeated) after the entry's last one.
     @Sendable
     func addImages(req: Request) async throws -> Response {
-        try respond(try await JournalService.addImages(req: req), status: .created)
+        let (_, id) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        return try respond(try await JournalService.addImages(try Images.parts(of: req), to: id, writer: try req.writer, app: req.application), status: .created)
     }
 
     @Sendable
     func deleteImage(req: Request) async throws -> HTTPStatus {
-        try await JournalService.deleteImage(req: req)
+        let (_, entryId) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        try await JournalService.deleteImage(try req.writer, id: req.uuid("imageId"), of: entryId)
+        return .noContent
     }
 
 }

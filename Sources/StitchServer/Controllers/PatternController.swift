@@ -63,24 +63,14 @@ struct PatternController: RouteCollection {
     func update(req: Request) async throws -> Response {
         let userId = try req.user.id
         let id = try req.uuid("patternId")
-        let app = req.application
-        let pattern = try await RecordWrites<PatternModel>.update(req, id: id, immutable: ["projectId", "fileKey"], check: { pattern, db in
-            let (_, pages) = try await Patterns.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
-            if pages.pageCount > 0, pattern.lastPage > pages.pageCount {
-                throw APIError.validation(["lastPage": "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")"])
-            }
-        })
+        let pattern = try await Patterns.update(try req.writer, id: id, try req.patch(), app: req.application)
         return try respond(try await Patterns.detail(pattern, userId: userId, app: req.application, db: req.db))
     }
 
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        let userId = try req.user.id
-        let id = try req.uuid("patternId")
-        let pattern = try await Records.require(PatternModel.self, id, userId: userId, on: req.db).record
-        let status = try await RecordWrites<PatternModel>.delete(req, id: id)
-        try await Images.removeIfUnreferenced(pattern.fileKey, app: req.application, db: req.db)
-        return status
+        try await Patterns.delete(try req.writer, id: req.uuid("patternId"), app: req.application)
+        return .noContent
     }
 
     /// The chart's colour key read from its PDF's text: the threads it names beside the

@@ -58,36 +58,24 @@ struct ProjectController: RouteCollection {
     /// without one (a chart, or nothing yet) under a name of its own.
     @Sendable
     func create(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let now = req.now
-        let project = try await RecordWrites<ProjectModel>.create(
-            req, defaults: ["status": ProjectStatus.wip.rawValue, "startedAt": ts(now)],
-            transform: { project, now in
-                // A project created straight into a later stage gets that stage's date.
-                var stamped = project
-                stamped.status = .wip
-                stamped.setStatus(project.status, at: now)
-                return stamped
-            },
-            check: { project, db in try await ProjectService.checkReferences(project, userId: userId, db: db) })
-        let canvas = try await ProjectService.canvas(of: project, userId: userId, db: req.db)
+        let project = try await ProjectService.create(try req.writer, try req.patch())
+        let canvas = try await ProjectService.canvas(of: project, userId: try req.user.id, db: req.db)
         return try respond(ProjectDetail(project: project, canvas: canvas), status: .created)
     }
 
     /// Partial update. A status change stamps `finishingAt` / `completedAt`; moving back clears them.
     @Sendable
     func update(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let record = try await RecordWrites<ProjectModel>.update(req, id: req.uuid("id"), immutable: ["canvasId"], transform: ProjectService.stampStatus,
-                                                                 check: { project, db in try await ProjectService.checkPicture(project, userId: userId, db: db) })
-        let canvas = try await ProjectService.canvas(of: record, userId: userId, db: req.db)
+        let record = try await ProjectService.update(try req.writer, id: req.uuid("id"), try req.patch())
+        let canvas = try await ProjectService.canvas(of: record, userId: try req.user.id, db: req.db)
         return try respond(ProjectDetail(project: record, canvas: canvas))
     }
 
     /// Deleting a project deletes its journal, sections, requirements and patterns with it.
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        try await ProjectService.delete(req: req)
+        try await ProjectService.delete(try req.writer, id: req.uuid("id"))
+        return .noContent
     }
 
     @Sendable
@@ -113,26 +101,21 @@ struct ProjectController: RouteCollection {
 
     @Sendable
     func createSection(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        let existing = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: project.id!, on: req.db)
-        let nextOrder = (existing.map(\.sortOrder).max() ?? -1) + 1
-        let record = try await RecordWrites<SectionModel>.create(
-            req, defaults: ["name": "", "sortOrder": nextOrder, "status": SectionStatus.notStarted.rawValue],
-            overrides: ["projectId": project.id!.text])
-        return try respond(record, status: .created)
+        try respond(try await ProjectService.addSection(try req.writer, to: req.uuid("id"), try req.patch()), status: .created)
     }
 
     @Sendable
     func updateSection(req: Request) async throws -> Response {
-        let (_, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
-        return try respond(try await RecordWrites<SectionModel>.update(req, id: id, immutable: ["projectId"]))
+        let (_, id) = try await req.projectChild(SectionModel.self, "sectionId", \.projectId)
+        return try respond(try await ProjectService.updateSection(try req.writer, id: id, try req.patch()))
     }
 
     /// A deleted section's requirements stay with the project, without a section.
     @Sendable
     func deleteSection(req: Request) async throws -> HTTPStatus {
-        try await ProjectService.deleteSection(req: req)
+        let (_, id) = try await req.projectChild(SectionModel.self, "sectionId", \.projectId)
+        try await ProjectService.deleteSection(try req.writer, id: id)
+        return .noContent
     }
 
     // MARK: Requirements
@@ -148,40 +131,20 @@ struct ProjectController: RouteCollection {
 
     @Sendable
     func createRequirement(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let project = try await Records.require(ProjectModel.self, req.uuid("id"), userId: userId, on: req.db)
-        // A linked requirement may leave brand, number and colour to the inventory thread.
-        var defaults: [String: Any] = ["brand": "", "number": "", "quantityNeeded": 1]
-        let body = try JSONMerge.object(from: req)
-        if let raw = body["threadId"] as? String, let threadId = UUID(text: raw) {
-            guard let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) else {
-                throw APIError.missingReference(["threadId": "No such thread in your inventory"])
-            }
-            defaults["brand"] = thread.brand
-            defaults["number"] = thread.number
-            if let color = thread.colorName { defaults["colorName"] = color }
-        }
-        let projectId = project.id!
-        let record = try await RecordWrites<ProjectThread.Model>.create(
-            req, defaults: defaults, overrides: ["projectId": projectId.text],
-            check: { requirement, db in try await ProjectService.checkReferences(requirement, userId: userId, db: db) })
-        return try respond(record, status: .created)
+        try respond(try await ProjectService.addRequirement(try req.writer, to: req.uuid("id"), try req.patch()), status: .created)
     }
 
     @Sendable
     func updateRequirement(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let (_, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
-        let record = try await RecordWrites<RequirementModel>.update(req, id: id, immutable: ["projectId"], check: { requirement, db in
-            try await ProjectService.checkReferences(requirement, userId: userId, db: db)
-        })
-        return try respond(record)
+        let (_, id) = try await req.projectChild(RequirementModel.self, "reqId", \.projectId)
+        return try respond(try await ProjectService.updateRequirement(try req.writer, id: id, try req.patch()))
     }
 
     @Sendable
     func deleteRequirement(req: Request) async throws -> HTTPStatus {
-        let (_, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
-        return try await RecordWrites<RequirementModel>.delete(req, id: id)
+        let (_, id) = try await req.projectChild(RequirementModel.self, "reqId", \.projectId)
+        try await RecordWrites<RequirementModel>.delete(try req.writer, id: id)
+        return .noContent
     }
 
 }

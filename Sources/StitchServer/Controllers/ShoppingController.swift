@@ -62,31 +62,30 @@ struct ShoppingController: RouteCollection {
     /// (200 with it; 201 for a new line).
     @Sendable
     func addLine(req: Request) async throws -> Response {
-        let (line, merged) = try await ShoppingService.addLine(try Self.newLine(JSONMerge.object(from: req)), userId: req.user.id, now: req.now, db: req.db)
+        let (line, merged) = try await ShoppingService.addLine(try Self.newLine(req.patch()), userId: req.user.id, now: req.now, db: req.db)
         return try respond(line, status: merged ? .ok : .created)
     }
 
     /// A new line's JSON as the service takes it: the fields a line has (checked by type, unknown
     /// ones refused, quantity 1 unless given), its kind and times the server's own.
-    static func newLine(_ body: [String: Any]) throws -> ShoppingService.NewLine {
-        let id = try JSONMerge.clientId(body)
-        var fields = body
-        fields.removeValue(forKey: "deletedAt")
-        let epoch = ts(Date(timeIntervalSince1970: 0))
-        let line: ShoppingLine = try JSONMerge.create(fields, defaults: ["quantity": 1],
-            protected: ["id": (id ?? UUID()).text, "kind": ShoppingLineKind.added.rawValue, "createdAt": epoch, "updatedAt": epoch])
+    static func newLine(_ body: RecordPatch) throws -> ShoppingService.NewLine {
+        let id = try body.clientId()
+        let epoch = JSONValue.time(Date(timeIntervalSince1970: 0))
+        let line: ShoppingLine = try body.removing("deletedAt").created(defaults: ["quantity": 1],
+            protected: ["id": .id(id ?? UUID()), "kind": .string(ShoppingLineKind.added.rawValue), "createdAt": epoch, "updatedAt": epoch])
         return .init(id: id, brand: line.brand, number: line.number, colorName: line.colorName, quantity: line.quantity, notes: line.notes)
     }
 
     /// Changes a line's quantity, colour name or notes (its kind stays).
     @Sendable
     func updateLine(req: Request) async throws -> Response {
-        try respond(try await RecordWrites<ShoppingLineModel>.update(req, id: req.uuid("id"), immutable: ["kind"]))
+        try respond(try await RecordWrites<ShoppingLineModel>.update(try req.writer, id: req.uuid("id"), try req.patch(), immutable: ["kind"]))
     }
 
     @Sendable
     func deleteLine(req: Request) async throws -> HTTPStatus {
-        try await RecordWrites<ShoppingLineModel>.delete(req, id: req.uuid("id"))
+        try await RecordWrites<ShoppingLineModel>.delete(try req.writer, id: req.uuid("id"))
+        return .noContent
     }
 
 }

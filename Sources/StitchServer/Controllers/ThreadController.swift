@@ -78,7 +78,7 @@ struct ThreadController: RouteCollection {
         default: throw APIError.validation(["merge": "merge must be true or false"])
         }
         do {
-            let (record, merged) = try await InventoryService.create(req, body: try JSONMerge.object(from: req), merge: merge)
+            let (record, merged) = try await InventoryService.create(try req.writer, try req.patch(), merge: merge)
             return try respond(record, status: merged ? .ok : .created)
         } catch let duplicate as DuplicateThread {
             throw duplicate.apiError
@@ -87,12 +87,13 @@ struct ThreadController: RouteCollection {
 
     @Sendable
     func update(req: Request) async throws -> Response {
-        try respond(try await RecordWrites<ThreadModel>.update(req, id: req.uuid("id")))
+        try respond(try await RecordWrites<ThreadModel>.update(try req.writer, id: req.uuid("id"), try req.patch()))
     }
 
     @Sendable
     func delete(req: Request) async throws -> HTTPStatus {
-        try await RecordWrites<ThreadModel>.delete(req, id: req.uuid("id"))
+        try await RecordWrites<ThreadModel>.delete(try req.writer, id: req.uuid("id"))
+        return .noContent
     }
 
     /// `POST /threads/match-catalog`: see `CatalogMatching`.

@@ -6,14 +6,14 @@ import Vapor
 
 /// The inventory's threads created or merged, for the API (`ThreadController`) and the web app.
 enum InventoryService {
-    static var threadDefaults: [String: Any] { ["brand": "", "number": "", "fiberType": FiberType.wool.rawValue, "quantity": 0] }
+    static var threadDefaults: RecordPatch { ["brand": "", "number": "", "fiberType": .string(FiberType.wool.rawValue), "quantity": 0] }
 
     /// Creates the thread, or — asked to merge — adds it to the one with its brand and number;
     /// not asked, a thread of that brand and number is a `DuplicateThread`.
-    static func create(_ req: Request, body: [String: Any], merge: Bool) async throws -> (InventoryThread, merged: Bool) {
-        let userId = try req.user.id
+    static func create(_ writer: Writer, _ body: RecordPatch, merge: Bool) async throws -> (InventoryThread, merged: Bool) {
+        let userId = writer.userId
         do {
-            let record = try await RecordWrites<ThreadModel>.create(req, body: body, defaults: threadDefaults, check: { thread, db in
+            let record = try await RecordWrites<ThreadModel>.create(writer, body, defaults: threadDefaults, check: { thread, db in
                 if let existing = try await duplicate(of: thread, userId: userId, db: db) {
                     throw DuplicateThread(existing: existing, incoming: thread)
                 }
@@ -21,11 +21,41 @@ enum InventoryService {
             return (record, false)
         } catch let duplicate as DuplicateThread {
             guard merge else { throw duplicate }
-            let given = Set(body.keys)
-            let record = try await RecordWrites<ThreadModel>.update(req, id: duplicate.existing.id, body: [:], transform: { old, _, _ in
+            let given = body.keys
+            let record = try await RecordWrites<ThreadModel>.update(writer, id: duplicate.existing.id, [:], transform: { old, _, _ in
                 old.merging(duplicate.incoming, given: given, rule: .add).0
             })
             return (record, true)
+        }
+    }
+
+    /// Adds `delta` (at most ±1000) to a thread's quantity, never below zero, and answers the
+    /// quantity. The script names each step (`changeId`), sent at once or kept on the device when
+    /// its request has no answer in time (`sync`): a step is counted once for its id, whichever
+    /// copy arrives first, and like a purchase it adds to what the server holds, so a change made
+    /// meanwhile elsewhere counts too. 404 when the thread isn't the user's.
+    static func step(_ id: UUID, by delta: Int, changeId: UUID?, writer: Writer) async throws -> Int {
+        let userId = writer.userId
+        let step = max(-1000, min(1000, delta))
+        guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: writer.db)?.record else { throw APIError.notFound }
+        let now = writer.now
+        guard max(0, current.quantity + step) != current.quantity else {
+            // Nothing to add now (at zero already), but a copy arriving later must not add either.
+            if let changeId { _ = try await writer.db.writeTransaction { db in try await AppliedChanges.claim(changeId, userId: userId, now: now, on: db) } }
+            return current.quantity
+        }
+        do {
+            // Added to the quantity as the write transaction reads it: a purchase or another step
+            // landing between the read above and this write isn't overwritten.
+            return try await RecordWrites<ThreadModel>.update(writer, id: id, [:], transform: { old, new, _ in
+                var stepped = new
+                stepped.quantity = max(0, old.quantity + step)
+                return stepped
+            }, check: { _, db in
+                if let changeId, try await !AppliedChanges.claim(changeId, userId: userId, now: now, on: db) { throw SpentStep() }
+            }).quantity
+        } catch is SpentStep {
+            return try await Records.find(ThreadModel.self, id, userId: userId, on: writer.db)?.record.quantity ?? current.quantity
         }
     }
 
@@ -49,3 +79,6 @@ struct DuplicateThread: Error, Sendable {
         APIError(.conflict, message + ": add to it with ?merge=true", fields: ["number": message], existingId: existing.id)
     }
 }
+
+/// A step whose id was applied already: its write is rolled back.
+private struct SpentStep: Error {}

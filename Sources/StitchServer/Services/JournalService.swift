@@ -15,25 +15,37 @@ enum JournalService {
         }
     }
 
-    static func deleteEntry(req: Request) async throws -> HTTPStatus {
-        let (_, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
-        return try await RecordWrites<JournalEntryModel>.delete(req, id: id, cascade: { entry, userId, version, now, db in
+    /// A new entry in the project's journal: dated now unless the stitcher gives its day.
+    static func addEntry(_ writer: Writer, to projectId: UUID, _ body: RecordPatch) async throws -> JournalEntry {
+        _ = try await Records.require(ProjectModel.self, projectId, userId: writer.userId, on: writer.db)
+        return try await RecordWrites<JournalEntryModel>.create(
+            writer, body, defaults: ["notes": ""], overrides: ["projectId": .id(projectId)], clientMayDate: true)
+    }
+
+    /// (`id` is an entry of its project: see `ProjectService.child`.) Its project stays; its day
+    /// is the stitcher's to change (an entry written up days later).
+    static func updateEntry(_ writer: Writer, id: UUID, _ body: RecordPatch) async throws -> JournalEntry {
+        try await RecordWrites<JournalEntryModel>.update(writer, id: id, body, immutable: ["projectId"], clientMayDate: true)
+    }
+
+    /// Deletes the entry (of its project: see `ProjectService.child`) and its photos.
+    static func deleteEntry(_ writer: Writer, id: UUID) async throws {
+        try await RecordWrites<JournalEntryModel>.delete(writer, id: id, cascade: { entry, userId, version, now, db in
             try await Records.softDelete(JournalImageModel.self, where: "entry_id", in: [entry.id], userId: userId, at: now, version: version, on: db)
         })
     }
 
     /// Appends one or more pictures (multipart, field `image` repeated) after the entry's last one.
-    static func addImages(req: Request) async throws -> JournalEntryDetail {
-        let userId = try req.user.id
-        let (_, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
-        let parts = try Images.parts(of: req)
+    /// (`id` is an entry of its project: see `ProjectService.child`.)
+    static func addImages(_ parts: [Data], to id: UUID, writer: Writer, app: Application) async throws -> JournalEntryDetail {
+        let userId = writer.userId
         // Check every picture before storing any, so a bad one leaves nothing behind.
-        for data in parts { _ = try Images.checkPhoto(data, config: req.config) }
+        for data in parts { _ = try Images.checkPhoto(data, config: app.config) }
         var stored: [ImageModel] = []
-        for data in parts { stored.append(try await Images.store(data, userId: userId, app: req.application, db: req.db)) }
-        let now = req.now
+        for data in parts { stored.append(try await Images.store(data, userId: userId, app: app, db: writer.db)) }
+        let now = writer.now
         let storedKeys = stored.compactMap(\.id)
-        let entry: JournalEntry = try await req.db.writeTransaction { db in
+        let entry: JournalEntry = try await writer.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(JournalEntryModel.self, id, userId: userId, on: db)
             let existing = try await Records.all(JournalImageModel.self, userId: userId, where: "entry_id", equals: id, on: db)
@@ -48,15 +60,14 @@ enum JournalService {
             try await Records.update(model, to: entry, version: version, on: db)
             return entry
         }
-        let images = try await JournalService.images(of: [id], userId: userId, db: req.db)
+        let images = try await JournalService.images(of: [id], userId: userId, db: writer.db)
         return JournalEntryDetail(entry: entry, images: images[id] ?? [])
     }
 
-    static func deleteImage(req: Request) async throws -> HTTPStatus {
-        let userId = try req.user.id
-        let (_, entryId) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
-        let image = try await Records.require(JournalImageModel.self, req.uuid("imageId"), userId: userId, on: req.db)
+    /// Deletes one photo of the entry (of its project: see `ProjectService.child`).
+    static func deleteImage(_ writer: Writer, id imageId: UUID, of entryId: UUID) async throws {
+        let image = try await Records.require(JournalImageModel.self, imageId, userId: writer.userId, on: writer.db)
         guard image.entryId == entryId else { throw APIError.notFound }
-        return try await RecordWrites<JournalImageModel>.delete(req, id: image.id!)
+        try await RecordWrites<JournalImageModel>.delete(writer, id: imageId)
     }
 }

@@ -16,12 +16,31 @@ extension Patterns {
         let stored = try await Patterns.store(data, userId: userId, app: req.application, db: req.db)
         do {
             let pattern = try await RecordWrites<PatternModel>.create(
-                req, body: ["projectId": projectId.text, "title": title, "fileKey": stored.key, "lastPage": 1])
+                try req.writer, ["projectId": .id(projectId), "title": .string(title), "fileKey": .string(stored.key), "lastPage": 1])
             return PatternDetail(pattern: pattern, contentType: stored.format.contentType, pages: stored.pages)
         } catch {
             try? await Images.removeIfUnreferenced(stored.key, app: req.application, db: req.db)
             throw error
         }
+    }
+
+    /// `title` and `lastPage` (where its reader left off: another device opens there), never past
+    /// the file's last page.
+    static func update(_ writer: Writer, id: UUID, _ body: RecordPatch, app: Application) async throws -> Pattern {
+        let userId = writer.userId
+        return try await RecordWrites<PatternModel>.update(writer, id: id, body, immutable: ["projectId", "fileKey"], check: { pattern, db in
+            let (_, pages) = try await Patterns.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
+            if pages.pageCount > 0, pattern.lastPage > pages.pageCount {
+                throw APIError.validation(["lastPage": "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")"])
+            }
+        })
+    }
+
+    /// Deletes the pattern; its file goes once nothing else refers to it.
+    static func delete(_ writer: Writer, id: UUID, app: Application) async throws {
+        let pattern = try await Records.require(PatternModel.self, id, userId: writer.userId, on: writer.db).record
+        try await RecordWrites<PatternModel>.delete(writer, id: id)
+        try await Images.removeIfUnreferenced(pattern.fileKey, app: app, db: writer.db)
     }
 
     static func patterns(of projectId: UUID, userId: UUID, db: any Database) async throws -> [Pattern] {

@@ -84,28 +84,25 @@ enum ProjectService {
     /// Resolves a record nested under a project in the path: both must be the user's, and the
     /// child must belong to that project, or it is a 404.
     static func child<M: RecordModel>(
-        _ type: M.Type, _ req: Request, param: String, projectColumn: KeyPath<M, UUID>
+        _ type: M.Type, _ id: UUID, of projectId: UUID, projectColumn: KeyPath<M, UUID>, userId: UUID, db: any Database
     ) async throws -> (project: UUID, id: UUID) {
-        let userId = try req.user.id
-        let projectId = try req.uuid("id")
-        let id = try req.uuid(param)
-        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
-        let model = try await Records.require(M.self, id, userId: userId, on: req.db)
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: db)
+        let model = try await Records.require(M.self, id, userId: userId, on: db)
         guard model[keyPath: projectColumn] == projectId else { throw APIError.notFound }
         return (projectId, id)
     }
 
     /// Deleting a project deletes its journal, sections, requirements and patterns with it.
-    static func delete(req: Request) async throws -> HTTPStatus {
-        try await RecordWrites<ProjectModel>.delete(req, id: req.uuid("id"), cascade: { project, userId, version, now, db in
+    static func delete(_ writer: Writer, id: UUID) async throws {
+        try await RecordWrites<ProjectModel>.delete(writer, id: id, cascade: { project, userId, version, now, db in
             try await ProjectService.cascadeDelete(projectIds: [project.id], userId: userId, version: version, now: now, db: db)
         })
     }
 
     /// A deleted section's requirements stay with the project, without a section.
-    static func deleteSection(req: Request) async throws -> HTTPStatus {
-        let (_, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
-        return try await RecordWrites<SectionModel>.delete(req, id: id, cascade: { section, userId, version, now, db in
+    /// (`id` is a section of its project: see `child`.)
+    static func deleteSection(_ writer: Writer, id: UUID) async throws {
+        try await RecordWrites<SectionModel>.delete(writer, id: id, cascade: { section, userId, version, now, db in
             let orphans = try await Records.matching(RequirementModel.self, userId: userId, on: db) {
                 $0.where("section_id", .equal, SQLUUID(section.id))
             }

@@ -13,28 +13,24 @@ enum RecordWrites<M: RecordModel> {
     static var serverOwned: Set<String> { ["id", "createdAt", "updatedAt", "deletedAt"] }
 
     static func create(
-        _ req: Request, body given: [String: Any]? = nil, defaults: [String: Any] = [:], overrides: [String: Any] = [:],
+        _ writer: Writer, _ body: RecordPatch, defaults: RecordPatch = [:], overrides: RecordPatch = [:],
         clientMayDate: Bool = false,
         transform: (Record, Date) throws -> Record = { record, _ in record },
         check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
     ) async throws -> Record {
-        let userId = try req.user.id
-        let body = try given ?? JSONMerge.object(from: req)
-        let now = req.now
-        let id = try JSONMerge.clientId(body) ?? UUID()
-        var protected: [String: Any] = overrides
-        protected["id"] = id.text
-        protected["updatedAt"] = ts(now)
+        let (userId, now) = (writer.userId, writer.now)
+        let id = try body.clientId() ?? UUID()
+        var protected = overrides
+        protected["id"] = .id(id)
+        protected["updatedAt"] = .time(now)
         var base = defaults
-        base["createdAt"] = ts(now)
-        if !clientMayDate { protected["createdAt"] = ts(now) }
-        var body2 = body
-        body2.removeValue(forKey: "deletedAt")
-        var record: Record = try JSONMerge.create(body2, defaults: base, protected: protected)
+        base["createdAt"] = .time(now)
+        if !clientMayDate { protected["createdAt"] = .time(now) }
+        var record: Record = try body.removing("deletedAt").created(defaults: base, protected: protected)
         record.deletedAt = nil
         record = try transform(record, now).normalized.validated()
         let final = record
-        return try await req.db.writeTransaction { db in
+        return try await writer.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             if try await Records.idExists(M.self, id, on: db) {
                 throw APIError(.conflict, "A record with this id already exists", fields: ["id": "Already in use"])
@@ -46,22 +42,19 @@ enum RecordWrites<M: RecordModel> {
     }
 
     static func update(
-        _ req: Request, id: UUID, body given: [String: Any]? = nil, immutable: Set<String> = [], clientMayDate: Bool = false,
+        _ writer: Writer, id: UUID, _ body: RecordPatch, immutable: Set<String> = [], clientMayDate: Bool = false,
         transform: @escaping @Sendable (_ old: Record, _ new: Record, _ now: Date) throws -> Record = { _, new, _ in new },
         check: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in }
     ) async throws -> Record {
-        let userId = try req.user.id
-        let body = try given ?? JSONMerge.object(from: req)
-        let now = req.now
-        nonisolated(unsafe) let bodyCopy = body  // read-only from here on
-        return try await req.db.writeTransaction { db in
+        let (userId, now) = (writer.userId, writer.now)
+        return try await writer.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(M.self, id, userId: userId, on: db)
             let old = model.record
             // Ownership fields (the project of a section, the canvas of a project) stay as they are.
             // A journal entry's date is the stitcher's to set (an entry written up days later).
             let protected = serverOwned.union(immutable).subtracting(clientMayDate ? ["createdAt"] : [])
-            var record = try JSONMerge.merge(bodyCopy, onto: old, protected: protected)
+            var record = try body.applied(to: old, protected: protected)
             record = try transform(old, record, now)
             record.updatedAt = writeTimestamp(now: now, after: old.updatedAt)
             record = try record.normalized.validated()
@@ -72,13 +65,12 @@ enum RecordWrites<M: RecordModel> {
     }
 
     static func delete(
-        _ req: Request, id: UUID,
+        _ writer: Writer, id: UUID,
         guardDelete: @escaping @Sendable (Record, any Database) async throws -> Void = { _, _ in },
         cascade: @escaping @Sendable (Record, _ userId: UUID, _ version: Int64, _ now: Date, any Database) async throws -> Void = { _, _, _, _, _ in }
-    ) async throws -> HTTPStatus {
-        let userId = try req.user.id
-        let now = req.now
-        try await req.db.writeTransaction { db in
+    ) async throws {
+        let (userId, now) = (writer.userId, writer.now)
+        try await writer.db.writeTransaction { db in
             let version = try await SyncVersion.next(for: userId, on: db)
             let model = try await Records.require(M.self, id, userId: userId, on: db)
             var record = model.record
@@ -89,7 +81,6 @@ enum RecordWrites<M: RecordModel> {
             try await Records.update(model, to: record, version: version, on: db)
             try await cascade(record, userId, version, stamp, db)
         }
-        return .noContent
     }
 }
 

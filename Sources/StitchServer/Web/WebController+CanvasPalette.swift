@@ -139,15 +139,15 @@ extension WebController {
         guard try await Records.find(CanvasModel.self, id, userId: req.user.id, on: req.db) != nil else { throw Abort(.notFound) }
         let form = try FormData.parse(req)
         let asked = (try? CanvasPalettes.Asked.parse { form["read-" + $0] }) ?? CanvasPalettes.Asked()
-        var body: [String: Any] = ["size": form["size"] ?? NSNull()]
+        var body: RecordPatch = ["size": .text(form["size"])]
         var errors: [String: String] = [:]
         if let raw = form["meshCount"] {
-            if let mesh = Int(raw) { body["meshCount"] = mesh } else { errors["meshCount"] = "The mesh as a whole number, like 18" }
-        } else { body["meshCount"] = NSNull() }
+            if let mesh = Int(raw) { body["meshCount"] = .number(mesh) } else { errors["meshCount"] = "The mesh as a whole number, like 18" }
+        } else { body["meshCount"] = .null }
         if Amounts.inches(form["size"]) == nil { errors["size"] = "The design's width and height, like 10 x 12 (inches) or 25 x 30 cm" }
         if errors.isEmpty {
             do {
-                _ = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
+                _ = try await CanvasService.update(try req.writer, id: id, body, app: req.application)
                 let query = CanvasPalettePage.query(asked).mapValues { Optional($0) }.merging(Flash.query("Saved the canvas’s size and mesh.")) { a, _ in a }
                 let response = Response(status: .seeOther)
                 response.headers.replaceOrAdd(name: .location, value: SiteURL.canvasPalette(id.wireText).path(query: query) + "#palette-rows")

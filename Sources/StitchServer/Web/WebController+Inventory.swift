@@ -53,14 +53,14 @@ extension WebController {
         return counts.values.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : NaturalOrder.areInIncreasingOrder($0.0, $1.0) }.map(\.0)
     }
 
-    func threadBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
-        var body: [String: Any] = [:]
-        for key in ["brand", "number", "colorName", "catalogColorName", "colorHex", "weightOrLength", "barcode", "notes"] { body[key] = form[key] ?? NSNull() }
-        body["brand"] = form["brand"] ?? ""
-        body["number"] = form["number"] ?? ""
-        body["fiberType"] = form["fiberType"] ?? "wool"
+    func threadBody(_ form: FormData, errors: inout [String: String]) -> RecordPatch {
+        var body: RecordPatch = [:]
+        for key in ["colorName", "catalogColorName", "colorHex", "weightOrLength", "barcode", "notes"] { body[key] = .text(form[key]) }
+        body["brand"] = .string(form["brand"] ?? "")
+        body["number"] = .string(form["number"] ?? "")
+        body["fiberType"] = .string(form["fiberType"] ?? "wool")
         switch Self.int(form["quantity"]) {
-        case .some(let q): body["quantity"] = q ?? 0
+        case .some(let q): body["quantity"] = .number(q ?? 0)
         case .none: errors["quantity"] = "Enter a whole number"
         }
         return body
@@ -129,7 +129,7 @@ extension WebController {
         let addAnother = form["addAnother"] == "on"
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            let (thread, merged) = try await InventoryService.create(req, body: body, merge: form["merge"] == "on")
+            let (thread, merged) = try await InventoryService.create(try req.writer, body, merge: form["merge"] == "on")
             if merged { return redirect(.inventory, flash: "Added to \(thread.brand) \(thread.number): you have \(thread.quantity) now.") }
             if addAnother {
                 // Batch entry: back to an empty form that keeps the brand.
@@ -168,7 +168,7 @@ extension WebController {
         let body = threadBody(form, errors: &errors)
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            let thread = try await RecordWrites<ThreadModel>.update(req, id: id, body: body)
+            let thread = try await RecordWrites<ThreadModel>.update(try req.writer, id: id, body)
             return redirect(.inventory, flash: "Saved \(thread.brand) \(thread.number).")
         } catch {
             let all = try await Records.list(ThreadModel.self, userId: userId, on: req.db)
@@ -179,53 +179,18 @@ extension WebController {
     }
 
     @Sendable func deleteThread(req: Request) async throws -> Response {
-        _ = try await RecordWrites<ThreadModel>.delete(req, id: req.uuid("id"))
+        try await RecordWrites<ThreadModel>.delete(try req.writer, id: req.uuid("id"))
         return redirect(.inventory, flash: "Thread deleted.")
     }
 
     /// The inline −/+: never below zero. Answers JSON to the enhancing script, a redirect otherwise.
     @Sendable func stepThread(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
-        let quantity = try await Self.step(try req.uuid("id"), by: Int(form["delta"] ?? "") ?? 0,
-                                           changeId: form["changeId"].flatMap(UUID.init(uuidString:)), req: req)
+        let quantity = try await InventoryService.step(try req.uuid("id"), by: Int(form["delta"] ?? "") ?? 0,
+                                                       changeId: form["changeId"].flatMap(UUID.init(uuidString:)), writer: try req.writer)
         if req.headers.accept.mediaTypes.contains(.json) {
             return try jsonResponse(["quantity": quantity])
         }
         return req.redirect(to: SiteURL.inventory.path + "#main")
     }
 }
-
-extension WebController {
-    /// Adds `delta` (at most ±1000) to a thread's quantity, never below zero, and answers the
-    /// quantity. The script names each step (`changeId`), sent at once or kept on the device when
-    /// its request has no answer in time (`sync`): a step is counted once for its id, whichever
-    /// copy arrives first, and like a purchase it adds to what the server holds, so a change made
-    /// meanwhile elsewhere counts too. 404 when the thread isn't the user's.
-    static func step(_ id: UUID, by delta: Int, changeId: UUID?, req: Request) async throws -> Int {
-        let userId = try req.user.id
-        let step = max(-1000, min(1000, delta))
-        guard let current = try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
-        let now = req.now
-        guard max(0, current.quantity + step) != current.quantity else {
-            // Nothing to add now (at zero already), but a copy arriving later must not add either.
-            if let changeId { _ = try await req.db.writeTransaction { db in try await AppliedChanges.claim(changeId, userId: userId, now: now, on: db) } }
-            return current.quantity
-        }
-        do {
-            // Added to the quantity as the write transaction reads it: a purchase or another step
-            // landing between the read above and this write isn't overwritten.
-            return try await RecordWrites<ThreadModel>.update(req, id: id, body: [:], transform: { old, new, _ in
-                var stepped = new
-                stepped.quantity = max(0, old.quantity + step)
-                return stepped
-            }, check: { _, db in
-                if let changeId, try await !AppliedChanges.claim(changeId, userId: userId, now: now, on: db) { throw SpentStep() }
-            }).quantity
-        } catch is SpentStep {
-            return try await Records.find(ThreadModel.self, id, userId: userId, on: req.db)?.record.quantity ?? current.quantity
-        }
-    }
-}
-
-/// A step whose id was applied already: its write is rolled back.
-private struct SpentStep: Error {}

@@ -76,7 +76,7 @@ extension WebController {
         let (_, pages) = try await Patterns.pages(of: pattern.fileKey, userId: userId, app: req.application, db: req.db)
         let clamped = min(max(page, 1), max(pages.pageCount, 1))
         if clamped != pattern.lastPage {
-            _ = try await RecordWrites<PatternModel>.update(req, id: pattern.id, body: ["lastPage": clamped], immutable: ["projectId", "fileKey"])
+            _ = try await Patterns.update(try req.writer, id: pattern.id, ["lastPage": .number(clamped)], app: req.application)
         }
         if req.headers.accept.mediaTypes.contains(.json) { return try jsonResponse(["lastPage": clamped]) }
         return req.redirect(to: SiteURL.pattern(project.id.wireText, pattern.id.wireText).path(query: ["page": String(clamped)]))
@@ -133,8 +133,7 @@ extension WebController {
 
     @Sendable func deletePattern(req: Request) async throws -> Response {
         let (project, pattern) = try await ownedPattern(req)
-        _ = try await RecordWrites<PatternModel>.delete(req, id: pattern.id)
-        try await Images.removeIfUnreferenced(pattern.fileKey, app: req.application, db: req.db)
+        try await Patterns.delete(try req.writer, id: pattern.id, app: req.application)
         return redirect(.project(project.id.wireText), flash: "Pattern deleted.")
     }
 }

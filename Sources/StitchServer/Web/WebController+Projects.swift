@@ -31,23 +31,19 @@ extension WebController {
 
     @Sendable func startProject(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
-        let userId = try req.user.id
-        let now = req.now
         // "Plan" keeps it planned (not started): readiness says whether it can be started.
         let status = form["status"] == ProjectStatus.planned.rawValue ? ProjectStatus.planned : .wip
         // From a canvas of the stash, or without one (a chart, or nothing yet) under a name.
-        var body: [String: Any] = [:]
+        var body: RecordPatch = ["status": .string(status.rawValue)]
         if let canvasId = form["canvasId"], !canvasId.isEmpty {
-            body["canvasId"] = canvasId
+            body["canvasId"] = .string(canvasId)
         } else {
             let name = (form["name"] ?? "").trimmedWhitespace
             guard !name.isEmpty else { return redirect(.startProject, flash: "Give a project without a canvas a name") }
-            body["name"] = name
+            body["name"] = .string(name)
         }
         do {
-            let project = try await RecordWrites<ProjectModel>.create(
-                req, body: body, defaults: ["status": status.rawValue, "startedAt": ts(now)],
-                check: { project, db in try await ProjectService.checkReferences(project, userId: userId, db: db) })
+            let project = try await ProjectService.create(try req.writer, body)
             return redirect(.project(project.id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -90,8 +86,7 @@ extension WebController {
         let id = try req.uuid("id")
         let form = try FormData.parse(req)
         do {
-            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["status": form["status"] ?? ""], immutable: ["canvasId"],
-                                                            transform: ProjectService.stampStatus)
+            _ = try await ProjectService.update(try req.writer, id: id, ["status": .string(form["status"] ?? "")])
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -100,7 +95,7 @@ extension WebController {
     }
 
     @Sendable func deleteProject(req: Request) async throws -> Response {
-        _ = try await ProjectService.delete(req: req)
+        try await ProjectService.delete(try req.writer, id: req.uuid("id"))
         return redirect(.projects, flash: "Project deleted.")
     }
 
@@ -158,13 +153,10 @@ extension WebController {
 
     @Sendable func addSection(req: Request) async throws -> Response {
         let id = try req.uuid("id")
-        let userId = try req.user.id
-        guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
+        guard try await Records.find(ProjectModel.self, id, userId: req.user.id, on: req.db) != nil else { throw Abort(.notFound) }
         let form = try FormData.parse(req)
-        let existing = try await Records.all(SectionModel.self, userId: userId, where: "project_id", equals: id, on: req.db)
         do {
-            _ = try await RecordWrites<SectionModel>.create(req, body: ["name": form["name"] ?? ""],
-                defaults: ["sortOrder": (existing.map(\.sortOrder).max() ?? -1) + 1, "status": "not_started"], overrides: ["projectId": id.text])
+            _ = try await ProjectService.addSection(try req.writer, to: id, ["name": .string(form["name"] ?? "")])
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -177,33 +169,18 @@ extension WebController {
         let userId = try req.user.id
         guard try await Records.find(ProjectModel.self, id, userId: userId, on: req.db) != nil else { throw Abort(.notFound) }
         let form = try FormData.parse(req)
-        var body: [String: Any] = ["threadId": form["threadId"] ?? NSNull(), "sectionId": form["sectionId"] ?? NSNull(),
-                                   "brand": form["brand"] ?? "", "number": form["number"] ?? ""]
+        var body: RecordPatch = ["threadId": .text(form["threadId"]), "sectionId": .text(form["sectionId"])]
+        // Linked to an owned thread, a field left out is the thread's.
+        if let brand = form["brand"] { body["brand"] = .string(brand) }
+        if let number = form["number"] { body["number"] = .string(number) }
         var errors: [String: String] = [:]
         switch Self.int(form["quantityNeeded"]) {
-        case .some(let q): body["quantityNeeded"] = q ?? 1
+        case .some(let q): body["quantityNeeded"] = .number(q ?? 1)
         case .none: errors["quantityNeeded"] = "Enter a whole number"
-        }
-        if let threadId = form["threadId"].flatMap(UUID.init(text:)),
-           let thread = try await Records.find(ThreadModel.self, threadId, userId: userId, on: req.db) {
-            if form["brand"] == nil { body["brand"] = thread.brand }
-            if form["number"] == nil { body["number"] = thread.number }
-            if let color = thread.colorName { body["colorName"] = color }
-        } else if form["threadId"] == nil, let brand = form["brand"], let number = form["number"] {
-            // Typed (a big inventory has no list to pick from): the owned thread with that brand
-            // and number, however it is spelled, is linked.
-            let key = ThreadKey(brand: brand, number: number)
-            if let thread = try await Records.list(ThreadModel.self, userId: userId, on: req.db).first(where: { ThreadKey(brand: $0.brand, number: $0.number) == key }) {
-                body["threadId"] = thread.id.text
-                body["brand"] = thread.brand
-                body["number"] = thread.number
-                if let color = thread.colorName { body["colorName"] = color }
-            }
         }
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            _ = try await RecordWrites<RequirementModel>.create(req, body: body, overrides: ["projectId": id.text],
-                check: { requirement, db in try await ProjectService.checkReferences(requirement, userId: userId, db: db) })
+            _ = try await ProjectService.addRequirement(try req.writer, to: id, body, linkingTyped: true)
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -212,8 +189,8 @@ extension WebController {
     }
 
     @Sendable func deleteRequirement(req: Request) async throws -> Response {
-        let (projectId, reqId) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
-        _ = try await RecordWrites<RequirementModel>.delete(req, id: reqId)
+        let (projectId, reqId) = try await req.projectChild(RequirementModel.self, "reqId", \.projectId)
+        try await RecordWrites<RequirementModel>.delete(try req.writer, id: reqId)
         return redirect(.project(projectId.wireText))
     }
 }
@@ -222,7 +199,7 @@ extension WebController {
 
 extension WebController {
     /// The form's text for an optional field: empty clears it.
-    static func optional(_ form: FormData, _ name: String) -> Any { form[name] ?? NSNull() }
+    static func optional(_ form: FormData, _ name: String) -> JSONValue { .text(form[name]) }
 
     func projectAnchor(_ projectId: UUID, _ anchor: String) -> Response {
         let response = Response(status: .seeOther)
@@ -232,13 +209,13 @@ extension WebController {
 
     /// Rename a section, change its status or its notes (blank notes clear them).
     @Sendable func updateSection(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let (projectId, id) = try await req.projectChild(SectionModel.self, "sectionId", \.projectId)
         let form = try FormData.parse(req)
-        var body: [String: Any] = ["name": form["name"] ?? "", "status": form["status"] ?? ""]
+        var body: RecordPatch = ["name": .string(form["name"] ?? ""), "status": .string(form["status"] ?? "")]
         // A page from before notes were on the form sends none: they stay as they are.
-        if let notes = form.fields["notes"] { body["notes"] = Rules.cleanNotes(notes) ?? NSNull() }
+        if let notes = form.fields["notes"] { body["notes"] = .text(Rules.cleanNotes(notes)) }
         do {
-            _ = try await RecordWrites<SectionModel>.update(req, id: id, body: body, immutable: ["projectId"])
+            _ = try await ProjectService.updateSection(try req.writer, id: id, body)
             return projectAnchor(projectId, "threads")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -249,7 +226,7 @@ extension WebController {
     /// Move a section one place up or down: the sections are numbered again in their new order,
     /// in one write, so every device sees the same order.
     @Sendable func moveSection(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectService.child(SectionModel.self, req, param: "sectionId", projectColumn: \.projectId)
+        let (projectId, id) = try await req.projectChild(SectionModel.self, "sectionId", \.projectId)
         let form = try FormData.parse(req)
         guard let step = ["up": -1, "down": 1][form["direction"] ?? ""] else {
             return try await projectPage(req, id: projectId, errors: ["direction": "Move a section up or down"], status: .badRequest)
@@ -284,8 +261,8 @@ extension WebController {
 
     /// Its threads stay with the project, under "Other threads".
     @Sendable func deleteSection(req: Request) async throws -> Response {
-        let projectId = try req.uuid("id")
-        _ = try await ProjectService.deleteSection(req: req)
+        let (projectId, id) = try await req.projectChild(SectionModel.self, "sectionId", \.projectId)
+        try await ProjectService.deleteSection(try req.writer, id: id)
         return projectAnchor(projectId, "threads")
     }
 
@@ -297,7 +274,7 @@ extension WebController {
     /// The page with `values` as sent and what was wrong with them; the stored values when nil.
     func requirementPage(_ req: Request, values: [String: String]?, errors: [String: String] = [:], status: HTTPStatus = .ok) async throws -> Response {
         let userId = try req.user.id
-        let (projectId, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let (projectId, id) = try await req.projectChild(RequirementModel.self, "reqId", \.projectId)
         guard let project = try await Records.find(ProjectModel.self, projectId, userId: userId, on: req.db)?.record,
               let requirement = try await Records.find(RequirementModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let page = RequirementPage(project: ProjectDetail(project: project, canvas: try await ProjectService.canvas(of: project, userId: userId, db: req.db)),
@@ -307,21 +284,18 @@ extension WebController {
 
     /// Change how many skeins a requirement needs, its colour name or its notes.
     @Sendable func updateRequirement(req: Request) async throws -> Response {
-        let userId = try req.user.id
-        let (projectId, id) = try await ProjectService.child(RequirementModel.self, req, param: "reqId", projectColumn: \.projectId)
+        let (projectId, id) = try await req.projectChild(RequirementModel.self, "reqId", \.projectId)
         let form = try FormData.parse(req)
-        var body: [String: Any] = ["colorName": Self.optional(form, "colorName"), "notes": Self.optional(form, "notes")]
+        var body: RecordPatch = ["colorName": Self.optional(form, "colorName"), "notes": Self.optional(form, "notes")]
         var errors: [String: String] = [:]
         switch Self.int(form["quantityNeeded"]) {
-        case .some(.some(let q)): body["quantityNeeded"] = q
+        case .some(.some(let q)): body["quantityNeeded"] = .number(q)
         default: errors["quantityNeeded"] = "Enter a whole number"
         }
         if form.fields["sectionId"] != nil { body["sectionId"] = Self.optional(form, "sectionId") }
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            _ = try await RecordWrites<RequirementModel>.update(req, id: id, body: body, immutable: ["projectId"], check: { requirement, db in
-                try await ProjectService.checkReferences(requirement, userId: userId, db: db)
-            })
+            _ = try await ProjectService.updateRequirement(try req.writer, id: id, body)
             return projectAnchor(projectId, "threads")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -331,18 +305,18 @@ extension WebController {
     }
 
     @Sendable func updateEntry(req: Request) async throws -> Response {
-        let (projectId, id) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let (projectId, id) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
         let form = try FormData.parse(req)
-        var body: [String: Any] = ["notes": form["notes"] ?? ""]
+        var body: RecordPatch = ["notes": .string(form["notes"] ?? "")]
         do {
             // A new day moves the entry to that day (noon UTC); the same day keeps its time.
             if let raw = form["date"] {
                 guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
                 let userId = try req.user.id
                 let current = try await Records.require(JournalEntryModel.self, id, userId: userId, on: req.db).record.createdAt
-                if Layout.date(current) != Layout.date(day) { body["createdAt"] = ts(day.addingTimeInterval(12 * 3600)) }
+                if Layout.date(current) != Layout.date(day) { body["createdAt"] = .time(day.addingTimeInterval(12 * 3600)) }
             }
-            _ = try await RecordWrites<JournalEntryModel>.update(req, id: id, body: body, immutable: ["projectId"], clientMayDate: true)
+            _ = try await JournalService.updateEntry(try req.writer, id: id, body)
             return projectAnchor(projectId, "journal")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -352,17 +326,17 @@ extension WebController {
 
     /// The entry and its photos.
     @Sendable func deleteEntry(req: Request) async throws -> Response {
-        let projectId = try req.uuid("id")
-        _ = try await JournalService.deleteEntry(req: req)
+        let (projectId, id) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        try await JournalService.deleteEntry(try req.writer, id: id)
         return projectAnchor(projectId, "journal")
     }
 
     /// More photos on an entry written before (after its others). A picture that can't be read
     /// is said on the project's page and nothing is stored.
     @Sendable func addEntryPhotos(req: Request) async throws -> Response {
-        let projectId = try req.uuid("id")
+        let (projectId, entryId) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
         do {
-            _ = try await JournalService.addImages(req: req)
+            _ = try await JournalService.addImages(try Images.parts(of: req), to: entryId, writer: try req.writer, app: req.application)
             return projectAnchor(projectId, "journal")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -372,14 +346,14 @@ extension WebController {
 
     /// One photo off an entry (the entry and its other photos stay).
     @Sendable func deleteEntryPhoto(req: Request) async throws -> Response {
-        let projectId = try req.uuid("id")
-        _ = try await JournalService.deleteImage(req: req)
+        let (projectId, entryId) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
+        try await JournalService.deleteImage(try req.writer, id: req.uuid("imageId"), of: entryId)
         return projectAnchor(projectId, "journal")
     }
 
     /// A photo one place earlier or later among its entry's.
     @Sendable func moveEntryPhoto(req: Request) async throws -> Response {
-        let (projectId, entryId) = try await ProjectService.child(JournalEntryModel.self, req, param: "entryId", projectColumn: \.projectId)
+        let (projectId, entryId) = try await req.projectChild(JournalEntryModel.self, "entryId", \.projectId)
         let form = try FormData.parse(req)
         guard let step = ["earlier": -1, "later": 1][form["direction"] ?? ""] else {
             return try await projectPage(req, id: projectId, errors: ["direction": "Move a photo earlier or later"], status: .badRequest)
@@ -401,7 +375,7 @@ extension WebController {
         let userId = try req.user.id
         guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
         let form = try FormData.parse(req)
-        var body: [String: Any] = [:]
+        var body: RecordPatch = [:]
         var errors: [String: String] = [:]
         let fields: [(String, Bool)] = [("startedAt", project.status != .planned), ("finishingAt", [.atFinishing, .completed].contains(project.status)),
                                         ("completedAt", project.status == .completed)]
@@ -410,11 +384,11 @@ extension WebController {
                 if name == "startedAt" { errors[name] = "Enter the day it was started" }
                 continue
             }
-            if let day = Self.day(raw) { body[name] = ts(day) } else { errors[name] = "Use a date like 2026-05-01" }
+            if let day = Self.day(raw) { body[name] = .time(day) } else { errors[name] = "Use a date like 2026-05-01" }
         }
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: body, immutable: ["canvasId", "status"])
+            _ = try await ProjectService.update(try req.writer, id: id, body, keeping: ["status"])
             return redirect(.project(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -428,19 +402,19 @@ extension WebController {
         let id = try req.uuid("id")
         let form = try FormData.parse(req)
         do {
-            var body: [String: Any] = ["size": Self.optional(form, "size")]
+            var body: RecordPatch = ["size": Self.optional(form, "size")]
             if let raw = form["meshCount"] {
                 guard let mesh = Int(raw) else { throw ValidationError(fields: ["meshCount": "Enter a whole number like 13 or 18"]) }
-                body["meshCount"] = mesh
+                body["meshCount"] = .number(mesh)
             } else {
-                body["meshCount"] = NSNull()
+                body["meshCount"] = .null
             }
             let userId = try req.user.id
             guard let project = try await Records.find(ProjectModel.self, id, userId: userId, on: req.db)?.record else { throw Abort(.notFound) }
             guard project.canvasId == nil else {
                 throw ValidationError(fields: ["size": "This project has its canvas's size; change it on the canvas"])
             }
-            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: body, immutable: ["canvasId"])
+            _ = try await ProjectService.update(try req.writer, id: id, body)
             return projectAnchor(id, "project-facts")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -452,7 +426,7 @@ extension WebController {
         let id = try req.uuid("id")
         let form = try FormData.parse(req)
         do {
-            _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["notes": Self.optional(form, "notes")], immutable: ["canvasId"])
+            _ = try await ProjectService.update(try req.writer, id: id, ["notes": Self.optional(form, "notes")])
             return projectAnchor(id, "notes")
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -475,7 +449,7 @@ extension WebController {
         } catch let error as APIError {
             return try await projectPage(req, id: id, errors: ["picture": error.reason], status: error.status)
         }
-        _ = try await RecordWrites<ProjectModel>.update(req, id: id, body: ["imageKey": key ?? NSNull()], immutable: ["canvasId"])
+        _ = try await ProjectService.update(try req.writer, id: id, ["imageKey": .text(key)])
         return projectAnchor(id, "picture")
     }
 

@@ -20,17 +20,17 @@ extension WebController {
             .render(try await context(req)))
     }
 
-    func canvasBody(_ form: FormData, errors: inout [String: String]) -> [String: Any] {
-        var body: [String: Any] = [:]
-        for key in ["size", "notes"] { body[key] = form[key] ?? NSNull() }
-        body["designer"] = form["designer"] ?? ""
-        body["designName"] = form["designName"] ?? ""
+    func canvasBody(_ form: FormData, errors: inout [String: String]) -> RecordPatch {
+        var body: RecordPatch = [:]
+        for key in ["size", "notes"] { body[key] = .text(form[key]) }
+        body["designer"] = .string(form["designer"] ?? "")
+        body["designName"] = .string(form["designName"] ?? "")
         if let raw = form["meshCount"] {
-            if let mesh = Int(raw) { body["meshCount"] = mesh } else { errors["meshCount"] = "Enter a positive number" }
-        } else { body["meshCount"] = NSNull() }
+            if let mesh = Int(raw) { body["meshCount"] = .number(mesh) } else { errors["meshCount"] = "Enter a positive number" }
+        } else { body["meshCount"] = .null }
         if let raw = form["acquiredAt"] {
-            if let date = Timestamp.date(from: raw + "T00:00:00Z") ?? Timestamp.date(from: raw) { body["acquiredAt"] = ts(date) } else { errors["acquiredAt"] = "Use a date like 2026-05-01" }
-        } else { body["acquiredAt"] = NSNull() }
+            if let date = Timestamp.date(from: raw + "T00:00:00Z") ?? Timestamp.date(from: raw) { body["acquiredAt"] = .time(date) } else { errors["acquiredAt"] = "Use a date like 2026-05-01" }
+        } else { body["acquiredAt"] = .null }
         return body
     }
 
@@ -47,10 +47,10 @@ extension WebController {
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
             // Check the fields before storing the photo, so a bad form leaves no file behind.
-            _ = try Canvas(designer: body["designer"] as? String ?? "", designName: body["designName"] as? String ?? "",
-                           meshCount: body["meshCount"] as? Int, createdAt: Date(), updatedAt: Date()).validated()
-            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
-            let canvas = try await RecordWrites<CanvasModel>.create(req, body: body)
+            let checked: Canvas = try body.created(defaults: [:], protected: ["id": .id(UUID()), "createdAt": .time(req.now), "updatedAt": .time(req.now)])
+            _ = try checked.normalized.validated()
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = .string(key) }
+            let canvas = try await CanvasService.create(try req.writer, body)
             if form["addAnother"] == "on" {
                 let response = Response(status: .seeOther)
                 response.headers.replaceOrAdd(name: .location, value: SiteURL.newCanvas.path(query: Flash.query("Added \(canvas.designName).").merging(["another": "on", "designer": canvas.designer]) { a, _ in a }))
@@ -90,9 +90,8 @@ extension WebController {
         var body = canvasBody(form, errors: &errors)
         do {
             if !errors.isEmpty { throw ValidationError(fields: errors) }
-            if let key = try await storePhoto(form, req: req) { body["imageKey"] = key }
-            let canvas = try await RecordWrites<CanvasModel>.update(req, id: id, body: body)
-            if let old = before.imageKey, old != canvas.imageKey { try await Images.removeIfUnreferenced(old, app: req.application, db: req.db) }
+            if let key = try await storePhoto(form, req: req) { body["imageKey"] = .string(key) }
+            _ = try await CanvasService.update(try req.writer, id: id, body, app: req.application)
             return redirect(.canvas(id.wireText))
         } catch {
             guard let fields = fieldErrors(error) else { throw error }
@@ -110,7 +109,7 @@ extension WebController {
     @Sendable func deleteCanvas(req: Request) async throws -> Response {
         let id = try req.uuid("id")
         do {
-            _ = try await CanvasService.delete(req: req)
+            try await CanvasService.delete(try req.writer, id: id)
             return redirect(.stash, flash: "Canvas deleted.")
         } catch let error as APIError where error.status == .conflict {
             guard let canvas = try await Records.find(CanvasModel.self, id, userId: req.user.id, on: req.db)?.record else { throw Abort(.notFound) }

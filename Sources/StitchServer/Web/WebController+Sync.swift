@@ -147,7 +147,7 @@ extension WebController {
             return refused("A step adds or takes away 1 to 1000 skeins", field: "delta")
         }
         do {
-            _ = try await step(thread, by: Int(number), changeId: change.id, req: req)
+            _ = try await InventoryService.step(thread, by: Int(number), changeId: change.id, writer: try req.writer)
             return (SyncResult(id: change.id, type: nil, status: .applied), thread)
         } catch let error as AbortError where error.status == .notFound {
             return refused("That thread is no longer in your inventory")
