@@ -11,12 +11,7 @@ import Testing
 @Suite("The selene executable")
 struct ExecutableTests {
     static func binary() throws -> String {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("selene").path,
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(".build/debug/selene").path,
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let found = builtProduct("selene") else {
             throw TestDatabaseError("build the selene executable first (swift build)")
         }
         return found

@@ -3,6 +3,7 @@ import Fluent
 import Foundation
 import StitchCore
 import StitchKit
+import TestDatabases
 @testable import StitchServer
 import Testing
 import VaporTesting
@@ -827,14 +828,7 @@ struct EndToEndTests {
         }
     }
 
-    static func stitchBinary() -> String? {
-        var candidates: [String] = []
-        if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().appendingPathComponent("stitch").path) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stitch").path)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/stitch").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func stitchBinary() -> String? { builtProduct("stitch") }
 
     /// Runs the CLI and waits for it on a thread of its own: blocking one of Swift's few
     /// cooperative threads (two on two cores) while the CLI talks to this process's server could

@@ -209,13 +209,7 @@ final class ServerProcess: @unchecked Sendable {
         FileManager.default.createFile(atPath: logPath, contents: nil)
     }
 
-    static func binary() -> String? {
-        var candidates: [String] = []
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stitchuation").path)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/stitchuation").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func binary() -> String? { builtProduct("stitchuation") }
 
     static func freePort() throws -> Int { try freeLoopbackPort() }
 

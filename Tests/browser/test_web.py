@@ -17,6 +17,7 @@ import urllib.request
 
 import pytest
 from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch, until_kept
+from harness import binary
 from harness.fixtures import OWNED_BARCODE, UNKNOWN_BARCODE, made
 from harness.images import png
 from selenium import webdriver
@@ -1053,9 +1054,7 @@ def test_plan_shop_and_turn_green(server, browser, shots):
 
 def stitch_cli(home, *args):
     """The stitch CLI (STITCH_CLI_BIN; StitchKit's sync engine and local store) as a device of its own."""
-    server_bin = os.environ.get("STITCH_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "stitchuation"))
-    binary = os.environ.get("STITCH_CLI_BIN", os.path.join(os.path.dirname(server_bin), "stitch"))
-    done = subprocess.run([binary, *args], env=dict(os.environ, STITCH_HOME=home, STITCH_PASSWORD="correct horse"),
+    done = subprocess.run([binary("stitch", "STITCH_CLI_BIN"), *args], env=dict(os.environ, STITCH_HOME=home, STITCH_PASSWORD="correct horse"),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
