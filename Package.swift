@@ -131,6 +131,10 @@ let package = Package(
         // suites (in process) and the browser tests (as `selene-ollama-stub`). Never in production.
         .target(name: "OllamaStub", dependencies: ["SeleneShared", .product(name: "Vapor", package: "vapor")]),
         .executableTarget(name: "selene-ollama-stub", dependencies: ["OllamaStub", .product(name: "Vapor", package: "vapor")]),
+        // Apple, Instagram and TikTok speaking their real sign-in protocols, for the server's suites
+        // (in process) and the browser tests (as `provider-standins`). Never in production.
+        .target(name: "ProviderStandIns", dependencies: [.product(name: "Vapor", package: "vapor"), .product(name: "JWT", package: "jwt")]),
+        .executableTarget(name: "provider-standins", dependencies: ["ProviderStandIns"]),
         // Selene's benchmarks, run on purpose: swift run -c release selene-bench
         .executableTarget(
             name: "selene-bench",
@@ -161,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "StitchServerTests",
             dependencies: [
-                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD", "CSystemZlib", "BuildStamp",
+                "StitchServer", "StitchCore", "StitchKit", "ServerCommon", "TestDatabases", "CGD", "CSystemZlib", "BuildStamp", "ProviderStandIns",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWT", package: "jwt"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,5 @@
 """Sign in with Apple on the Stitchuation web app, in headless Chromium, against Apple's stand-in
-(apple.py): the button, Apple's page, and back signed in; and the login-CSRF attack — an attacker
+(standins.py): the button, Apple's page, and back signed in; and the login-CSRF attack — an attacker
 starts a sign-in with their own Apple ID and has the victim's browser finish it — signs nobody in."""
 import http.cookiejar
 import re
@@ -7,15 +7,15 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from apple import Apple
 from conftest import click, gone, snap, stitch_server
+from standins import StandIns
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 
 @pytest.fixture(scope="module")
 def apple():
-    stand_in = Apple()
+    stand_in = StandIns()
     yield stand_in
     stand_in.stop()
 
@@ -59,10 +59,10 @@ def test_sign_in_with_apple(server, apple, browser, shots):
 
 def test_login_csrf_signs_nobody_in(server, apple, browser, shots):
     state, nonce = attacker_state(server)
-    token = urllib.request.urlopen(apple.base + "/mint?" + urllib.parse.urlencode({"sub": "attacker-apple-id", "nonce": nonce})).read().decode()
+    token = urllib.request.urlopen(apple.base + "/apple/mint?" + urllib.parse.urlencode({"sub": "attacker-apple-id", "nonce": nonce})).read().decode()
     # The victim, signed out, visits the attacker's page, which posts the attacker's sign-in to the site.
     browser.delete_all_cookies()
-    browser.get(apple.base + "/lure?" + urllib.parse.urlencode({"action": server + "/app/signin/apple/callback", "state": state, "id_token": token}))
+    browser.get(apple.base + "/apple/lure?" + urllib.parse.urlencode({"action": server + "/app/signin/apple/callback", "state": state, "id_token": token}))
     WebDriverWait(browser, 10).until(lambda d: "/app/signin/apple/callback" in d.current_url)
     assert "We couldn't verify that sign-in with Apple" in browser.page_source
     snap(browser, shots, "apple-login-csrf-refused")

@@ -1,15 +1,15 @@
 """Instagram and TikTok sign-in on the Stitchuation web app, in headless Chromium, against the
-providers' stand-ins (providers.py): the button, the provider's page, "Allow", and back signed
+providers' stand-ins (standins.py): the button, the provider's page, "Allow", and back signed
 in — on a phone and on a desktop; "Cancel" comes back signed out with a clear message."""
 import pytest
 from conftest import SIZES, click, gone, snap, stitch_server
-from providers import Providers
+from standins import StandIns
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 @pytest.fixture(scope="module")
 def providers():
-    stand_in = Providers()
+    stand_in = StandIns()
     yield stand_in
     stand_in.stop()
 
