@@ -61,6 +61,12 @@ enum LLMBench {
             outcomes.done += summary.done
             outcomes.failed += summary.failed
         }
+        // What the facts' indexing (#85) adds to each: the same step again, alone, per note.
+        var indexing: [Double] = []
+        let facts = NoteFactsStore(db: app.writeDB)
+        for id in try await store.notes(ids: Array(1...notes.count)).map({ Int($0.id) }) {
+            indexing.append(try await SeleneBench.time { try await facts.refresh(noteIds: [id]) })
+        }
 
         // A chat answer, streamed: through LLMClient, and the backend's own stream as the baseline.
         let messages = [LLMMessage(role: .system, content: "You answer briefly from the person's notes."),
@@ -85,6 +91,8 @@ enum LLMBench {
                    baseline: median(bare) / 1000, baselineName: "bare analysis + embedding")
         report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
                    baseline: p95(bare) / 1000, baselineName: "bare analysis + embedding")
+        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing) / 1000, unit: "s",
+                   baseline: median(processed) / 1000, baselineName: "the whole of processing a note")
         report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
                    baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
         if failedCalls > 0 { print("\(failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }

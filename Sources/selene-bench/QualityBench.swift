@@ -61,10 +61,12 @@ enum QualityBench {
         ]
     }
 
-    /// The development sets: `--beir PATH` alone, or both of Selene's own (a person's notes, and
-    /// chat conversations: two shapes, so a setting is held against both).
+    /// The development sets: `--beir PATH` alone, or Selene's own (a person's notes, and chat
+    /// conversations twice: selene-talk, whose small talk repeats word for word, and selene-chats,
+    /// built the same way with none repeated — so a setting is held against each shape, and a
+    /// gain can't rest on one set's construction).
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
-        let paths = options.beir.map({ [$0] }) ?? ["Benchmarks/selene-life", "Benchmarks/selene-talk"]
+        let paths = options.beir.map({ [$0] }) ?? ["Benchmarks/selene-life", "Benchmarks/selene-talk", "Benchmarks/selene-chats"]
         var extra: [(String, Retriever.Tuning)] = []
         if options.only.contains("rerank") {
             // #63, direction 2: the reranker's weights fitted on every set's tuning half, then the

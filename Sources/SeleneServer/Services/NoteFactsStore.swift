@@ -7,11 +7,13 @@ import SQLKit
 /// its words) current: written when a note is processed and placed, when its thread is named
 /// or renamed, when notes move between threads, and by `selene reindex`. A note not processed
 /// (or edited since) has none.
-struct NoteFactsStore {
+public struct NoteFactsStore {
     let db: any Database
 
+    public init(db: any Database) { self.db = db }
+
     /// Writes the facts of these notes from what is stored now.
-    func refresh(noteIds: [Int]) async throws {
+    public func refresh(noteIds: [Int]) async throws {
         guard !noteIds.isEmpty else { return }
         let sql = db.sql
         for batch in stride(from: 0, to: noteIds.count, by: 200).map({ Array(noteIds[$0..<min(noteIds.count, $0 + 200)]) }) {
