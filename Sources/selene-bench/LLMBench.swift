@@ -91,8 +91,8 @@ enum LLMBench {
                    baseline: median(bare) / 1000, baselineName: "bare analysis + embedding")
         report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
                    baseline: p95(bare) / 1000, baselineName: "bare analysis + embedding")
-        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing) / 1000, unit: "s",
-                   baseline: median(processed) / 1000, baselineName: "the whole of processing a note")
+        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing), unit: "ms",
+                   baseline: median(processed), baselineName: "the whole of processing a note (ms)")
         report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
                    baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
         if failedCalls > 0 { print("\(failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
