@@ -46,8 +46,8 @@ struct PatternController: RouteCollection {
         guard let file = form.files.first(where: { ["file", "pattern", "image"].contains($0.name) }) else {
             throw APIError.validation(["file": "Choose a PDF or a picture of the pattern"])
         }
-        let detail = try await Patterns.add(file.data, filename: form.filenames[file.name], title: form["title"], projectId: projectId,
-                                        userId: userId, req: req)
+        let detail = try await Patterns.add(file.data, filename: form.filenames[file.name], title: form["title"], to: projectId,
+                                        writer: try req.writer, app: req.application)
         return try respond(detail, status: .created)
     }
 

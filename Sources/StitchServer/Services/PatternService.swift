@@ -8,18 +8,19 @@ import Vapor
 extension Patterns {
 
     /// Stores the file and creates its pattern record (one sync version); a failure keeps nothing.
-    static func add(_ data: Data, filename: String?, title given: String?, projectId: UUID, userId: UUID, req: Request) async throws -> PatternDetail {
-        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: req.db)
+    static func add(_ data: Data, filename: String?, title given: String?, to projectId: UUID, writer: Writer, app: Application) async throws -> PatternDetail {
+        let userId = writer.userId
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: writer.db)
         let title = given ?? filename.map { ($0 as NSString).deletingPathExtension }.flatMap(Rules.clean) ?? "Pattern"
         // The record's own rules, before anything is stored.
         _ = try Pattern(projectId: projectId, title: title, fileKey: "k", createdAt: Date(), updatedAt: Date()).normalized.validated()
-        let stored = try await Patterns.store(data, userId: userId, app: req.application, db: req.db)
+        let stored = try await Patterns.store(data, userId: userId, app: app, db: writer.db)
         do {
             let pattern = try await RecordWrites<PatternModel>.create(
-                try req.writer, ["projectId": .id(projectId), "title": .string(title), "fileKey": .string(stored.key), "lastPage": 1])
+                writer, ["projectId": .id(projectId), "title": .string(title), "fileKey": .string(stored.key), "lastPage": 1])
             return PatternDetail(pattern: pattern, contentType: stored.format.contentType, pages: stored.pages)
         } catch {
-            try? await Images.removeIfUnreferenced(stored.key, app: req.application, db: req.db)
+            try? await Images.removeIfUnreferenced(stored.key, app: app, db: writer.db)
             throw error
         }
     }

@@ -25,8 +25,8 @@ extension WebController {
             return try await projectPage(req, id: id, errors: ["file": "Choose a PDF or a picture of the pattern"], status: .badRequest)
         }
         do {
-            let detail = try await Patterns.add(file.data, filename: form.filenames["file"], title: form["title"], projectId: id,
-                                                         userId: userId, req: req)
+            let detail = try await Patterns.add(file.data, filename: form.filenames["file"], title: form["title"], to: id,
+                                                         writer: try req.writer, app: req.application)
             return redirect(.pattern(id.wireText, detail.pattern.id.wireText))
         } catch let error as APIError where error.status.code < 500 {
             return try await projectPage(req, id: id, errors: ["file": error.reason], status: error.status)
