@@ -90,4 +90,18 @@ struct LayerTests {
         #expect(!writes.contains("Request") && !writes.contains("req."), "RecordWrites takes a Writer")
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
+
+    @Test("No service reads the HTTP request or makes a response: the fronts hand them a Caller or a Writer and the values the request held (HTTP/ reads bodies and shapes responses)")
+    func servicesKnowNoHTTP() throws {
+        var found: [String] = []
+        let vaporTypes = try Regex(#"\b(Request|Response)\b"#)
+        for (file, code) in try Self.code(in: "Services") {
+            for line in code.split(separator: "\n") where line.contains(vaporTypes) {
+                found.append("\(file): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+        let caller = try String(contentsOf: Self.server.appendingPathComponent("Services/Caller.swift"), encoding: .utf8)
+        #expect(caller.contains("struct Caller"), "the sign-in and account services' context was read")
+    }
 }

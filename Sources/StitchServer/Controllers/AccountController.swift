@@ -21,7 +21,7 @@ struct AccountController: RouteCollection {
 
     @Sendable
     func changePassword(req: Request) async throws -> HTTPStatus {
-        try await AccountService.changePassword(try req.decodeJSON(ChangePasswordRequest.self), user: try req.user, req: req)
+        try await AccountService.changePassword(try req.decodeJSON(ChangePasswordRequest.self), user: try req.user, caller: req.caller)
         return .noContent
     }
 
@@ -56,7 +56,7 @@ struct AccountController: RouteCollection {
     @Sendable
     func addSignInMethod(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let identity = try await AuthService.verifiedIdentity(try req.decodeJSON(ProviderSignInRequest.self), req: req)
+        let identity = try await AuthService.verifiedIdentity(try req.decodeJSON(ProviderSignInRequest.self), caller: req.caller)
         let before = try await AccountLinks.owner(of: identity, db: req.db)
         do {
             try await AccountLinks.link(identity, to: userId, now: req.now, db: req.db)
@@ -80,7 +80,7 @@ struct AccountController: RouteCollection {
     @Sendable
     func merge(req: Request) async throws -> Response {
         let userId = try req.user.id
-        let other = try await AccountLinks.proven(try req.decodeJSON(AccountMergeRequest.self), req: req)
+        let other = try await AccountLinks.proven(try req.decodeJSON(AccountMergeRequest.self), caller: req.caller)
         let summary = try await AccountLinks.merge(other, into: userId, app: req.application, db: req.db)
         req.logger.info("Account \(other) merged into \(userId) at its owner's request")
         return try jsonResponse(summary, headers: ["Cache-Control": "no-store"])
@@ -92,12 +92,12 @@ struct AccountController: RouteCollection {
     @Sendable
     func deleteAccount(req: Request) async throws -> HTTPStatus {
         guard let token = req.headers.bearerToken else { throw APIError.unauthorized }
-        let verified = try await TokenService.verifySignatureAndClaims(token, on: req)
+        let verified = try await TokenService.verifySignatureAndClaims(token, app: req.application)
         guard verified.expires > req.now else { throw APIError.unauthorized }
         guard let model = try await UserModel.find(verified.userId, on: req.db) else { return .noContent }
-        _ = try await TokenService.authenticate(token, on: req).get()
+        _ = try await TokenService.authenticate(token, app: req.application, on: req.eventLoop).get()
         let body = (req.body.data?.readableBytes ?? 0) > 0 ? try req.decodeJSON(DeleteAccountRequest.self) : DeleteAccountRequest()
-        try await AccountService.confirmDeletion(body, user: model, req: req)
+        try await AccountService.confirmDeletion(body, user: model, caller: req.caller)
         try await AccountService.deleteAccount(verified.userId, app: req.application, db: req.db)
         req.logger.info("Account \(verified.userId) deleted at its owner's request")
         return .noContent

@@ -23,7 +23,7 @@ struct AuthController: RouteCollection {
     @Sendable
     func register(req: Request) async throws -> Response {
         let body = try req.decodeJSON(RegisterRequest.self)
-        let (user, session) = try await AuthService.createAccount(body, req: req) { user, db in
+        let (user, session) = try await AuthService.createAccount(body, caller: req.caller) { user, db in
             try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
         }
         return try await authResponse(user: user, providers: [.email], session: session, status: .created, req: req)
@@ -32,20 +32,20 @@ struct AuthController: RouteCollection {
     @Sendable
     func login(req: Request) async throws -> Response {
         let body = try req.decodeJSON(LoginRequest.self)
-        let user = try await AuthService.checkPassword(email: body.email, password: body.password, req: req)
+        let user = try await AuthService.checkPassword(email: body.email, password: body.password, caller: req.caller)
         let session = try await TokenService.startFamily(userId: user.id!, on: req.db, app: req.application)
         return try await authResponse(user: user, providers: try await providers(of: user.id!, db: req.db), session: session, status: .ok, req: req)
     }
 
     @Sendable
     func requestPasswordReset(req: Request) async throws -> Response {
-        let accepted = try await PasswordReset.request(try req.decodeJSON(PasswordResetRequest.self), req: req)
+        let accepted = try await PasswordReset.request(try req.decodeJSON(PasswordResetRequest.self), caller: req.caller)
         return try jsonResponse(accepted, status: .accepted, headers: ["Cache-Control": "no-store"])
     }
 
     @Sendable
     func confirmPasswordReset(req: Request) async throws -> HTTPStatus {
-        _ = try await PasswordReset.confirm(try req.decodeJSON(PasswordResetConfirmRequest.self), req: req)
+        _ = try await PasswordReset.confirm(try req.decodeJSON(PasswordResetConfirmRequest.self), caller: req.caller)
         return .noContent
     }
 
@@ -88,10 +88,10 @@ struct AuthController: RouteCollection {
     @Sendable
     func provider(req: Request) async throws -> Response {
         let body = try req.decodeJSON(ProviderSignInRequest.self)
-        let identity = try await AuthService.verifiedIdentity(body, req: req)
+        let identity = try await AuthService.verifiedIdentity(body, caller: req.caller)
         let (user, session): (UserModel, (token: String, familyId: UUID))
         do {
-            (user, session) = try await AuthService.findOrCreate(identity, displayName: body.displayName, req: req) { user, db in
+            (user, session) = try await AuthService.findOrCreate(identity, displayName: body.displayName, caller: req.caller) { user, db in
                 try await TokenService.startFamily(userId: user.id!, on: db, app: req.application)
             }
         } catch let clash as AccountLinks.Clash {
@@ -106,7 +106,7 @@ struct AuthController: RouteCollection {
         let body = try req.decodeJSON(ProviderLinkRequest.self)
         let user: UserModel
         do {
-            user = try await AccountLinks.link(token: body.linkToken, password: body.password, req: req)
+            user = try await AccountLinks.link(token: body.linkToken, password: body.password, caller: req.caller)
         } catch is AccountLinks.LinkedElsewhere {
             throw APIError(.conflict, "That sign-in was added to another account meanwhile")
         }
@@ -118,7 +118,7 @@ struct AuthController: RouteCollection {
     @Sendable
     func mailProviderLink(req: Request) async throws -> Response {
         let body = try req.decodeJSON(ProviderLinkMailRequest.self)
-        return try jsonResponse(try await AccountLinks.mailLink(token: body.linkToken, req: req), status: .accepted, headers: ["Cache-Control": "no-store"])
+        return try jsonResponse(try await AccountLinks.mailLink(token: body.linkToken, caller: req.caller), status: .accepted, headers: ["Cache-Control": "no-store"])
     }
 
     // MARK: helpers

@@ -109,7 +109,7 @@ struct PatternController: RouteCollection {
         guard let text = req.parameters.get("page"), text.utf8.allSatisfy({ (48...57).contains($0) }), text.count <= 6, let number = Int(text) else {
             throw APIError.notFound
         }
-        return try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: userId, app: req.application, db: req.db)
+        return pageResponse(try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: userId, app: req.application, db: req.db))
     }
 
 }

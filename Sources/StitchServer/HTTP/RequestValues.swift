@@ -5,6 +5,15 @@ import Vapor
 /// What the API's controllers and the web app's handlers read off a request before they call a
 /// service: who is writing, the path's ids, the JSON body as a record patch, the query.
 extension Request {
+    var config: AppConfig { application.config }
+    var now: Date { application.clock.now() }
+
+    /// Who the sign-in and account services serve (see `Caller`): this request's database, the
+    /// moment, the client's address and logger.
+    var caller: Caller {
+        Caller(application: application, db: db, now: now, client: ClientThrottle.clientKey(self), logger: logger)
+    }
+
     /// The signed-in user writing now, through this request's database.
     var writer: Writer {
         get throws { Writer(userId: try user.id, now: now, db: db) }

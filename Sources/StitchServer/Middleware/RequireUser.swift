@@ -5,7 +5,7 @@ import Vapor
 struct RequireUser: Middleware {
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         guard let token = request.headers.bearerToken else { return request.eventLoop.makeFailedFuture(APIError.unauthorized) }
-        return TokenService.authenticate(token, on: request).flatMap { user in
+        return TokenService.authenticate(token, app: request.application, on: request.eventLoop).flatMap { user in
             request.auth.login(user)
             return next.respond(to: request)
         }

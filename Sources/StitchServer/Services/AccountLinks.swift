@@ -98,11 +98,11 @@ enum AccountLinks {
 
     /// Proves the account with its password (counted as a sign-in is) and links the pending
     /// sign-in to it. Answers the account.
-    static func link(token: String, password: String, req: Request) async throws -> UserModel {
-        guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
-        let user = try await AuthService.checkPassword(email: pending.email, password: password, req: req)
-        let now = req.now
-        try await req.db.writeTransaction { db in
+    static func link(token: String, password: String, caller: Caller) async throws -> UserModel {
+        guard let pending = Pending.verify(token, now: caller.now, secret: caller.config.jwtSecret) else { throw expiredLink }
+        let user = try await AuthService.checkPassword(email: pending.email, password: password, caller: caller)
+        let now = caller.now
+        try await caller.db.writeTransaction { db in
             try await link(pending.identity, to: user.id!, now: now, db: db)
             // The provider verified the address, and its password proves the account.
             try await UserModel.query(on: db).set(\.$emailProvenAt, to: now).filter(\.$id == user.id!).filter(\.$emailProvenAt == nil).update()
@@ -114,15 +114,15 @@ enum AccountLinks {
     /// the address as a password-reset link is) that adds the pending sign-in when opened. The
     /// link adds; it signs nobody in, so a link opened twice, or by whoever reads the mail, gives
     /// no session — the person then signs in with the provider, which now opens the account.
-    static func mailLink(token: String, req: Request) async throws -> PasswordResetAccepted {
-        guard let pending = Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else { throw expiredLink }
-        let config = req.config
+    static func mailLink(token: String, caller: Caller) async throws -> PasswordResetAccepted {
+        guard let pending = Pending.verify(token, now: caller.now, secret: caller.config.jwtSecret) else { throw expiredLink }
+        let config = caller.config
         guard let smtp = config.smtp, let site = config.publicURL else {
             throw APIError(.serviceUnavailable, "This server can't send email. Enter the account's password instead, or ask whoever runs it to set SMTP_URL.")
         }
-        let now = req.now
-        try await PasswordReset.countMailedLink(to: pending.email, refusal: "Too many links mailed to this address", req: req)
-        guard let user = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first(), let userId = user.id else { throw expiredLink }
+        let now = caller.now
+        try await PasswordReset.countMailedLink(to: pending.email, refusal: "Too many links mailed to this address", caller: caller)
+        guard let user = try await UserModel.query(on: caller.db).filter(\.$email == pending.email).first(), let userId = user.id else { throw expiredLink }
         let name = name(pending.provider)
         let link = "\(site)\(SiteURL.confirmLinkSignIn.path)?token=\(pending.mailedToken(now: now, secret: config.jwtSecret))"
         let message = MailMessage(to: pending.email, subject: "Add \(name) to your Stitchuation account", body: """
@@ -136,7 +136,7 @@ enum AccountLinks {
             Then sign in with \(name) again: it opens your account.
             If you didn't ask, you can ignore this message: nothing changes.
             """)
-        req.application.mailQueue.send(message, with: smtp, what: "sign-in link", userId: userId, logger: req.logger)
+        caller.application.mailQueue.send(message, with: smtp, what: "sign-in link", userId: userId, logger: caller.logger)
         return PasswordResetAccepted(message: "We've sent a link to \(pending.email). Open it within an hour to add \(name), then sign in with \(name) again.")
     }
 
@@ -144,9 +144,9 @@ enum AccountLinks {
                                             fields: ["token": "Expired or not from this server"])
 
     /// A mailed link opened: the sign-in it carries, and the account of its address (still there).
-    static func mailed(token: String, req: Request) async throws -> (Pending, UserModel) {
-        guard let pending = Pending.verifyMailed(token, now: req.now, secret: req.config.jwtSecret),
-              let user = try await UserModel.query(on: req.db).filter(\.$email == pending.email).first() else { throw invalidMailedLink }
+    static func mailed(token: String, caller: Caller) async throws -> (Pending, UserModel) {
+        guard let pending = Pending.verifyMailed(token, now: caller.now, secret: caller.config.jwtSecret),
+              let user = try await UserModel.query(on: caller.db).filter(\.$email == pending.email).first() else { throw invalidMailedLink }
         return (pending, user)
     }
 
@@ -154,10 +154,10 @@ enum AccountLinks {
     /// mail proved. If nothing had proved that address before, whoever registered it may not be
     /// its owner (a stranger can register anyone's address first and wait): the account is taken
     /// back first (`takeBack`), and `tookBack` says so.
-    static func confirmMailed(token: String, req: Request) async throws -> (pending: Pending, tookBack: Bool) {
-        let (pending, user) = try await mailed(token: token, req: req)
-        let now = req.now
-        let tookBack = try await req.db.writeTransaction { db in
+    static func confirmMailed(token: String, caller: Caller) async throws -> (pending: Pending, tookBack: Bool) {
+        let (pending, user) = try await mailed(token: token, caller: caller)
+        let now = caller.now
+        let tookBack = try await caller.db.writeTransaction { db in
             _ = try await SyncService.lockUser(user.id!, db: db)
             guard let account = try await UserModel.find(user.id!, on: db) else { throw invalidMailedLink }
             let unproven = account.emailProvenAt == nil
@@ -167,7 +167,7 @@ enum AccountLinks {
             try await link(pending.identity, to: account.id!, now: now, db: db)
             return unproven
         }
-        if tookBack { req.application.responseCache.forget(userId: user.id!) }
+        if tookBack { caller.application.responseCache.forget(userId: user.id!) }
         return (pending, tookBack)
     }
 
@@ -309,10 +309,10 @@ enum AccountLinks {
     }
 
     /// The other account a merge request proves: its provider sign-in, or its email and password.
-    static func proven(_ body: AccountMergeRequest, req: Request) async throws -> UUID {
+    static func proven(_ body: AccountMergeRequest, caller: Caller) async throws -> UUID {
         if let signIn = body.signIn {
-            let identity = try await AuthService.verifiedIdentity(signIn, req: req)
-            guard let owner = try await owner(of: identity, db: req.db) else {
+            let identity = try await AuthService.verifiedIdentity(signIn, caller: caller)
+            guard let owner = try await owner(of: identity, db: caller.db) else {
                 throw APIError(.conflict, "That \(name(identity.provider)) sign-in has no account here: add it as a way in instead")
             }
             return owner
@@ -320,6 +320,6 @@ enum AccountLinks {
         guard let email = body.email, let password = body.password else {
             throw APIError.validation(["signIn": "Sign in to the other account: a provider's sign-in, or its email and password"])
         }
-        return try await AuthService.checkPassword(email: email, password: password, req: req).id!
+        return try await AuthService.checkPassword(email: email, password: password, caller: caller).id!
     }
 }

@@ -180,21 +180,21 @@ enum AccountService {
 
     /// Checks the current password, stores the new one and ends every other sign-in of the
     /// account (API sessions and browsers alike); the one that asked stays signed in.
-    static func changePassword(_ body: ChangePasswordRequest, user: AuthenticatedUser, req: Request) async throws {
+    static func changePassword(_ body: ChangePasswordRequest, user: AuthenticatedUser, caller: Caller) async throws {
         do { _ = try body.validated() } catch { throw APIError.validation(error.fields) }
-        guard let model = try await UserModel.find(user.id, on: req.db) else { throw APIError.unauthorized }
+        guard let model = try await UserModel.find(user.id, on: caller.db) else { throw APIError.unauthorized }
         guard let hash = model.passwordHash else {
-            throw APIError(.conflict, "This account signs in with \(try await providerNames(user.id, db: req.db)) and has no password to change")
+            throw APIError(.conflict, "This account signs in with \(try await providerNames(user.id, db: caller.db)) and has no password to change")
         }
         // Counted as a sign-in is: a stolen session can't be used to guess the password quickly.
-        let attempt = try await PasswordAttempts.admit(email: model.email ?? "user:\(user.id)", user: model, req: req)
-        guard try await req.application.passwords.verify(body.currentPassword, hash: hash) else {
+        let attempt = try await PasswordAttempts.admit(email: model.email ?? "user:\(user.id)", user: model, caller: caller)
+        guard try await caller.application.passwords.verify(body.currentPassword, hash: hash) else {
             throw APIError(.forbidden, "The current password is not right", fields: ["currentPassword": "Not your current password"])
         }
-        try await attempt.succeeded(on: req.db)
-        let newHash = try await req.application.passwords.hash(body.newPassword)
-        let now = req.now
-        try await req.db.writeTransaction { db in
+        try await attempt.succeeded(on: caller.db)
+        let newHash = try await caller.application.passwords.hash(body.newPassword)
+        let now = caller.now
+        try await caller.db.writeTransaction { db in
             model.passwordHash = newHash
             model.updatedAt = now
             try await model.save(on: db)
@@ -225,17 +225,17 @@ enum AccountService {
 
     /// Checks the request against the account: its password, or for an account without one the
     /// word DELETE. Anything else is a 403: the request is understood, the proof is missing.
-    static func confirmDeletion(_ body: DeleteAccountRequest, user: UserModel, req: Request) async throws {
+    static func confirmDeletion(_ body: DeleteAccountRequest, user: UserModel, caller: Caller) async throws {
         if let hash = user.passwordHash {
             guard let password = body.password, !password.isEmpty else {
                 throw APIError(.forbidden, "Enter your password to delete your account", fields: ["password": "Enter your password"])
             }
             // Counted as a sign-in is (see changePassword).
-            let attempt = try await PasswordAttempts.admit(email: user.email ?? "user:\(user.id.map { "\($0)" } ?? "")", user: user, req: req)
-            guard try await req.application.passwords.verify(password, hash: hash) else {
+            let attempt = try await PasswordAttempts.admit(email: user.email ?? "user:\(user.id.map { "\($0)" } ?? "")", user: user, caller: caller)
+            guard try await caller.application.passwords.verify(password, hash: hash) else {
                 throw APIError(.forbidden, "The password is not right", fields: ["password": "Not your password"])
             }
-            try await attempt.succeeded(on: req.db)
+            try await attempt.succeeded(on: caller.db)
         } else if body.confirm != DeleteAccountRequest.confirmation {
             throw APIError(.forbidden, "Type \(DeleteAccountRequest.confirmation) to delete your account",
                            fields: ["confirm": "Type \(DeleteAccountRequest.confirmation)"])

@@ -35,10 +35,10 @@ enum AddressProof {
     }
 
     /// Mails the confirmation link to a new account's address, when this server sends mail.
-    static func mailConfirmation(to user: UserModel, req: Request) {
-        guard let smtp = req.config.smtp, let site = req.config.publicURL, let email = user.email, let userId = user.id else { return }
-        let claim = Claim(user: userId, email: email, issued: Int(req.now.timeIntervalSince1970))
-        let link = "\(site)\(SiteURL.confirmAddress.path)?token=\(token(claim, secret: req.config.jwtSecret))"
+    static func mailConfirmation(to user: UserModel, caller: Caller) {
+        guard let smtp = caller.config.smtp, let site = caller.config.publicURL, let email = user.email, let userId = user.id else { return }
+        let claim = Claim(user: userId, email: email, issued: Int(caller.now.timeIntervalSince1970))
+        let link = "\(site)\(SiteURL.confirmAddress.path)?token=\(token(claim, secret: caller.config.jwtSecret))"
         let message = MailMessage(to: email, subject: "Confirm your Stitchuation address", body: """
             Hello \(user.displayName),
 
@@ -51,19 +51,19 @@ enum AddressProof {
             Instagram or TikTok using this address, the account stays yours: the password someone else set on it \
             stops working then.
             """)
-        req.application.mailQueue.send(message, with: smtp, what: "address confirmation", userId: userId, logger: req.logger)
+        caller.application.mailQueue.send(message, with: smtp, what: "address confirmation", userId: userId, logger: caller.logger)
     }
 
     /// Settings' "Email me the confirmation link": the link again, at most as often as reset
     /// links are mailed to one address.
-    static func mailAgain(to user: UserModel, req: Request) async throws {
+    static func mailAgain(to user: UserModel, caller: Caller) async throws {
         guard let email = user.email, user.emailProvenAt == nil else { return }
-        let config = req.config
+        let config = caller.config
         guard config.smtp != nil, config.publicURL != nil else {
             throw APIError(.serviceUnavailable, "This server can't send email. Forgot password confirms the address too, once mail is set up.")
         }
-        try await PasswordReset.countMailedLink(to: email, refusal: "Too many links mailed to this address", req: req)
-        mailConfirmation(to: user, req: req)
+        try await PasswordReset.countMailedLink(to: email, refusal: "Too many links mailed to this address", caller: caller)
+        mailConfirmation(to: user, caller: caller)
     }
 
     static let invalidLink = APIError(.badRequest, "This confirmation link has expired or isn't from this server. Sign in and have a new one mailed from Settings, or use Forgot password: its mail confirms the address too.",
@@ -71,10 +71,10 @@ enum AddressProof {
 
     /// The link opened: the account's address is proven, if it is still the one mailed.
     @discardableResult
-    static func confirm(token: String, req: Request) async throws -> UserModel {
-        guard let claim = verify(token, now: req.now, secret: req.config.jwtSecret) else { throw invalidLink }
-        let now = req.now
-        return try await req.db.writeTransaction { db in
+    static func confirm(token: String, caller: Caller) async throws -> UserModel {
+        guard let claim = verify(token, now: caller.now, secret: caller.config.jwtSecret) else { throw invalidLink }
+        let now = caller.now
+        return try await caller.db.writeTransaction { db in
             guard let user = try await UserModel.find(claim.user, on: db), user.email == claim.email else { throw invalidLink }
             if user.emailProvenAt == nil {
                 user.emailProvenAt = now

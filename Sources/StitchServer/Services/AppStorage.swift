@@ -20,7 +20,3 @@ extension Application {
     }
 }
 
-extension Request {
-    var config: AppConfig { application.config }
-    var now: Date { application.clock.now() }
-}

@@ -13,25 +13,6 @@ enum BarcodeScanning {
         case code(String)
     }
 
-    /// A multipart `image` (a photo) or `code` (typed digits), a form's or JSON body's `code`.
-    static func input(of req: Request) throws -> Input {
-        let type = req.headers.contentType
-        if type?.type == "multipart" {
-            let form = try FormData.parse(req)
-            if let photo = form.files.first(where: { $0.name == "image" })?.data { return .photo(photo) }
-            if let code = form["code"] { return .code(code) }
-            throw APIError.validation(["image": "Choose a photo of the barcode, or type its digits in code"])
-        }
-        if type == .json || type == .urlEncodedForm {
-            struct Body: Decodable { var code: String? }
-            guard let code = (try? req.content.decode(Body.self))?.code else {
-                throw APIError.validation(["code": "Type the digits under the bars"])
-            }
-            return .code(code)
-        }
-        throw APIError(.unsupportedMediaType, "Send a photo as multipart/form-data in a field named image, or {\"code\": \"…\"} as JSON")
-    }
-
     static func scan(_ input: Input, userId: UUID, app: Application, db: any Database) async throws -> BarcodeScan {
         let codes: [(symbology: String, code: String)]
         switch input {

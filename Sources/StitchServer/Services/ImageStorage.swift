@@ -245,18 +245,6 @@ enum Images {
         try await PageFiles.remove(key, app: app)
         KeyTextCache.shared.forget(key)
     }
-
-    /// Image parts of a multipart body: fields named `image`, `images`, `image[]` or `images[]`.
-    static func parts(of req: Request) throws -> [Data] {
-        guard let contentType = req.headers.contentType, contentType.type == "multipart",
-              let boundary = contentType.parameters["boundary"]
-        else { throw APIError(.unsupportedMediaType, "Send the picture as multipart/form-data in a field named image") }
-        guard let body = req.body.data else { throw APIError(.badRequest, "The image is empty", fields: ["image": "Choose a picture"]) }
-        let parts = try MultipartCollector.parse(Data(buffer: body), boundary: boundary)
-        let images = parts.filter { ["image", "images", "image[]", "images[]"].contains($0.name) }.map(\.body)
-        guard !images.isEmpty else { throw APIError.validation(["image": "Choose a picture"]) }
-        return images
-    }
 }
 
 extension Application {

@@ -23,19 +23,19 @@ struct PasswordAttempts {
     private static func hex(_ text: String) -> String { SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined() }
 
     /// Counts this attempt; throws 429 for a client past its share for this account.
-    static func admit(email: String, user: UserModel?, req: Request) async throws -> PasswordAttempts {
-        let config = req.config
-        let now = req.now
-        let client = ClientThrottle.clientKey(req)
+    static func admit(email: String, user: UserModel?, caller: Caller) async throws -> PasswordAttempts {
+        let config = caller.config
+        let now = caller.now
+        let client = caller.client
         let key = pairKey(email: email, client: client)
         let pair = try await AttemptCounter.count(table: LoginThrottleModel.schema, key: "email", key, count: "failures", now: now,
-                                                  window: config.loginFailureWindow, group: ("account", accountKey(email: email)), extra: ", locked_until = NULL", on: req.db)
+                                                  window: config.loginFailureWindow, group: ("account", accountKey(email: email)), extra: ", locked_until = NULL", on: caller.db)
         if pair.number > config.loginMaxFailures {
             throw APIError.tooManyRequests("Too many sign-in attempts", until: pair.windowStart.addingTimeInterval(config.loginFailureWindow), now: now)
         }
-        let account = try await LoginThrottle.count(key: accountKey(email: email), now: now, window: config.loginFailureWindow, on: req.db)
+        let account = try await LoginThrottle.count(key: accountKey(email: email), now: now, window: config.loginFailureWindow, on: caller.db)
         if account.number > config.loginMaxFailures {
-            if account.number == config.loginMaxFailures + 1, let user { warnOwner(user, req: req) }
+            if account.number == config.loginMaxFailures + 1, let user { warnOwner(user, caller: caller) }
             try await Task.sleep(for: underAttackDelay)
         }
         return PasswordAttempts(pairKey: key)
@@ -54,22 +54,22 @@ struct PasswordAttempts {
     }
 
     /// One mail a window to the owner of an account someone keeps failing to sign in to.
-    static func warnOwner(_ user: UserModel, req: Request) {
-        guard let smtp = req.config.smtp, let email = user.email else { return }
-        let site = req.config.publicURL ?? ""
-        let minutes = Int(req.config.loginFailureWindow / 60)
+    static func warnOwner(_ user: UserModel, caller: Caller) {
+        guard let smtp = caller.config.smtp, let email = user.email else { return }
+        let site = caller.config.publicURL ?? ""
+        let minutes = Int(caller.config.loginFailureWindow / 60)
         let message = MailMessage(to: email, subject: "Someone is trying to sign in to your Stitchuation account", body: """
             Hello \(user.displayName),
 
-            In the last \(minutes) minutes there were more than \(req.config.loginMaxFailures) sign-ins to your Stitchuation account \
+            In the last \(minutes) minutes there were more than \(caller.config.loginMaxFailures) sign-ins to your Stitchuation account \
             with a wrong password. If that was you, there's nothing to do. If not, someone may be guessing your password: \
             you can still sign in as usual (their attempts are refused, yours are not), and a long password that you use \
             nowhere else keeps them out. To choose a new one: \(site)\(SiteURL.forgotPassword.path)
             """)
-        let logger = req.logger
+        let logger = caller.logger
         let mailer = Mailer(settings: smtp)
         let userId = user.id
-        req.application.mailQueue.run {
+        caller.application.mailQueue.run {
             do {
                 try await mailer.send(message)
                 logger.notice("sign-in attack warning sent", metadata: ["user": "\(userId.map { "\($0)" } ?? "?")"])

@@ -44,14 +44,14 @@ enum PasswordReset {
 
     /// Counts the request against the address and, for an account, stores a link's token and
     /// mails the link in the background, so the answer and its timing are the same for every address.
-    static func request(_ body: PasswordResetRequest, req: Request) async throws -> PasswordResetAccepted {
+    static func request(_ body: PasswordResetRequest, caller: Caller) async throws -> PasswordResetAccepted {
         do { _ = try body.validated() } catch { throw APIError.validation(error.fields) }
-        let config = req.config
+        let config = caller.config
         guard let smtp = config.smtp, let site = config.publicURL else { throw unconfigured }
         let email = Rules.normalizedEmail(body.email)
-        let now = req.now
-        try await countMailedLink(to: email, refusal: "Too many reset links asked for this address", req: req)
-        guard let user = try await UserModel.query(on: req.db).filter(\.$email == email).first(), let userId = user.id else { return accepted }
+        let now = caller.now
+        try await countMailedLink(to: email, refusal: "Too many reset links asked for this address", caller: caller)
+        guard let user = try await UserModel.query(on: caller.db).filter(\.$email == email).first(), let userId = user.id else { return accepted }
 
         let token = TokenService.base64URL([UInt8].random(count: 32))
         let row = PasswordResetModel()
@@ -59,13 +59,13 @@ enum PasswordReset {
         row.tokenHash = TokenService.hash(token)
         row.createdAt = now
         row.expiresAt = now.addingTimeInterval(config.resetLinkLifetime)
-        try await row.create(on: req.db)
+        try await row.create(on: caller.db)
         let link = "\(site)\(SiteURL.resetPassword.path)?token=\(token)"
         let message: MailMessage
         if user.passwordHash == nil {
             // No password to reset: the account signs in with a provider. The link sets a first
             // one, which adds this address as a way in.
-            let providers = try await AccountService.providerNames(userId, db: req.db)
+            let providers = try await AccountService.providerNames(userId, db: caller.db)
             message = MailMessage(to: email, subject: "A password for your Stitchuation account", body: """
                 Hello \(user.displayName),
 
@@ -91,16 +91,16 @@ enum PasswordReset {
                 If you didn't ask, you can ignore this message: your password stays as it is.
                 """)
         }
-        req.application.mailQueue.send(message, with: smtp, what: "password-reset", userId: userId, logger: req.logger)
+        caller.application.mailQueue.send(message, with: smtp, what: "password-reset", userId: userId, logger: caller.logger)
         return accepted
     }
 
     /// Counts one more link mailed to `email` (a reset, an added sign-in, an address confirmation:
     /// they share the address's count); past `resetRequestLimit` in the window, 429 saying `refusal`.
-    static func countMailedLink(to email: String, refusal: String, req: Request) async throws {
-        let config = req.config, now = req.now
+    static func countMailedLink(to email: String, refusal: String, caller: Caller) async throws {
+        let config = caller.config, now = caller.now
         let attempt = try await AttemptCounter.count(table: ResetThrottleModel.schema, key: "email", email, count: "requests",
-                                                     now: now, window: config.resetRequestWindow, on: req.db)
+                                                     now: now, window: config.resetRequestWindow, on: caller.db)
         guard attempt.number <= config.resetRequestLimit else {
             throw APIError.tooManyRequests(refusal, until: attempt.windowStart.addingTimeInterval(config.resetRequestWindow), now: now)
         }
@@ -108,19 +108,19 @@ enum PasswordReset {
 
     /// Whether a link's token can still be used (to say so when the link is opened, not only
     /// after a new password is typed).
-    static func isUsable(_ token: String, req: Request) async throws -> Bool {
-        try await PasswordResetModel.query(on: req.db).filter(\.$tokenHash == TokenService.hash(token))
-            .filter(\.$usedAt == nil).filter(\.$expiresAt > req.now).first() != nil
+    static func isUsable(_ token: String, caller: Caller) async throws -> Bool {
+        try await PasswordResetModel.query(on: caller.db).filter(\.$tokenHash == TokenService.hash(token))
+            .filter(\.$usedAt == nil).filter(\.$expiresAt > caller.now).first() != nil
     }
 
     /// Uses a link: claims its token (unused, unexpired) in one statement, so two uses at once
     /// can't both win; stores the new password; ends the account's other links, every session
     /// (apps and browsers) and its failed sign-in count.
-    static func confirm(_ body: PasswordResetConfirmRequest, req: Request) async throws -> UserModel {
+    static func confirm(_ body: PasswordResetConfirmRequest, caller: Caller) async throws -> UserModel {
         do { _ = try body.validated() } catch { throw APIError.validation(error.fields) }
-        let hash = try await req.application.passwords.hash(body.newPassword)
-        let now = req.now
-        return try await req.db.writeTransaction { db in
+        let hash = try await caller.application.passwords.hash(body.newPassword)
+        let now = caller.now
+        return try await caller.db.writeTransaction { db in
             let claimed = try await db.sql.raw("""
                 UPDATE \(ident: PasswordResetModel.schema) SET used_at = \(bind: now) \
                 WHERE token_hash = \(bind: TokenService.hash(body.token)) AND used_at IS NULL AND expires_at > \(bind: now) \

@@ -440,8 +440,8 @@ enum Patterns {
         return PatternDetail(pattern: pattern, contentType: type, pages: pages)
     }
 
-    /// A page (or its thumbnail) to send: 404 outside the pattern, 409 while it is still being drawn.
-    static func page(_ pattern: Pattern, number: Int, thumbnail: Bool, userId: UUID, app: Application, db: any Database) async throws -> Response {
+    /// A page's (or its thumbnail's) drawn bytes: 404 outside the pattern, 409 while it is still being drawn.
+    static func page(_ pattern: Pattern, number: Int, thumbnail: Bool, userId: UUID, app: Application, db: any Database) async throws -> Data {
         var (_, pages) = try await Self.pages(of: pattern.fileKey, userId: userId, app: app, db: db)
         guard number >= 1, number <= pages.pageCount else {
             throw APIError(.notFound, "This pattern has \(pages.pageCount) page\(pages.pageCount == 1 ? "" : "s")")
@@ -459,8 +459,6 @@ enum Patterns {
             if pages.status == .failed { throw APIError(.unprocessableEntity, pages.message ?? "The pages could not be drawn") }
             throw APIError(.conflict, "Page \(number) is still being drawn (\(pages.rendered) of \(pages.pageCount) ready)", headers: ["Retry-After": "1"])
         }
-        return Response(status: .ok, headers: ["Content-Type": ImageFormat.detect(data)?.contentType ?? "image/png",
-                                               "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"],
-                        body: .init(data: data))
+        return data
     }
 }

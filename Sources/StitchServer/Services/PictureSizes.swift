@@ -109,53 +109,6 @@ enum PictureSizes {
         return made.filter { $0 >= requested }.min() ?? largest
     }
 
-    /// What a page or the API sends for `key` at `?w=`: a made size (JPEG) when there is one —
-    /// always for a page (`derived: true`), whose pictures carry no metadata — else the original.
-    /// A picture stored before sizes were made gets them now.
-    static func response(for image: ImageModel, derived: Bool, req: Request) async throws -> Response {
-        let (app, db) = (req.application, req.db)
-        let requested = (try? req.query.get(Int.self, at: "w")).map { max(1, min($0, 10_000)) }
-        let key = try image.requireID()
-        let format = ImageFormat.allCases.first { $0.contentType == image.contentType }
-        var made = widths(of: image)
-        let wantsSize = derived || requested != nil
-        if made == nil, wantsSize, let format, format.isPicture {
-            made = try await app.pictureDerivations.once(key) {
-                guard let original = try await app.imageStorage.get(key) else { return [] }
-                return try await store(try await make(original, format: format, account: image.userId, background: true, app: app), key: key, app: app, db: db)
-            }
-        }
-        let width = wantsSize ? pick(requested, from: made ?? []) : nil
-        let etag = "\"\(image.sha256)\(width.map { "-w\($0)" } ?? "")\""
-        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "private, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"]
-        if req.headers.first(name: .ifNoneMatch) == etag { return Response(status: .notModified, headers: headers) }
-        // The API's reader (a device), with S3_PRESIGNED_URLS: after the ownership check, the
-        // bucket serves the bytes. Pages keep theirs on this origin (the offline copy, the CSP).
-        if !derived, let lifetime = app.config.presignedURLSeconds, let bucket = app.imageStorage as? S3ImageStorage {
-            let (url, fresh) = try bucket.presigned(width.map { storageKey(key, width: $0) } ?? key, lifetime: lifetime, now: req.now)
-            return Response(status: .temporaryRedirect, headers: ["Location": url, "Cache-Control": "private, max-age=\(fresh)"])
-        }
-        headers.replaceOrAdd(name: .contentType, value: width == nil ? image.contentType : "image/jpeg")
-        // A file as uploaded (a pattern's PDF, say) is read in ranges when asked: only those bytes
-        // are read from the storage.
-        if width == nil {
-            headers.replaceOrAdd(name: "Accept-Ranges", value: "bytes")
-            switch byteRange(req.headers.first(name: .range), total: image.byteSize) {
-            case .whole:
-                break
-            case .unsatisfiable:
-                headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(image.byteSize)")
-                return Response(status: .rangeNotSatisfiable, headers: headers)
-            case .part(let range):
-                guard let part = try await app.imageStorage.get(key, range: range) else { throw APIError.notFound }
-                headers.replaceOrAdd(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(image.byteSize)")
-                return Response(status: .partialContent, headers: headers, body: .init(data: part))
-            }
-        }
-        guard let data = try await app.imageStorage.get(width.map { storageKey(key, width: $0) } ?? key) else { throw APIError.notFound }
-        return Response(status: .ok, headers: headers, body: .init(data: data))
-    }
-
     enum ByteRange: Equatable { case whole, unsatisfiable, part(ClosedRange<Int>) }
 
     /// One `Range: bytes=…` of a file of `total` bytes (RFC 9110 §14.1.2): `a-b`, `a-` or `-n`.

@@ -83,8 +83,3 @@ enum RecordWrites<M: RecordModel> {
         }
     }
 }
-
-/// Encodes records with the wire encoder; `status` for creations.
-func respond<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok) throws -> Response {
-    try jsonResponse(value, status: status)
-}

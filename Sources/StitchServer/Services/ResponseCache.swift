@@ -81,37 +81,6 @@ extension Application {
     }
 }
 
-/// A JSON list page for the signed-in user, from the cache when the user's data has not changed
-/// since it was rendered. Answers `304 Not Modified` to a matching `If-None-Match`, so clients
-/// that keep the page skip the transfer too. A cached page (or a 304) is answered on the request's
-/// event loop; only a page that must be rendered runs `render` in a Swift task.
-func cachedList(_ req: Request, kind: String, render: @escaping @Sendable () async throws -> [UInt8]) throws -> EventLoopFuture<Response> {
-    let user = try req.user
-    guard let version = user.syncVersion else {
-        return req.eventLoop.makeFutureWithTask { listResponse(try await render(), etag: nil) }
-    }
-    // The query's part is a fixed hash (FNV-1a), not Swift's per-process `hashValue`: the same
-    // page must have the same tag after a restart and on every instance behind a load balancer.
-    let query = req.url.query ?? ""
-    let etag = "\"\(kind)-\(version)-\(user.id.text.prefix(8).lowercased())-\(fnv1a(query))\""
-    if let match = req.headers.first(name: .ifNoneMatch), ifNoneMatch(match, contains: etag) {
-        let response = Response(status: .notModified)
-        response.headers.replaceOrAdd(name: .eTag, value: etag)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
-        return req.eventLoop.makeSucceededFuture(response)
-    }
-    let cache = req.application.responseCache
-    let key = "\(user.id.text)|\(kind)|\(query)"
-    if let body = cache.get(key, version: version) {
-        return req.eventLoop.makeSucceededFuture(listResponse(body, etag: etag))
-    }
-    return req.eventLoop.makeFutureWithTask {
-        let body = ByteBuffer(bytes: try await render())
-        cache.put(key, version: version, body: body)
-        return listResponse(body, etag: etag)
-    }
-}
-
 /// Whether an `If-None-Match` value (entity tags separated by commas and optional spaces, or `*`)
 /// names `etag` (RFC 9110 §13.1.2). Compared as bytes: splitting and trimming `String`s was a sixth of a 304's work.
 func ifNoneMatch(_ value: String, contains etag: String) -> Bool {
@@ -132,18 +101,4 @@ func fnv1a(_ text: String) -> UInt32 {
     var hash: UInt32 = 2_166_136_261
     for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
     return hash
-}
-
-private func listResponse(_ bytes: [UInt8], etag: String?) -> Response {
-    listResponse(ByteBuffer(bytes: bytes), etag: etag)
-}
-
-private func listResponse(_ body: ByteBuffer, etag: String?) -> Response {
-    let response = Response(status: .ok, body: .init(buffer: body))
-    response.headers.replaceOrAdd(name: .contentType, value: "application/json; charset=utf-8")
-    if let etag {
-        response.headers.replaceOrAdd(name: .eTag, value: etag)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
-    }
-    return response
 }

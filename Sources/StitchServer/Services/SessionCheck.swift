@@ -23,8 +23,8 @@ enum SessionCheck {
     }
 
     /// The user's sync version if the sign-in `sessionId` of `userId` is live; nil if it isn't.
-    static func version(sessionId: UUID, userId: UUID, on req: Request) -> EventLoopFuture<Int64?> {
-        let loop = req.application.perLoop.state(for: req.eventLoop, of: req.application)
+    static func version(sessionId: UUID, userId: UUID, app: Application, on eventLoop: any EventLoop) -> EventLoopFuture<Int64?> {
+        let loop = app.perLoop.state(for: eventLoop, of: app)
         let key = Key(sessionId: sessionId, userId: userId)
         if let batch = loop.sessionChecks { return batch.version(key) }
         let query: SQLQueryString = """

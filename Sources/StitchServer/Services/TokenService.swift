@@ -53,22 +53,22 @@ enum TokenService {
     /// `aud` and the token type, and that the sign-in has not ended. The checks that can't change
     /// for a given token (all but `exp` and the sign-in) run once per token (`VerifiedTokens`).
     /// On the request's event loop: a token seen before is checked without a Swift task.
-    static func authenticate(_ token: String, on req: Request) -> EventLoopFuture<AuthenticatedUser> {
+    static func authenticate(_ token: String, app: Application, on eventLoop: any EventLoop) -> EventLoopFuture<AuthenticatedUser> {
         let verified: EventLoopFuture<VerifiedTokens.Entry>
-        if let known = req.application.verifiedTokens.get(token) {
-            verified = req.eventLoop.makeSucceededFuture(known)
+        if let known = app.verifiedTokens.get(token) {
+            verified = eventLoop.makeSucceededFuture(known)
         } else {
-            verified = req.eventLoop.makeFutureWithTask {
-                let entry = try await verifySignatureAndClaims(token, on: req)
-                req.application.verifiedTokens.put(token, entry)
+            verified = eventLoop.makeFutureWithTask {
+                let entry = try await verifySignatureAndClaims(token, app: app)
+                app.verifiedTokens.put(token, entry)
                 return entry
             }
         }
         return verified.flatMap { verified in
-            guard verified.expires > req.now else { return req.eventLoop.makeFailedFuture(APIError.unauthorized) }
+            guard verified.expires > app.clock.now() else { return eventLoop.makeFailedFuture(APIError.unauthorized) }
             // One indexed query: the sign-in is still live, and the user's change counter as of
             // now (what cached list pages are keyed by).
-            return SessionCheck.version(sessionId: verified.sessionId, userId: verified.userId, on: req)
+            return SessionCheck.version(sessionId: verified.sessionId, userId: verified.userId, app: app, on: eventLoop)
                 .flatMapThrowing { version in
                     guard let version else { throw APIError.unauthorized }
                     return AuthenticatedUser(id: verified.userId, sessionId: verified.sessionId, syncVersion: version)
@@ -78,15 +78,15 @@ enum TokenService {
 
     /// Checks the header's algorithm against the allow-list, the signature, and the claims that
     /// never change (`iss`, `aud`, the token type, the ids); `exp` is checked by the caller.
-    static func verifySignatureAndClaims(_ token: String, on req: Request) async throws -> VerifiedTokens.Entry {
+    static func verifySignatureAndClaims(_ token: String, app: Application) async throws -> VerifiedTokens.Entry {
         guard let header = decodeHeader(token), header["alg"] as? String == algorithm else { throw APIError.unauthorized }
         let payload: AccessTokenPayload
         do {
-            payload = try await req.application.jwt.keys.verify(token, as: AccessTokenPayload.self)
+            payload = try await app.jwt.keys.verify(token, as: AccessTokenPayload.self)
         } catch {
             throw APIError.unauthorized
         }
-        let config = req.config
+        let config = app.config
         guard payload.typ == accessType,
               payload.iss.value == config.jwtIssuer,
               payload.aud.value.contains(config.jwtAudience),

@@ -140,7 +140,7 @@ extension WebController {
             return html(PasswordPage(errors: ["confirmPassword": "The two new passwords are not the same"]).render(try await context(req)), status: .badRequest)
         }
         do {
-            try await AccountService.changePassword(body, user: try req.user, req: req)
+            try await AccountService.changePassword(body, user: try req.user, caller: req.caller)
         } catch let error as APIError {
             return html(PasswordPage(errors: error.fields ?? [:], message: error.fields == nil ? error.reason : nil).render(try await context(req)), status: error.status)
         }
@@ -156,7 +156,7 @@ extension WebController {
     @Sendable func forgotPassword(req: Request) async throws -> Response {
         let email = try FormData.parse(req)["email"] ?? ""
         do {
-            let accepted = try await PasswordReset.request(PasswordResetRequest(email: email), req: req)
+            let accepted = try await PasswordReset.request(PasswordResetRequest(email: email), caller: req.caller)
             return html(ForgotPasswordPage(email: email, sent: accepted.message).render(try await context(req)))
         } catch let error as APIError {
             let page = ForgotPasswordPage(email: email, errors: error.fields ?? [:], message: error.fields == nil ? error.reason : nil,
@@ -167,7 +167,7 @@ extension WebController {
 
     @Sendable func resetPasswordPage(req: Request) async throws -> Response {
         let token = req.queryText("token") ?? ""
-        let usable = try await PasswordReset.isUsable(token, req: req)
+        let usable = try await PasswordReset.isUsable(token, caller: req.caller)
         return html(ResetPasswordPage(token: token, message: usable ? nil : PasswordReset.invalidLink.reason, usable: usable).render(try await context(req)),
                     status: usable ? .ok : .badRequest)
     }
@@ -180,7 +180,7 @@ extension WebController {
             return html(page.render(try await context(req)), status: .badRequest)
         }
         do {
-            _ = try await PasswordReset.confirm(body, req: req)
+            _ = try await PasswordReset.confirm(body, caller: req.caller)
         } catch let error as APIError {
             // A bad or spent link can't be mended by typing again: offer a new one.
             let spent = error.fields?["token"] != nil
@@ -206,7 +206,7 @@ extension WebController {
         guard let user = try await UserModel.find(userId, on: req.db) else { throw WebError.signInRequired }
         let form = try FormData.parse(req)
         do {
-            try await AccountService.confirmDeletion(DeleteAccountRequest(password: form.fields["password"], confirm: form["confirm"]), user: user, req: req)
+            try await AccountService.confirmDeletion(DeleteAccountRequest(password: form.fields["password"], confirm: form["confirm"]), user: user, caller: req.caller)
         } catch let error as APIError {
             let page = DeleteAccountPage(hasPassword: user.passwordHash != nil, counts: try await Self.counts(userId, db: req.db),
                                          error: error.fields?.values.first ?? error.reason)

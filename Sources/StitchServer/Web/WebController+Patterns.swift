@@ -59,7 +59,7 @@ extension WebController {
     private func patternImage(_ req: Request, thumbnail: Bool) async throws -> Response {
         let (_, pattern) = try await ownedPattern(req)
         guard let number = req.parameters.get("page").flatMap({ Int($0) }) else { throw Abort(.notFound) }
-        return try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: try req.user.id, app: req.application, db: req.db)
+        return pageResponse(try await Patterns.page(pattern, number: number, thumbnail: thumbnail, userId: try req.user.id, app: req.application, db: req.db))
     }
 
     /// The pages' progress, for the viewer's script while a PDF is being drawn.

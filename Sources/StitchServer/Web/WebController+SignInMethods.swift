@@ -77,7 +77,7 @@ extension WebController {
             return response
         }
         do {
-            let (user, _) = try await AuthService.findOrCreate(identity, displayName: displayName, req: req) { _, _ in () }
+            let (user, _) = try await AuthService.findOrCreate(identity, displayName: displayName, caller: req.caller) { _, _ in () }
             let response = redirect(.inventory)
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
@@ -106,7 +106,7 @@ extension WebController {
     @Sendable func mailLinkSignIn(req: Request) async throws -> Response {
         let token = try FormData.parse(req)["token"] ?? ""
         do {
-            return redirect(.signIn, flash: try await AccountLinks.mailLink(token: token, req: req).message)
+            return redirect(.signIn, flash: try await AccountLinks.mailLink(token: token, caller: req.caller).message)
         } catch let error as APIError {
             guard let pending = AccountLinks.Pending.verify(token, now: req.now, secret: req.config.jwtSecret) else {
                 return redirect(.signIn, flash: AccountLinks.expiredLink.reason)
@@ -120,7 +120,7 @@ extension WebController {
     @Sendable func confirmLinkSignInPage(req: Request) async throws -> Response {
         let token = req.queryText("token") ?? ""
         do {
-            let (pending, user) = try await AccountLinks.mailed(token: token, req: req)
+            let (pending, user) = try await AccountLinks.mailed(token: token, caller: req.caller)
             return html(ConfirmLinkSignInPage(token: token, pending: pending, takesBack: user.emailProvenAt == nil).render(try await context(req)))
         } catch let error as APIError {
             return redirect(.signIn, flash: error.reason)
@@ -130,7 +130,7 @@ extension WebController {
     @Sendable func confirmLinkSignIn(req: Request) async throws -> Response {
         let token = try FormData.parse(req)["token"] ?? ""
         do {
-            let (pending, tookBack) = try await AccountLinks.confirmMailed(token: token, req: req)
+            let (pending, tookBack) = try await AccountLinks.confirmMailed(token: token, caller: req.caller)
             let name = AccountLinks.name(pending.provider)
             guard !tookBack else {
                 return redirect(.signIn, flash: "\(name) now opens your account. Its address had never been confirmed, so the password set on it was removed and every device signed out: sign in with \(name), and choose a password from Forgot password if you want one.")
@@ -147,7 +147,7 @@ extension WebController {
         let form = try FormData.parse(req)
         let token = form["token"] ?? ""
         do {
-            let user = try await AccountLinks.link(token: token, password: form.fields["password"] ?? "", req: req)
+            let user = try await AccountLinks.link(token: token, password: form.fields["password"] ?? "", caller: req.caller)
             let provider = AccountLinks.Pending.verify(token, now: req.now, secret: req.config.jwtSecret).map { AccountLinks.name($0.provider) } ?? "It"
             let response = redirect(.inventory, flash: "\(provider) is now a way to sign in to your account.")
             try await WebSession.start(userId: user.id!, req: req, response: response)
@@ -203,7 +203,7 @@ extension WebController {
                 }
                 other = proven
             } else {
-                other = try await AccountLinks.proven(AccountMergeRequest(email: form["email"] ?? "", password: form.fields["password"] ?? ""), req: req)
+                other = try await AccountLinks.proven(AccountMergeRequest(email: form["email"] ?? "", password: form.fields["password"] ?? ""), caller: req.caller)
             }
             let summary = try await AccountLinks.merge(other, into: userId, app: req.application, db: req.db)
             let moved = summary.records.values.reduce(0, +)

@@ -323,7 +323,7 @@ struct WebController: RouteCollection {
     @Sendable func signIn(req: Request) async throws -> Response {
         let form = try FormData.parse(req)
         do {
-            let user = try await AuthService.checkPassword(email: form["email"] ?? "", password: form.fields["password"] ?? "", req: req)
+            let user = try await AuthService.checkPassword(email: form["email"] ?? "", password: form.fields["password"] ?? "", caller: req.caller)
             let response = redirect(.inventory)
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
@@ -337,7 +337,7 @@ struct WebController: RouteCollection {
         let form = try FormData.parse(req)
         let body = RegisterRequest(email: form["email"] ?? "", password: form.fields["password"] ?? "", displayName: form["displayName"] ?? "")
         do {
-            let (user, _) = try await AuthService.createAccount(body, req: req) { _, _ in () }
+            let (user, _) = try await AuthService.createAccount(body, caller: req.caller) { _, _ in () }
             let response = redirect(.inventory, flash: "Welcome to Stitchuation, \(user.displayName)!")
             try await WebSession.start(userId: user.id!, req: req, response: response)
             return response
@@ -353,7 +353,7 @@ struct WebController: RouteCollection {
     /// reads that mail). Opening it twice, or by a mail scanner, proves the same thing again.
     @Sendable func confirmAddress(req: Request) async throws -> Response {
         do {
-            let user = try await AddressProof.confirm(token: req.queryText("token") ?? "", req: req)
+            let user = try await AddressProof.confirm(token: req.queryText("token") ?? "", caller: req.caller)
             return redirect(req.auth.get(AuthenticatedUser.self) == nil ? .signIn : .settings, flash: "Thank you: \(user.email ?? "your address") is confirmed.")
         } catch let error as APIError {
             return redirect(.signIn, flash: error.reason)
@@ -365,7 +365,7 @@ struct WebController: RouteCollection {
     @Sendable func confirmAddressAgain(req: Request) async throws -> Response {
         guard let user = try await UserModel.find(try req.user.id, on: req.db) else { throw WebError.signInRequired }
         do {
-            try await AddressProof.mailAgain(to: user, req: req)
+            try await AddressProof.mailAgain(to: user, caller: req.caller)
             return redirect(.settings, flash: "We've sent the link to \(user.email ?? "your address"). Open it within a week.")
         } catch let error as APIError {
             return redirect(.settings, flash: error.reason)
