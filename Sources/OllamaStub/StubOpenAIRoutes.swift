@@ -88,20 +88,10 @@ enum StubOpenAIRoutes {
         if stub.openAI.refusePenalty, body.repeat_penalty != nil {
             return failure(.badRequest, "Unrecognized request argument supplied: repeat_penalty", type: "invalid_request_error")
         }
-        var schema: JSONValue?
-        switch body.response_format?["type"]?.stringValue {
-        case "json_schema"?:
-            if stub.openAI.refuseSchemas {
-                return failure(.badRequest, "response_format type 'json_schema' is not supported; use 'json_object'", type: "invalid_request_error")
-            }
-            schema = body.response_format?["json_schema"]?["schema"]
-        case "json_object"?:
-            // The schema travels in the system message; without it, any object will do.
-            schema = system.range(of: PromptMarkers.jsonSchema).flatMap { range in
-                try? SeleneJSON.decode(JSONValue.self, from: Data(system[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).utf8))
-            } ?? .object(["type": "object"])
-        default: break
+        if body.response_format?["type"]?.stringValue == "json_schema", stub.openAI.refuseSchemas {
+            return failure(.badRequest, "response_format type 'json_schema' is not supported; use 'json_object'", type: "invalid_request_error")
         }
+        let schema = requestedSchema(body, system: system)
         let (fault, slow) = stub.takeFault()
         try await StubRoutes.delay(fault, slow)
         if fault == .serverError { return failure(.internalServerError, "stub failure", type: "server_error") }
@@ -123,8 +113,29 @@ enum StubOpenAIRoutes {
                                     "choices": [["index": 0, "message": ["role": "assistant", "content": .string(answer)], "finish_reason": .string(finish)]],
                                     "usage": ["completion_tokens": .number(Double(tokens)), "prompt_tokens": 1, "total_tokens": .number(Double(tokens + 1))]])
         }
+        return stream(answer, model: model, finish: finishReason, fault: fault, delay: stub.chunkDelay)
+    }
+
+    /// The JSON schema the answer must follow: `json_schema`'s own, or for `json_object` the one
+    /// the system message carries (any object without it); nil for free text.
+    static func requestedSchema(_ body: StubRoutes.Body, system: String) -> JSONValue? {
+        switch body.response_format?["type"]?.stringValue {
+        case "json_schema"?:
+            return body.response_format?["json_schema"]?["schema"]
+        case "json_object"?:
+            return system.range(of: PromptMarkers.jsonSchema).flatMap { range in
+                try? SeleneJSON.decode(JSONValue.self, from: Data(system[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+            } ?? .object(["type": "object"])
+        default:
+            return nil
+        }
+    }
+
+    /// The answer as server-sent events, piece by piece, with the faults a stream can have
+    /// (cut after two pieces, an error event).
+    static func stream(_ answer: String, model: String, finish finishReason: String, fault: OllamaStub.Fault, delay: Double) -> Response {
         let pieces = StubRoutes.pieces(answer)
-        let delay = stub.chunkDelay
+        let tokens = pieces.count
         let response = Response(status: .ok)
         response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
         @Sendable func event(_ value: JSONValue) throws -> ByteBuffer {

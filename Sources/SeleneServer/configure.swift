@@ -18,18 +18,43 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
 
     // Every request sent off this machine is written here first (`Outbound`).
     let ledger = OutboundLedger(clock: clock, keptDays: config.outboundDays, localOnly: config.localOnly, logger: app.logger)
-    if config.localOnly {
-        // A clear error at start: every server Selene would send notes to is on this machine or the private network.
-        do {
-            if let llm = config.llm {
-                try await Outbound.requireLocal(llm.baseURL, what: "model server (SELENE_LLM_URL)")
-                if let embed = llm.embedding { try await Outbound.requireLocal(embed.baseURL, what: "embedding server") }
-            }
-            if let speech = config.speech { try await Outbound.requireLocal(speech.url, what: "speech-to-text server (SELENE_STT_URL)") }
-        } catch let error as LocalOnlyError {
-            throw SeleneConfigError(error.description)
-        }
+    if config.localOnly { try await requireLocalServers(config) }
+    let clients = modelClients(app, config: config, ledger: ledger)
+    app.selene = SeleneServices(config: config, clock: clock, llm: clients.llm, speech: clients.speech, outbound: ledger, hostedLLM: clients.hosted)
+    app.browserSession = WebSession.design(apiTokens: config.apiTokens)
+    if !config.database.isPostgres {
+        var loops = app.eventLoopGroup.makeIterator()
+        let writer = loops.next()
+        app.selene.writerLoopBox.withLockedValue { $0 = writer }
     }
+    ledger.attach(app.writeDB)
+    try configurePush(app, config: config, clock: clock, ledger: ledger)
+    useMiddleware(app, config: config)
+    if case .sqliteFile = config.database {
+        // Readers never wait for the writer, and the writer never waits for readers.
+        try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
+        try await SQLiteDurability.apply(app)
+    }
+    try routes(app)
+}
+
+/// With SELENE_LOCAL_ONLY, a clear error at start unless every server Selene would send notes to
+/// is on this machine or the private network.
+private func requireLocalServers(_ config: SeleneConfig) async throws {
+    do {
+        if let llm = config.llm {
+            try await Outbound.requireLocal(llm.baseURL, what: "model server (SELENE_LLM_URL)")
+            if let embed = llm.embedding { try await Outbound.requireLocal(embed.baseURL, what: "embedding server") }
+        }
+        if let speech = config.speech { try await Outbound.requireLocal(speech.url, what: "speech-to-text server (SELENE_STT_URL)") }
+    } catch let error as LocalOnlyError {
+        throw SeleneConfigError(error.description)
+    }
+}
+
+/// The clients of the servers configured: the model, the hosted model the person allowed, speech
+/// to text. Each writes what it sends to the ledger, and is shut down with the application.
+private func modelClients(_ app: Application, config: SeleneConfig, ledger: OutboundLedger) -> (llm: LLMClient?, hosted: LLMClient?, speech: SpeechToText?) {
     var llm: LLMClient?
     if let settings = config.llm {
         let http = LLMClient.makeHTTPClient(settings: settings, eventLoopGroup: app.eventLoopGroup)
@@ -49,15 +74,11 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         app.lifecycle.use(HTTPClientShutdown(client: http))
         speech = SpeechToText(settings: settings, http: http, ledger: ledger)
     }
-    app.selene = SeleneServices(config: config, clock: clock, llm: llm, speech: speech, outbound: ledger, hostedLLM: hosted)
-    app.browserSession = WebSession.design(apiTokens: config.apiTokens)
-    if !config.database.isPostgres {
-        var loops = app.eventLoopGroup.makeIterator()
-        let writer = loops.next()
-        app.selene.writerLoopBox.withLockedValue { $0 = writer }
-    }
-    ledger.attach(app.writeDB)
+    return (llm, hosted, speech)
+}
 
+/// APNs and Web Push when configured, and the service that sends the events pushed.
+private func configurePush(_ app: Application, config: SeleneConfig, clock: SeleneClock, ledger: OutboundLedger) throws {
     var apnsClient: APNsClient?
     if let apns = config.apns {
         let client = try APNsClient(settings: apns, eventLoopGroup: app.eventLoopGroup, clock: clock, logger: app.logger, ledger: ledger)
@@ -76,7 +97,10 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
         app.selene.pushBox.withLockedValue { $0 = push }
         app.selene.events.listen { await push.handle($0) }
     }
+}
 
+/// Body limit, compression and the middleware every request passes, in order.
+private func useMiddleware(_ app: Application, config: SeleneConfig) {
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodySize)
     app.http.server.configuration.responseCompression = .text
     app.middleware = Middlewares()
@@ -87,12 +111,6 @@ public func configure(_ app: Application, config: SeleneConfig, clock: SeleneClo
     app.middleware.use(MethodNotAllowedMiddleware { method, allow in
         SeleneError(.methodNotAllowed, "\(method) is not supported here", headers: ["Allow": allow])
     })
-    if case .sqliteFile = config.database {
-        // Readers never wait for the writer, and the writer never waits for readers.
-        try await (app.db as! any SQLDatabase).raw("PRAGMA journal_mode=WAL").run()
-        try await SQLiteDurability.apply(app)
-    }
-    try routes(app)
 }
 
 /// A capture answered 2xx is on disk: Drafts may delete the draft once it has its answer, so

@@ -15,7 +15,6 @@ enum LLMBench {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
             throw SeleneConfigError("selene-bench --only llm needs a model server: set SELENE_LLM_URL (and SELENE_LLM_PROVIDER, the models)")
         }
-        struct Document: Decodable { var title: String?; var text: String }
         let corpus = try String(contentsOfFile: "Benchmarks/selene-notes/corpus.jsonl", encoding: .utf8).split(separator: "\n")
             .map { try SeleneJSON.decode(Document.self, from: Data($0.utf8)) }
         let notes = Array(corpus.prefix(options.llmNotes))
@@ -28,25 +27,63 @@ enum LLMBench {
         let health = await llm.health()
         guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
 
-        // Bare model calls: what processing a note costs at the least.
-        var bare: [Double] = [], firstTry = 0, tokens = 0, generating = 0.0, failedCalls = 0
+        let bare = await bareCalls(notes, llm: llm, settings: settings)
+        let (processed, outcomes, indexing) = try await throughQueue(notes, app: app)
+        let (selene, raw) = try await chatStreams(notes, llm: llm, settings: settings)
+
+        let median = SeleneBench.median, p95 = { SeleneBench.percentile($0, 0.95) }
+        report.add("seconds per processed note, median", database: nil, value: median(processed) / 1000, unit: "s",
+                   baseline: median(bare.ms) / 1000, baselineName: "bare analysis + embedding")
+        report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
+                   baseline: p95(bare.ms) / 1000, baselineName: "bare analysis + embedding")
+        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing), unit: "ms",
+                   baseline: median(processed), baselineName: "the whole of processing a note (ms)")
+        report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
+                   baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
+        if bare.failedCalls > 0 { print("\(bare.failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
+        report.add("analyses valid at the first try", database: nil, value: Double(bare.firstTry) / Double(max(1, notes.count)), unit: "share")
+        if bare.generating > 0 {
+            report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
+        }
+        report.add("chat: time to first piece", database: nil, value: median(selene.map(\.first)), unit: "s",
+                   baseline: median(raw.map(\.first)), baselineName: "the backend's own stream")
+        report.add("chat: time to the end", database: nil, value: median(selene.map(\.whole)), unit: "s",
+                   baseline: median(raw.map(\.whole)), baselineName: "the backend's own stream")
+    }
+
+    struct Document: Decodable { var title: String?; var text: String }
+
+    /// Bare model calls, one analysis and one embedding per note: what processing a note costs at the least.
+    struct BareCalls {
+        var ms: [Double] = []
+        var firstTry = 0, tokens = 0, generating = 0.0, failedCalls = 0
+    }
+
+    static func bareCalls(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async -> BareCalls {
+        var bare = BareCalls()
         for doc in notes {
             let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
             var stats: (tries: Int, tokens: Int?) = (0, nil)
+            var failed = false
             let ms = await SeleneBench.time {
                 let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
                                                                   check: { try $0.withoutInstructionWords(note: doc.text) })
                 stats = (analysis?.tries ?? 0, analysis?.tokens)
-                if (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil { failedCalls += 1 }
+                failed = (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil
             }
-            bare.append(ms)
+            bare.ms.append(ms)
+            if failed { bare.failedCalls += 1 }
             if stats.tries == 1 {
-                firstTry += 1
-                if let t = stats.tokens { tokens += t; generating += ms }
+                bare.firstTry += 1
+                if let t = stats.tokens { bare.tokens += t; bare.generating += ms }
             }
         }
+        return bare
+    }
 
-        // The same notes through the queue: capture, claim, analyse, embed, store, associate, place.
+    /// The same notes through the queue (capture, claim, analyse, embed, store, associate, place),
+    /// one at a time; then what the facts' indexing (#85) adds to each, the same step again alone.
+    static func throughQueue(_ notes: [Document], app: Application) async throws -> (processed: [Double], outcomes: ProcessingQueue.Summary, indexing: [Double]) {
         let store = NoteStore(db: app.db)
         for doc in notes {
             let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : $0 }, source: .import).validated()
@@ -61,18 +98,22 @@ enum LLMBench {
             outcomes.done += summary.done
             outcomes.failed += summary.failed
         }
-        // What the facts' indexing (#85) adds to each: the same step again, alone, per note.
         var indexing: [Double] = []
         let facts = NoteFactsStore(db: app.writeDB)
         for id in try await store.notes(ids: Array(1...notes.count)).map({ Int($0.id) }) {
             indexing.append(try await SeleneBench.time { try await facts.refresh(noteIds: [id]) })
         }
+        return (processed, outcomes, indexing)
+    }
 
-        // A chat answer, streamed: through LLMClient, and the backend's own stream as the baseline.
+    typealias StreamTimes = (first: Double, whole: Double)
+
+    /// A chat answer streamed three times: through LLMClient, and the backend's own stream as the baseline.
+    static func chatStreams(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async throws -> (selene: [StreamTimes], raw: [StreamTimes]) {
         let messages = [LLMMessage(role: .system, content: "You answer briefly from the person's notes."),
                         LLMMessage(role: .user, content: "Notes:\n" + notes.prefix(5).map { "- \($0.text)" }.joined(separator: "\n")
                                    + "\n\nQuestion: what do my notes say about the garden?")]
-        func streamed(_ open: () async throws -> AsyncThrowingStream<String, any Error>) async throws -> (first: Double, whole: Double) {
+        func streamed(_ open: () async throws -> AsyncThrowingStream<String, any Error>) async throws -> StreamTimes {
             let start = DispatchTime.now().uptimeNanoseconds
             var first: Double?
             for try await _ in try await open() where first == nil {
@@ -80,29 +121,11 @@ enum LLMBench {
             }
             return (first ?? .nan, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        var selene: [(first: Double, whole: Double)] = [], raw: [(first: Double, whole: Double)] = []
+        var selene: [StreamTimes] = [], raw: [StreamTimes] = []
         for _ in 0..<3 {
             raw.append(try await streamed { try await llm.chatBackend.chatStream(messages, model: settings.chatModel, temperature: 0) })
             selene.append(try await streamed { try await llm.chatStream(messages, temperature: 0) })
         }
-
-        let median = SeleneBench.median, p95 = { SeleneBench.percentile($0, 0.95) }
-        report.add("seconds per processed note, median", database: nil, value: median(processed) / 1000, unit: "s",
-                   baseline: median(bare) / 1000, baselineName: "bare analysis + embedding")
-        report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
-                   baseline: p95(bare) / 1000, baselineName: "bare analysis + embedding")
-        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing), unit: "ms",
-                   baseline: median(processed), baselineName: "the whole of processing a note (ms)")
-        report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
-                   baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
-        if failedCalls > 0 { print("\(failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
-        report.add("analyses valid at the first try", database: nil, value: Double(firstTry) / Double(max(1, notes.count)), unit: "share")
-        if generating > 0 {
-            report.add("generated tokens per second (analyses)", database: nil, value: Double(tokens) / (generating / 1000), unit: "tokens/s")
-        }
-        report.add("chat: time to first piece", database: nil, value: median(selene.map(\.first)), unit: "s",
-                   baseline: median(raw.map(\.first)), baselineName: "the backend's own stream")
-        report.add("chat: time to the end", database: nil, value: median(selene.map(\.whole)), unit: "s",
-                   baseline: median(raw.map(\.whole)), baselineName: "the backend's own stream")
+        return (selene, raw)
     }
 }

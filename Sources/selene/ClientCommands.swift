@@ -538,99 +538,116 @@ struct Chat: AsyncParsableCommand {
     func run() async throws {
         try await client {
             let data = try options.data, llm = try options.llm
-            var chat = ChatViewModel(data: data, llm: llm)
-            var threadName: String?
-            let quiet = options.json
-            @MainActor func wire(_ vm: ChatViewModel) {
-                vm.onEvent = { event in
-                    guard !quiet else { return }
-                    switch event {
-                    case .searching: FileHandle.standardError.write(Data("Searching notes…\n".utf8))
-                    case .thinking: FileHandle.standardError.write(Data("Thinking…\n".utf8))
-                    case .delta(let text): FileHandle.standardOutput.write(Data(text.utf8))
-                    }
-                }
-            }
-            wire(chat)
+            let chat = ChatViewModel(data: data, llm: llm)
+            listen(to: chat)
             if let session, let id = UUID(uuidString: session) {
                 await chat.openSession(id)
                 if let error = chat.errorMessage { throw ClientError(description: error, code: .notFound) }
             }
-            @MainActor func ask(_ text: String) async throws {
-                await chat.ask(text)
-                if quiet {
-                    try printJSON(Answer(sessionId: chat.session.id, answer: chat.lastAnswer?.text, citations: chat.lastAnswer?.citedNoteIds ?? [],
-                                         seleneCitations: chat.lastAnswer?.seleneCitedNoteIds ?? [],
-                                         unavailable: chat.unavailableMessage, notes: chat.foundNotes.map(\.id)))
-                } else if let answer = chat.lastAnswer {
-                    say("")
-                    for c in answer.citations { say("  [\(c.number)] \(c.title) (note \(c.noteId))\(c.bySelene ? " — matched by Selene" : "")") }
-                } else if let unavailable = chat.unavailableMessage {
-                    say("\n\(unavailable)")
-                    chat.foundNotes.forEach { say("  " + noteLine($0)) }
-                }
-                if let error = chat.errorMessage, chat.lastAnswer == nil, chat.unavailableMessage == nil {
-                    throw ClientError(description: error, code: error.contains("can't be reached") ? .unreachable : .failure)
-                }
-            }
             if let about {
-                let model = BriefingViewModel(data: data)
-                await model.load()
-                guard let card = model.cards.first(where: { $0.number == about }) else {
-                    throw ClientError(description: "Today's briefing has no card \(about) (`selene briefing` numbers them).", code: .notFound)
-                }
-                chat.focus = try await BriefingCards.seed(card, data: data)
-                if !quiet { FileHandle.standardError.write(Data("About: \(card.title) (\(chat.focus.count) notes)\n".utf8)) }
+                let card = try await focus(chat, onCard: about, data: data)
                 // The card's question unless another is given; without one, the conversation goes
                 // on (interactive) about the same notes.
-                if let question {
-                    try await ask(question)
-                    return
-                }
-                if !quiet { say("› \(card.question)") }
-                try await ask(card.question)
-                if quiet { return }
+                if let question { return try await ask(question, in: chat) }
+                if !options.json { say("› \(card.question)") }
+                try await ask(card.question, in: chat)
+                if options.json { return }
             }
-            if let question {
-                try await ask(question)
-                return
+            if let question { return try await ask(question, in: chat) }
+            try await converse(starting: chat, data: data, llm: llm)
+        }
+    }
+
+    /// Streams what the chat does (searching, thinking, the answer's words) to the terminal,
+    /// unless the answer is wanted as JSON.
+    @MainActor
+    private func listen(to chat: ChatViewModel) {
+        let quiet = options.json
+        chat.onEvent = { event in
+            guard !quiet else { return }
+            switch event {
+            case .searching: FileHandle.standardError.write(Data("Searching notes…\n".utf8))
+            case .thinking: FileHandle.standardError.write(Data("Thinking…\n".utf8))
+            case .delta(let text): FileHandle.standardOutput.write(Data(text.utf8))
             }
-            say("Selene — ask about your notes. /new, /sessions, /open N, /thread NAME, /quit")
-            while true {
-                FileHandle.standardOutput.write(Data("\n\(threadName.map { "[\($0)] " } ?? "")› ".utf8))
-                guard let line = readLine(strippingNewline: true) else { break }
-                let text = line.trimmingCharacters(in: .whitespaces)
-                if text.isEmpty { continue }
-                switch text.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "" {
-                case "/quit", "/exit": return
-                case "/new":
-                    chat.newSession()
-                    say("New conversation.")
-                case "/sessions":
-                    await chat.loadSessions()
-                    for (i, s) in chat.orderedSessions.enumerated() { say("  \(i + 1). \(s.isPinned ? "📌 " : "")\(s.title) (\(s.messages.count) messages)") }
-                case "/open":
-                    let n = Int(text.dropFirst(5).trimmingCharacters(in: .whitespaces)) ?? 0
-                    await chat.loadSessions()
-                    let ordered = chat.orderedSessions
-                    guard n >= 1, n <= ordered.count else { say("No conversation \(n); /sessions lists them."); continue }
-                    await chat.openSession(ordered[n - 1].id)
-                    chat.session.messages.suffix(4).forEach {
-                        say("\($0.role == .user ? "you" : "selene"): \($0.content)\($0.isIncomplete ? " … [cut off before the end]" : "")")
-                    }
-                case "/thread":
-                    let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
-                    guard let found = try await data.thread(named: name) else { say("No thread's name matches \"\(name)\"."); continue }
-                    let workspace = ThreadWorkspaceChatViewModel(threadId: found.thread.id, data: data, llm: llm)
-                    await workspace.load()
-                    guard let scoped = workspace.chat else { say(workspace.errorMessage ?? "That thread can't be opened."); continue }
-                    chat = scoped
-                    wire(chat)
-                    threadName = found.thread.name
-                    say("Talking about \(found.thread.name) (\(found.notes.count) notes).")
-                default:
-                    try await ask(text)
+        }
+    }
+
+    /// Asks one question and prints what came of it: the answer's citations, or the notes found
+    /// when no model could answer; JSON with `--json`. A chat that failed throws.
+    @MainActor
+    private func ask(_ text: String, in chat: ChatViewModel) async throws {
+        await chat.ask(text)
+        if options.json {
+            try printJSON(Answer(sessionId: chat.session.id, answer: chat.lastAnswer?.text, citations: chat.lastAnswer?.citedNoteIds ?? [],
+                                 seleneCitations: chat.lastAnswer?.seleneCitedNoteIds ?? [],
+                                 unavailable: chat.unavailableMessage, notes: chat.foundNotes.map(\.id)))
+        } else if let answer = chat.lastAnswer {
+            say("")
+            for c in answer.citations { say("  [\(c.number)] \(c.title) (note \(c.noteId))\(c.bySelene ? " — matched by Selene" : "")") }
+        } else if let unavailable = chat.unavailableMessage {
+            say("\n\(unavailable)")
+            chat.foundNotes.forEach { say("  " + noteLine($0)) }
+        }
+        if let error = chat.errorMessage, chat.lastAnswer == nil, chat.unavailableMessage == nil {
+            throw ClientError(description: error, code: error.contains("can't be reached") ? .unreachable : .failure)
+        }
+    }
+
+    /// Points the chat at card `number` of today's briefing: its notes become the chat's focus.
+    @MainActor
+    private func focus(_ chat: ChatViewModel, onCard number: Int, data: RemoteDataService) async throws -> BriefingCard {
+        let model = BriefingViewModel(data: data)
+        await model.load()
+        guard let card = model.cards.first(where: { $0.number == number }) else {
+            throw ClientError(description: "Today's briefing has no card \(number) (`selene briefing` numbers them).", code: .notFound)
+        }
+        chat.focus = try await BriefingCards.seed(card, data: data)
+        if !options.json { FileHandle.standardError.write(Data("About: \(card.title) (\(chat.focus.count) notes)\n".utf8)) }
+        return card
+    }
+
+    /// The interactive conversation: a question per line, or /new, /sessions, /open N,
+    /// /thread NAME (the chat moves into that thread's workspace), /quit.
+    @MainActor
+    private func converse(starting first: ChatViewModel, data: RemoteDataService, llm: RemoteLLMService) async throws {
+        var chat = first
+        var threadName: String?
+        say("Selene — ask about your notes. /new, /sessions, /open N, /thread NAME, /quit")
+        while true {
+            FileHandle.standardOutput.write(Data("\n\(threadName.map { "[\($0)] " } ?? "")› ".utf8))
+            guard let line = readLine(strippingNewline: true) else { break }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            switch text.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "" {
+            case "/quit", "/exit": return
+            case "/new":
+                chat.newSession()
+                say("New conversation.")
+            case "/sessions":
+                await chat.loadSessions()
+                for (i, s) in chat.orderedSessions.enumerated() { say("  \(i + 1). \(s.isPinned ? "📌 " : "")\(s.title) (\(s.messages.count) messages)") }
+            case "/open":
+                let n = Int(text.dropFirst(5).trimmingCharacters(in: .whitespaces)) ?? 0
+                await chat.loadSessions()
+                let ordered = chat.orderedSessions
+                guard n >= 1, n <= ordered.count else { say("No conversation \(n); /sessions lists them."); continue }
+                await chat.openSession(ordered[n - 1].id)
+                chat.session.messages.suffix(4).forEach {
+                    say("\($0.role == .user ? "you" : "selene"): \($0.content)\($0.isIncomplete ? " … [cut off before the end]" : "")")
                 }
+            case "/thread":
+                let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
+                guard let found = try await data.thread(named: name) else { say("No thread's name matches \"\(name)\"."); continue }
+                let workspace = ThreadWorkspaceChatViewModel(threadId: found.thread.id, data: data, llm: llm)
+                await workspace.load()
+                guard let scoped = workspace.chat else { say(workspace.errorMessage ?? "That thread can't be opened."); continue }
+                chat = scoped
+                listen(to: chat)
+                threadName = found.thread.name
+                say("Talking about \(found.thread.name) (\(found.notes.count) notes).")
+            default:
+                try await ask(text, in: chat)
             }
         }
     }

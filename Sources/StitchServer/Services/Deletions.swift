@@ -70,93 +70,124 @@ enum Deletions {
     /// or has another project, an entry whose project is deleted. Answers the record's title.
     @discardableResult
     static func restore(_ type: EntityType, _ id: UUID, userId: UUID, now: Date, app: Application, db: any Database) async throws -> String {
-        guard RecentlyDeleted.kinds.contains(type) else {
-            throw APIError.validation(["type": "Restore a thread, a canvas, a project or a journal entry"])
-        }
-        let since = now.addingTimeInterval(-window)
+        guard RecentlyDeleted.kinds.contains(type) else { throw notAKindToRestore }
         let title: String = try await db.writeTransaction { db in
-            let version = try await SyncVersion.next(for: userId, on: db)
-            func deleted<M: RecordModel>(_ type: M.Type) async throws -> M {
-                guard let model = try await Records.find(M.self, id, userId: userId, includeDeleted: true, on: db),
-                      let at = model.record.deletedAt, at > since else { throw notRestorable }
-                return model
-            }
-            func undelete<M: RecordModel>(_ model: M) async throws {
-                var record = model.record
-                record.deletedAt = nil
-                record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
-                try await Records.update(model, to: record, version: version, on: db)
-            }
-            /// What was deleted with a parent: the same moment (a few seconds either way, for a
-            /// device's delete pushed record by record).
-            func alongside<M: RecordModel>(_ type: M.Type, where column: String, in ids: [UUID], at moment: Date) async throws {
-                guard !ids.isEmpty else { return }
-                try await db.sql.update(M.schema)
-                    .set("deleted_at", to: SQLLiteral.null)
-                    .set("updated_at", to: SQLBind(now))
-                    .set("version", to: SQLBind(version))
-                    .where("user_id", .equal, SQLUUID(userId))
-                    .where(SQLUUIDIn(column, ids))
-                    .where("deleted_at", .greaterThanOrEqual, SQLBind(moment.addingTimeInterval(-5)))
-                    .where("deleted_at", .lessThanOrEqual, SQLBind(moment.addingTimeInterval(5)))
-                    .run()
-            }
+            let restoring = Restoring(id: id, userId: userId, now: now, since: now.addingTimeInterval(-window),
+                                      version: try await SyncVersion.next(for: userId, on: db), db: db)
             switch type {
-            case .thread:
-                let model = try await deleted(ThreadModel.self)
-                let thread = model.record
-                let again = try await Records.matching(ThreadModel.self, userId: userId, on: db) {
-                    $0.where("brand", .equal, SQLBind(thread.brand)).where("number", .equal, SQLBind(thread.number))
-                }
-                guard again.isEmpty else {
-                    throw APIError(.conflict, "You have \(thread.brand.uppercased()) \(thread.number) again: change that one instead.")
-                }
-                try await undelete(model)
-                return "\(thread.brand.uppercased()) \(thread.number)"
-            case .canvas:
-                let model = try await deleted(CanvasModel.self)
-                try await undelete(model)
-                return model.record.designName
-            case .project:
-                let model = try await deleted(ProjectModel.self)
-                let project = model.record
-                var canvas: Canvas?
-                if let canvasId = project.canvasId {
-                    guard let live = try await Records.find(CanvasModel.self, canvasId, userId: userId, on: db) else {
-                        throw APIError(.conflict, "Its canvas is deleted too: restore the canvas first.")
-                    }
-                    canvas = live.record
-                    let other = try await Records.matching(ProjectModel.self, userId: userId, on: db) { $0.where("canvas_id", .equal, SQLUUID(canvasId)) }
-                    guard other.isEmpty else {
-                        throw APIError(.conflict, "Its canvas has another project now: a canvas is stitched as one project at a time.")
-                    }
-                }
-                let moment = project.deletedAt ?? now
-                try await undelete(model)
-                let entries = try await Records.matching(JournalEntryModel.self, userId: userId, includingDeleted: true, on: db) {
-                    $0.where("project_id", .equal, SQLUUID(project.id))
-                }.map(\.record.id)
-                try await alongside(JournalImageModel.self, where: "entry_id", in: entries, at: moment)
-                try await alongside(JournalEntryModel.self, where: "project_id", in: [project.id], at: moment)
-                try await alongside(RequirementModel.self, where: "project_id", in: [project.id], at: moment)
-                try await alongside(SectionModel.self, where: "project_id", in: [project.id], at: moment)
-                try await alongside(PatternModel.self, where: "project_id", in: [project.id], at: moment)
-                return project.title(canvas: canvas)
-            case .journalEntry:
-                let model = try await deleted(JournalEntryModel.self)
-                let entry = model.record
-                guard try await Records.find(ProjectModel.self, entry.projectId, userId: userId, on: db) != nil else {
-                    throw APIError(.conflict, "Its project is deleted: restore the project, and its journal comes back with it.")
-                }
-                try await undelete(model)
-                try await alongside(JournalImageModel.self, where: "entry_id", in: [entry.id], at: entry.deletedAt ?? now)
-                return "the journal entry"
-            default:
-                throw APIError.validation(["type": "Restore a thread, a canvas, a project or a journal entry"])
+            case .thread: return try await restoring.thread()
+            case .canvas: return try await restoring.canvas()
+            case .project: return try await restoring.project()
+            case .journalEntry: return try await restoring.journalEntry()
+            default: throw notAKindToRestore
             }
         }
         app.responseCache.forget(userId: userId)
         return title
+    }
+
+    static let notAKindToRestore = APIError.validation(["type": "Restore a thread, a canvas, a project or a journal entry"])
+
+    /// One restore, inside its transaction at one sync version: each kind's checks (what came
+    /// back in its place, what it needs alive), then the record and what was deleted with it.
+    /// Each step answers the title the person is told was restored.
+    private struct Restoring {
+        let id: UUID
+        let userId: UUID
+        let now: Date
+        /// Deleted before this is gone for good (`RecentlyDeleted.days`).
+        let since: Date
+        let version: Int64
+        let db: any Database
+
+        func thread() async throws -> String {
+            let model = try await deleted(ThreadModel.self)
+            let thread = model.record
+            let again = try await Records.matching(ThreadModel.self, userId: userId, on: db) {
+                $0.where("brand", .equal, SQLBind(thread.brand)).where("number", .equal, SQLBind(thread.number))
+            }
+            guard again.isEmpty else {
+                throw APIError(.conflict, "You have \(thread.brand.uppercased()) \(thread.number) again: change that one instead.")
+            }
+            try await undelete(model)
+            return "\(thread.brand.uppercased()) \(thread.number)"
+        }
+
+        func canvas() async throws -> String {
+            let model = try await deleted(CanvasModel.self)
+            try await undelete(model)
+            return model.record.designName
+        }
+
+        func project() async throws -> String {
+            let model = try await deleted(ProjectModel.self)
+            let project = model.record
+            let canvas = try await canvasFree(for: project)
+            let moment = project.deletedAt ?? now
+            try await undelete(model)
+            let entries = try await Records.matching(JournalEntryModel.self, userId: userId, includingDeleted: true, on: db) {
+                $0.where("project_id", .equal, SQLUUID(project.id))
+            }.map(\.record.id)
+            try await alongside(JournalImageModel.self, where: "entry_id", in: entries, at: moment)
+            try await alongside(JournalEntryModel.self, where: "project_id", in: [project.id], at: moment)
+            try await alongside(RequirementModel.self, where: "project_id", in: [project.id], at: moment)
+            try await alongside(SectionModel.self, where: "project_id", in: [project.id], at: moment)
+            try await alongside(PatternModel.self, where: "project_id", in: [project.id], at: moment)
+            return project.title(canvas: canvas)
+        }
+
+        /// A project's canvas, which must be alive and have no other project now; nil without one.
+        private func canvasFree(for project: Project) async throws -> Canvas? {
+            guard let canvasId = project.canvasId else { return nil }
+            guard let live = try await Records.find(CanvasModel.self, canvasId, userId: userId, on: db) else {
+                throw APIError(.conflict, "Its canvas is deleted too: restore the canvas first.")
+            }
+            let other = try await Records.matching(ProjectModel.self, userId: userId, on: db) { $0.where("canvas_id", .equal, SQLUUID(canvasId)) }
+            guard other.isEmpty else {
+                throw APIError(.conflict, "Its canvas has another project now: a canvas is stitched as one project at a time.")
+            }
+            return live.record
+        }
+
+        func journalEntry() async throws -> String {
+            let model = try await deleted(JournalEntryModel.self)
+            let entry = model.record
+            guard try await Records.find(ProjectModel.self, entry.projectId, userId: userId, on: db) != nil else {
+                throw APIError(.conflict, "Its project is deleted: restore the project, and its journal comes back with it.")
+            }
+            try await undelete(model)
+            try await alongside(JournalImageModel.self, where: "entry_id", in: [entry.id], at: entry.deletedAt ?? now)
+            return "the journal entry"
+        }
+
+        /// The record, deleted within the window; else "can't be restored".
+        private func deleted<M: RecordModel>(_ type: M.Type) async throws -> M {
+            guard let model = try await Records.find(M.self, id, userId: userId, includeDeleted: true, on: db),
+                  let at = model.record.deletedAt, at > since else { throw notRestorable }
+            return model
+        }
+
+        private func undelete<M: RecordModel>(_ model: M) async throws {
+            var record = model.record
+            record.deletedAt = nil
+            record.updatedAt = writeTimestamp(now: now, after: record.updatedAt)
+            try await Records.update(model, to: record, version: version, on: db)
+        }
+
+        /// What was deleted with a parent: the same moment (a few seconds either way, for a
+        /// device's delete pushed record by record).
+        private func alongside<M: RecordModel>(_ type: M.Type, where column: String, in ids: [UUID], at moment: Date) async throws {
+            guard !ids.isEmpty else { return }
+            try await db.sql.update(M.schema)
+                .set("deleted_at", to: SQLLiteral.null)
+                .set("updated_at", to: SQLBind(now))
+                .set("version", to: SQLBind(version))
+                .where("user_id", .equal, SQLUUID(userId))
+                .where(SQLUUIDIn(column, ids))
+                .where("deleted_at", .greaterThanOrEqual, SQLBind(moment.addingTimeInterval(-5)))
+                .where("deleted_at", .lessThanOrEqual, SQLBind(moment.addingTimeInterval(5)))
+                .run()
+        }
     }
 
     /// The files of records gone for good (deleted more than `RecentlyDeleted.days` days ago):
