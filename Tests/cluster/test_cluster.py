@@ -22,7 +22,7 @@ import pytest
 
 from harness import binary
 from harness.images import png
-from harness.net import free_port, wait_for
+from harness.net import free_port, until, wait_for
 from harness.fixtures import made
 from harness.selene import Selene, Stub
 from harness.stitch import Stitchuation
@@ -445,12 +445,10 @@ def test_selene_two_processes_one_briefing_and_each_note_once():
         attempts = psql(database, "SELECT attempts, count(*) FROM notes GROUP BY attempts")
         assert attempts == "1|20", attempts
         # Wait for the scheduled minute, then for whichever process takes the day's briefing.
-        deadline = time.time() + 150
-        while time.time() < deadline:
-            if psql(database, "SELECT count(*) FROM briefings") != "0":
-                break
-            time.sleep(1)
-        time.sleep(3)  # the other process's turn at the same minute
+        until(lambda: psql(database, "SELECT count(*) FROM briefings") != "0", 150, "the day's briefing")
+        # Every process's turn at the same minute: each says it wrote the briefing or left it to another.
+        turns = ("Morning briefing written", "Morning briefing: another process is writing today's")
+        until(lambda: all(any(turn in p.log() for turn in turns) for p in processes), 60, "every process's turn at the briefing")
         assert psql(database, "SELECT count(*) FROM briefings") == "1"
         logs = [p.log() for p in processes]
         assert sum("Morning briefing written" in log for log in logs) == 1, [log[-2000:] for log in logs]

@@ -34,3 +34,14 @@ def wait_for(url, proc=None, log=None, seconds=60):
         output = proc.stdout.read()
         output = (output.decode(errors="replace") if isinstance(output, bytes) else output)[-3000:]
     raise RuntimeError(f"{url} did not answer" + (" (the process exited)" if exited else "") + (": " + output if output else ""))
+
+
+def until(condition, seconds, what):
+    """Waits until `condition()` is true, checking every tenth of a second; after `seconds`,
+    fails saying `what` was waited for."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not seen after {seconds} s")
