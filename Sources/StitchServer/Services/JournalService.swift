@@ -22,6 +22,31 @@ enum JournalService {
             writer, body, defaults: ["notes": ""], overrides: ["projectId": .id(projectId)], clientMayDate: true)
     }
 
+    /// An entry as a person writes it in one go (the web app's form): its words, its photos or
+    /// both, dated `day` (noon UTC) when written up later, else now; the entry and its photos at
+    /// one sync version. Every photo is checked before any is stored.
+    static func addEntry(_ writer: Writer, to projectId: UUID, notes: String?, day: Date?, photos: [Data], app: Application) async throws -> JournalEntry {
+        let userId = writer.userId, now = writer.now
+        _ = try await Records.require(ProjectModel.self, projectId, userId: userId, on: writer.db)
+        for data in photos { _ = try Images.checkPhoto(data, config: app.config) }
+        if notes == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
+        let today = Timestamp.string(from: now).prefix(10)
+        let dated = day.map { Timestamp.string(from: $0).prefix(10) == today ? now : $0.addingTimeInterval(12 * 3600) } ?? now
+        var keys: [String] = []
+        for data in photos { keys.append(try await Images.store(data, userId: userId, app: app, db: writer.db).requireID()) }
+        let storedKeys = keys
+        return try await writer.db.writeTransaction { db in
+            let version = try await SyncVersion.next(for: userId, on: db)
+            let entry = try JournalEntry(projectId: projectId, notes: notes ?? "", createdAt: dated, updatedAt: now).normalized.validated()
+            try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
+            for (order, key) in storedKeys.enumerated() {
+                try await Records.create(JournalImage(entryId: entry.id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now),
+                                         as: JournalImageModel.self, userId: userId, version: version, on: db)
+            }
+            return entry
+        }
+    }
+
     /// (`id` is an entry of its project: see `ProjectService.child`.) Its project stays; its day
     /// is the stitcher's to change (an entry written up days later).
     static func updateEntry(_ writer: Writer, id: UUID, _ body: RecordPatch) async throws -> JournalEntry {

@@ -106,28 +106,12 @@ extension WebController {
         let form = try FormData.parse(req)
         let photos = form.files.filter { ["images", "image"].contains($0.name) }.map(\.data)
         do {
-            for data in photos { _ = try Images.checkPhoto(data, config: req.config) }
-            if form["notes"] == nil && photos.isEmpty { throw ValidationError(fields: ["notes": "Write a note or add a photo"]) }
-            let now = req.now
-            // An entry written up later is dated the day it tells of (noon UTC); today is now.
-            var dated = now
+            var day: Date?
             if let raw = form["date"] {
-                guard let day = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
-                if Layout.date(day) != Layout.date(now) { dated = day.addingTimeInterval(12 * 3600) }
+                guard let parsed = Self.day(raw) else { throw ValidationError("date", "Use a date like 2026-05-01") }
+                day = parsed
             }
-            var keys: [String] = []
-            for data in photos { keys.append(try await Images.store(data, userId: userId, app: req.application, db: req.db).id!) }
-            let storedKeys = keys
-            let entryDate = dated
-            _ = try await req.db.writeTransaction { db in
-                let version = try await SyncVersion.next(for: userId, on: db)
-                let entry = try JournalEntry(projectId: id, notes: form["notes"] ?? "", createdAt: entryDate, updatedAt: now).normalized.validated()
-                try await Records.create(entry, as: JournalEntryModel.self, userId: userId, version: version, on: db)
-                for (order, key) in storedKeys.enumerated() {
-                    try await Records.create(JournalImage(entryId: entry.id, imageKey: key, sortOrder: order, createdAt: now, updatedAt: now),
-                                             as: JournalImageModel.self, userId: userId, version: version, on: db)
-                }
-            }
+            _ = try await JournalService.addEntry(try req.writer, to: id, notes: form["notes"], day: day, photos: photos, app: req.application)
             let response = Response(status: .seeOther)
             response.headers.replaceOrAdd(name: .location, value: SiteURL.project(id.wireText).path + "#journal")
             return response
