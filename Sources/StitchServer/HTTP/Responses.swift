@@ -36,7 +36,6 @@ func cachedList(_ req: Request, kind: String, render: @escaping @Sendable () asy
     }
 }
 
-
 private func listResponse(_ bytes: [UInt8], etag: String?) -> Response {
     listResponse(ByteBuffer(bytes: bytes), etag: etag)
 }
@@ -64,7 +63,6 @@ func pageResponse(_ data: Data) -> Response {
 }
 
 extension PictureSizes {
-
     /// What a page or the API sends for `key` at `?w=`: a made size (JPEG) when there is one —
     /// always for a page (`derived: true`), whose pictures carry no metadata — else the original.
     /// A picture stored before sizes were made gets them now.
