@@ -418,6 +418,12 @@ struct BriefingGroundingTests {
         // All of it supported: unchanged.
         let whole = "The roofer's chimney quote came in at 1,800. Book the garage for the car service next month."
         #expect(BriefingContextBuilder.supported(whole, in: context)?.text == whole)
+        // CI, 2026-12-03: the system prompt's words said back, with nothing of the briefing's own, go;
+        // a greeting or a heading of the briefing's own stays.
+        let echo = "What is new:\nNote to self: the wifi password for the cabin is on the back of the router.\n\nThis note is from the person's own notes:"
+        let tidied = try #require(BriefingContextBuilder.supported(echo, in: context))
+        #expect(tidied.text == "What is new:\nNote to self: the wifi password for the cabin is on the back of the router.", "\(tidied.text)")
+        #expect(tidied.removed == ["This note is from the person's own notes:"])
         // One supported sentence of four: too little of a briefing.
         #expect(BriefingContextBuilder.supported("The garage is booked. The team has been working on the bike's gears. "
             + "Everyone loved the concert. The sprint ended with a party.", in: context) == nil)

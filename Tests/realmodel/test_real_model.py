@@ -383,7 +383,9 @@ def test_briefing_is_about_the_notes(selene):
     # first four), or a note's title, the prompt's own words aside. A floor: a story sharing "Lisbon"
     # and one more word with a note passes both (2026-11-27).
     generic = {"morning", "briefing", "note", "notes", "thread", "threads", "task", "tasks", "today", "write", "written", "since",
-               "words", "last", "with", "from", "that", "this", "have", "about", "what", "your", "which"}
+               "words", "last", "with", "from", "that", "this", "have", "about", "what", "your", "which",
+               # the instructions' list, which a briefing's headings are made of ("Which threads are moving:")
+               "moving", "surprising", "connection", "worth", "look", "matter", "under", "plain", "text", "warm", "direct"}
 
     def stems(s):
         return {w[:4] for w in re.findall(r"[a-z]+", s.lower()) if len(w) >= 4 and w not in generic}

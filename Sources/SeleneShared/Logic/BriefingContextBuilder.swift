@@ -112,7 +112,10 @@ public enum BriefingContextBuilder {
             for sentence in AnswerText.sentences(ofLine: Substring(paragraph)) {
                 let terms = TextTokens.searchTerms(sentence, limit: 64).filter { $0.contains(where: \.isLetter) }.map(TextTokens.stem)
                     .filter { !generic.contains($0) }
-                guard !terms.isEmpty else { kept.append(sentence); continue }
+                guard !terms.isEmpty else {
+                    if echoesPrompt(sentence) { removed.append(sentence) } else { kept.append(sentence) }
+                    continue
+                }
                 withContent += 1
                 let found = terms.filter(known.contains).count
                 if found * 2 >= terms.count {
@@ -129,6 +132,26 @@ public enum BriefingContextBuilder {
         let out = paragraphs.joined(separator: "\n").replacingOccurrences(of: #"\n{3,}"#, with: "\n\n", options: .regularExpression)
         return (out.trimmingCharacters(in: .whitespacesAndNewlines), removed)
     }
+
+    /// Whether `sentence`, which has no words of its own, copies four words or more in a row of
+    /// what the model was told ("This note is from the person's own notes:", the real-model tier's
+    /// briefing in CI, 2026-12-03: the system prompt's "from the person's own notes" said back). A
+    /// greeting or a heading ("Good morning!", "Which threads are moving:") stays.
+    static func echoesPrompt(_ sentence: String) -> Bool {
+        let words = TextTokens.words(AnswerText.unmarked(sentence))
+        guard words.count >= 4 else { return false }
+        return toldSentences.contains { rule in
+            rule.count >= 4 && (0...(words.count - 4)).contains { start in
+                let run = Array(words[start..<(start + 4)])
+                return (0...(rule.count - 4)).contains { Array(rule[$0..<($0 + 4)]) == run }
+            }
+        }
+    }
+
+    /// Who the model was told it is and what to write, each sentence as its words in order. The
+    /// last line's list ("which threads are moving, … the tasks that matter today") is left out:
+    /// a briefing's headings are made of it.
+    static let toldSentences = (system + " " + task).split(separator: ".").map { TextTokens.words(String($0)) }
 
     /// The words of the instructions and the prompt's frame, and a greeting's: no sign that a
     /// sentence is about the notes ("Good morning.", "Have a good day." need no note behind them).
