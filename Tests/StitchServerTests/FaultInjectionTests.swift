@@ -181,104 +181,18 @@ struct FaultInjectionTests {
 
 // MARK: - The server process
 
-/// The `stitchuation` binary as a child process on a fixed port (so devices keep their address
-/// across restarts), with its log in a file.
-final class ServerProcess: @unchecked Sendable {
-    let binary: String
-    let dataDir: String
-    let databaseURL: String?
-    let port: Int
-    private var process: Process?
-    private let logPath: String
-    /// More of the server's environment (settings a test needs).
-    var environment: [String: String] = [:]
-    /// The running server's process id.
-    var pid: Int32? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
-    /// Set by `kill()`, cleared by the next `start()`.
-    private(set) var wasKilled = false
-
-    var base: String { "http://127.0.0.1:\(port)" }
-
-    init(binary: String, dataDir: String, databaseURL: String?) throws {
-        self.binary = binary
-        self.dataDir = dataDir
-        self.databaseURL = databaseURL
-        self.port = try ServerProcess.freePort()
-        self.logPath = dataDir + ".log"
+extension ServerProcess {
+    /// The `stitchuation` binary on a free port, its data in `dataDir` (its log beside it), on
+    /// `databaseURL` or the SQLite file in `dataDir`.
+    convenience init(binary: String, dataDir: String, databaseURL: String?) throws {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let port = try freeLoopbackPort()
+        var env = ["PORT": String(port), "HOST": "127.0.0.1", "DATA_DIR": dataDir, "JWT_SECRET": testSecret, "LOG_LEVEL": "warning"]
+        if let databaseURL { env["DATABASE_URL"] = databaseURL }
+        self.init(binary: binary, arguments: ["serve"], port: port, environment: env, unset: ["DATABASE_URL"], logPath: dataDir + ".log")
     }
 
     static func binary() -> String? { builtProduct("stitchuation") }
-
-    static func freePort() throws -> Int { try freeLoopbackPort() }
-
-    func start() async throws {
-        wasKilled = false
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve"]
-        var env = ProcessInfo.processInfo.environment
-        env["PORT"] = String(port)
-        env["HOST"] = "127.0.0.1"
-        env["DATA_DIR"] = dataDir
-        env["JWT_SECRET"] = testSecret
-        env["LOG_LEVEL"] = "warning"
-        env.removeValue(forKey: "DATABASE_URL")
-        if let databaseURL { env["DATABASE_URL"] = databaseURL }
-        env.merge(environment) { _, set in set }
-        process.environment = env
-        let log = FileHandle(forWritingAtPath: logPath)
-        log?.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        // Up when /health answers.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw ConfigError("the server exited on start:\n\(logTail())") }
-            if let url = URL(string: base + "/health"), let (_, response) = try? await URLSession.shared.data(from: url),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw ConfigError("the server did not come up:\n\(logTail())")
-    }
-
-    /// SIGKILL: no chance to finish anything.
-    func kill() {
-        guard let process, process.isRunning else { return }
-        wasKilled = true
-        Glibc.kill(process.processIdentifier, SIGKILL)
-    }
-
-    func waitUntilDead() async throws {
-        guard let process else { return }
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-    }
-
-    /// SIGTERM, wait for a clean exit, start again.
-    func restartGracefully() async throws {
-        if let process, process.isRunning {
-            process.terminate()
-            try await waitUntilDead()
-        }
-        try await start()
-    }
-
-    func stop() {
-        guard let process, process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    func logTail() -> String {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return String(text.suffix(4000))
-    }
 }
 
 // MARK: - The faulty network

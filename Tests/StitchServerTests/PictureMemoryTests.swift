@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import StitchCore
 @testable import StitchServer
+import TestDatabases
 import Testing
 
 /// One account sending a phone's biggest photos all at once: each decodes to some 200 MB, and
@@ -45,7 +46,7 @@ struct PictureMemoryTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-burst-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try ServerProcess(binary: binary, dataDir: root + "/server", databaseURL: nil)
-        server.environment = ["TOOL_THREADS": "2", "TOOL_JOBS_PER_ACCOUNT": "2", "CLIENT_ATTEMPT_LIMIT": "1000"]
+        server.environment.merge(["TOOL_THREADS": "2", "TOOL_JOBS_PER_ACCOUNT": "2", "CLIENT_ATTEMPT_LIMIT": "1000"]) { _, set in set }
         try await server.start()
         defer { server.stop() }
         let http = HTTPClient.shared

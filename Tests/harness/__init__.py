@@ -1,4 +1,4 @@
-"""What the Python test tiers share — the browser tests, the cluster tier, the fault harness and the
+"""What the Python test tiers share — the browser tests, the cluster tier and the
 real-model tier — so each is written once:
 
 - `harness.net`: free loopback ports, waiting for a URL to answer;

@@ -1,5 +1,4 @@
-"""The real `selene` binary as a process (the browser tests, the cluster and real-model tiers, the
-fault harness): start it on a free loopback port with its own data folder, call its API, sign in
+"""The real `selene` binary as a process (the browser tests, the cluster and real-model tiers): start it on a free loopback port with its own data folder, call its API, sign in
 to its web app, wait for its queue to settle, kill it. And the model stand-in, `selene-ollama-stub`,
 as a process that can go down, come back on its port, and fail on demand."""
 import http.client
