@@ -151,7 +151,7 @@ struct FaultHarnessTests {
             // Killed once some of the files are in (a number the seed picks), not at a moment: an
             // import of 300 small files can end before any fixed pause does.
             let killAt = Int.random(in: 1...250, using: &rng)
-            let first = try rig.run(selene, ["import", folder])
+            let first = try selene.launch(["import", folder])
             while first.isRunning, try await rig.count("SELECT COUNT(*) AS n FROM notes") < killAt {
                 try await Task.sleep(for: .milliseconds(2))
             }
@@ -159,7 +159,7 @@ struct FaultHarnessTests {
             first.waitUntilExit()
             #expect(first.terminationReason == .uncaughtSignal, "the import ended before \(killAt) notes were in")
             let partial = try await rig.count("SELECT COUNT(*) AS n FROM notes")
-            let again = try rig.run(selene, ["import", folder])
+            let again = try selene.launch(["import", folder])
             again.waitUntilExit()
             let said = selene.logTail(400).split(separator: "\n").last.map(String.init) ?? ""
             #expect(again.terminationStatus == 0, "\(selene.logTail())")
@@ -350,23 +350,6 @@ final class FaultRig: @unchecked Sendable {
         let process = ServerProcess(binary: try ExecutableTests.binary(), arguments: ["serve", "--hostname", "127.0.0.1", "--port", String(port)],
                                     port: port, environment: env, unset: inherited, logPath: root + "/selene-\(processes).log")
         started.append(process)
-        return process
-    }
-
-    /// `selene ARGUMENTS` (a one-off command) with `selene`'s settings, its output in its log.
-    func run(_ selene: ServerProcess, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: selene.binary)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment.filter { !selene.unset.contains($0.key) }
-        env.merge(selene.environment) { _, set in set }
-        process.environment = env
-        let log = FileHandle(forWritingAtPath: selene.logPath)
-        log?.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
         return process
     }
 

@@ -39,18 +39,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts it and waits until `health` answers 200 (at most `seconds`).
     public func start(health: String = "/health", seconds: Int = 60) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment.filter { !unset.contains($0.key) }
-        env.merge(environment) { _, set in set }
-        process.environment = env
-        let log = FileHandle(forWritingAtPath: logPath)
-        log?.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try launch(arguments)
         lock.withLock {
             wasKilled = false
             self.process = process
@@ -65,6 +54,24 @@ public final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestDatabaseError("\(binary) did not come up in \(seconds) s:\n\(logTail())")
+    }
+
+    /// The binary run with `arguments` (the server, or a one-off command such as `selene import`)
+    /// in the server's environment, its output added to the log.
+    public func launch(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !unset.contains($0.key) }
+        env.merge(environment) { _, set in set }
+        process.environment = env
+        let log = FileHandle(forWritingAtPath: logPath)
+        log?.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     /// SIGKILL: no chance to finish anything (`waitUntilDead()` waits until it is gone).
