@@ -130,6 +130,8 @@ enum QualityBench {
         var chunkVectors: [[Float]]
         var config: SeleneConfig.LLM
         var questionTime: Double
+        /// A real model's reading of the notes it has read (`--model-facts`, `--facts-from`), by document id.
+        var readings: [String: ModelFacts.Reading] = [:]
     }
 
     /// Every method's ranking of every question on one database (and the tuning grid's, and
@@ -182,6 +184,12 @@ enum QualityBench {
         print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
               + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
+        var readings: [String: ModelFacts.Reading] = [:]
+        if let model = options.modelFacts > 0 ? try await ModelFacts.fill(set: dataset, corpus: corpus, limit: options.modelFacts) : options.factsFrom {
+            readings = ModelFacts.read(set: dataset, model: model)
+            print("   facts from \(model)'s reading for \(readings.count) of \(corpus.count) notes, from the stand-in's (the note's own words) for the rest")
+        }
+
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
         let used = reported + tuned
@@ -221,13 +229,23 @@ enum QualityBench {
             chunkVectors += contextVectors
             chunkOwner += contexts.map { ($0.document, 1000) }
         }
+        if options.factsVector {
+            // #85: a second vector of each note, its words with its facts (what the model understood,
+            // the days it names), kept as one more of its chunks like the context vectors above.
+            let expanded = corpus.map { doc in
+                ProcessingPrompts.embeddingText(title: doc.title, content: doc.text + "\n" + facts(of: doc, readings: readings))
+            }
+            chunkVectors += try await embeddings(expanded, config: config)
+            chunkOwner += corpus.indices.map { ($0, 1001) }
+            print("   every note also embedded with its facts (a second vector, #85)")
+        }
         if options.only.contains("chunks") {
             chunkStudy(corpus, documentVectors: documentVectors, chunkOwner: chunkOwner.map(\.document), chunkVectors: chunkVectors,
                        asked: asked, splits: [("tuning", dev), ("held-out", test)])
             return nil
         }
         return Prepared(dataset: dataset, corpus: corpus, test: test, dev: dev, scopes: scopes, asked: asked, documentVectors: documentVectors,
-                        chunkOwner: chunkOwner, chunkVectors: chunkVectors, config: config, questionTime: questionTime)
+                        chunkOwner: chunkOwner, chunkVectors: chunkVectors, config: config, questionTime: questionTime, readings: readings)
     }
 
     /// Every method's ranking of every question, one conversation's database at a time (with
@@ -243,7 +261,7 @@ enum QualityBench {
             let docOf = try await load(docs.map { set.corpus[$0] }, vectors: docs.map { set.documentVectors[$0] },
                                        chunks: zip(set.chunkOwner, set.chunkVectors).compactMap { owner, vector in
                                            docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
-                                       }, model: set.config.embeddingModel, into: app)
+                                       }, model: set.config.embeddingModel, into: app, readings: set.readings)
             if collect, let dev = set.dev {
                 ranked.collected += try await candidates(set, questions: questions, dev: dev, docOf: docOf, app: app, options: options)
                 try await app.asyncShutdown()
@@ -496,7 +514,7 @@ enum QualityBench {
 
     /// Notes and their embeddings into a fresh database; the map from note id to document id.
     static func load(_ corpus: [Document], vectors: [[Float]], chunks: [(document: Int, chunk: Int, vector: [Float])],
-                     model: String, into app: Application) async throws -> [Int: String] {
+                     model: String, into app: Application, readings: [String: ModelFacts.Reading] = [:]) async throws -> [Int: String] {
         let store = NoteStore(db: app.db)
         let sql = app.db as! any SQLDatabase
         var docOf: [Int: String] = [:], noteOf: [Int: Int] = [:]
@@ -524,23 +542,36 @@ enum QualityBench {
                 VALUES (\(bind: note), \(bind: chunk), \(bind: RetrievalBench.encode(vector)), \(bind: model), \(bind: vector.count), \(bind: Date()))
                 """).run()
         }
-        try await writeFacts(corpus, noteOf: noteOf, into: sql)
+        try await writeFacts(corpus, noteOf: noteOf, into: sql, readings: readings)
         try await app.selene.vectors.refresh(on: app.db, now: Date(), force: true)
         try await app.selene.chunkVectors.refresh(on: app.db, now: Date(), force: true)
         return docOf
     }
 
-    /// Each note's facts (`NoteFacts`, #85) as processing writes them: here from the model
-    /// stand-in's analysis (concepts and themes from the note's own words) and the days the note
-    /// names, resolved at its date; no thread names (the bench makes no threads).
-    static func writeFacts(_ corpus: [Document], noteOf: [Int: Int], into sql: any SQLDatabase) async throws {
+    /// Each note's facts (`NoteFacts`, #85) as processing writes them: from a real model's reading
+    /// where `readings` has it (`ModelFacts`), else the model stand-in's analysis (concepts and
+    /// themes from the note's own words), and the days the note names, resolved at its date; no
+    /// thread names (the bench makes no threads).
+    static func writeFacts(_ corpus: [Document], noteOf: [Int: Int], into sql: any SQLDatabase,
+                           readings: [String: ModelFacts.Reading] = [:]) async throws {
         for (index, doc) in corpus.enumerated() {
             guard let note = noteOf[index] else { continue }
-            let analysis = OllamaStub.analysis(of: [doc.title ?? "", doc.text].joined(separator: "\n"))
-            let facts = NoteFacts.text(concepts: analysis.concepts.map(\.name), themes: [analysis.primaryTheme] + analysis.secondaryThemes,
-                                       threadName: nil, content: doc.text, writtenAt: doc.metadata?["date"].flatMap(date) ?? Date())
+            let facts = facts(of: doc, readings: readings)
             try await sql.raw("UPDATE notes SET facts = \(bind: facts) WHERE id = \(bind: note)").run()
         }
+    }
+
+    /// A note's facts: from the model's reading in `readings`, else the stand-in's analysis.
+    static func facts(of doc: Document, readings: [String: ModelFacts.Reading]) -> String {
+        let understood: (concepts: [String], themes: [String])
+        if let reading = readings[doc._id] {
+            understood = (reading.concepts, reading.themes)
+        } else {
+            let analysis = OllamaStub.analysis(of: [doc.title ?? "", doc.text].joined(separator: "\n"))
+            understood = (analysis.concepts.map(\.name), [analysis.primaryTheme] + analysis.secondaryThemes)
+        }
+        return NoteFacts.text(concepts: understood.concepts, themes: understood.themes,
+                              threadName: nil, content: doc.text, writtenAt: doc.metadata?["date"].flatMap(date) ?? Date())
     }
 
     /// Prints the best of the settings tried on the tuning half and where the named ones stand

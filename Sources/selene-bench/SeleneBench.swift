@@ -16,6 +16,7 @@ import Vapor
 ///     swift run -c release selene-bench --quick               # one tenth of the counts
 ///     SELENE_LLM_PROVIDER=openai SELENE_LLM_URL=… swift run -c release selene-bench --only llm   # the configured model server
 ///     swift run -c release selene-bench --only briefings       # the briefing's sentence check on a second set (no model)
+///     SELENE_LLM_URL=… swift run -c release selene-bench --only quality --model-facts 500   # facts from a real model's reading (ModelFacts)
 ///
 /// Every figure is printed beside a baseline measured in the same run, as a ratio.
 @main
@@ -52,6 +53,12 @@ struct SeleneBench {
         /// With `--only rerank`: also write both halves' first-stage candidates (features, grades,
         /// documents) and the sets' vectors to this folder, for studying the second stage outside.
         var dump: String?
+        /// Quality: this many more notes of each set read by the configured model first (`ModelFacts`, #85).
+        var modelFacts = 0
+        /// Quality: the facts of the notes `ModelFacts` has cached for this model (no model server needed).
+        var factsFrom: String?
+        /// Quality: each note also embedded with its facts, as one more of its chunk vectors (#85's second vector).
+        var factsVector = false
     }
 
     static func main() async throws {
@@ -76,6 +83,9 @@ struct SeleneBench {
             case "--misses": options.misses = true
             case "--expansion": options.expansion = true
             case "--dump": options.dump = args.next()
+            case "--model-facts": options.modelFacts = Int(args.next() ?? "") ?? 0
+            case "--facts-from": options.factsFrom = args.next()
+            case "--facts-vector": options.factsVector = true
             case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:

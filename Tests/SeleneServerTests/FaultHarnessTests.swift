@@ -375,7 +375,12 @@ final class FaultRig: @unchecked Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
         }
-        let answer = try await send(request)
+        let answer: (status: HTTPResponseStatus, headers: HTTPHeaders, body: String)
+        do {
+            answer = try await send(request)
+        } catch {
+            throw HTTPFailure(description: "\(method) \(path): \(error)\n--- the end of selene's log:\n\(selene.logTail(3000))")
+        }
         guard answer.status.code < 300 else { throw HTTPFailure(description: "\(method) \(path): \(answer.status.code) \(answer.body)") }
         return Self.json(answer.body)
     }

@@ -24,6 +24,14 @@ public final class ServerProcess: @unchecked Sendable {
     public private(set) var wasKilled = false
 
     public var base: String { "http://127.0.0.1:\(port)" }
+
+    /// A session with no cache for the health checks.
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        return URLSession(configuration: configuration)
+    }()
     /// The running server's process id.
     public var pid: Int32? { lock.withLock { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } } }
 
@@ -47,8 +55,10 @@ public final class ServerProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             guard process.isRunning else { throw TestDatabaseError("\(binary) exited on start:\n\(logTail())") }
-            if let url = URL(string: base + health), let (_, response) = try? await URLSession.shared.data(from: url),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
+            // Never from a cache: a restart on the same port would be "up" on the last process's answer.
+            var request = URLRequest(url: URL(string: base + health)!, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: 10)
+            request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+            if let (_, response) = try? await Self.session.data(for: request), (response as? HTTPURLResponse)?.statusCode == 200 {
                 return
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -212,6 +212,17 @@ public final class LLMClient: Sendable {
         try await structuredWithStats(type, system: system, prompt: prompt, model: model, check: check).value
     }
 
+    /// What the model reads in a note (concepts, themes, sentiment, its type) as processing asks
+    /// for it, checked for instructions the note itself didn't contain. The queue and
+    /// `selene-bench`'s model-read facts (#85) ask the same way.
+    public func analyse(title: String?, content: String) async throws -> NoteAnalysis {
+        let numCtx = await contextTokens()
+        let text = [title ?? "", content].joined(separator: "\n")
+        return try await structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
+                                    prompt: ProcessingPrompts.analysis(title: title, content: content, numCtx: numCtx),
+                                    check: { try $0.withoutInstructionWords(note: text) })
+    }
+
     /// The first try is greedy (temperature 0); asking a deterministic server again the same way
     /// would get the same answer back, so each retry samples a little more freely.
     static func structuredTemperature(attempt: Int) -> Double { attempt <= 1 ? 0 : min(0.4 * Double(attempt - 1), 1) }

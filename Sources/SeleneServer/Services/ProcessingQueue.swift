@@ -155,7 +155,7 @@ public struct ProcessingQueue: Sendable {
     /// and placed in a thread (its tasks written when it has none).
     private func pipeline(_ id: Int, llm: LLMClient) async throws -> Outcome {
         guard let note = try await NoteModel.find(id, on: db) else { return .lostLease }
-        let analysis = try await analyse(note, llm: llm)
+        let analysis = try await llm.analyse(title: note.title, content: note.content)
         let (vector, chunks) = try await embed(note, llm: llm)
         let neighbours = try await neighbours(of: vector, note: id)
         let now = services.clock.now()
@@ -174,15 +174,6 @@ public struct ProcessingQueue: Sendable {
         return .done
     }
 
-    /// What the model read in the note (concepts, themes, sentiment, its type), checked for
-    /// instructions the note itself didn't contain.
-    private func analyse(_ note: NoteModel, llm: LLMClient) async throws -> NoteAnalysis {
-        let numCtx = await llm.contextTokens()
-        let text = [note.title ?? "", note.content].joined(separator: "\n")
-        return try await llm.structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
-                                        prompt: ProcessingPrompts.analysis(title: note.title, content: note.content, numCtx: numCtx),
-                                        check: { try $0.withoutInstructionWords(note: text) })
-    }
 
     /// The note's vector and its later parts' (none from a server that can't embed: the note is
     /// found by keyword, and `selene reindex` embeds it once embeddings are served).
