@@ -174,7 +174,6 @@ public struct ProcessingQueue: Sendable {
         return .done
     }
 
-
     /// The note's vector and its later parts' (none from a server that can't embed: the note is
     /// found by keyword, and `selene reindex` embeds it once embeddings are served).
     private func embed(_ note: NoteModel, llm: LLMClient) async throws -> (vector: [Float]?, chunks: [[Float]]) {
