@@ -175,20 +175,23 @@ enum QualityBench {
     /// chunks; nil when a study (`--only context` or `chunks`) was all that was asked and is done.
     static func prepare(_ path: String, options: SeleneBench.Options, url: String) async throws -> Prepared? {
         let dataset = (path as NSString).lastPathComponent
-        let corpus = try lines(path + "/corpus.jsonl", as: Document.self)
-        let queries = try lines(path + "/queries.jsonl", as: Query.self)
+        var corpus = try lines(path + "/corpus.jsonl", as: Document.self)
+        var queries = try lines(path + "/queries.jsonl", as: Query.self)
         let test = try qrels(path + "/qrels/test.tsv")
         let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
-        let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
-        let scopes = Array(Set(corpus.map { scope(of: $0.metadata) })).sorted()
-        print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
-              + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
-
         var readings: [String: ModelFacts.Reading] = [:]
         if let model = options.modelFacts > 0 ? try await ModelFacts.fill(set: dataset, corpus: corpus, limit: options.modelFacts) : options.factsFrom {
             readings = ModelFacts.read(set: dataset, model: model)
             print("   facts from \(model)'s reading for \(readings.count) of \(corpus.count) notes, from the stand-in's (the note's own words) for the rest")
+            if options.wholeRead {
+                (corpus, queries) = wholeRead(corpus, queries, readings: readings)
+                guard !corpus.isEmpty else { print("   no conversation of \(dataset) is read whole yet: nothing to measure"); return nil }
+            }
         }
+        let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
+        let scopes = Array(Set(corpus.map { scope(of: $0.metadata) })).sorted()
+        print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
+              + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
 
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
@@ -246,6 +249,14 @@ enum QualityBench {
         }
         return Prepared(dataset: dataset, corpus: corpus, test: test, dev: dev, scopes: scopes, asked: asked, documentVectors: documentVectors,
                         chunkOwner: chunkOwner, chunkVectors: chunkVectors, config: config, questionTime: questionTime, readings: readings)
+    }
+
+    /// `--whole-read`: the conversations whose every note the model has read, and their questions
+    /// (a set without conversations counts as one), so the tables compare the model's facts with none.
+    static func wholeRead(_ corpus: [Document], _ queries: [Query], readings: [String: ModelFacts.Reading]) -> ([Document], [Query]) {
+        let whole = Set(Dictionary(grouping: corpus) { scope(of: $0.metadata) }.filter { $0.value.allSatisfy { readings[$0._id] != nil } }.keys)
+        print("   only what the model read whole: \(whole.isEmpty ? "nothing" : whole.sorted().map { $0.isEmpty ? "every note" : $0 }.joined(separator: ", "))")
+        return (corpus.filter { whole.contains(scope(of: $0.metadata)) }, queries.filter { whole.contains(scope(of: $0.metadata)) })
     }
 
     /// Every method's ranking of every question, one conversation's database at a time (with

@@ -59,9 +59,23 @@ struct SeleneBench {
         var factsFrom: String?
         /// Quality: each note also embedded with its facts, as one more of its chunk vectors (#85's second vector).
         var factsVector = false
+        /// Quality with a model's facts: only the conversations whose every note the model has read,
+        /// and their questions, so "with" and "without" compare the model's reading alone.
+        var wholeRead = false
     }
 
-    static func main() async throws {
+    /// A setting missing or a server not there is said in a line and the run ends with status 1 —
+    /// not a crash's backtrace.
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            FileHandle.standardError.write(Data("selene-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
         var options = Options()
         if ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"] != nil { options.databases = ["sqlite", "postgres"] }
         var args = CommandLine.arguments.dropFirst().makeIterator()
@@ -86,12 +100,14 @@ struct SeleneBench {
             case "--model-facts": options.modelFacts = Int(args.next() ?? "") ?? 0
             case "--facts-from": options.factsFrom = args.next()
             case "--facts-vector": options.factsVector = true
+            case "--whole-read": options.wholeRead = true
             case "--context": options.context = Int(args.next() ?? "") ?? 0
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--dimension N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses] [--dump DIR]
+                                        [--model-facts N] [--facts-from MODEL] [--whole-read] [--facts-vector]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import OllamaStub
@@ -102,7 +103,8 @@ struct FaultHarnessTests {
             rig.model.stub?.setFault(.slow, slowSeconds: 0.4)
             let selene = try rig.selene(["SELENE_LLM_TIMEOUT": "5"])
             try await selene.start()
-            let acknowledged = Acknowledged()
+            // Captures acknowledged by the two writers running side by side.
+            let acknowledged = NIOLockedValueBox<[String: Int64]>([:])
             for round in 0..<3 {
                 let pause = Double.random(in: 0.8...2.5, using: &rng)
                 try await withThrowingTaskGroup(of: Void.self) { writers in
@@ -112,7 +114,7 @@ struct FaultHarnessTests {
                             for i in 0..<60 {
                                 let content = "Round \(round) writer \(writer) note \(i) (\(Self.seed)): \(Self.some(5, using: &words))"
                                 guard let id = await rig.capture(content, to: selene, viaWebhook: i % 2 == 0) else { return }
-                                acknowledged.add(content, id)
+                                acknowledged.withLockedValue { $0[content] = id }
                                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...30, using: &words)))
                             }
                         }
@@ -123,12 +125,12 @@ struct FaultHarnessTests {
                     try await writers.waitForAll()
                 }
                 let mid = try await rig.count("SELECT COUNT(*) AS n FROM notes WHERE status = 'processing'")
-                print("[\(rig.kind)] round \(round): killed with \(acknowledged.all.count) captures acknowledged, \(mid) notes mid-processing")
+                print("[\(rig.kind)] round \(round): killed with \(acknowledged.withLockedValue(\.count)) captures acknowledged, \(mid) notes mid-processing")
                 try await selene.start()
             }
             rig.model.stub?.setFault(.none)
             let started = ContinuousClock.now
-            _ = try await rig.checkInvariants(selene, acknowledged: acknowledged.all, bound: 240)
+            _ = try await rig.checkInvariants(selene, acknowledged: acknowledged.withLockedValue { $0 }, bound: 240)
             print("[\(rig.kind)] drained \(ContinuousClock.now - started) after the last restart (the lease is 300 s)")
         }
     }
@@ -248,14 +250,6 @@ struct FaultHarnessTests {
             print("[postgres] two processes: one killed with \(mid) notes mid-processing; the other drained all \(notes.count) in \(ContinuousClock.now - started)")
         }
     }
-}
-
-/// Captures acknowledged by writers running side by side.
-final class Acknowledged: @unchecked Sendable {
-    private let lock = NSLock()
-    private var captures: [String: Int64] = [:]
-    func add(_ content: String, _ id: Int64) { lock.withLock { captures[content] = id } }
-    var all: [String: Int64] { lock.withLock { captures } }
 }
 
 /// The model stand-in on a port of its own, kept while it is down (connections refused, and no

@@ -30,6 +30,29 @@ struct NoteFactsTests {
                 == NoteFacts.maxCharacters)
     }
 
+    @Test("A chat export's turn is dated by its header: its days resolved at the day it was said, that day among its facts, not the import's")
+    func chatTurnDays() {
+        let imported = Self.day("2026-11-24")
+        #expect(ChatTurn.day(of: "[03/03/2024, 19:42] Priya: I went to the dentist yesterday").map(Self.iso) == "2024-03-03")
+        #expect(ChatTurn.day(of: "Maya (7:42 pm on 3 March, 2024): ran a half marathon last Sunday").map(Self.iso) == "2024-03-03")
+        #expect(ChatTurn.day(of: "[12/25/2024, 08:00] Tom: merry Christmas").map(Self.iso) == "2024-12-25")
+        #expect(ChatTurn.day(of: "[2024-03-03 19:42] Tom: hi").map(Self.iso) == "2024-03-03")
+        #expect(ChatTurn.day(of: "[3.3.24, 19:42] Tom: hi").map(Self.iso) == "2024-03-03")
+        for notATurn in ["[31/02/2024, 10:00] Tom: no such day", "Maya (7:42 pm): no day in it", "Boiler: broke again",
+                         "Retro (the long one): more time for testing", "Yesterday 03/03/2024 was fine"] {
+            #expect(ChatTurn.day(of: notATurn) == nil, "\(notATurn)")
+        }
+        #expect(NoteFacts.text(concepts: ["dentist"], themes: [], threadName: nil,
+                               content: "[03/03/2024, 19:42] Priya: I went to the dentist yesterday", writtenAt: imported)
+                == "dentist · 2024-03-03 Sunday 3 March 2024 · 2024-03-02 Saturday 2 March 2024")
+        #expect(NoteFacts.text(concepts: [], themes: [], threadName: nil,
+                               content: "Maya (7:42 pm on 3 March, 2024): ran a half marathon last Sunday", writtenAt: imported)
+                == "2024-03-03 Sunday 3 March 2024 · 2024-02-25 Sunday 25 February 2024")
+        // A note of one's own keeps its own moment.
+        #expect(NoteFacts.text(concepts: [], themes: [], threadName: nil, content: "Boiler: broke yesterday", writtenAt: imported)
+                == "2026-11-23 Monday 23 November 2026")
+    }
+
     static func iso(_ date: Date) -> String {
         let c = QueryAnalyzer.utcCalendar.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)

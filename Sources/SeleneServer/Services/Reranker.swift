@@ -133,25 +133,9 @@ public struct Reranker: Sendable, Hashable {
     /// A chat export's speaker at the start of a note: "Maya (7:42 pm on 3 March, 2024): …" or
     /// "[03/03/2024, 19:42] Priya: …". nil for a note that doesn't start so.
     static func speaker(of content: String) -> String? {
-        header(of: content)?.speaker
+        ChatTurn.header(of: content)?.speaker
     }
 
-    /// Whether a note starts with a chat export's header that has the moment in it — a note of
-    /// one's own starting "Boiler: …" or "Retro (the long one): …" has a speaker's shape, no moment.
-    static func isExportTurn(_ content: String) -> Bool {
-        header(of: content)?.moment?.contains(where: \.isNumber) ?? false
-    }
-
-    /// The speaker and the moment (in brackets before it or in parentheses after it) of a note
-    /// starting with a chat export's header.
-    static func header(of content: String) -> (speaker: String, moment: String?)? {
-        let start = NSRange(content.startIndex..<(content.index(content.startIndex, offsetBy: 120, limitedBy: content.endIndex) ?? content.endIndex), in: content)
-        guard let match = speakerHeader.firstMatch(in: content, range: start), let name = Range(match.range(at: 2), in: content) else { return nil }
-        let moment = [1, 3].compactMap { Range(match.range(at: $0), in: content).map { String(content[$0]) } }.first
-        return (String(content[name]), moment)
-    }
-
-    /// "[moment] Speaker: " or "Speaker (moment): " or "Speaker: ".
-    static let speakerHeader = try! NSRegularExpression(
-        pattern: #"^\s*(?:\[([0-9./\-, :apmAPM]{6,30})\]\s*)?(\p{Lu}[\p{L}'’\-]{1,30})(?:\s\(([^)\n]{3,60})\))?:\s"#)
+    /// Whether a note starts with a chat export's header that has the moment in it (`ChatTurn`).
+    static func isExportTurn(_ content: String) -> Bool { ChatTurn.isExportTurn(content) }
 }

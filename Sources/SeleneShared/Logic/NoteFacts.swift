@@ -6,12 +6,17 @@ import Foundation
 /// on 24 November is 23 November 2026, a Monday). A question about "Sam's move" then finds the
 /// note that only says "signed for the flat in Lisbon" when the model wrote down "moving".
 public enum NoteFacts {
-    /// The words, one line, at most `maxCharacters` (concepts first).
+    /// The words, one line, at most `maxCharacters` (concepts first). A chat export's turn
+    /// ("[03/03/2024, 19:42] Priya: …") was said on its header's day, not the day it was
+    /// imported: its days are resolved there, and that day is one of its facts.
     public static func text(concepts: [String], themes: [String], threadName: String?, content: String, writtenAt: Date,
                             calendar: Calendar = QueryAnalyzer.utcCalendar) -> String {
         var parts: [String] = []
         var seen = Set<String>()
-        for part in concepts + themes + [threadName].compactMap({ $0 }) + DateMentions.words(in: content, at: writtenAt, calendar: calendar) {
+        let said = ChatTurn.day(of: content, calendar: calendar)
+        let days = DateMentions.words(for: [said].compactMap { $0 } + DateMentions.dates(in: content, at: said ?? writtenAt, calendar: calendar),
+                                      calendar: calendar)
+        for part in concepts + themes + [threadName].compactMap({ $0 }) + days {
             let clean = part.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !clean.isEmpty, seen.insert(clean.lowercased()).inserted else { continue }
             parts.append(clean)
@@ -77,7 +82,13 @@ public enum DateMentions {
 
     /// Each day as words a question might use: "2026-11-23 Monday 23 November 2026".
     public static func words(in text: String, at moment: Date, calendar: Calendar = QueryAnalyzer.utcCalendar) -> [String] {
-        dates(in: text, at: moment, calendar: calendar).prefix(20).map { date in
+        words(for: dates(in: text, at: moment, calendar: calendar), calendar: calendar)
+    }
+
+    /// Each of (at most 20) days as words, each once.
+    public static func words(for dates: [Date], calendar: Calendar = QueryAnalyzer.utcCalendar) -> [String] {
+        var seen = Set<Date>()
+        return dates.filter { seen.insert($0).inserted }.prefix(20).map { date in
             let c = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
             let iso = String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
             return "\(iso) \(weekdays[c.weekday! - 1].capitalized) \(c.day!) \(months[c.month! - 1].capitalized) \(c.year!)"
