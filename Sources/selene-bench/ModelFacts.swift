@@ -20,6 +20,9 @@ enum ModelFacts {
         var id: String
         var concepts: [String]
         var themes: [String]
+        /// Why the model's answer couldn't be used (after Selene's retries): processing would fail
+        /// the note, and a failed note has no facts. Kept, so the note counts as read.
+        var unusable: String? = nil
     }
 
     /// A note's reading, or why there is none.
@@ -33,6 +36,10 @@ enum ModelFacts {
                 let analysis = try await llm.analyse(title: doc.title, content: doc.text)
                 return Answer(id: doc._id, reading: Reading(id: doc._id, concepts: analysis.concepts.map(\.name),
                                                             themes: [analysis.primaryTheme] + analysis.secondaryThemes))
+            } catch let error as LLMError {
+                // The model answered, not usably: the note is read (and would fail processing).
+                if case .invalidAnswer(let why) = error { return Answer(id: doc._id, reading: Reading(id: doc._id, concepts: [], themes: [], unusable: why)) }
+                return Answer(id: doc._id, problem: "\(error)")
             } catch {
                 return Answer(id: doc._id, problem: "\(error)")
             }
@@ -63,8 +70,9 @@ enum ModelFacts {
     }
 
     /// Reads up to `limit` notes of `corpus` not yet cached, in the corpus's order, with the
-    /// configured model server; each answer appended to the cache as it comes. A note the model
-    /// can't read validly (after Selene's retries) is said, by id, and not cached.
+    /// configured model server; each answer appended to the cache as it comes. A note whose answer
+    /// isn't usable (after Selene's retries) is cached as read with no facts; one the server didn't
+    /// answer (down, timed out) is said, by id, and asked again next time.
     static func fill(set: String, corpus: [QualityBench.Document], limit: Int) async throws -> String {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
             throw SeleneConfigError("--model-facts needs a model server: set SELENE_LLM_URL (and SELENE_LLM_PROVIDER, SELENE_CHAT_MODEL)")
@@ -88,7 +96,7 @@ enum ModelFacts {
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         out.seekToEndOfFile()
         let started = Date()
-        var read = 0, failed: [String] = []
+        var read = 0, unusable = 0, failed: [String] = []
         // Two at a time: the real-model tier's llama-server serves two slots, and on two cores a
         // second request fills what one leaves idle between its steps.
         let docs = Array(waiting)
@@ -103,6 +111,7 @@ enum ModelFacts {
                 if let reading = answer.reading {
                     out.write(try JSONEncoder().encode(reading) + Data("\n".utf8))
                     read += 1
+                    if let why = reading.unusable { unusable += 1; print("   \(answer.id): the model's answer was not usable (\(why)): read, no facts, as processing would fail it") }
                 } else {
                     failed.append(answer.id)
                     print("   \(answer.id): the model's reading is left out: \(answer.problem ?? "")")
@@ -120,8 +129,8 @@ enum ModelFacts {
         }
         try out.close()
         try? await app.asyncShutdown()
-        print(String(format: "   read %d notes in %.0f s; %d left out (%@)", read, Date().timeIntervalSince(started), failed.count,
-                     failed.prefix(10).joined(separator: ", ")))
+        print(String(format: "   read %d notes in %.0f s (%d answers not usable); %d left out, to be asked again (%@)", read,
+                     Date().timeIntervalSince(started), unusable, failed.count, failed.prefix(10).joined(separator: ", ")))
         return model
     }
 }

@@ -176,32 +176,37 @@ enum QualityBench {
     static func prepare(_ path: String, options: SeleneBench.Options, url: String) async throws -> Prepared? {
         let dataset = (path as NSString).lastPathComponent
         var corpus = try lines(path + "/corpus.jsonl", as: Document.self)
-        var queries = try lines(path + "/queries.jsonl", as: Query.self)
+        let queries = try lines(path + "/queries.jsonl", as: Query.self)
         let test = try qrels(path + "/qrels/test.tsv")
         let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
         var readings: [String: ModelFacts.Reading] = [:]
         if let model = options.modelFacts > 0 ? try await ModelFacts.fill(set: dataset, corpus: corpus, limit: options.modelFacts) : options.factsFrom {
             readings = ModelFacts.read(set: dataset, model: model)
             print("   facts from \(model)'s reading for \(readings.count) of \(corpus.count) notes, from the stand-in's (the note's own words) for the rest")
-            if options.wholeRead {
-                (corpus, queries) = wholeRead(corpus, queries, readings: readings)
-                guard !corpus.isEmpty else { print("   no conversation of \(dataset) is read whole yet: nothing to measure"); return nil }
-            }
         }
+        // `--whole-read`: the conversations the model read whole (embedded with the rest, so the
+        // whole set's vectors come from the cache, then kept alone).
+        let whole = options.wholeRead ? wholeRead(corpus, readings: readings) : nil
+        if whole?.isEmpty == true { print("   no conversation of \(dataset) is read whole yet: nothing to measure"); return nil }
+        let kept = { (metadata: [String: String]?) in whole?.contains(scope(of: metadata)) ?? true }
         let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
-        let scopes = Array(Set(corpus.map { scope(of: $0.metadata) })).sorted()
-        print("\n== Quality on \(path): \(corpus.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.count) questions reported"
-              + (dev == nil ? "" : ", \(tuned.count) others to tune on"))
+        let scopes = Array(Set(corpus.filter { kept($0.metadata) }.map { scope(of: $0.metadata) })).sorted()
+        print("\n== Quality on \(path): \(corpus.filter { kept($0.metadata) }.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.filter { kept($0.metadata) }.count) questions reported"
+              + (dev == nil ? "" : ", \(tuned.filter { kept($0.metadata) }.count) others to tune on"))
 
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
         let started = Date()
         let used = reported + tuned
         let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) } + used.map(\.text)
         let vectors = try await embeddings(texts, config: config)
-        let documentVectors = Array(vectors.prefix(corpus.count))
+        var documentVectors = Array(vectors.prefix(corpus.count))
         let asked = zip(used, vectors.dropFirst(corpus.count)).map { query, vector in
             Asked(id: query._id, text: query.text, kind: query.metadata?["kind"] ?? "all",
                   at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scope(of: query.metadata))
+        }.filter { whole?.contains($0.scope) ?? true }
+        if whole != nil {
+            documentVectors = corpus.indices.filter { kept(corpus[$0].metadata) }.map { documentVectors[$0] }
+            corpus = corpus.filter { kept($0.metadata) }
         }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         let questionTime = try await embeddingTime(used.prefix(30).map(\.text), config: config)
@@ -253,10 +258,10 @@ enum QualityBench {
 
     /// `--whole-read`: the conversations whose every note the model has read, and their questions
     /// (a set without conversations counts as one), so the tables compare the model's facts with none.
-    static func wholeRead(_ corpus: [Document], _ queries: [Query], readings: [String: ModelFacts.Reading]) -> ([Document], [Query]) {
+    static func wholeRead(_ corpus: [Document], readings: [String: ModelFacts.Reading]) -> Set<String> {
         let whole = Set(Dictionary(grouping: corpus) { scope(of: $0.metadata) }.filter { $0.value.allSatisfy { readings[$0._id] != nil } }.keys)
         print("   only what the model read whole: \(whole.isEmpty ? "nothing" : whole.sorted().map { $0.isEmpty ? "every note" : $0 }.joined(separator: ", "))")
-        return (corpus.filter { whole.contains(scope(of: $0.metadata)) }, queries.filter { whole.contains(scope(of: $0.metadata)) })
+        return whole
     }
 
     /// Every method's ranking of every question, one conversation's database at a time (with
@@ -576,6 +581,8 @@ enum QualityBench {
     static func facts(of doc: Document, readings: [String: ModelFacts.Reading]) -> String {
         let understood: (concepts: [String], themes: [String])
         if let reading = readings[doc._id] {
+            // A note processing would fail has no facts at all.
+            if reading.unusable != nil { return "" }
             understood = (reading.concepts, reading.themes)
         } else {
             let analysis = OllamaStub.analysis(of: [doc.title ?? "", doc.text].joined(separator: "\n"))
