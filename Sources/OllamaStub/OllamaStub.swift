@@ -224,12 +224,40 @@ public final class OllamaStub: Sendable {
             : lower.contains("http://") || lower.contains("https://") ? .reference
             : lower.hasPrefix("today") ? .log : .reflection
         let actionability: Actionability = type == .task ? .actionable : lower.contains("someday") || lower.contains("maybe") ? .someday : .none
+        let named = names(in: text)
         let energy: EnergyLevel = text.contains("!") || words.contains("excited") ? .high : words.contains("tired") ? .low : .medium
         return NoteAnalysis(
             concepts: keys.prefix(3).enumerated().map { Concept(name: $0.element, confidence: 0.9 - Double($0.offset) * 0.1) },
             primaryTheme: keys.first ?? "notes", secondaryThemes: Array(keys.dropFirst(3).prefix(2)), sentiment: sentiment,
             sentimentScore: score, emotionalTone: sentiment == .negative ? "worried" : sentiment == .positive ? "hopeful" : "calm",
-            energyLevel: energy, noteType: type, actionability: actionability)
+            energyLevel: energy, noteType: type, actionability: actionability,
+            people: named.people, places: named.places)
+    }
+
+    /// The stand-in's people and places: capitalised words not opening a sentence or a line (nor a
+    /// day's or a month's name); after "in", "to", "at", "from" or "near" a place, else a person. Up to five each.
+    static func names(in text: String) -> (people: [String], places: [String]) {
+        let calendarWords = Set(DateMentions.weekdays + DateMentions.months)
+        var people: [String] = [], places: [String] = []
+        var previous = "", opensSentence = true
+        for line in text.split(whereSeparator: \.isNewline) {
+            opensSentence = true
+            for raw in line.split(whereSeparator: \.isWhitespace) {
+                let word = raw.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+                let lower = word.lowercased()
+                if let first = word.first, first.isUppercase, word.count > 1, word.dropFirst().allSatisfy(\.isLowercase), !opensSentence,
+                   !calendarWords.contains(lower) {
+                    if ["in", "to", "at", "from", "near"].contains(previous) {
+                        if !places.contains(word), places.count < NoteAnalysis.maxNames { places.append(word) }
+                    } else if !people.contains(word), people.count < NoteAnalysis.maxNames {
+                        people.append(word)
+                    }
+                }
+                opensSentence = raw.last.map { ".!?:".contains($0) } ?? false
+                previous = lower
+            }
+        }
+        return (people, places)
     }
 
     /// JSON for a `format` schema: a note's analysis, a thread's name, or the smallest valid value.

@@ -42,6 +42,12 @@ enum LLMBench {
                    baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
         if bare.failedCalls > 0 { print("\(bare.failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
         report.add("analyses valid at the first try", database: nil, value: Double(bare.firstTry) / Double(max(1, notes.count)), unit: "share")
+        if bare.analyses > 0 {
+            report.add("people and places in the model's analysis (characters of its JSON)", database: nil,
+                       value: Double(bare.nameCharacters) / Double(bare.analyses), unit: "characters",
+                       baseline: Double(bare.answerCharacters) / Double(bare.analyses), baselineName: "the whole analysis")
+            report.add("notes it named a person or a place in", database: nil, value: Double(bare.naming) / Double(bare.analyses), unit: "share")
+        }
         if bare.generating > 0 {
             report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
         }
@@ -57,6 +63,9 @@ enum LLMBench {
     struct BareCalls {
         var ms: [Double] = []
         var firstTry = 0, tokens = 0, generating = 0.0, failedCalls = 0
+        /// Characters of the analyses as JSON, and of their people and places in it (#85: what
+        /// asking for them adds to what the model writes, the most of a note's processing time).
+        var answerCharacters = 0, nameCharacters = 0, naming = 0, analyses = 0
     }
 
     static func bareCalls(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async -> BareCalls {
@@ -69,6 +78,13 @@ enum LLMBench {
                 let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
                                                                   check: { try $0.withoutInstructionWords(note: doc.text) })
                 stats = (analysis?.tries ?? 0, analysis?.tokens)
+                if let value = analysis?.value {
+                    bare.analyses += 1
+                    bare.answerCharacters += (try? SeleneJSON.encode(value).count) ?? 0
+                    // `"people":[…],"places":[…]` (their object without its braces) and the comma joining them to the rest.
+                    bare.nameCharacters += ((try? SeleneJSON.encode(["people": value.people, "places": value.places]).count) ?? 2) - 1
+                    if !value.people.isEmpty || !value.places.isEmpty { bare.naming += 1 }
+                }
                 failed = (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil
             }
             bare.ms.append(ms)

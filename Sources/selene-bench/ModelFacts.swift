@@ -4,7 +4,7 @@ import SeleneShared
 
 /// The development sets' notes read by a real model (#85, point 2): each note's analysis asked
 /// for as processing asks it (`LLMClient.analyse`, the model server `SELENE_LLM_*` names), its
-/// concepts and themes kept in a cache outside the clone — one line per note, written as each
+/// concepts, themes, people and places kept in a cache outside the clone — one line per note, written as each
 /// answer comes, so a run stopped part-way loses nothing and the next goes on where it stopped
 /// (thousands of notes at seconds each take more than one sitting on two cores).
 ///
@@ -15,11 +15,13 @@ import SeleneShared
 /// The quality tables then take each note's facts from the model's reading where the cache has
 /// it, and say how many notes that is; the stand-in's (the note's own words) for the rest.
 enum ModelFacts {
-    /// One note's reading: the set's document id, the model's concepts and themes.
+    /// One note's reading: the set's document id, the model's concepts, themes, people and places.
     struct Reading: Codable, Sendable {
         var id: String
         var concepts: [String]
         var themes: [String]
+        var people: [String] = []
+        var places: [String] = []
         /// Why the model's answer couldn't be used (after Selene's retries): processing would fail
         /// the note, and a failed note has no facts. Kept, so the note counts as read.
         var unusable: String? = nil
@@ -35,7 +37,8 @@ enum ModelFacts {
             do {
                 let analysis = try await llm.analyse(title: doc.title, content: doc.text)
                 return Answer(id: doc._id, reading: Reading(id: doc._id, concepts: analysis.concepts.map(\.name),
-                                                            themes: [analysis.primaryTheme] + analysis.secondaryThemes))
+                                                            themes: [analysis.primaryTheme] + analysis.secondaryThemes,
+                                                            people: analysis.people, places: analysis.places))
             } catch let error as LLMError {
                 // The model answered, not usably: the note is read (and would fail processing).
                 if case .invalidAnswer(let why) = error { return Answer(id: doc._id, reading: Reading(id: doc._id, concepts: [], themes: [], unusable: why)) }
@@ -53,10 +56,21 @@ enum ModelFacts {
         return (base as NSString).appendingPathComponent("model-facts")
     }
 
+    /// The cache of `set` read by `model` with today's analysis prompt and schema: a reading
+    /// asked otherwise (before people and places were asked for, #85) is another file's
+    /// (`SET--MODEL.jsonl` holds the first prompt's), so one table never mixes two prompts.
     static func file(set: String, model: String) -> String {
         let safe = model.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" }
-        return (folder as NSString).appendingPathComponent("\(set)--\(String(safe)).jsonl")
+        return (folder as NSString).appendingPathComponent("\(set)--\(String(safe))--\(promptTag).jsonl")
     }
+
+    /// Eight hex digits of FNV-1a over the analysis prompt and its schema.
+    static let promptTag: String = {
+        let schema = (try? SeleneJSON.encode(NoteAnalysis.jsonSchema)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (ProcessingPrompts.analysisSystem + "\n" + schema).utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return String(format: "%08x", UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))
+    }()
 
     /// What is cached for `set` by `model`, by document id. A line cut off by a stop mid-write is
     /// left out (and read again next time).

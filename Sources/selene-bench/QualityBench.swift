@@ -579,16 +579,17 @@ enum QualityBench {
 
     /// A note's facts: from the model's reading in `readings`, else the stand-in's analysis.
     static func facts(of doc: Document, readings: [String: ModelFacts.Reading]) -> String {
-        let understood: (concepts: [String], themes: [String])
+        let understood: ModelFacts.Reading
         if let reading = readings[doc._id] {
             // A note processing would fail has no facts at all.
             if reading.unusable != nil { return "" }
-            understood = (reading.concepts, reading.themes)
+            understood = reading
         } else {
             let analysis = OllamaStub.analysis(of: [doc.title ?? "", doc.text].joined(separator: "\n"))
-            understood = (analysis.concepts.map(\.name), [analysis.primaryTheme] + analysis.secondaryThemes)
+            understood = ModelFacts.Reading(id: doc._id, concepts: analysis.concepts.map(\.name), themes: [analysis.primaryTheme] + analysis.secondaryThemes,
+                                            people: analysis.people, places: analysis.places)
         }
-        return NoteFacts.text(concepts: understood.concepts, themes: understood.themes,
+        return NoteFacts.text(concepts: understood.concepts, people: understood.people, places: understood.places, themes: understood.themes,
                               threadName: nil, content: doc.text, writtenAt: doc.metadata?["date"].flatMap(date) ?? Date())
     }
 

@@ -6,7 +6,7 @@ import SQLKit
 import Testing
 import Vapor
 
-/// #85 (1): what the model understood about a note — its concepts and themes, its thread's name,
+/// #85 (1): what the model understood about a note — its concepts, people, places and themes, its thread's name,
 /// the days it mentions as dates — is searched beside its words, and kept current when the note
 /// is processed, edited, moved, or its thread renamed (SQLite and PostgreSQL alike).
 @Suite("What the model understood is searchable")
@@ -98,6 +98,33 @@ struct NoteFactsTests {
                 #expect(try await search.rank("Sam's move abroad", limit: 10).isEmpty)
                 try await app.process()
                 #expect(try await search.rank("Porto", limit: 10) == [Int(lisbon.id)])
+            }
+        }
+    }
+
+    @Test("The people and places the model named are stored with the note, read back over the API and searched; the stand-in names them too")
+    func peopleAndPlaces() async throws {
+        try await withStub { stub in
+            stub.understand(containing: "lasagne", as: NoteAnalysis(
+                concepts: [Concept(name: "dinner", confidence: 0.9)], primaryTheme: "family dinner", secondaryThemes: [],
+                sentiment: .positive, sentimentScore: 0.5, emotionalTone: "warm", energyLevel: .medium, noteType: .log,
+                actionability: .none, people: ["Aunt Rosa"], places: ["Trattoria Lucca"]))
+            try await withSelene(stub: stub) { app, _ in
+                let search = KeywordSearch(db: app.db)
+                let dinner = try await app.note("Saturday dinner: the lasagne was perfect, as ever.")
+                let walk = try await app.note("Long walk with Omar to Greenwich, then tea.")
+                try await app.process()
+                #expect(try await search.rank("Rosa", limit: 10) == [Int(dinner.id)])
+                #expect(try await search.rank("Lucca", limit: 10) == [Int(dinner.id)])
+                let read = try await app.send(.GET, "/api/notes/\(dinner.id)")
+                let note: Note = try await app.call(.GET, "/api/notes/\(dinner.id)")
+                #expect(note.analysis?.people == ["Aunt Rosa"] && note.analysis?.places == ["Trattoria Lucca"], "\(read.text)")
+                #expect(read.text.contains("\"people\":[\"Aunt Rosa\"]"), "\(read.text)")
+                // The stand-in's own reading: a capitalised word after "to" is a place, another one a person.
+                let other: Note = try await app.call(.GET, "/api/notes/\(walk.id)")
+                #expect(other.analysis?.people == ["Omar"] && other.analysis?.places == ["Greenwich"], "\(String(describing: other.analysis))")
+                let facts = try await app.db.sql.raw("SELECT facts FROM notes WHERE id = \(bind: Int(walk.id))").first()?.decode(column: "facts", as: String?.self)
+                #expect(facts?.contains("Greenwich") == true, "\(facts ?? "none")")
             }
         }
     }

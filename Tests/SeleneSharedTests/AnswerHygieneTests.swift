@@ -115,4 +115,23 @@ struct AnswerHygieneTests {
         let schema = String(decoding: try SeleneJSON.encode(NoteAnalysis.jsonSchema), as: UTF8.self)
         #expect(schema.contains("\"maxItems\":5") && schema.contains("\"maxItems\":3"))
     }
+
+    @Test("People and places the note names: distinct, the writer and the prompt's words left out, five at most; an answer without them names none")
+    func peopleAndPlaces() throws {
+        let note = "Dinner with Sam and aunt Rosa at Lucca in Porto; I paid."
+        let answer = #"""
+            {"concepts":[{"name":"dinner","confidence":0.9}],"primaryTheme":"family dinner","secondaryThemes":[],"sentiment":"positive",
+             "sentimentScore":0.5,"emotionalTone":"warm","energyLevel":"medium","noteType":"log","actionability":"none",
+             "people":["Sam","sam"," Aunt Rosa ","I","the writer","people","none","Kofi","Beth","Luis","Mei","Zara"],"places":["Lucca","Porto","places",""]}
+            """#
+        let parsed = try NoteAnalysis.parse(answer).withoutInstructionWords(note: note)
+        #expect(parsed.people == ["Sam", "Aunt Rosa", "Kofi", "Beth", "Luis"], "\(parsed.people)")
+        #expect(parsed.places == ["Lucca", "Porto"], "\(parsed.places)")
+        // An answer from before they were asked for (a stored analysis, an older server's note) names none.
+        let older = try NoteAnalysis.parse(#"{"concepts":[],"primaryTheme":"bread","secondaryThemes":[],"sentiment":"neutral","sentimentScore":0,"emotionalTone":"calm","energyLevel":"low","noteType":"log","actionability":"none"}"#)
+        #expect(older.people.isEmpty && older.places.isEmpty)
+        // Asked for in the schema, so a grammar writes them.
+        guard case .array(let required)? = NoteAnalysis.jsonSchema["required"] else { Issue.record("no required keys"); return }
+        #expect(required.contains(.string("people")) && required.contains(.string("places")))
+    }
 }

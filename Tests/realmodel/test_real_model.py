@@ -170,7 +170,12 @@ def check_analysis(note):
         copied = words and all(w in INSTRUCTION_WORDS for w in words) and not all(w in own for w in words)
         assert not copied, f"copied from the prompt: {phrase!r} (note: {note['content'][:60]!r})"
     assert len(a["emotionalTone"]) <= 40
-    for text in [a["primaryTheme"], a["emotionalTone"], *a["secondaryThemes"], *[c["name"] for c in a["concepts"]]]:
+    # The people and places it names (#85): lists of at most five distinct names, never the writer.
+    for key in ("people", "places"):
+        assert isinstance(a.get(key), list) and len(a[key]) <= 5, (key, a.get(key))
+        assert all(0 < len(n) <= 80 for n in a[key]) and len({n.lower() for n in a[key]}) == len(a[key]), (key, a[key])
+    assert not {n.lower() for n in a["people"]} & {"i", "me", "the writer", "writer"}, a["people"]
+    for text in [a["primaryTheme"], a["emotionalTone"], *a["secondaryThemes"], *[c["name"] for c in a["concepts"]], *a["people"], *a["places"]]:
         assert not TEMPLATE_TOKEN.search(text), f"template token in an analysis: {text!r}"
 
 

@@ -27,6 +27,7 @@ enum SeleneMigrations {
         CreateOutbound(),
         CreateHostedConsent(),
         NoteFactsSearch(),
+        PeopleAndPlaces(),
     ]
 }
 

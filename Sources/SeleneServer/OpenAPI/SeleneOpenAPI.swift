@@ -359,6 +359,7 @@ enum SeleneOpenAPI {
                 "secondaryThemes": array(string), "sentiment": enumSchema(Sentiment.self),
                 "sentimentScore": .object(["type": "number", "minimum": -1, "maximum": 1]), "emotionalTone": string,
                 "energyLevel": enumSchema(EnergyLevel.self), "noteType": enumSchema(NoteType.self), "actionability": enumSchema(Actionability.self),
+                "people": array(string), "places": array(string),
             ], required: ["id", "content", "createdAt", "source", "contentHash", "tags", "status", "attempts"]),
             "NoteList": list("notes", of: "Note"),
             "SearchResponse": list("notes", of: "Note", extra: ["query": string]),

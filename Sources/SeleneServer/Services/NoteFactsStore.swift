@@ -18,7 +18,8 @@ public struct NoteFactsStore {
         let sql = db.sql
         for batch in stride(from: 0, to: noteIds.count, by: 200).map({ Array(noteIds[$0..<min(noteIds.count, $0 + 200)]) }) {
             let rows = try await sql.raw("""
-                SELECT n.id, n.content, n.created_at, n.facts, p.concepts, p.primary_theme, p.secondary_themes, t.name AS thread_name
+                SELECT n.id, n.content, n.created_at, n.facts, p.concepts, p.people, p.places, p.primary_theme, p.secondary_themes,
+                       t.name AS thread_name
                 FROM notes n LEFT JOIN processed_notes p ON p.note_id = n.id
                 LEFT JOIN thread_notes tn ON tn.note_id = n.id LEFT JOIN threads t ON t.id = tn.thread_id
                 WHERE n.id IN (\(binds: batch))
@@ -30,7 +31,9 @@ public struct NoteFactsStore {
                 guard let concepts = try row.decode(column: "concepts", as: String?.self) else { facts[id] = .some(nil); continue }
                 let themes = [try row.decode(column: "primary_theme", as: String?.self)].compactMap { $0 }
                     + (JSONColumn.read([String].self, try row.decode(column: "secondary_themes", as: String?.self)) ?? [])
-                facts[id] = NoteFacts.text(concepts: (JSONColumn.read([Concept].self, concepts) ?? []).map(\.name), themes: themes,
+                func names(_ column: String) throws -> [String] { JSONColumn.read([String].self, try row.decode(column: column, as: String?.self)) ?? [] }
+                facts[id] = NoteFacts.text(concepts: (JSONColumn.read([Concept].self, concepts) ?? []).map(\.name),
+                                           people: try names("people"), places: try names("places"), themes: themes,
                                            threadName: try row.decode(column: "thread_name", as: String?.self),
                                            content: try row.decode(column: "content", as: String.self),
                                            writtenAt: try row.decode(column: "created_at", as: Date.self))

@@ -143,7 +143,7 @@ public struct NoteStore: Sendable {
         var query: SQLQueryString = """
             SELECT n.id, n.title, n.content, n.created_at, n.source, n.source_uuid, n.content_hash, n.tags, n.status,
                    n.attempts, n.last_error, p.concepts, p.primary_theme, p.secondary_themes, p.sentiment,
-                   p.sentiment_score, p.emotional_tone, p.energy_level, p.note_type, p.actionability, p.processed_at,
+                   p.sentiment_score, p.emotional_tone, p.energy_level, p.note_type, p.actionability, p.processed_at, p.people, p.places,
                    p.model AS processed_by, e.model AS embedding_model, tn.thread_id, t.name AS thread_name
             FROM notes n
             LEFT JOIN processed_notes p ON p.note_id = n.id
@@ -170,7 +170,9 @@ public struct NoteStore: Sendable {
                 emotionalTone: try text("emotional_tone") ?? "",
                 energyLevel: EnergyLevel(rawValue: try text("energy_level") ?? "") ?? .medium,
                 noteType: NoteType(rawValue: try text("note_type") ?? "") ?? .reflection,
-                actionability: Actionability(rawValue: try text("actionability") ?? "") ?? .none)
+                actionability: Actionability(rawValue: try text("actionability") ?? "") ?? .none,
+                people: JSONColumn.read([String].self, try text("people")) ?? [],
+                places: JSONColumn.read([String].self, try text("places")) ?? [])
         }
         return Note(
             id: Int64(try row.decode(column: "id", as: Int.self)),

@@ -80,6 +80,8 @@ struct ObsidianExporter {
         if let a = note.analysis {
             front += [("theme", Self.yaml(a.primaryTheme)), ("concepts", Self.yamlList(a.concepts.map(\.name))),
                       ("sentiment", a.sentiment.rawValue), ("type", a.noteType.rawValue), ("actionability", a.actionability.rawValue)]
+            if !a.people.isEmpty { front.append(("people", Self.yamlList(a.people))) }
+            if !a.places.isEmpty { front.append(("places", Self.yamlList(a.places))) }
         }
         if let threadId = note.threadId, let name = note.threadName {
             let link = String(Self.threadFileName(NoteThread(id: threadId, name: name, summary: "", status: .active, momentum: 0,

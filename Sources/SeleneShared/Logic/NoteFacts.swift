@@ -1,7 +1,7 @@
 import Foundation
 
 /// What processing understood about a note, as words searched beside the note's own (#85):
-/// the concepts and themes the model wrote down, the name of the thread the note is in, and the
+/// the concepts, people, places and themes the model wrote down, the name of the thread the note is in, and the
 /// days the note mentions resolved to dates at the note's moment ("yesterday" in a note written
 /// on 24 November is 23 November 2026, a Monday). A question about "Sam's move" then finds the
 /// note that only says "signed for the flat in Lisbon" when the model wrote down "moving".
@@ -9,14 +9,15 @@ public enum NoteFacts {
     /// The words, one line, at most `maxCharacters` (concepts first). A chat export's turn
     /// ("[03/03/2024, 19:42] Priya: …") was said on its header's day, not the day it was
     /// imported: its days are resolved there, and that day is one of its facts.
-    public static func text(concepts: [String], themes: [String], threadName: String?, content: String, writtenAt: Date,
+    public static func text(concepts: [String], people: [String] = [], places: [String] = [], themes: [String], threadName: String?,
+                            content: String, writtenAt: Date,
                             calendar: Calendar = QueryAnalyzer.utcCalendar) -> String {
         var parts: [String] = []
         var seen = Set<String>()
         let said = ChatTurn.day(of: content, calendar: calendar)
         let days = DateMentions.words(for: [said].compactMap { $0 } + DateMentions.dates(in: content, at: said ?? writtenAt, calendar: calendar),
                                       calendar: calendar)
-        for part in concepts + themes + [threadName].compactMap({ $0 }) + days {
+        for part in concepts + people + places + themes + [threadName].compactMap({ $0 }) + days {
             let clean = part.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !clean.isEmpty, seen.insert(clean.lowercased()).inserted else { continue }
             parts.append(clean)
@@ -30,8 +31,8 @@ public enum NoteFacts {
 
 /// Days a note mentions, resolved at the moment it was written.
 public enum DateMentions {
-    static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-    static let months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+    public static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+    public static let months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 
     /// The days `text` names ("today", "yesterday", "tomorrow", "last Tuesday", "on Friday", "next
     /// Monday", "3 days ago", "4 March", "March 4th", "2026-03-04"), each once, in order.

@@ -11,7 +11,8 @@ public enum ProcessingPrompts {
         You analyse one personal note at a time for a private second-brain app. Answer with JSON: what the note is \
         about in the note's own words (a few short phrases, each once, with your confidence from 0 to 1), its main theme \
         in two to four words, other themes if it has them, its sentiment with a score from -1 to 1, its emotional tone in \
-        a word or two, the writer's energy, what kind of note it is and whether it asks for action.
+        a word or two, the writer's energy, what kind of note it is, whether it asks for action, and the people and \
+        places it names.
         """
 
     public static func analysis(title: String?, content: String, numCtx: Int) -> String {

@@ -53,12 +53,17 @@ extension NoteAnalysis: StructuredAnswer {
             "energyLevel": Schema.enum(EnergyLevel.allowedValues),
             "noteType": Schema.enum(NoteType.allowedValues),
             "actionability": Schema.enum(Actionability.allowedValues),
+            "people": Schema.array(Schema.string(maxLength: 80), maxItems: maxNames),
+            "places": Schema.array(Schema.string(maxLength: 80), maxItems: maxNames),
         ])
     }
 
     /// The prompt's bounds ("up to 5 concepts", "up to 3 secondary themes"), the schema's too.
     public static let maxConcepts = 5
     public static let maxSecondaryThemes = 3
+    /// People, and places, a note names that are kept (#85): a note naming more is a list, and
+    /// its words are searched anyway.
+    public static let maxNames = 5
 
     /// The words of the analysis prompt's own instructions. A concept or theme made of nothing
     /// else was copied from the prompt ("up to 5 concepts", "someday"), not found in the note.
@@ -68,7 +73,8 @@ extension NoteAnalysis: StructuredAnswer {
         var words = Set(TextTokens.searchTerms(ProcessingPrompts.analysisSystem, limit: 1000).filter { !subjects.contains($0) }.map(TextTokens.stem))
         // The schema's keys and enum values, which the model sees in its grammar if not in the prompt.
         let schemaWords = ["concept", "concepts", "theme", "themes", "primary", "secondary", "confidence", "json", "schema", "up", "to",
-                           "note", "notes", "none", "n/a", "na", "unknown", "level", "type", "actionability"]
+                           "note", "notes", "none", "n/a", "na", "unknown", "level", "type", "actionability",
+                           "people", "person", "places", "place", "name", "names"]
             + Sentiment.allowedValues + EnergyLevel.allowedValues + NoteType.allowedValues + Actionability.allowedValues
         for word in schemaWords {
             words.insert(TextTokens.stem(word))
@@ -113,6 +119,11 @@ extension NoteAnalysis: StructuredAnswer {
             out.secondaryThemes.removeAll { $0.lowercased() == replacement.lowercased() }
         }
         out.secondaryThemes = Array(out.secondaryThemes.prefix(Self.maxSecondaryThemes))
+        // The writer isn't someone the note names ("I", "the writer").
+        let writer: Set<String> = ["writer", "author", "user", "narrator", "self"]
+        out.people = Array(people.filter { !copied($0) && !TextTokens.words($0).filter { !TextTokens.stopWords.contains($0) }.allSatisfy(writer.contains) }
+            .prefix(Self.maxNames))
+        out.places = Array(places.filter { !copied($0) }.prefix(Self.maxNames))
         return out
     }
 
@@ -140,6 +151,9 @@ extension NoteAnalysis: StructuredAnswer {
         }
         out.secondaryThemes = Self.distinct(secondaryThemes, limit: Self.maxSecondaryThemes * 2, excluding: [out.primaryTheme.lowercased()])
         out.emotionalTone = String(emotionalTone.trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
+        // Up to twice the bound, as for concepts: what is copied from the prompt goes next.
+        out.people = Self.distinct(people, limit: Self.maxNames * 2)
+        out.places = Self.distinct(places, limit: Self.maxNames * 2)
         return out
     }
 }

@@ -24,10 +24,15 @@ public struct NoteAnalysis: Codable, Sendable, Hashable {
     public var energyLevel: EnergyLevel
     public var noteType: NoteType
     public var actionability: Actionability
+    /// The people the note names (#85), as the model wrote them. Empty for a note processed
+    /// before they were asked for, or by a model that left them out.
+    public var people: [String]
+    /// The places the note names (#85), likewise.
+    public var places: [String]
 
     public init(concepts: [Concept], primaryTheme: String, secondaryThemes: [String], sentiment: Sentiment,
                 sentimentScore: Double, emotionalTone: String, energyLevel: EnergyLevel, noteType: NoteType,
-                actionability: Actionability) {
+                actionability: Actionability, people: [String] = [], places: [String] = []) {
         self.concepts = concepts
         self.primaryTheme = primaryTheme
         self.secondaryThemes = secondaryThemes
@@ -37,6 +42,26 @@ public struct NoteAnalysis: Codable, Sendable, Hashable {
         self.energyLevel = energyLevel
         self.noteType = noteType
         self.actionability = actionability
+        self.people = people
+        self.places = places
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case concepts, primaryTheme, secondaryThemes, sentiment, sentimentScore, emotionalTone, energyLevel, noteType, actionability
+        case people, places
+    }
+
+    /// An analysis without people and places (an older server's, or a model's that left them
+    /// out) reads as naming none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(concepts: try c.decode([Concept].self, forKey: .concepts), primaryTheme: try c.decode(String.self, forKey: .primaryTheme),
+                  secondaryThemes: try c.decode([String].self, forKey: .secondaryThemes), sentiment: try c.decode(Sentiment.self, forKey: .sentiment),
+                  sentimentScore: try c.decode(Double.self, forKey: .sentimentScore), emotionalTone: try c.decode(String.self, forKey: .emotionalTone),
+                  energyLevel: try c.decode(EnergyLevel.self, forKey: .energyLevel), noteType: try c.decode(NoteType.self, forKey: .noteType),
+                  actionability: try c.decode(Actionability.self, forKey: .actionability),
+                  people: try c.decodeIfPresent([String].self, forKey: .people) ?? [],
+                  places: try c.decodeIfPresent([String].self, forKey: .places) ?? [])
     }
 }
 

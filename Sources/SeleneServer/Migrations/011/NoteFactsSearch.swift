@@ -6,7 +6,9 @@ import SQLKit
 /// title and words. SQLite's FTS5 table gets a third column (made again, and filled from the
 /// notes); PostgreSQL's `search_vector` weighs the facts as C, under the title (A) and the words
 /// (B), and its index keeps no pending list (`FullTextWithoutPendingList`). Processing writes the
-/// facts; until a note is processed (or after its words are edited) it has none.
+/// facts; until a note is processed (or after its words are edited) it has none. (This step
+/// filled the facts of notes processed before until #85 added people and places; the next step
+/// does it now, with the same end: a database this step ran on is filled again there, unchanged.)
 struct NoteFactsSearch: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database.sql
@@ -28,8 +30,8 @@ struct NoteFactsSearch: AsyncMigration {
             try await Self.createSQLiteIndex(sql)
             try await sql.raw("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')").run()
         }
-        // The notes processed before: their facts from what is stored.
-        try await NoteFactsStore(db: database).refreshAll()
+        // The notes processed before get their facts from what is stored in the next step
+        // (`PeopleAndPlaces`), once the columns the facts are read from all exist.
     }
 
     /// The FTS5 table over title, words and facts, kept by triggers.

@@ -101,6 +101,8 @@ extension Pages {
               + (note.analysis.map { a in [
                   el("dt", [:], text("Theme")), el("dd", [:], text(([a.primaryTheme] + a.secondaryThemes).joined(separator: ", "))),
                   el("dt", [:], text("Concepts")), el("dd", [:], text(a.concepts.map { "\($0.name) (\(Int($0.confidence * 100))%)" }.joined(separator: ", "))),
+              ] + (a.people.isEmpty ? [] : [el("dt", [:], text("People")), el("dd", [:], text(a.people.joined(separator: ", ")))])
+                + (a.places.isEmpty ? [] : [el("dt", [:], text("Places")), el("dd", [:], text(a.places.joined(separator: ", ")))]) + [
                   el("dt", [:], text("Kind")), el("dd", [:], text("\(a.noteType.rawValue), \(a.actionability.rawValue)")),
                   el("dt", [:], text("Feeling")), el("dd", [:], text("\(a.sentiment.rawValue) (\(String(format: "%+.2f", a.sentimentScore))), \(a.emotionalTone), \(a.energyLevel.rawValue) energy")),
               ] } ?? [])),
