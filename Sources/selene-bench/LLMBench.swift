@@ -9,7 +9,8 @@ import Vapor
 /// seconds per processed note through the real queue (median, p95) against the bare model calls
 /// it makes (one analysis, one embedding) measured on the same notes; generated tokens per second;
 /// a chat answer's time to its first piece and to its end through `LLMClient` against the
-/// backend's own stream; and the share of analyses valid at the first try.
+/// backend's own stream; the share of analyses valid at the first try; and what asking for a
+/// note's people and places costs (#85): each note's bare analysis asked with and without them.
 enum LLMBench {
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
@@ -28,6 +29,7 @@ enum LLMBench {
         guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
 
         let bare = await bareCalls(notes, llm: llm, settings: settings)
+        let names = try await namesCost(notes, llm: llm, settings: settings)
         let (processed, outcomes, indexing) = try await throughQueue(notes, app: app)
         let (selene, raw) = try await chatStreams(notes, llm: llm, settings: settings)
 
@@ -48,6 +50,10 @@ enum LLMBench {
                        baseline: Double(bare.answerCharacters) / Double(bare.analyses), baselineName: "the whole analysis")
             report.add("notes it named a person or a place in", database: nil, value: Double(bare.naming) / Double(bare.analyses), unit: "share")
         }
+        report.add("seconds per bare analysis, asking for people and places", database: nil, value: median(names.with) / 1000, unit: "s",
+                   baseline: median(names.without) / 1000, baselineName: "the same notes asked without them (the prompt before)")
+        report.add("tokens the model writes per analysis, asking for people and places", database: nil, value: names.tokensWith, unit: "tokens",
+                   baseline: names.tokensWithout, baselineName: "without them")
         if bare.generating > 0 {
             report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
         }
@@ -58,6 +64,55 @@ enum LLMBench {
     }
 
     struct Document: Decodable { var title: String?; var text: String }
+
+    /// The analysis as it was asked before #85's people and places: the schema without them and
+    /// the prompt without its clause. Only here, to time what asking for them costs.
+    struct AnalysisWithoutNames: StructuredAnswer {
+        var value: NoteAnalysis
+        init(from decoder: any Decoder) throws { value = try NoteAnalysis(from: decoder) }
+        func validated() throws -> AnalysisWithoutNames { var out = self; out.value = try value.validated(); return out }
+
+        static var jsonSchema: JSONValue {
+            guard case .object(var schema) = NoteAnalysis.jsonSchema, case .object(var properties)? = schema["properties"] else { return NoteAnalysis.jsonSchema }
+            properties["people"] = nil
+            properties["places"] = nil
+            schema["properties"] = .object(properties)
+            schema["required"] = .array(properties.keys.sorted().map(JSONValue.string))
+            return .object(schema)
+        }
+
+        static func system() throws -> String {
+            let clause = "what kind of note it is, whether it asks for action, and the people and places it names."
+            guard ProcessingPrompts.analysisSystem.contains(clause) else {
+                throw SeleneConfigError("the analysis prompt changed: LLMBench.AnalysisWithoutNames no longer knows the clause to leave out")
+            }
+            return ProcessingPrompts.analysisSystem.replacingOccurrences(of: clause, with: "what kind of note it is and whether it asks for action.")
+        }
+    }
+
+    /// Each note's bare analysis asked both ways, in turn (which goes first alternates): the
+    /// median milliseconds of each, and the mean tokens the model wrote where the server says.
+    static func namesCost(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async throws
+        -> (with: [Double], without: [Double], tokensWith: Double, tokensWithout: Double) {
+        let earlier = try AnalysisWithoutNames.system()
+        var with: [Double] = [], without: [Double] = [], tokens: (with: [Int], without: [Int]) = ([], [])
+        for (index, doc) in notes.enumerated() {
+            let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
+            for asking in index % 2 == 0 ? [true, false] : [false, true] {
+                var written: Int?
+                let ms = await SeleneBench.time {
+                    if asking {
+                        written = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt).tokens
+                    } else {
+                        written = try? await llm.structuredWithStats(AnalysisWithoutNames.self, system: earlier, prompt: prompt).tokens
+                    }
+                }
+                if asking { with.append(ms); if let written { tokens.with.append(written) } } else { without.append(ms); if let written { tokens.without.append(written) } }
+            }
+        }
+        let mean = { (values: [Int]) in values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count) }
+        return (with, without, mean(tokens.with), mean(tokens.without))
+    }
 
     /// Bare model calls, one analysis and one embedding per note: what processing a note costs at the least.
     struct BareCalls {
@@ -84,6 +139,7 @@ enum LLMBench {
                     // `"people":[…],"places":[…]` (their object without its braces) and the comma joining them to the rest.
                     bare.nameCharacters += ((try? SeleneJSON.encode(["people": value.people, "places": value.places]).count) ?? 2) - 1
                     if !value.people.isEmpty || !value.places.isEmpty { bare.naming += 1 }
+                    if bare.analyses <= 8 { print("   \(doc.title ?? String(doc.text.prefix(40))): people \(value.people), places \(value.places)") }
                 }
                 failed = (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil
             }

@@ -116,13 +116,14 @@ struct AnswerHygieneTests {
         #expect(schema.contains("\"maxItems\":5") && schema.contains("\"maxItems\":3"))
     }
 
-    @Test("People and places the note names: distinct, the writer and the prompt's words left out, five at most; an answer without them names none")
+    @Test("People and places the note names: in its words, distinct, the writer and the prompt's words left out, five at most; an answer without them names none")
     func peopleAndPlaces() throws {
-        let note = "Dinner with Sam and aunt Rosa at Lucca in Porto; I paid."
+        let note = "Dinner with Sam and aunt Rosa at Lucca in Porto; I paid. Kofi, Beth, Luis, Mei and Zara came late (the writer's people)."
         let answer = #"""
             {"concepts":[{"name":"dinner","confidence":0.9}],"primaryTheme":"family dinner","secondaryThemes":[],"sentiment":"positive",
              "sentimentScore":0.5,"emotionalTone":"warm","energyLevel":"medium","noteType":"log","actionability":"none",
-             "people":["Sam","sam"," Aunt Rosa ","I","the writer","people","none","Kofi","Beth","Luis","Mei","Zara"],"places":["Lucca","Porto","places",""]}
+             "people":["Sam","sam"," Aunt Rosa ","I","the writer","Sylvia","none","Kofi","Beth","Luis","Mei","Zara"],
+             "places":["Lucca","New York","Porto","places","Dinner with Sam and aunt Rosa at Lucca in Porto I paid",""]}
             """#
         let parsed = try NoteAnalysis.parse(answer).withoutInstructionWords(note: note)
         #expect(parsed.people == ["Sam", "Aunt Rosa", "Kofi", "Beth", "Luis"], "\(parsed.people)")

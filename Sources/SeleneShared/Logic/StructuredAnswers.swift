@@ -98,7 +98,8 @@ extension NoteAnalysis: StructuredAnswer {
     /// The analysis without what the model copied from the prompt's instructions rather than
     /// found in the note ("up to 5 concepts", "someday" as a concept): a phrase made only of the
     /// instructions' words, unless the note itself has them all. A copied primary theme gives way
-    /// to the first secondary theme or concept left. Nothing else changes: the note isn't failed for it.
+    /// to the first secondary theme or concept left; a person or place the note doesn't name goes.
+    /// Nothing else changes: the note isn't failed for it.
     public func withoutInstructionWords(note: String) throws -> NoteAnalysis {
         let noteStems = Set(TextTokens.words(note).map(TextTokens.stem))
         func copied(_ phrase: String) -> Bool {
@@ -119,11 +120,19 @@ extension NoteAnalysis: StructuredAnswer {
             out.secondaryThemes.removeAll { $0.lowercased() == replacement.lowercased() }
         }
         out.secondaryThemes = Array(out.secondaryThemes.prefix(Self.maxSecondaryThemes))
-        // The writer isn't someone the note names ("I", "the writer").
+        // A person or a place the note names is in its words: a small model fills the lists
+        // whatever the note (SmolLM2-135M put "Sylvia", "London" and "New York" on a note about
+        // tomato seedlings), and a name it made up would find the note for a question about
+        // someone else. Kept: names of at most six words, each word the note's own; never the
+        // writer ("I", "the writer").
+        let noteWords = Set(TextTokens.words(note))
         let writer: Set<String> = ["writer", "author", "user", "narrator", "self"]
-        out.people = Array(people.filter { !copied($0) && !TextTokens.words($0).filter { !TextTokens.stopWords.contains($0) }.allSatisfy(writer.contains) }
-            .prefix(Self.maxNames))
-        out.places = Array(places.filter { !copied($0) }.prefix(Self.maxNames))
+        func named(_ name: String) -> Bool {
+            let words = TextTokens.words(name).filter { !TextTokens.stopWords.contains($0) }
+            return !copied(name) && words.count <= 6 && words.allSatisfy(noteWords.contains) && !words.allSatisfy(writer.contains)
+        }
+        out.people = Array(people.filter(named).prefix(Self.maxNames))
+        out.places = Array(places.filter(named).prefix(Self.maxNames))
         return out
     }
 
