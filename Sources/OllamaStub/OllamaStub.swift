@@ -234,27 +234,15 @@ public final class OllamaStub: Sendable {
             people: named.people, places: named.places)
     }
 
-    /// The stand-in's people and places: capitalised words not opening a sentence or a line (nor a
-    /// day's or a month's name); after "in", "to", "at", "from" or "near" a place, else a person. Up to five each.
+    /// The stand-in's people and places: the note's names (`ProperNames`); after "in", "to", "at",
+    /// "from" or "near" a place, else a person. Up to five each.
     static func names(in text: String) -> (people: [String], places: [String]) {
-        let calendarWords = Set(DateMentions.weekdays + DateMentions.months)
         var people: [String] = [], places: [String] = []
-        var previous = "", opensSentence = true
-        for line in text.split(whereSeparator: \.isNewline) {
-            opensSentence = true
-            for raw in line.split(whereSeparator: \.isWhitespace) {
-                let word = raw.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
-                let lower = word.lowercased()
-                if let first = word.first, first.isUppercase, word.count > 1, word.dropFirst().allSatisfy(\.isLowercase), !opensSentence,
-                   !calendarWords.contains(lower) {
-                    if ["in", "to", "at", "from", "near"].contains(previous) {
-                        if !places.contains(word), places.count < NoteAnalysis.maxNames { places.append(word) }
-                    } else if !people.contains(word), people.count < NoteAnalysis.maxNames {
-                        people.append(word)
-                    }
-                }
-                opensSentence = raw.last.map { ".!?:".contains($0) } ?? false
-                previous = lower
+        for (name, after) in ProperNames.candidates(in: text) {
+            if ["in", "to", "at", "from", "near"].contains(after) {
+                if places.count < NoteAnalysis.maxNames { places.append(name) }
+            } else if people.count < NoteAnalysis.maxNames {
+                people.append(name)
             }
         }
         return (people, places)

@@ -10,7 +10,8 @@ import Vapor
 /// it makes (one analysis, one embedding) measured on the same notes; generated tokens per second;
 /// a chat answer's time to its first piece and to its end through `LLMClient` against the
 /// backend's own stream; the share of analyses valid at the first try; and what asking for a
-/// note's people and places costs (#85): each note's bare analysis asked with and without them.
+/// note's people and places costs (#85): each note's bare analysis asked with, without them, and
+/// as processing asks.
 enum LLMBench {
     static func run(options: SeleneBench.Options, report: inout Report) async throws {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
@@ -29,7 +30,7 @@ enum LLMBench {
         guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
 
         let bare = await bareCalls(notes, llm: llm, settings: settings)
-        let names = try await namesCost(notes, llm: llm, settings: settings)
+        let names = await namesCost(notes, llm: llm, settings: settings)
         let (processed, outcomes, indexing) = try await throughQueue(notes, app: app)
         let (selene, raw) = try await chatStreams(notes, llm: llm, settings: settings)
 
@@ -50,10 +51,16 @@ enum LLMBench {
                        baseline: Double(bare.answerCharacters) / Double(bare.analyses), baselineName: "the whole analysis")
             report.add("notes it named a person or a place in", database: nil, value: Double(bare.naming) / Double(bare.analyses), unit: "share")
         }
-        report.add("seconds per bare analysis, asking for people and places", database: nil, value: median(names.with) / 1000, unit: "s",
-                   baseline: median(names.without) / 1000, baselineName: "the same notes asked without them (the prompt before)")
-        report.add("tokens the model writes per analysis, asking for people and places", database: nil, value: names.tokensWith, unit: "tokens",
-                   baseline: names.tokensWithout, baselineName: "without them")
+        let mean = { (values: [Int]) in values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count) }
+        let never = median(names.never) / 1000, neverName = "the same notes asked without people and places (the prompt before)"
+        report.add("seconds per bare analysis, always asking for people and places", database: nil, value: median(names.asking) / 1000, unit: "s",
+                   baseline: never, baselineName: neverName)
+        report.add("seconds per analysis as processing asks (people and places where the note has a name: \(names.withNames) of \(notes.count))",
+                   database: nil, value: median(names.processing) / 1000, unit: "s", baseline: never, baselineName: neverName)
+        report.add("seconds per analysis as processing asks, mean", database: nil, value: names.processing.reduce(0, +) / Double(max(1, names.processing.count)) / 1000,
+                   unit: "s", baseline: names.never.reduce(0, +) / Double(max(1, names.never.count)) / 1000, baselineName: "without people and places, mean")
+        report.add("tokens the model writes per analysis, always asking for people and places", database: nil, value: mean(names.tokens.asking), unit: "tokens",
+                   baseline: mean(names.tokens.never), baselineName: "without them")
         if bare.generating > 0 {
             report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
         }
@@ -65,53 +72,40 @@ enum LLMBench {
 
     struct Document: Decodable { var title: String?; var text: String }
 
-    /// The analysis as it was asked before #85's people and places: the schema without them and
-    /// the prompt without its clause. Only here, to time what asking for them costs.
-    struct AnalysisWithoutNames: StructuredAnswer {
-        var value: NoteAnalysis
-        init(from decoder: any Decoder) throws { value = try NoteAnalysis(from: decoder) }
-        func validated() throws -> AnalysisWithoutNames { var out = self; out.value = try value.validated(); return out }
-
-        static var jsonSchema: JSONValue {
-            guard case .object(var schema) = NoteAnalysis.jsonSchema, case .object(var properties)? = schema["properties"] else { return NoteAnalysis.jsonSchema }
-            properties["people"] = nil
-            properties["places"] = nil
-            schema["properties"] = .object(properties)
-            schema["required"] = .array(properties.keys.sorted().map(JSONValue.string))
-            return .object(schema)
-        }
-
-        static func system() throws -> String {
-            let clause = "what kind of note it is, whether it asks for action, and the people and places it names."
-            guard ProcessingPrompts.analysisSystem.contains(clause) else {
-                throw SeleneConfigError("the analysis prompt changed: LLMBench.AnalysisWithoutNames no longer knows the clause to leave out")
-            }
-            return ProcessingPrompts.analysisSystem.replacingOccurrences(of: clause, with: "what kind of note it is and whether it asks for action.")
-        }
+    /// What asking for people and places costs (#85): each note's bare analysis asked three ways
+    /// in turn (the order rotating from note to note) — always asking for them, never (the prompt
+    /// before), and as processing asks (`LLMClient.analyse`: only where the note has a name) —
+    /// milliseconds of each, and the mean tokens the model wrote where the server says.
+    struct NamesCost {
+        var asking: [Double] = [], never: [Double] = [], processing: [Double] = []
+        var tokens: (asking: [Int], never: [Int]) = ([], [])
+        var withNames = 0
     }
 
-    /// Each note's bare analysis asked both ways, in turn (which goes first alternates): the
-    /// median milliseconds of each, and the mean tokens the model wrote where the server says.
-    static func namesCost(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async throws
-        -> (with: [Double], without: [Double], tokensWith: Double, tokensWithout: Double) {
-        let earlier = try AnalysisWithoutNames.system()
-        var with: [Double] = [], without: [Double] = [], tokens: (with: [Int], without: [Int]) = ([], [])
+    static func namesCost(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async -> NamesCost {
+        var cost = NamesCost()
         for (index, doc) in notes.enumerated() {
             let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
-            for asking in index % 2 == 0 ? [true, false] : [false, true] {
+            if ProperNames.any(in: [doc.title ?? "", doc.text].joined(separator: "\n")) { cost.withNames += 1 }
+            let ways = [0, 1, 2]
+            for way in ways[(index % 3)...] + ways[..<(index % 3)] {
                 var written: Int?
                 let ms = await SeleneBench.time {
-                    if asking {
-                        written = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt).tokens
-                    } else {
-                        written = try? await llm.structuredWithStats(AnalysisWithoutNames.self, system: earlier, prompt: prompt).tokens
+                    switch way {
+                    case 0: written = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt).tokens
+                    case 1: written = try? await llm.structuredWithStats(AnalysisWithoutNames.self, system: ProcessingPrompts.analysisSystem(askingNames: false),
+                                                                         prompt: prompt).tokens
+                    default: _ = try? await llm.analyseWithStats(title: doc.title, content: doc.text, numCtx: settings.numCtx)
                     }
                 }
-                if asking { with.append(ms); if let written { tokens.with.append(written) } } else { without.append(ms); if let written { tokens.without.append(written) } }
+                switch way {
+                case 0: cost.asking.append(ms); if let written { cost.tokens.asking.append(written) }
+                case 1: cost.never.append(ms); if let written { cost.tokens.never.append(written) }
+                default: cost.processing.append(ms)
+                }
             }
         }
-        let mean = { (values: [Int]) in values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count) }
-        return (with, without, mean(tokens.with), mean(tokens.without))
+        return cost
     }
 
     /// Bare model calls, one analysis and one embedding per note: what processing a note costs at the least.
@@ -126,12 +120,11 @@ enum LLMBench {
     static func bareCalls(_ notes: [Document], llm: LLMClient, settings: SeleneConfig.LLM) async -> BareCalls {
         var bare = BareCalls()
         for doc in notes {
-            let prompt = ProcessingPrompts.analysis(title: doc.title, content: doc.text, numCtx: settings.numCtx)
             var stats: (tries: Int, tokens: Int?) = (0, nil)
             var failed = false
             let ms = await SeleneBench.time {
-                let analysis = try? await llm.structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
-                                                                  check: { try $0.withoutInstructionWords(note: doc.text) })
+                // Asked as processing asks (people and places only of a note with a name in it).
+                let analysis = try? await llm.analyseWithStats(title: doc.title, content: doc.text, numCtx: settings.numCtx)
                 stats = (analysis?.tries ?? 0, analysis?.tokens)
                 if let value = analysis?.value {
                     bare.analyses += 1
@@ -139,7 +132,9 @@ enum LLMBench {
                     // `"people":[…],"places":[…]` (their object without its braces) and the comma joining them to the rest.
                     bare.nameCharacters += ((try? SeleneJSON.encode(["people": value.people, "places": value.places]).count) ?? 2) - 1
                     if !value.people.isEmpty || !value.places.isEmpty { bare.naming += 1 }
-                    if bare.analyses <= 8 { print("   \(doc.title ?? String(doc.text.prefix(40))): people \(value.people), places \(value.places)") }
+                    if bare.naming <= 8, !value.people.isEmpty || !value.places.isEmpty {
+                        print("   \(doc.title.flatMap { $0.isEmpty ? nil : $0 } ?? String(doc.text.prefix(40))): people \(value.people), places \(value.places)")
+                    }
                 }
                 failed = (try? await llm.embed([ProcessingPrompts.embeddingText(title: doc.title, content: doc.text)])) == nil
             }

@@ -113,7 +113,14 @@ struct NoteFactsTests {
                 let search = KeywordSearch(db: app.db)
                 let dinner = try await app.note("Saturday dinner with aunt Rosa at trattoria Lucca: the lasagne was perfect, as ever.")
                 let walk = try await app.note("Long walk with Omar to Greenwich, then tea.")
+                let bread = try await app.note("bread rose well; the starter likes the warm shelf.")
                 try await app.process()
+                // A note without a name isn't asked for people and places; one with a name is.
+                let asked = stub.requests.filter { $0.hasFormat }
+                #expect(asked.contains { $0.prompt.contains("the lasagne") && $0.prompt.contains("people and places") })
+                #expect(asked.contains { $0.prompt.contains("bread rose well") && !$0.prompt.contains("people and places") })
+                let plain: Note = try await app.call(.GET, "/api/notes/\(bread.id)")
+                #expect(plain.analysis?.people == [] && plain.analysis?.places == [])
                 // Whom and where the note names; not whom the model made up (the note names no Sylvia, no New York).
                 #expect(try await search.rank("Sylvia", limit: 10).isEmpty)
                 #expect(try await search.rank("New York", limit: 10, all: true).isEmpty)

@@ -122,8 +122,8 @@ struct AnswerHygieneTests {
         let answer = #"""
             {"concepts":[{"name":"dinner","confidence":0.9}],"primaryTheme":"family dinner","secondaryThemes":[],"sentiment":"positive",
              "sentimentScore":0.5,"emotionalTone":"warm","energyLevel":"medium","noteType":"log","actionability":"none",
-             "people":["Sam","sam"," Aunt Rosa ","I","the writer","Sylvia","none","Kofi","Beth","Luis","Mei","Zara"],
-             "places":["Lucca","New York","Porto","places","Dinner with Sam and aunt Rosa at Lucca in Porto I paid",""]}
+             "whoItNames":["Sam","sam"," Aunt Rosa ","I","the writer","Sylvia","none","Kofi","Beth","Luis","Mei","Zara"],
+             "whereItNames":["Lucca","New York","Porto","places","Dinner with Sam and aunt Rosa at Lucca in Porto I paid",""]}
             """#
         let parsed = try NoteAnalysis.parse(answer).withoutInstructionWords(note: note)
         #expect(parsed.people == ["Sam", "Aunt Rosa", "Kofi", "Beth", "Luis"], "\(parsed.people)")
@@ -131,8 +131,30 @@ struct AnswerHygieneTests {
         // An answer from before they were asked for (a stored analysis, an older server's note) names none.
         let older = try NoteAnalysis.parse(#"{"concepts":[],"primaryTheme":"bread","secondaryThemes":[],"sentiment":"neutral","sentimentScore":0,"emotionalTone":"calm","energyLevel":"low","noteType":"log","actionability":"none"}"#)
         #expect(older.people.isEmpty && older.places.isEmpty)
-        // Asked for in the schema, so a grammar writes them.
+        // Asked for in the schema, so a grammar writes them; not asked of a note without a name.
         guard case .array(let required)? = NoteAnalysis.jsonSchema["required"] else { Issue.record("no required keys"); return }
-        #expect(required.contains(.string("people")) && required.contains(.string("places")))
+        // Written last: their keys sort after the rest (a grammar follows the schema's key order).
+        #expect(required.last == .string("whoItNames") && required.dropLast().last == .string("whereItNames"), "\(required)")
+        guard case .object(let without)? = AnalysisWithoutNames.jsonSchema["properties"] else { Issue.record("no properties"); return }
+        #expect(without["whoItNames"] == nil && without["whereItNames"] == nil && without["primaryTheme"] != nil)
+        // Stored and served as `people` and `places`.
+        let stored = String(decoding: try SeleneJSON.encode(parsed), as: UTF8.self)
+        #expect(stored.contains("\"people\":[\"Sam\"") && stored.contains("\"places\":[\"Lucca\"") && !stored.contains("ItNames"), "\(stored)")
+        #expect(try SeleneJSON.decode(NoteAnalysis.self, from: Data(stored.utf8)) == parsed)
+        #expect(ProcessingPrompts.analysisSystem.contains("people and places") && !ProcessingPrompts.analysisSystem(askingNames: false).contains("people"))
+        // Whatever names an answer asked without them has are dropped.
+        #expect(try AnalysisWithoutNames.parse(answer).value.people.isEmpty)
+    }
+
+    @Test("The names a note has, read without a model: capitalised words not opening a sentence or a line, nor days and months; the word before each")
+    func properNames() {
+        let text = "Dinner with Rosa at Lucca. Then home by ten.\nMonday in Porto with Rosa again; I paid.\n[03/03/2024, 19:42] Priya: see you in March"
+        let found = ProperNames.candidates(in: text)
+        #expect(found.map(\.name) == ["Rosa", "Lucca", "Porto", "Priya"], "\(found)")
+        #expect(found.map(\.after) == ["with", "at", "in", "19:42"], "\(found)")
+        #expect(ProperNames.any(in: text))
+        for nameless in ["buy milk, call mum", "Idea: a small app. Tomorrow maybe.", "Tuesday\nI ran 5 km in May", ""] {
+            #expect(!ProperNames.any(in: nameless), "\(nameless)")
+        }
     }
 }

@@ -212,15 +212,26 @@ public final class LLMClient: Sendable {
         try await structuredWithStats(type, system: system, prompt: prompt, model: model, check: check).value
     }
 
-    /// What the model reads in a note (concepts, themes, sentiment, its type) as processing asks
-    /// for it, checked for instructions the note itself didn't contain. The queue and
-    /// `selene-bench`'s model-read facts (#85) ask the same way.
+    /// What the model reads in a note (concepts, themes, sentiment, its type, the people and
+    /// places it names) as processing asks for it, checked for instructions the note itself didn't
+    /// contain. A note with no name in it (`ProperNames`) isn't asked for people and places (#85).
+    /// The queue and `selene-bench`'s model-read facts ask the same way.
     public func analyse(title: String?, content: String) async throws -> NoteAnalysis {
-        let numCtx = await contextTokens()
+        try await analyseWithStats(title: title, content: content).value
+    }
+
+    /// `analyse`, and how many tries it took and the tokens the model wrote (the llm benchmark).
+    public func analyseWithStats(title: String?, content: String, numCtx: Int? = nil) async throws -> (value: NoteAnalysis, tries: Int, tokens: Int?) {
+        let numCtx = if let numCtx { numCtx } else { await contextTokens() }
         let text = [title ?? "", content].joined(separator: "\n")
-        return try await structured(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem,
-                                    prompt: ProcessingPrompts.analysis(title: title, content: content, numCtx: numCtx),
-                                    check: { try $0.withoutInstructionWords(note: text) })
+        let prompt = ProcessingPrompts.analysis(title: title, content: content, numCtx: numCtx)
+        guard ProperNames.any(in: text) else {
+            let answer = try await structuredWithStats(AnalysisWithoutNames.self, system: ProcessingPrompts.analysisSystem(askingNames: false), prompt: prompt,
+                                                       check: { AnalysisWithoutNames(value: try $0.value.withoutInstructionWords(note: text)) })
+            return (answer.value.value, answer.tries, answer.tokens)
+        }
+        return try await structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
+                                             check: { try $0.withoutInstructionWords(note: text) })
     }
 
     /// The first try is greedy (temperature 0); asking a deterministic server again the same way

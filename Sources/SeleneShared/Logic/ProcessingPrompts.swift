@@ -7,13 +7,21 @@ public enum ProcessingPrompts {
     /// concepts", "someday") into 38% of its phrases with the earlier prompt that listed them,
     /// 12% with this one, 2% with this one and a repetition penalty (`SELENE_REPEAT_PENALTY`);
     /// README, "Analyses at the first try".
-    public static let analysisSystem = """
+    public static let analysisSystem = analysisSystem(askingNames: true)
+
+    /// The analysis prompt, with or without asking for the people and places the note names
+    /// (#85): a note with no name in it (`ProperNames.any(in:)`) isn't asked for them — a small
+    /// model writes names whatever the note, which Selene then drops, at a third more of an
+    /// analysis's time (selenes-performance.md, "People and places").
+    public static func analysisSystem(askingNames: Bool) -> String {
+        """
         You analyse one personal note at a time for a private second-brain app. Answer with JSON: what the note is \
         about in the note's own words (a few short phrases, each once, with your confidence from 0 to 1), its main theme \
         in two to four words, other themes if it has them, its sentiment with a score from -1 to 1, its emotional tone in \
-        a word or two, the writer's energy, what kind of note it is, whether it asks for action, and the people and \
-        places it names.
-        """
+        a word or two, the writer's energy,
+        """ + (askingNames ? " what kind of note it is, whether it asks for action, and the people and places it names."
+                           : " what kind of note it is and whether it asks for action.")
+    }
 
     public static func analysis(title: String?, content: String, numCtx: Int) -> String {
         // Leave room for the system prompt and the answer within the context window.
