@@ -49,37 +49,23 @@ public struct NoteAnalysis: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey {
         case concepts, primaryTheme, secondaryThemes, sentiment, sentimentScore, emotionalTone, energyLevel, noteType, actionability
         case people, places
-        /// The keys the model is asked to write them under (`NoteAnalysis.jsonSchema`): after the
-        /// rest, as a grammar follows the schema's keys in their (alphabetical) order.
-        case whoItNames, whereItNames
     }
+
+    /// The keys the model is asked to write people and places under (`NoteAnalysis.jsonSchema`):
+    /// after the rest, as a grammar follows the schema's keys in their (alphabetical) order.
+    private enum ModelKeys: String, CodingKey { case whoItNames, whereItNames }
 
     /// An analysis without people and places (an older server's, or a model's that left them
     /// out) reads as naming none; a model's answer has them as `whoItNames`, `whereItNames`.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self), model = try decoder.container(keyedBy: ModelKeys.self)
         self.init(concepts: try c.decode([Concept].self, forKey: .concepts), primaryTheme: try c.decode(String.self, forKey: .primaryTheme),
                   secondaryThemes: try c.decode([String].self, forKey: .secondaryThemes), sentiment: try c.decode(Sentiment.self, forKey: .sentiment),
                   sentimentScore: try c.decode(Double.self, forKey: .sentimentScore), emotionalTone: try c.decode(String.self, forKey: .emotionalTone),
                   energyLevel: try c.decode(EnergyLevel.self, forKey: .energyLevel), noteType: try c.decode(NoteType.self, forKey: .noteType),
                   actionability: try c.decode(Actionability.self, forKey: .actionability),
-                  people: try c.decodeIfPresent([String].self, forKey: .people) ?? c.decodeIfPresent([String].self, forKey: .whoItNames) ?? [],
-                  places: try c.decodeIfPresent([String].self, forKey: .places) ?? c.decodeIfPresent([String].self, forKey: .whereItNames) ?? [])
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(concepts, forKey: .concepts)
-        try c.encode(primaryTheme, forKey: .primaryTheme)
-        try c.encode(secondaryThemes, forKey: .secondaryThemes)
-        try c.encode(sentiment, forKey: .sentiment)
-        try c.encode(sentimentScore, forKey: .sentimentScore)
-        try c.encode(emotionalTone, forKey: .emotionalTone)
-        try c.encode(energyLevel, forKey: .energyLevel)
-        try c.encode(noteType, forKey: .noteType)
-        try c.encode(actionability, forKey: .actionability)
-        try c.encode(people, forKey: .people)
-        try c.encode(places, forKey: .places)
+                  people: try c.decodeIfPresent([String].self, forKey: .people) ?? model.decodeIfPresent([String].self, forKey: .whoItNames) ?? [],
+                  places: try c.decodeIfPresent([String].self, forKey: .places) ?? model.decodeIfPresent([String].self, forKey: .whereItNames) ?? [])
     }
 }
 
