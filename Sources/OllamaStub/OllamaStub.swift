@@ -45,6 +45,8 @@ public final class OllamaStub: Sendable {
         public var temperature: Double?
         /// `options.repeat_penalty` (Ollama) or `repeat_penalty` (llama.cpp's OpenAI-compatible side).
         public var repeatPenalty: Double? = nil
+        /// The answer's JSON Schema: Ollama's `format`, or OpenAI's `response_format.json_schema.schema`.
+        public var schema: JSONValue? = nil
     }
 
     public static let chatModel = "stub-chat"

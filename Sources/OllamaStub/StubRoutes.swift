@@ -71,7 +71,8 @@ enum StubRoutes {
                           keepAlive: body.keep_alive.flatMap { if case .string(let s) = $0 { s } else if case .number(let n) = $0 { String(n) } else { nil } },
                           stream: body.stream ?? !req.url.path.hasPrefix("/v1"), hasFormat: body.format != nil || body.response_format != nil, text: text, inputs: inputs, prompt: prompt,
                           temperature: body.options?.temperature ?? body.temperature,
-                          repeatPenalty: body.options?.repeat_penalty ?? body.repeat_penalty))
+                          repeatPenalty: body.options?.repeat_penalty ?? body.repeat_penalty,
+                          schema: body.format ?? body.response_format?["json_schema"]?["schema"]))
     }
 
     static func known(_ model: String?) -> Bool {

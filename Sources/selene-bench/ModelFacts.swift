@@ -64,12 +64,13 @@ enum ModelFacts {
         return (folder as NSString).appendingPathComponent("\(set)--\(String(safe))--\(promptTag).jsonl")
     }
 
-    /// Eight hex digits of FNV-1a over the analysis prompts and their schemas (with and without names).
+    /// Eight hex digits of FNV-1a over the analysis prompts and their schemas (with and without
+    /// names, and names among the note's own).
     static let promptTag: String = {
         let asked = [true, false].map { names in
             ProcessingPrompts.analysisSystem(askingNames: names) + "\n"
                 + ((try? SeleneJSON.encode(NoteAnalysis.schema(askingNames: names))).map { String(decoding: $0, as: UTF8.self) } ?? "")
-        }
+        } + [(try? SeleneJSON.encode(NoteAnalysis.schema(naming: ["A Name"]))).map { String(decoding: $0, as: UTF8.self) } ?? ""]
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in asked.joined(separator: "\n").utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return String(format: "%08x", UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))

@@ -119,6 +119,9 @@ struct NoteFactsTests {
                 let asked = stub.requests.filter { $0.hasFormat }
                 #expect(asked.contains { $0.prompt.contains("the lasagne") && $0.prompt.contains("people and places") })
                 #expect(asked.contains { $0.prompt.contains("bread rose well") && !$0.prompt.contains("people and places") })
+                // Asked among the note's own names: the schema's enum.
+                let lasagne = asked.first { $0.prompt.contains("the lasagne") }?.schema
+                #expect(lasagne?["properties"]?["whoItNames"]?["items"]?["enum"] == .array([.string("Rosa"), .string("Lucca")]), "\(String(describing: lasagne))")
                 let plain: Note = try await app.call(.GET, "/api/notes/\(bread.id)")
                 #expect(plain.analysis?.people == [] && plain.analysis?.places == [])
                 // Whom and where the note names; not whom the model made up (the note names no Sylvia, no New York).

@@ -153,8 +153,25 @@ struct AnswerHygieneTests {
         #expect(found.map(\.name) == ["Rosa", "Lucca", "Porto", "Priya"], "\(found)")
         #expect(found.map(\.after) == ["with", "at", "in", "19:42"], "\(found)")
         #expect(ProperNames.any(in: text))
-        for nameless in ["buy milk, call mum", "Idea: a small app. Tomorrow maybe.", "Tuesday\nI ran 5 km in May", ""] {
+        for nameless in ["buy milk, call mum", "Idea: a small app. Tomorrow maybe.", "Tuesday\nI ran 5 km in May", "long runs on Sundays", ""] {
             #expect(!ProperNames.any(in: nameless), "\(nameless)")
         }
+        // Capitalised words side by side are one name; punctuation between, or a fifth word, parts them.
+        let several = ProperNames.candidates(in: "Moving to New York with Rosa Diaz, Sam (Kofi) and Ana Beatriz Maria Luisa Costa soon.")
+        #expect(several.map(\.name) == ["New York", "Rosa Diaz", "Sam", "Kofi", "Ana Beatriz Maria Luisa", "Costa"], "\(several)")
+        #expect(several.first?.after == "to")
+    }
+
+    @Test("People and places asked among the note's own names: an enum of them, no more of each than the note has")
+    func namesAmongTheNotes() throws {
+        let schema = NoteAnalysis.schema(naming: ["Rosa", "Lucca", "Rosa", ""])
+        for key in ["whoItNames", "whereItNames"] {
+            let list = schema["properties"]?[key]
+            #expect(list?["items"]?["enum"] == .array([.string("Rosa"), .string("Lucca")]), "\(String(describing: list))")
+            #expect(list?["maxItems"] == .number(2))
+        }
+        #expect(NoteAnalysis.schema(naming: (1...9).map { "Name\($0)" })["properties"]?["whoItNames"]?["maxItems"] == .number(5))
+        // No name: the schema without them.
+        #expect(NoteAnalysis.schema(naming: []) == AnalysisWithoutNames.jsonSchema)
     }
 }

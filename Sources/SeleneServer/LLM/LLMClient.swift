@@ -214,7 +214,8 @@ public final class LLMClient: Sendable {
 
     /// What the model reads in a note (concepts, themes, sentiment, its type, the people and
     /// places it names) as processing asks for it, checked for instructions the note itself didn't
-    /// contain. A note with no name in it (`ProperNames`) isn't asked for people and places (#85).
+    /// contain. A note with no name in it (`ProperNames`) isn't asked for people and places (#85);
+    /// one with names is asked for them among its names (`NoteAnalysis.schema(naming:)`).
     /// The queue and `selene-bench`'s model-read facts ask the same way.
     public func analyse(title: String?, content: String) async throws -> NoteAnalysis {
         try await analyseWithStats(title: title, content: content).value
@@ -225,13 +226,15 @@ public final class LLMClient: Sendable {
         let numCtx = if let numCtx { numCtx } else { await contextTokens() }
         let text = [title ?? "", content].joined(separator: "\n")
         let prompt = ProcessingPrompts.analysis(title: title, content: content, numCtx: numCtx)
-        guard ProperNames.any(in: text) else {
+        let names = ProperNames.candidates(in: text).map(\.name)
+        guard !names.isEmpty else {
             let answer = try await structuredWithStats(AnalysisWithoutNames.self, system: ProcessingPrompts.analysisSystem(askingNames: false), prompt: prompt,
                                                        check: { AnalysisWithoutNames(value: try $0.value.withoutInstructionWords(note: text)) })
             return (answer.value.value, answer.tries, answer.tokens)
         }
+        // The people and places among the note's own names (`NoteAnalysis.schema(naming:)`).
         return try await structuredWithStats(NoteAnalysis.self, system: ProcessingPrompts.analysisSystem, prompt: prompt,
-                                             check: { try $0.withoutInstructionWords(note: text) })
+                                             schema: NoteAnalysis.schema(naming: names), check: { try $0.withoutInstructionWords(note: text) })
     }
 
     /// The first try is greedy (temperature 0); asking a deterministic server again the same way
@@ -239,13 +242,14 @@ public final class LLMClient: Sendable {
     static func structuredTemperature(attempt: Int) -> Double { attempt <= 1 ? 0 : min(0.4 * Double(attempt - 1), 1) }
 
     /// `structured`, and how many tries it took (the llm benchmark's "valid at the first try").
-    public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil,
+    /// - Parameter schema: the answer's schema for this question, when it narrows `T.jsonSchema` (an enum of the note's names).
+    public func structuredWithStats<T: StructuredAnswer>(_ type: T.Type, system: String, prompt: String, model: String? = nil, schema: JSONValue? = nil,
                                                          check: (T) throws -> T = { $0 }) async throws -> (value: T, tries: Int, tokens: Int?) {
         let name = try await checked(model, default: settings.chatModel, on: chatBackend)
         var lastProblem = ""
         for attempt in 1...(settings.structuredRetries + 1) {
             let answer = try await timed("structured", on: chatBackend) {
-                try await chatBackend.chat(LLMMessage.prompt(prompt, system: system), model: name, temperature: Self.structuredTemperature(attempt: attempt), schema: T.jsonSchema)
+                try await chatBackend.chat(LLMMessage.prompt(prompt, system: system), model: name, temperature: Self.structuredTemperature(attempt: attempt), schema: schema ?? T.jsonSchema)
             }
             if answer.truncated {
                 lastProblem = "the answer was cut off at the token limit\(settings.maxTokens.map { " (SELENE_MAX_TOKENS=\($0))" } ?? "") before its JSON ended"

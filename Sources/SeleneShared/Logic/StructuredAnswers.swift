@@ -46,6 +46,22 @@ extension NoteAnalysis: StructuredAnswer {
 
     /// The analysis's schema, with or without the people and places (`ProcessingPrompts.analysisSystem(askingNames:)`).
     public static func schema(askingNames: Bool) -> JSONValue {
+        schema(names: askingNames ? Schema.string(maxLength: 80) : nil, count: maxNames)
+    }
+
+    /// The analysis's schema asking for the people and places among `names`, the note's own
+    /// (`ProperNames.candidates`): a grammar then writes only a name the note has, and no more
+    /// of them than it has — what the model writes for them is bounded by the note (#85, point 4:
+    /// SmolLM2-135M filled both lists to five, with sentences and names from nowhere, when asked
+    /// for free text). A server that ignores the enum is still held to the note's words
+    /// (`withoutInstructionWords`).
+    public static func schema(naming names: [String]) -> JSONValue {
+        var seen = Set<String>()
+        let names = names.filter { !$0.isEmpty && $0.count <= 80 && seen.insert($0).inserted }
+        return names.isEmpty ? schema(askingNames: false) : schema(names: Schema.enum(names), count: min(maxNames, names.count))
+    }
+
+    private static func schema(names: JSONValue?, count: Int) -> JSONValue {
         var properties: [String: JSONValue] = [
             "concepts": Schema.array(Schema.object(["name": Schema.string(maxLength: 80), "confidence": Schema.number(0, 1)]), maxItems: maxConcepts),
             "primaryTheme": Schema.string(maxLength: 80),
@@ -61,9 +77,9 @@ extension NoteAnalysis: StructuredAnswer {
         // (alphabetical here), and with "people" and "places" before "primaryTheme" SmolLM2-135M
         // mostly left the theme empty: 18 of 24 notes valid at the first try, 24 of 24 with these
         // keys (2026-12-03, `selene-bench --only llm`).
-        if askingNames {
-            properties["whoItNames"] = Schema.array(Schema.string(maxLength: 80), maxItems: maxNames)
-            properties["whereItNames"] = Schema.array(Schema.string(maxLength: 80), maxItems: maxNames)
+        if let names {
+            properties["whoItNames"] = Schema.array(names, maxItems: count)
+            properties["whereItNames"] = Schema.array(names, maxItems: count)
         }
         return Schema.object(properties)
     }
