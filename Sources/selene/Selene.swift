@@ -14,7 +14,7 @@ struct Selene: AsyncParsableCommand {
         abstract: "Selene, a second brain on your own machine: the server, its admin commands, and a terminal client.",
         version: BuildStamp.describe(SeleneVersion.current),
         subcommands: [
-            Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, TokenCommand.self, Backup.self, Restore.self,
+            Serve.self, Migrate.self, Import.self, ExportObsidian.self, Reindex.self, Reprocess.self, TokenCommand.self, Backup.self, Restore.self,
         ] + ClientCommands.all,
         defaultSubcommand: Serve.self)
 }
@@ -226,6 +226,34 @@ struct Reindex: AsyncParsableCommand {
             let report = try await SeleneAdmin.reindex(app, all: all) { done, total in bar.update(done, total, "") }
             bar.finish()
             print("Embedded \(report.embedded) note\(report.embedded == 1 ? "" : "s"); rebuilt \(report.threads) thread centroid\(report.threads == 1 ? "" : "s").")
+        }
+    }
+}
+
+struct Reprocess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Have the model read notes again with this version's analysis (after an upgrade that asks it for more: the people and places a note names).",
+        discussion: """
+            Each note's new reading replaces its old one, and what is searched beside its words is written again; its thread, \
+            links, embedding and tasks stay as they are. Without --all: the notes read before people and places were asked for \
+            (a note with no name in it is marked as naming nobody without asking the model). Safe beside a running server, and \
+            stopped runs go on where they stopped.
+            """)
+    @OptionGroup var options: ServerOptions
+    @Flag(name: .long, help: "Read every processed note again, not only those read before people and places were asked for.") var all = false
+
+    func run() async throws {
+        try await withApplication(options) { app in
+            let bar = ProgressBar(title: "Reading")
+            let report = try await SeleneAdmin.reprocess(app, all: all) { done, total in bar.update(done, total, "") }
+            bar.finish()
+            func notes(_ n: Int) -> String { "\(n) note\(n == 1 ? "" : "s")" }
+            print("Read \(notes(report.read)) again; \(notes(report.nameless)) with no name in them marked as naming nobody (the model not asked).")
+            if report.edited > 0 { print("\(notes(report.edited)) changed while being read: they keep the edit and are processed again from the queue.") }
+            if !report.kept.isEmpty {
+                print("\(notes(report.kept.count)) kept their earlier reading (the model's answer stayed invalid; run again to retry them):")
+                for (id, reason) in report.kept { print("  note \(id): \(reason)") }
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import OllamaStub
 import SeleneShared
 import TestDatabases
 import Testing
@@ -174,6 +175,18 @@ struct ExecutableTests {
         #expect(again.status == 0 && again.out.contains("Imported 0 notes; 2 already there."), "\(again.out)")
         let missing = try Self.run(["import", folder + "/nope"], env: env)
         #expect(missing.status != 0 && missing.err.contains("is not a folder"))
+    }
+
+    @Test("selene reprocess: without a model server it says which setting to set and fails; with one it says what it read again")
+    func reprocessCommand() async throws {
+        let data = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let off = try await Self.runAsync(["reprocess"], env: ["SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": "off", "LOG_LEVEL": "error"])
+        #expect(off.status != 0 && off.err.contains("SELENE_OLLAMA_URL"), "\(off.out)\(off.err)")
+        try await withStub { stub in
+            let run = try await Self.runAsync(["reprocess", "--all"], env: ["SELENE_DATA_DIR": data, "SELENE_OLLAMA_URL": stub.baseURL, "LOG_LEVEL": "error"])
+            #expect(run.status == 0 && run.out.contains("Read 0 notes again; 0 notes with no name in them"), "\(run.out)\(run.err)")
+        }
     }
 
     @Test("The terminal client: note, search, threads, briefing and chat (one question, and interactive), with --json and exit codes")

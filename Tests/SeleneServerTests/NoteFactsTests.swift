@@ -30,6 +30,67 @@ struct NoteFactsTests {
                 == NoteFacts.maxCharacters)
     }
 
+    @Test("selene reprocess: notes read before people and places were asked for get them, their thread, links and embedding kept; one without a name isn't asked; an invalid reading keeps the old; a failing model server stops the run and the next goes on")
+    func reprocess() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, _ in
+                let walk = try await app.note("Long walk with Omar to Greenwich, then tea and a long talk about the garden.")
+                let dinner = try await app.note("Dinner with Priya at Lucca, then a walk home through the garden.")
+                let bread = try await app.note("bread rose well; the starter likes the warm shelf in the garden room.")
+                try await app.process()
+                let ids = [walk, dinner, bread].map { Int($0.id) }
+                // As a version before #85 left them: read without people and places.
+                try await app.db.sql.raw("UPDATE processed_notes SET people = NULL, places = NULL").run()
+                try await NoteFactsStore(db: app.db).refresh(noteIds: ids)
+                func snapshot() async throws -> [String] {
+                    try await app.db.sql.raw("SELECT 't' || note_id || ':' || thread_id AS row FROM thread_notes").all()
+                        .map { try $0.decode(column: "row", as: String.self) }
+                        + app.db.sql.raw("SELECT 'a' || note_a_id || ':' || note_b_id AS row FROM note_associations").all()
+                        .map { try $0.decode(column: "row", as: String.self) }
+                        + app.db.sql.raw("SELECT 'e' || note_id || ':' || model || ':' || embedded_at AS row FROM note_embeddings").all()
+                        .map { try $0.decode(column: "row", as: String.self) }
+                }
+                let before = try await snapshot().sorted()
+                func facts(_ id: Int) async throws -> String {
+                    try await app.db.sql.raw("SELECT facts FROM notes WHERE id = \(bind: id)").first()?.decode(column: "facts", as: String?.self) ?? ""
+                }
+                let oldFacts = try await facts(ids[0])
+                #expect(!oldFacts.contains("Greenwich"), "\(oldFacts)")
+                let reprocess = { try await Reanalyser(db: app.db, services: app.selene, logger: app.logger).run(all: false) { _, _ in } }
+
+                // A model server that fails: the run stops with its error; nothing changed.
+                stub.setFault(.serverError)
+                await #expect(throws: (any Error).self) { try await reprocess() }
+                stub.setFault(.none)
+                // An answer that stays invalid: the note keeps its earlier reading, said by the report.
+                stub.clearRequests()
+                stub.setFault(.invalidJSON)
+                let invalid = try await reprocess()
+                stub.setFault(.none)
+                #expect(invalid.read == 0 && invalid.kept.map(\.id) == [ids[0], ids[1]] && invalid.nameless == 1, "\(invalid)")
+                #expect(!stub.requests.contains { $0.prompt.contains("bread rose well") })
+                let kept: Note = try await app.call(.GET, "/api/notes/\(walk.id)")
+                #expect(kept.analysis?.people == [] && kept.analysis?.primaryTheme.isEmpty == false)
+                // The next run goes on with the notes still to read: not the nameless one, marked already.
+                stub.clearRequests()
+                let report = try await reprocess()
+                #expect(report.read == 2 && report.nameless == 0 && report.kept.isEmpty, "\(report)")
+                #expect(stub.requests.filter(\.hasFormat).count == 2)
+                let read: Note = try await app.call(.GET, "/api/notes/\(walk.id)")
+                #expect(read.analysis?.people == ["Omar"] && read.analysis?.places == ["Greenwich"], "\(String(describing: read.analysis))")
+                let walkFacts = try await facts(ids[0])
+                // Its facts written again from the new reading: the place as the model wrote it.
+                #expect(walkFacts.contains("Greenwich"), "\(walkFacts)")
+                let nameless: Note = try await app.call(.GET, "/api/notes/\(bread.id)")
+                #expect(nameless.analysis?.people == [] && nameless.analysis?.places == [])
+                // What else processing made of them stays as it was.
+                #expect(try await snapshot().sorted() == before)
+                // Nothing left to read.
+                #expect(try await reprocess().read == 0)
+            }
+        }
+    }
+
     @Test("A chat export's turn is dated by its header: its days resolved at the day it was said, that day among its facts, not the import's")
     func chatTurnDays() {
         let imported = Self.day("2026-11-24")

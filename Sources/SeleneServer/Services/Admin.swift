@@ -27,6 +27,10 @@ public enum SeleneAdmin {
         try await Reindexer(db: app.db, services: app.selene, logger: app.logger).run(all: all, progress: progress)
     }
 
+    public static func reprocess(_ app: Application, all: Bool, progress: (Int, Int) -> Void) async throws -> Reanalyser.Report {
+        try await Reanalyser(db: app.db, services: app.selene, logger: app.logger).run(all: all, progress: progress)
+    }
+
     public static func processingCounts(_ app: Application) async throws -> [String: Int] {
         try await ProcessingQueue.status(on: app.db)
     }
