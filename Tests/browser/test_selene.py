@@ -501,6 +501,14 @@ def test_notes_browse_edit_delete(selene, browser, shots):
     processed(base)
     assert api(base, "GET", f"/api/notes/{note['id']}")["status"] == "done"
 
+    # Whom and where a note names, as read by the model (the stand-in: a name after "to" is a place).
+    named = api(base, "POST", "/api/notes", {"content": "Long walk with Omar to Greenwich market, then tea by the river"})
+    processed(base)
+    browser.get(base + f"/app/notes/{named['id']}")
+    facts = {dt.text: dt.find_element(By.XPATH, "following-sibling::dd[1]").text for dt in browser.find_elements(By.CSS_SELECTOR, "dl dt")}
+    assert facts.get("People") == "Omar" and facts.get("Places") == "Greenwich", facts
+    snap(browser, shots, "selene-note-names")
+
     # The note asks for something: it is on the Tasks page, in no thread, and is ticked off there.
     browser.get(base + "/app/more")
     follow(browser, browser.find_element(By.LINK_TEXT, "Tasks"))
