@@ -23,12 +23,6 @@ public struct Reanalyser {
     let services: SeleneServices
     let logger: Logger
 
-    public init(db: any Database, services: SeleneServices, logger: Logger) {
-        self.db = db
-        self.services = services
-        self.logger = logger
-    }
-
     public struct Report: Sendable {
         /// Notes the model read again, and the new reading stored.
         public var read = 0
