@@ -287,20 +287,7 @@ public struct ProcessingQueue: Sendable {
                     WHERE id = \(bind: id) AND lease_owner = \(bind: owner) AND status = 'processing' RETURNING id
                     """).all()
                 guard !held.isEmpty else { throw LostLease() }
-                try await sql.raw("""
-                    INSERT INTO processed_notes (note_id, concepts, primary_theme, secondary_themes, sentiment, sentiment_score,
-                      emotional_tone, energy_level, note_type, actionability, processed_at, model, people, places)
-                    VALUES (\(bind: id), \(bind: JSONColumn.write(analysis.concepts)), \(bind: analysis.primaryTheme),
-                      \(bind: JSONColumn.write(analysis.secondaryThemes)), \(bind: analysis.sentiment.rawValue), \(bind: analysis.sentimentScore),
-                      \(bind: analysis.emotionalTone), \(bind: analysis.energyLevel.rawValue), \(bind: analysis.noteType.rawValue),
-                      \(bind: analysis.actionability.rawValue), \(bind: now), \(bind: chatModel), \(bind: JSONColumn.write(analysis.people)),
-                      \(bind: JSONColumn.write(analysis.places)))
-                    ON CONFLICT (note_id) DO UPDATE SET concepts = excluded.concepts, primary_theme = excluded.primary_theme,
-                      secondary_themes = excluded.secondary_themes, sentiment = excluded.sentiment, sentiment_score = excluded.sentiment_score,
-                      emotional_tone = excluded.emotional_tone, energy_level = excluded.energy_level, note_type = excluded.note_type,
-                      actionability = excluded.actionability, processed_at = excluded.processed_at, model = excluded.model,
-                      people = excluded.people, places = excluded.places
-                    """).run()
+                try await AnalysisStore(db: db).save(noteId: id, analysis: analysis, model: chatModel, now: now)
                 if let vector {
                     try await EmbeddingStore(db: db).save(noteId: id, vector: vector, chunks: chunks, model: model, now: now)
                     try await EmbeddingStore(db: db).replaceAssociations(of: id, with: neighbours, now: now)
@@ -349,6 +336,29 @@ public struct ProcessingQueue: Sendable {
             UPDATE notes SET status = 'pending', attempts = 0, next_attempt_at = \(bind: now) WHERE status = 'failed' RETURNING id
             """).all()
         return rows.count
+    }
+}
+
+/// A note's analysis as stored (`processed_notes`): written by the queue, and by `selene
+/// reprocess` in place of the one a note had.
+struct AnalysisStore {
+    let db: any Database
+
+    func save(noteId id: Int, analysis: NoteAnalysis, model: String, now: Date) async throws {
+        try await db.sql.raw("""
+            INSERT INTO processed_notes (note_id, concepts, primary_theme, secondary_themes, sentiment, sentiment_score,
+              emotional_tone, energy_level, note_type, actionability, processed_at, model, people, places)
+            VALUES (\(bind: id), \(bind: JSONColumn.write(analysis.concepts)), \(bind: analysis.primaryTheme),
+              \(bind: JSONColumn.write(analysis.secondaryThemes)), \(bind: analysis.sentiment.rawValue), \(bind: analysis.sentimentScore),
+              \(bind: analysis.emotionalTone), \(bind: analysis.energyLevel.rawValue), \(bind: analysis.noteType.rawValue),
+              \(bind: analysis.actionability.rawValue), \(bind: now), \(bind: model), \(bind: JSONColumn.write(analysis.people)),
+              \(bind: JSONColumn.write(analysis.places)))
+            ON CONFLICT (note_id) DO UPDATE SET concepts = excluded.concepts, primary_theme = excluded.primary_theme,
+              secondary_themes = excluded.secondary_themes, sentiment = excluded.sentiment, sentiment_score = excluded.sentiment_score,
+              emotional_tone = excluded.emotional_tone, energy_level = excluded.energy_level, note_type = excluded.note_type,
+              actionability = excluded.actionability, processed_at = excluded.processed_at, model = excluded.model,
+              people = excluded.people, places = excluded.places
+            """).run()
     }
 }
 

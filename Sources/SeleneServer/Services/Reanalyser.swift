@@ -84,15 +84,7 @@ public struct Reanalyser {
             let current = try await sql.raw("SELECT id FROM notes WHERE id = \(bind: id) AND status = 'done' AND content_hash = \(bind: hash)").all()
             guard !current.isEmpty else { return false }
             if let analysis {
-                try await sql.raw("""
-                    UPDATE processed_notes SET concepts = \(bind: JSONColumn.write(analysis.concepts)), primary_theme = \(bind: analysis.primaryTheme),
-                      secondary_themes = \(bind: JSONColumn.write(analysis.secondaryThemes)), sentiment = \(bind: analysis.sentiment.rawValue),
-                      sentiment_score = \(bind: analysis.sentimentScore), emotional_tone = \(bind: analysis.emotionalTone),
-                      energy_level = \(bind: analysis.energyLevel.rawValue), note_type = \(bind: analysis.noteType.rawValue),
-                      actionability = \(bind: analysis.actionability.rawValue), processed_at = \(bind: now), model = \(bind: model),
-                      people = \(bind: JSONColumn.write(analysis.people)), places = \(bind: JSONColumn.write(analysis.places))
-                    WHERE note_id = \(bind: id)
-                    """).run()
+                try await AnalysisStore(db: db).save(noteId: id, analysis: analysis, model: model, now: now)
             } else {
                 let none = JSONColumn.write([String]())
                 try await sql.raw("UPDATE processed_notes SET people = \(bind: none), places = \(bind: none) WHERE note_id = \(bind: id)").run()
