@@ -112,6 +112,24 @@ enum QualityBench {
                 }
             }
         }
+        if options.feedback {
+            for notes in [3, 5] {
+                for mix in [0.5, 1.0] {
+                    for weight in [0.5, 1.0] {
+                        var t = Retriever.Tuning.default
+                        t.feedback = .init(notes: notes, mix: mix, weight: weight)
+                        extra.append((String(format: "vector feedback: %d notes, mixed at %.1f, list at %.1f", notes, mix, weight), t))
+                    }
+                }
+            }
+        }
+        for depth in options.depths {
+            // How deep the reranker reads the first stage: deeper, more answers to promote and more
+            // candidates to push them down.
+            var t = Retriever.Tuning.default
+            t.reranker?.depth = depth
+            extra.append(("reranker over the first stage's \(depth)", t))
+        }
         for path in paths {
             _ = try await run(path, options: options, report: &report, extra: extra)
         }
@@ -154,7 +172,7 @@ enum QualityBench {
         defer { helper?.terminate(); helper?.waitUntilExit() }
         guard let set = try await prepare(path, options: options, url: url) else { return [] }
         let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)]
-            + (ablations + extra).map { ($0.0, $0.1) }
+            + ((options.brief ? [] : ablations) + extra).map { ($0.0, $0.1) }
         var collected: [RerankFit.Question] = []
         for database in options.databases.prefix(collect ? 1 : options.databases.count) {
             let ranked = try await rank(set, on: database, methods: methods, options: options, collect: collect)
@@ -398,7 +416,7 @@ enum QualityBench {
         print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change (tuning half's change)")
         print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG | tuning Δ recall | tuning Δ nDCG |")
         print("   |---|---|---|---|---|---|---|")
-        for (name, _) in [("after", Retriever.Tuning.default)] + ablations + extra {
+        for (name, _) in [("after", Retriever.Tuning.default)] + (options.brief ? [] : ablations) + extra {
             let a = all[name]!, d = all["after"]!
             let t = tuned[name].flatMap { a in tuned["after"].map { (a.recall - $0.recall, a.ndcg - $0.ndcg) } }
             print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f | ", name == "after" ? ".default" : name, a.recall, a.ndcg,

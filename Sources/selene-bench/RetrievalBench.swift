@@ -116,7 +116,7 @@ enum RetrievalBench {
     struct Timings {
         var hybrid: [Double] = [], fts: [Double] = [], ranked: [Double] = [], vectorOnly: [Double] = [], filtered: [Double] = []
         var named: [Double] = [], share: [Double] = [], nameList: [Double] = [], withoutReranker: [Double] = [], fullScan: [Double] = []
-        var expanded: [Double] = []
+        var expanded: [Double] = [], shallow: [Double] = []
 
         func report(database: String, notes: Int, dimension: Int, into report: inout Report) {
             let h = SeleneBench.median(hybrid), f = SeleneBench.median(fts)
@@ -124,6 +124,8 @@ enum RetrievalBench {
                        baseline: f, baselineName: "bare FTS query", target: "≤ 30 ms")
             report.add("retrieval p95", database: database, value: SeleneBench.percentile(hybrid, 0.95), unit: "ms",
                        baseline: SeleneBench.percentile(fts, 0.95), baselineName: "bare FTS p95")
+            report.add("… the reranker over the first stage's 40 (before 2026-12-03)", database: database, value: SeleneBench.median(shallow), unit: "ms",
+                       baseline: h, baselineName: "retrieval median (.default)")
             report.add("… without the reranker (the fused order)", database: database, value: SeleneBench.median(withoutReranker), unit: "ms",
                        baseline: f, baselineName: "bare FTS query")
             report.add("… with expansion from the best notes (5 notes, 10 words, 0.25; not in .default)", database: database,
@@ -147,6 +149,9 @@ enum RetrievalBench {
         var firstStageOnly = Retriever.Tuning.default
         firstStageOnly.reranker = nil
         let unranked = Retriever(db: app.db, services: app.selene, tuning: firstStageOnly)
+        var forty = Retriever.Tuning.default
+        forty.reranker?.depth = 40
+        let shallow = Retriever(db: app.db, services: app.selene, tuning: forty)
         // Expansion from the best notes (#63, direction 3: measured, not in `.default`) at the
         // setting that won on both quality sets' tuning halves.
         var withExpansion = Retriever.Tuning.default
@@ -186,6 +191,7 @@ enum RetrievalBench {
             })
             if !names.isEmpty { t.named.append(t.hybrid.last!) }
             t.withoutReranker.append(try await SeleneBench.time { _ = try await unranked.retrieve(text, limit: 10, queryVector: vector) })
+            t.shallow.append(try await SeleneBench.time { _ = try await shallow.retrieve(text, limit: 10, queryVector: vector) })
             t.vectorOnly.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50) })
             t.fullScan.append(await SeleneBench.time { _ = app.selene.vectors.search(vector, k: 50, exhaustive: true) })
             t.filtered.append(try await SeleneBench.time {

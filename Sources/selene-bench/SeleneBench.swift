@@ -62,6 +62,12 @@ struct SeleneBench {
         /// Quality with a model's facts: only the conversations whose every note the model has read,
         /// and their questions, so "with" and "without" compare the model's reading alone.
         var wholeRead = false
+        /// Quality: the reranker (`Reranker.fitted`) also at these depths of the first stage, as more methods.
+        var depths: [Int] = []
+        /// Quality: the tables without the ablations (a study's extra methods alone beside `.default`).
+        var brief = false
+        /// Quality: vector feedback (Rocchio: the question moved toward its best notes) at a few settings, as more methods.
+        var feedback = false
     }
 
     /// A setting missing or a server not there is said in a line and the run ends with status 1 —
@@ -102,12 +108,15 @@ struct SeleneBench {
             case "--facts-vector": options.factsVector = true
             case "--whole-read": options.wholeRead = true
             case "--context": options.context = Int(args.next() ?? "") ?? 0
+            case "--depths": options.depths = (args.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            case "--brief": options.brief = true
+            case "--feedback": options.feedback = true
             case "--without": options.without = Set((args.next() ?? "").split(separator: ",").map(String.init))
             default:
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--dimension N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses] [--dump DIR]
-                                        [--model-facts N] [--facts-from MODEL] [--whole-read] [--facts-vector]
+                                        [--model-facts N] [--facts-from MODEL] [--whole-read] [--facts-vector] [--depths N,…] [--feedback] [--brief]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)

@@ -250,6 +250,7 @@ struct Reprocess: AsyncParsableCommand {
             func notes(_ n: Int) -> String { "\(n) note\(n == 1 ? "" : "s")" }
             print("Read \(notes(report.read)) again; \(notes(report.nameless)) with no name in them marked as naming nobody (the model not asked).")
             if report.edited > 0 { print("\(notes(report.edited)) changed while being read: they keep the edit and are processed again from the queue.") }
+            if report.deleted > 0 { print("\(notes(report.deleted)) deleted while being read: nothing was written for them.") }
             if !report.kept.isEmpty {
                 print("\(notes(report.kept.count)) kept their earlier reading (the model's answer stayed invalid; run again to retry them):")
                 for (id, reason) in report.kept { print("  note \(id): \(reason)") }

@@ -30,7 +30,7 @@ struct NoteFactsTests {
                 == NoteFacts.maxCharacters)
     }
 
-    @Test("selene reprocess: notes read before people and places were asked for get them, their thread, links and embedding kept; one without a name isn't asked; an invalid reading keeps the old; a failing model server stops the run and the next goes on")
+    @Test("selene reprocess: notes read before people and places were asked for get them, their thread, links and embedding kept; one without a name isn't asked; an invalid reading keeps the old; a failing model server stops the run and the next goes on; a note deleted or edited meanwhile stays so, each said")
     func reprocess() async throws {
         try await withStub { stub in
             try await withSelene(stub: stub) { app, _ in
@@ -87,6 +87,26 @@ struct NoteFactsTests {
                 #expect(try await snapshot().sorted() == before)
                 // Nothing left to read.
                 #expect(try await reprocess().read == 0)
+
+                // Someone else at the note meanwhile (the web app, another device): while the model
+                // reads every note again, one is deleted and one edited. Nothing is written for the
+                // deleted one (it stays gone), the edit is kept, and the report tells the two apart.
+                stub.clearRequests()
+                stub.setFault(.slow, slowSeconds: 0.6)
+                let run = Task { try await Reanalyser(db: app.db, services: app.selene, logger: app.logger).run(all: true) { _, _ in } }
+                func whileReading(_ words: String) async throws {
+                    while !stub.requests.contains(where: { $0.hasFormat && $0.prompt.contains(words) }) { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                try await whileReading("Long walk with Omar")
+                #expect(try await app.send(.DELETE, "/api/notes/\(walk.id)").status == .noContent)
+                try await whileReading("Dinner with Priya")
+                _ = try await app.send(.PUT, "/api/notes/\(dinner.id)", json: NoteEdit(content: "Dinner with Priya and Sam at Lucca, then home."))
+                let during = try await run.value
+                stub.setFault(.none)
+                #expect(during.deleted == 1 && during.edited == 1 && during.read == 1, "\(during)")
+                #expect(try await app.db.sql.raw("SELECT note_id FROM processed_notes WHERE note_id = \(bind: ids[0])").all().isEmpty)
+                let edited: Note = try await app.call(.GET, "/api/notes/\(dinner.id)")
+                #expect(edited.content.contains("Sam") && edited.status != .done, "\(edited.status)")
             }
         }
     }

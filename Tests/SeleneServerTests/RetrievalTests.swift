@@ -185,6 +185,71 @@ struct RetrievalTests {
         }
     }
 
+    @Test("The reranker reads the first stage to its depth (60 in `.default`): a note the fused order ranks 41st to 60th can come first")
+    func rerankerDepth() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                clock.set(WireDate.date(from: "2026-11-20T09:00:00Z")!)
+                // 80 turns, all about the shelter, so the first stage has more candidates than either depth.
+                for n in 0..<80 {
+                    let input = try CaptureInput(content: "Maya (7:\(10 + n % 50) pm on 3 March, 2024): the shelter dog, walk \(n) of the week, \(n % 3 == 0 ? "muddy" : "sunny")",
+                                                 createdAt: WireDate.date(from: "2026-11-19T10:00:00Z")!, source: .import).validated()
+                    _ = try await NoteStore(db: app.db).capture(input, idempotent: false, now: clock.now)
+                }
+                try await app.process()
+                let question = "the shelter dog walk"
+                let vector = try await app.selene.llm!.embed([question]).first!
+                let retriever = Retriever(db: app.db, services: app.selene)
+                #expect(Retriever.Tuning.default.reranker?.depth == 60 && Reranker.depth == 60)
+                let fused = Reranker.Feature.allCases.firstIndex(of: .fused)!
+                for depth in [40, 60] {
+                    let candidates = try await retriever.candidates(question, queryVector: vector, now: clock.now, depth: depth)
+                    #expect(candidates.count == depth, "the first stage fills the depth asked")
+                    // A reranker that turns the fused order round puts the depth's last note first.
+                    var tuning = Retriever.Tuning.default
+                    tuning.reranker = Reranker(weights: Reranker.Feature.allCases.map { $0 == .fused ? -1 : 0 } + [0], depth: depth)
+                    let lowest = candidates.map { $0.features[fused] }.min()!
+                    let last = Set(candidates.filter { $0.features[fused] == lowest }.map(\.note.note.id))
+                    let first = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
+                        .retrieve(question, limit: 3, queryVector: vector, now: clock.now).results.first?.note.id
+                    #expect(first.map(last.contains) == true, "depth \(depth): the fused order's last of \(depth) first")
+                }
+            }
+        }
+    }
+
+    @Test("Pseudo-relevance feedback (measured, off in `.default`): the best notes' words as a full-text list, the question's vector moved toward theirs as a vector list; both at once")
+    func feedbackLists() async throws {
+        try await withStub { stub in
+            try await withSelene(stub: stub) { app, clock in
+                let walk = try await app.note("The shelter dog and I walked the canal path in the rain")
+                let paws = try await app.note("Muddy paws all over the hallway rug again, the canal path is a swamp")
+                let taxes = try await app.note("Tax return filed, the accountant wants the receipts by Friday")
+                try await app.process()
+                let question = "shelter dog"
+                let vector = try await app.selene.llm!.embed([question]).first!
+                let retriever = Retriever(db: app.db, services: app.selene)
+                let best = [RankFusion.Fused(id: Int(walk.id), score: 1, ranks: [1, 1, nil, nil])]
+                // Moved nearly all the way to the best note, the vector list starts with it.
+                let moved = retriever.feedbackList(best, feedback: .init(notes: 1, mix: 1_000, weight: 1), vector: vector, depth: 3, filter: .init())
+                #expect(moved?.first == Int(walk.id), "\(String(describing: moved))")
+                #expect(retriever.feedbackList([], feedback: .init(notes: 1, mix: 1, weight: 1), vector: vector, depth: 3, filter: .init()) == nil)
+                // The best note's words beyond the question's find the note that shares them, not the one that doesn't.
+                let analysis = QueryAnalyzer.analyze(question, now: clock.now)
+                let words = try await retriever.expansionList(best, expansion: .init(notes: 1, terms: 5, weight: 1), query: question,
+                                                             textQuery: try await retriever.textQuery(question, analysis: analysis),
+                                                             filter: .init(), depth: 10, words: Retriever.NoteWords(db: app.db))
+                #expect(words?.contains(Int(paws.id)) == true && words?.contains(Int(taxes.id)) == false, "\(String(describing: words))")
+                // Both on: one more list each, fused with the rest; the answer is still found first.
+                var tuning = Retriever.Tuning.default
+                tuning.expansion = .init(notes: 1, terms: 5, weight: 0.25)
+                tuning.feedback = .init(notes: 1, mix: 0.5, weight: 0.5)
+                let results = try await Retriever(db: app.db, services: app.selene, tuning: tuning).retrieve(question, limit: 3, queryVector: vector, now: clock.now).results
+                #expect(results.first?.note.id == walk.id && results.contains { $0.note.id == paws.id }, "\(results.map(\.note.content))")
+            }
+        }
+    }
+
     @Test("How common a name is: counted in a small collection; in a large one PostgreSQL reads it from its statistics, SQLite counts — both near the truth, capped")
     func nameShare() async throws {
         try await withStub { stub in

@@ -32,7 +32,12 @@ public struct Reanalyser {
         public var kept: [(id: Int, reason: String)] = []
         /// Notes edited while being read (their edit kept; they are processed again from the queue).
         public var edited = 0
+        /// Notes deleted while being read (nothing written for them).
+        public var deleted = 0
     }
+
+    /// What became of a note's new reading.
+    enum Stored { case stored, edited, deleted }
 
     /// The notes to read: every processed one with `all`, else those read before people and places were asked for.
     func candidates(all: Bool) async throws -> [Int] {
@@ -65,24 +70,25 @@ public struct Reanalyser {
                     continue
                 }
             }
-            guard try await store(id, analysis: analysis, readFrom: note.contentHash, model: llm.settings.chatModel) else {
-                report.edited += 1
-                continue
+            switch try await store(id, analysis: analysis, readFrom: note.contentHash, model: llm.settings.chatModel) {
+            case .edited: report.edited += 1
+            case .deleted: report.deleted += 1
+            case .stored: if analysis == nil { report.nameless += 1 } else { report.read += 1 }
             }
-            if analysis == nil { report.nameless += 1 } else { report.read += 1 }
         }
         logger.info("Read \(report.read) notes again, \(report.nameless) without a name marked as naming nobody, \(report.kept.count) kept their reading")
         return report
     }
 
     /// Stores a note's new reading (or, for nil, that it names nobody) and its facts, if its
-    /// words are still those read and it is still processed. False when it changed meanwhile.
-    private func store(_ id: Int, analysis: NoteAnalysis?, readFrom hash: String, model: String) async throws -> Bool {
+    /// words are still those read and it is still processed; else says whether it was edited or deleted meanwhile.
+    private func store(_ id: Int, analysis: NoteAnalysis?, readFrom hash: String, model: String) async throws -> Stored {
         let now = services.clock.now()
         return try await db.writeTransaction { db in
             let sql = db.sql
-            let current = try await sql.raw("SELECT id FROM notes WHERE id = \(bind: id) AND status = 'done' AND content_hash = \(bind: hash)").all()
-            guard !current.isEmpty else { return false }
+            guard let row = try await sql.raw("SELECT status, content_hash FROM notes WHERE id = \(bind: id)").first() else { return .deleted }
+            guard try row.decode(column: "status", as: String.self) == ProcessingStatus.done.rawValue,
+                  try row.decode(column: "content_hash", as: String.self) == hash else { return .edited }
             if let analysis {
                 try await AnalysisStore(db: db).save(noteId: id, analysis: analysis, model: model, now: now)
             } else {
@@ -90,7 +96,7 @@ public struct Reanalyser {
                 try await sql.raw("UPDATE processed_notes SET people = \(bind: none), places = \(bind: none) WHERE note_id = \(bind: id)").run()
             }
             try await NoteFactsStore(db: db).refresh(noteIds: [id])
-            return true
+            return .stored
         }
     }
 }

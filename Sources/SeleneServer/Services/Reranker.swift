@@ -9,10 +9,14 @@ import SeleneShared
 public struct Reranker: Sendable, Hashable {
     /// One weight per feature (`Feature.allCases`, in order), then the bias.
     public var weights: [Double]
+    /// How many of the first stage's notes it scores again (`Reranker.depth` unless measured otherwise).
+    public var depth: Int
 
-    public init(weights: [Double]) {
+    public init(weights: [Double], depth: Int = Reranker.depth) {
         precondition(weights.count == Feature.allCases.count + 1, "a weight per feature and a bias")
+        precondition(depth > 0, "at least one note to score")
         self.weights = weights
+        self.depth = depth
     }
 
     /// Fitted 2026-11-29 by `selene-bench --only rerank` on both sets' tuning halves, their notes
@@ -24,8 +28,12 @@ public struct Reranker: Sendable, Hashable {
     /// `Retriever.Tuning.default`.
     public static let fitted = Reranker(weights: [4.000, -0.194, 1.205, 2.430, 3.427, 4.588, 0.964, -1.007, -16.000, 0.000])
 
-    /// How many of the first stage's notes are scored again.
-    public static let depth = 40
+    /// How many of the first stage's notes are scored again, unless a reranker says otherwise: 60
+    /// since 2026-12-03 (#85; 40 before). Deeper, the answering turns the first stage ranks 41st to
+    /// 60th can be brought up — on both conversation sets' tuning halves, with selene-life's tied;
+    /// 70 and 80 found more on conversations and cost a person's notes' tuning half nDCG
+    /// (docs/selene/selenes-performance.md, "How deep the reranker reads").
+    public static let depth = 60
 
     public enum Feature: String, CaseIterable, Sendable {
         /// The first stage's fused score over the best one's (0–1).

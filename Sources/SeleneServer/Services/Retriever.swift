@@ -46,10 +46,13 @@ public struct Retriever: Sendable {
         /// more count for nothing (a chat export has its speakers' names in every note), and in
         /// between the weight falls with the logarithm of the share. nil: names always weigh whole.
         public var nameRarity: NameRarity?
-        /// A second stage over the fused top `Reranker.depth` (#63); nil: the fused order stands.
+        /// A second stage over the fused top `depth` (#63); nil: the fused order stands.
         public var reranker: Reranker?
         /// Words of the first stage's best notes as one more full-text list (#63, RM3-style); nil: none.
         public var expansion: Expansion?
+        /// The question's vector moved toward the first stage's best notes' (Rocchio), its nearest
+        /// notes as one more list (#85: a follow-up far from the question but near its answer); nil: none.
+        public var feedback: Feedback?
         /// Full text also searches what processing understood of each note (`NoteFacts`: its
         /// concepts, themes, thread's name and the days it names, #85), and a note's facts count
         /// toward its coverage of the question; false: its title and words only.
@@ -64,6 +67,15 @@ public struct Retriever: Sendable {
             public var terms: Int
             public var weight: Double
             public init(notes: Int, terms: Int, weight: Double) { self.notes = notes; self.terms = terms; self.weight = weight }
+        }
+
+        /// Vector feedback from the fused order's best `notes`: the question's unit vector plus `mix`
+        /// times their mean's, whose nearest notes are a list of `weight`.
+        public struct Feedback: Sendable, Hashable {
+            public var notes: Int
+            public var mix: Double
+            public var weight: Double
+            public init(notes: Int, mix: Double, weight: Double) { self.notes = notes; self.mix = mix; self.weight = weight }
         }
 
         /// Shares of the notes: at most `rare` a name weighs whole, from `common` on nothing.
@@ -119,7 +131,8 @@ public struct Retriever: Sendable {
         /// Since 2026-11-29 (#63) the fused top 40 are ordered again by `Reranker.fitted`, which won
         /// on both sets' tuning halves on recall and nDCG with all-mpnet-base-v2's vectors
         /// (docs/selene/selenes-performance.md, "A stronger embedding"); since 2026-11-30 a chat
-        /// export's turn that another candidate says again weighs against itself ("Said again").
+        /// export's turn that another candidate says again weighs against itself ("Said again"); since
+        /// 2026-12-03 it reads the fused top 60 (`Reranker.depth`), chosen on the three sets' tuning halves.
         public static let `default` = Tuning(keywordWeight: 0.8, vectorWeight: 1, k: 5, nameWeight: 0.5, timeFilter: true, latestWithin: 0.8,
                                              minimumCoverage: 0.5, nameRarity: NameRarity(rare: 0.05, common: 0.25), reranker: .fitted)
     }
@@ -129,7 +142,7 @@ public struct Retriever: Sendable {
 
     public func retrieve(_ query: String, limit: Int, filter: KeywordSearch.Filter = .init(),
                          queryVector: [Float]? = nil, now: Date? = nil) async throws -> (results: [ScoredNote], source: RetrievalSource) {
-        let first = try await firstStage(query, limit: max(limit, tuning.reranker == nil ? 30 : Reranker.depth), filter: filter, queryVector: queryVector, now: now)
+        let first = try await firstStage(query, limit: max(limit, tuning.reranker?.depth ?? 30), filter: filter, queryVector: queryVector, now: now)
         var results = first.results
         if let reranker = tuning.reranker, first.vector != nil {
             let features = Reranker.features(of: results, in: try await rerankContext(first))
@@ -236,9 +249,20 @@ public struct Retriever: Sendable {
         let (vector, nearestEverywhere) = try await vectorSide
         let everywhere = [lists.keyword, nearestEverywhere, lists.names, lists.phrases]
         let seen = Set(fused.map(\.id))
-        let outside = try await expanded(RankFusion.weighted(everywhere, weights: weights, k: tuning.k), lists: everywhere, weights: weights,
-                                         query: query, textQuery: textQuery, filter: filter, depth: depth, words: words)
-            .filter { !seen.contains($0.id) }
+        // Lists drawn from the fused order's best (pseudo-relevance feedback; off in `.default`).
+        var fusedEverywhere = RankFusion.weighted(everywhere, weights: weights, k: tuning.k)
+        var more: [(list: [Int], weight: Double)] = []
+        if let expansion = tuning.expansion, let list = try await expansionList(fusedEverywhere, expansion: expansion, query: query, textQuery: textQuery,
+                                                                                 filter: filter, depth: depth, words: words) {
+            more.append((list, expansion.weight))
+        }
+        if let feedback = tuning.feedback, let vector, let list = feedbackList(fusedEverywhere, feedback: feedback, vector: vector, depth: depth, filter: vectorFilter) {
+            more.append((list, feedback.weight))
+        }
+        if !more.isEmpty {
+            fusedEverywhere = RankFusion.weighted(everywhere + more.map(\.list), weights: weights + more.map(\.weight), k: tuning.k)
+        }
+        let outside = fusedEverywhere.filter { !seen.contains($0.id) }
         // Notes of the time asked about come first, whatever their score against the rest.
         if let floor = fused.last?.score {
             fused += outside.map { RankFusion.Fused(id: $0.id, score: min($0.score, floor * 0.999), ranks: $0.ranks) }
@@ -305,19 +329,29 @@ public struct Retriever: Sendable {
         return (keywordIds, try await nameIds, try await phraseIds)
     }
 
-    /// `fused` widened by the words the best of it share beyond the question's
-    /// (`tuning.expansion`: pseudo-relevance feedback), as one more full-text list.
-    func expanded(_ fused: [RankFusion.Fused<Int>], lists: [[Int]], weights: [Double], query: String, textQuery: TextQuery,
-                  filter: KeywordSearch.Filter, depth: Int, words: NoteWords) async throws -> [RankFusion.Fused<Int>] {
-        guard let expansion = tuning.expansion, let best = fused.first?.score else { return fused }
+    /// The words the best of `fused` share beyond the question's, ranked by full text
+    /// (`tuning.expansion`: pseudo-relevance feedback); nil when there are none.
+    func expansionList(_ fused: [RankFusion.Fused<Int>], expansion: Tuning.Expansion, query: String, textQuery: TextQuery,
+                       filter: KeywordSearch.Filter, depth: Int, words: NoteWords) async throws -> [Int]? {
+        guard let best = fused.first?.score else { return nil }
         let candidates = try await words.notes(fused.prefix(depth).map(\.id))
         let scores = Dictionary(uniqueKeysWithValues: fused.map { ($0.id, $0.score) })
         let excluded = TextTokens.searchTerms(textQuery.text + " " + textQuery.names.joined(separator: " ") + " " + query)
         let added = Self.expansionTerms(candidates.map { (words: ($0.title ?? "") + " " + $0.content, weight: (scores[Int($0.id)] ?? 0) / best) },
                                         feedback: expansion.notes, count: expansion.terms, excluding: excluded)
-        guard !added.isEmpty else { return fused }
-        let extra = try await KeywordSearch(db: db).rank(added.joined(separator: " "), limit: depth, filter: filter, wordsOnly: !tuning.facts)
-        return RankFusion.weighted(lists + [extra], weights: weights + [expansion.weight], k: tuning.k)
+        guard !added.isEmpty else { return nil }
+        return try await KeywordSearch(db: db).rank(added.joined(separator: " "), limit: depth, filter: filter, wordsOnly: !tuning.facts)
+    }
+
+    /// The notes nearest the question's vector moved toward the mean of the best of `fused`'s
+    /// (`tuning.feedback`: Rocchio's pseudo-relevance feedback for vectors); nil when none has a vector.
+    func feedbackList(_ fused: [RankFusion.Fused<Int>], feedback: Tuning.Feedback, vector: [Float], depth: Int, filter: VectorIndex.Filter) -> [Int]? {
+        let best = fused.prefix(feedback.notes).compactMap { services.vectors.vector(for: $0.id) }.filter { $0.count == vector.count }
+        guard !best.isEmpty else { return nil }
+        var mean = [Float](repeating: 0, count: vector.count)
+        for v in best { for i in mean.indices { mean[i] += v[i] } }
+        let centre = VectorUtility.normalized(mean), question = VectorUtility.normalized(vector)
+        return nearest(VectorUtility.normalized(zip(question, centre).map { $0 + Float(feedback.mix) * $1 }), k: depth, filter: filter)
     }
 
     /// The question's vector (given, or asked of the model; nil when there is none) and the notes
