@@ -204,8 +204,9 @@ struct SomeoneElseTests {
             let first = try await token()
             let second = try await token()
             #expect(first != second)
-            for token in [first, second] {
-                let res = try await web.request(.POST, "/app/inventory/new", form: ["_csrf": token, "brand": "DMC", "number": "3\(token.count % 10)\(Int.random(in: 10...99))", "quantity": "1"])
+            // Two threads, one with each masking (two numbers drawn at random once collided: 409, the thread already kept).
+            for (token, number) in zip([first, second], ["310", "311"]) {
+                let res = try await web.request(.POST, "/app/inventory/new", form: ["_csrf": token, "brand": "DMC", "number": number, "quantity": "1"])
                 #expect(res.status == .seeOther, "\(res.status)")
             }
             let other = WebClient(app: app)
