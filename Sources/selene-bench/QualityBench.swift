@@ -61,6 +61,9 @@ enum QualityBench {
         ]
     }
 
+    /// The ablations a run measures: none with `--brief` (a study's extra methods alone beside `.default`).
+    static func ablations(_ options: SeleneBench.Options) -> [(String, Retriever.Tuning)] { options.brief ? [] : ablations }
+
     /// The development sets: `--beir PATH` alone, or Selene's own (a person's notes, and chat
     /// conversations twice: selene-talk, whose small talk repeats word for word, and selene-chats,
     /// built the same way with none repeated — so a setting is held against each shape, and a
@@ -172,7 +175,7 @@ enum QualityBench {
         defer { helper?.terminate(); helper?.waitUntilExit() }
         guard let set = try await prepare(path, options: options, url: url) else { return [] }
         let methods: [(String, Retriever.Tuning?)] = [("keyword", nil), ("vector", nil), ("before", .plain), ("after", .default)]
-            + ((options.brief ? [] : ablations) + extra).map { ($0.0, $0.1) }
+            + (ablations(options) + extra).map { ($0.0, $0.1) }
         var collected: [RerankFit.Question] = []
         for database in options.databases.prefix(collect ? 1 : options.databases.count) {
             let ranked = try await rank(set, on: database, methods: methods, options: options, collect: collect)
@@ -416,7 +419,7 @@ enum QualityBench {
         print("\n   ablations (\(dataset), \(database), held-out): `.default` with one part changed, recall@10 / nDCG@10 and the change (tuning half's change)")
         print("   | setting | recall@10 | nDCG@10 | Δ recall | Δ nDCG | tuning Δ recall | tuning Δ nDCG |")
         print("   |---|---|---|---|---|---|---|")
-        for (name, _) in [("after", Retriever.Tuning.default)] + (options.brief ? [] : ablations) + extra {
+        for (name, _) in [("after", Retriever.Tuning.default)] + ablations(options) + extra {
             let a = all[name]!, d = all["after"]!
             let t = tuned[name].flatMap { a in tuned["after"].map { (a.recall - $0.recall, a.ndcg - $0.ndcg) } }
             print(String(format: "   | %@ | %.3f | %.3f | %+.3f | %+.3f | ", name == "after" ? ".default" : name, a.recall, a.ndcg,
