@@ -125,6 +125,7 @@ let package = Package(
             name: "selene",
             dependencies: ["SeleneServer", "SeleneShared", "ServerCommon", "BuildStamp",
                            .product(name: "Vapor", package: "vapor"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // An Ollama-protocol server with deterministic answers and faults on demand, for the test

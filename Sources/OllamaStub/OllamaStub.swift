@@ -237,11 +237,11 @@ public final class OllamaStub: Sendable {
     }
 
     /// The stand-in's people and places: the note's names (`ProperNames`); after "in", "to", "at",
-    /// "from" or "near" a place, else a person. Up to five each.
+    /// "from" or "near" (`ProperNames.placeWords`) a place, else a person. Up to five each.
     static func names(in text: String) -> (people: [String], places: [String]) {
         var people: [String] = [], places: [String] = []
         for (name, after) in ProperNames.candidates(in: text) {
-            if ["in", "to", "at", "from", "near"].contains(after) {
+            if ProperNames.placeWords.contains(after) {
                 if places.count < NoteAnalysis.maxNames { places.append(name) }
             } else if people.count < NoteAnalysis.maxNames {
                 people.append(name)

@@ -52,8 +52,8 @@ struct ClientOptions: ParsableArguments {
         ProcessInfo.processInfo.environment["SELENE_TIMEOUT"].flatMap(TimeInterval.init).flatMap { $0 > 0 ? $0 : nil } ?? 30
     }
 
-    var data: RemoteDataService { get throws { RemoteDataService(settings: try settings(), timeout: requestTimeout) } }
-    var llm: RemoteLLMService { get throws { RemoteLLMService(settings: try settings()) } }
+    var data: RemoteDataService { get throws { RemoteDataService(settings: try settings(), timeout: requestTimeout, exchange: TerminalHTTP.exchange) } }
+    var llm: RemoteLLMService { get throws { RemoteLLMService(settings: try settings(), exchange: TerminalHTTP.exchange) } }
 }
 
 /// Runs a command body: failures become one line on stderr and a meaningful exit code.

@@ -22,17 +22,20 @@ struct ExecutableTests {
 
     /// Runs the binary on a thread of its own (never one of Swift's cooperative threads, which an
     /// in-process server may need meanwhile), feeding `input` to its standard input.
-    static func runAsync(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240) async throws -> Run {
+    static func runAsync(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240,
+                         executable: String? = nil) async throws -> Run {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(arguments, env: env, input: input, timeout: timeout) })
+                continuation.resume(with: Result { try run(arguments, env: env, input: input, timeout: timeout, executable: executable) })
             }
         }
     }
 
-    static func run(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240) throws -> Run {
+    /// `selene` (or `executable`) with `arguments`, standard input `input`; what it printed and its status.
+    static func run(_ arguments: [String], env: [String: String], input: String? = nil, timeout: TimeInterval = 240,
+                    executable: String? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try binary())
+        process.executableURL = URL(fileURLWithPath: try executable ?? binary())
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SELENE_") && $0.key != "HOST" && $0.key != "PORT" }
         for (k, v) in env { environment[k] = v }
@@ -243,6 +246,30 @@ struct ExecutableTests {
             #expect(unreachable.status == 4 && unreachable.err.contains("can't be reached"))
             let nobody = try await Self.runAsync(["threads"], env: ["SELENE_HOME": home + "/empty"])
             #expect(nobody.status == 5 && nobody.err.contains("selene login"))
+        }
+    }
+
+    @Test("The terminal client waits for a slow answer without keeping a core busy (URLSession on Linux did: 11 s of CPU over a 9 s answer, taken from the local model)")
+    func terminalWaitsIdle() async throws {
+        try await withLiveSelene { live in
+            let home = try tempDir()
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["SELENE_HOME": home, "SELENE_SERVER": live.url.absoluteString, "SELENE_TOKEN": testToken]
+            #expect(try await Self.runAsync(["note", "The car service is due on 14 March at the garage on Elm Road."], env: env).status == 0)
+            try await live.app.process()
+            // The model writes its answer slowly: half a second between pieces, some 15 pieces.
+            live.stub.setChunkDelay(0.5)
+            // bash's `times` prints the CPU its children used (user, then system) after the client ends.
+            let timed = try await Self.runAsync(["-c", "\"$@\" 2>/dev/null; status=$?; times >&2; exit $status", "bash", try Self.binary(),
+                                                 "chat", "--json", "When is the car service due?"], env: env, executable: "/bin/bash")
+            struct Answer: Decodable { var answer: String?; var citations: [Int64] }
+            let answer = try SeleneJSON.decode(Answer.self, from: Data(timed.out.utf8))
+            #expect(timed.status == 0 && answer.answer?.contains("14 March") == true && answer.citations == [1], "\(timed.out)")
+            let times = timed.err.split(separator: "\n").last.map(String.init) ?? ""
+            let seconds = times.matches(of: /(\d+)m([\d.]+)s/).map { Double($0.output.1)! * 60 + Double($0.output.2)! }
+            #expect(seconds.count == 2, "\(timed.err)")
+            // Waiting some 7 s; the client itself starts, asks and prints in a fraction of a second.
+            #expect(seconds.reduce(0, +) < 2, "the client used \(seconds) s of CPU (user, system) while the model wrote: \(times)")
         }
     }
 

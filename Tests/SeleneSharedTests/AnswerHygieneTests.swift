@@ -128,6 +128,14 @@ struct AnswerHygieneTests {
         let parsed = try NoteAnalysis.parse(answer).withoutInstructionWords(note: note)
         #expect(parsed.people == ["Sam", "Aunt Rosa", "Kofi", "Beth", "Luis"], "\(parsed.people)")
         #expect(parsed.places == ["Lucca", "Porto"], "\(parsed.places)")
+        // A name filed under both lists is kept in one, as the note's words place it: after "in", "to",
+        // "at", "from" or "near" a place, else a person (SmolLM2-135M wrote "Lisbon" in both).
+        let moving = "Sam signed for the flat in Lisbon today; Lisbon here we come. Ana says hi."
+        let twice = try NoteAnalysis.parse(#"""
+            {"concepts":[],"primaryTheme":"moving","secondaryThemes":[],"sentiment":"positive","sentimentScore":0.6,"emotionalTone":"excited",
+             "energyLevel":"high","noteType":"log","actionability":"none","whoItNames":["Sam","Lisbon","Ana"],"whereItNames":["lisbon","Sam"]}
+            """#).withoutInstructionWords(note: moving)
+        #expect(twice.people == ["Sam", "Ana"] && twice.places == ["lisbon"], "\(twice.people) \(twice.places)")
         // An answer from before they were asked for (a stored analysis, an older server's note) names none.
         let older = try NoteAnalysis.parse(#"{"concepts":[],"primaryTheme":"bread","secondaryThemes":[],"sentiment":"neutral","sentimentScore":0,"emotionalTone":"calm","energyLevel":"low","noteType":"log","actionability":"none"}"#)
         #expect(older.people.isEmpty && older.places.isEmpty)

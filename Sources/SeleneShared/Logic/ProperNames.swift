@@ -45,6 +45,10 @@ public enum ProperNames {
         return found
     }
 
+    /// The words a place comes after ("in Porto", "to Lisbon", "at Lucca", "from Leeds", "near
+    /// Bath"); a name after anything else reads as a person's.
+    public static let placeWords: Set<String> = ["in", "to", "at", "from", "near"]
+
     /// Whether the note names anyone or anywhere (its first name found is enough).
     public static func any(in text: String) -> Bool { !candidates(in: text, limit: 1).isEmpty }
 

@@ -157,8 +157,19 @@ extension NoteAnalysis: StructuredAnswer {
             let words = TextTokens.words(name).filter { !TextTokens.stopWords.contains($0) }
             return !copied(name) && words.count <= 6 && words.allSatisfy(noteWords.contains) && !words.allSatisfy(writer.contains)
         }
-        out.people = Array(people.filter(named).prefix(Self.maxNames))
-        out.places = Array(places.filter(named).prefix(Self.maxNames))
+        out.people = people.filter(named)
+        out.places = places.filter(named)
+        // A name is someone or somewhere, not both: a small model files one under both lists
+        // (SmolLM2-135M: "Lisbon" as a person and a place). The note's words decide, as the
+        // stand-in reads them: after "in", "to", "at", "from" or "near" it is a place, else a person.
+        let both = Set(out.people.map { $0.lowercased() }).intersection(out.places.map { $0.lowercased() })
+        if !both.isEmpty {
+            let places = Set(ProperNames.candidates(in: note, limit: 40).filter { ProperNames.placeWords.contains($0.after) }.map { $0.name.lowercased() })
+            out.people.removeAll { both.contains($0.lowercased()) && places.contains($0.lowercased()) }
+            out.places.removeAll { both.contains($0.lowercased()) && !places.contains($0.lowercased()) }
+        }
+        out.people = Array(out.people.prefix(Self.maxNames))
+        out.places = Array(out.places.prefix(Self.maxNames))
         return out
     }
 

@@ -24,16 +24,31 @@ public struct ServerSettings: Codable, Sendable, Hashable {
     }
 }
 
+/// Another way for a request to reach the server than URLSession: it sends the request and hands
+/// back the answer's head, then its body in pieces as they arrive. The `selene` terminal client
+/// on Linux gives one (AsyncHTTPClient): swift-corelibs-foundation's URLSession keeps a core busy
+/// for as long as it waits for an answer — a chat answered by a local model took a core from the
+/// model writing it. Apps on Apple platforms use URLSession (nil).
+public protocol HTTPExchange: Sendable {
+    /// Sends `request` (its URL, method, headers, body; its `timeoutInterval` is how long the
+    /// server may stay silent). Throws when there is no answer at all.
+    func send(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
+}
+
 /// JSON over HTTP to the Selene server with the shared wire types. On Linux a request is never
 /// cancelled (`URLSession.dataNeverCancelled`, WireCoding: the same as StitchKit's).
 final class HTTPTransport: Sendable {
     let settings: ServerSettings
     let timeout: TimeInterval
     private let session: URLSession
+    private let exchange: (any HTTPExchange)?
+    /// The most of an answer `send` reads through an `HTTPExchange` (the server's own answers are far smaller).
+    static let maxBody = 64 * 1024 * 1024
 
-    init(settings: ServerSettings, timeout: TimeInterval) {
+    init(settings: ServerSettings, timeout: TimeInterval, exchange: (any HTTPExchange)? = nil) {
         self.settings = settings
         self.timeout = timeout
+        self.exchange = exchange
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         session = URLSession(configuration: configuration)
@@ -79,10 +94,24 @@ final class HTTPTransport: Sendable {
 
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
         do {
+            if let exchange {
+                let (response, body) = try await exchange.send(request)
+                return (try await Self.collect(body, upTo: Self.maxBody), response)
+            }
             return try await session.dataNeverCancelled(for: request)
         } catch {
             throw Self.transportError(error)
         }
+    }
+
+    /// A body read whole, at most `limit` bytes.
+    static func collect(_ body: AsyncThrowingStream<Data, any Error>, upTo limit: Int) async throws -> Data {
+        var data = Data()
+        for try await piece in body {
+            data.append(piece)
+            if data.count > limit { throw SeleneClientError.invalidResponse("an answer longer than \(limit / 1024 / 1024) MB") }
+        }
+        return data
     }
 
     static func transportError(_ error: any Error) -> SeleneClientError {
@@ -117,6 +146,7 @@ final class HTTPTransport: Sendable {
     /// in pieces on every platform). Throws for a refused request before anything is yielded.
     func lines(_ method: String, _ path: String, body: any Encodable) async throws -> AsyncThrowingStream<Data, any Error> {
         let request = try makeRequest(method, path, body: try SeleneJSON.encode(body))
+        if let exchange { return try await lines(request, path: path, through: exchange) }
         let delegate = LineStreamDelegate(path: path)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -126,6 +156,40 @@ final class HTTPTransport: Sendable {
         // The head arrives (or the connection fails) before the stream is handed out.
         try await delegate.waitForHead()
         session.finishTasksAndInvalidate()
+        return stream
+    }
+}
+
+extension HTTPTransport {
+    /// `lines` through an `HTTPExchange`: a refused request throws its typed failure (its body
+    /// read for the server's sentence) before anything is yielded.
+    private func lines(_ request: URLRequest, path: String, through exchange: any HTTPExchange) async throws -> AsyncThrowingStream<Data, any Error> {
+        let (response, body): (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
+        do { (response, body) = try await exchange.send(request) } catch { throw Self.transportError(error) }
+        guard (200..<300).contains(response.statusCode) else {
+            let data = (try? await Self.collect(body, upTo: 1024 * 1024)) ?? Data()
+            try Self.check(response, data: data, path: path)
+            throw SeleneClientError.invalidResponse("HTTP \(response.statusCode)")
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+        let reader = Task {
+            var pending = Data()
+            do {
+                for try await piece in body {
+                    pending.append(piece)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = Data(pending[pending.startIndex..<newline])
+                        pending = Data(pending[(newline + 1)...])
+                        if !line.isEmpty { continuation.yield(line) }
+                    }
+                }
+                if !pending.isEmpty { continuation.yield(pending) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: Self.transportError(error))
+            }
+        }
+        continuation.onTermination = { _ in reader.cancel() }
         return stream
     }
 }

@@ -8,8 +8,9 @@ import FoundationNetworking
 public final class RemoteDataService: DataProvider {
     let http: HTTPTransport
 
-    public init(settings: ServerSettings, timeout: TimeInterval = 30) {
-        http = HTTPTransport(settings: settings, timeout: timeout)
+    /// - Parameter exchange: how requests reach the server, when not URLSession (`HTTPExchange`).
+    public init(settings: ServerSettings, timeout: TimeInterval = 30, exchange: (any HTTPExchange)? = nil) {
+        http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }
 
     // MARK: Notes
@@ -205,8 +206,9 @@ public final class RemoteDataService: DataProvider {
 public final class RemoteLLMService: LLMProvider {
     let http: HTTPTransport
 
-    public init(settings: ServerSettings, timeout: TimeInterval = 180) {
-        http = HTTPTransport(settings: settings, timeout: timeout)
+    /// - Parameter exchange: how requests reach the server, when not URLSession (`HTTPExchange`).
+    public init(settings: ServerSettings, timeout: TimeInterval = 180, exchange: (any HTTPExchange)? = nil) {
+        http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }
 
     public func generate(_ prompt: String, system: String?, model: String?) async throws -> String {
