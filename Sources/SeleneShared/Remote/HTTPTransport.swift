@@ -30,8 +30,11 @@ public struct ServerSettings: Codable, Sendable, Hashable {
 /// for as long as it waits for an answer — a chat answered by a local model took a core from the
 /// model writing it. Apps on Apple platforms use URLSession (nil).
 public protocol HTTPExchange: Sendable {
-    /// Sends `request` (its URL, method, headers, body; its `timeoutInterval` is how long the
-    /// server may stay silent). Throws when there is no answer at all.
+    /// Sends a request and answers its head and its body as it arrives.
+    /// - Parameter request: its URL, method, headers and body; its `timeoutInterval` is how long
+    ///   the server may stay silent.
+    /// - Returns: the answer's head, and its body in pieces (throwing if the connection fails mid-way).
+    /// - Throws: when there is no answer at all.
     func send(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
 }
 

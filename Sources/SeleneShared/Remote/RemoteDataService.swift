@@ -8,7 +8,11 @@ import FoundationNetworking
 public final class RemoteDataService: DataProvider {
     let http: HTTPTransport
 
-    /// - Parameter exchange: how requests reach the server, when not URLSession (`HTTPExchange`).
+    /// The server's operations over HTTP.
+    /// - Parameters:
+    ///   - settings: where the server is and the token to sign requests with.
+    ///   - timeout: how long the server may stay silent before it counts as unreachable, in seconds.
+    ///   - exchange: how requests reach the server, when not URLSession (``HTTPExchange``).
     public init(settings: ServerSettings, timeout: TimeInterval = 30, exchange: (any HTTPExchange)? = nil) {
         http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }
@@ -206,7 +210,12 @@ public final class RemoteDataService: DataProvider {
 public final class RemoteLLMService: LLMProvider {
     let http: HTTPTransport
 
-    /// - Parameter exchange: how requests reach the server, when not URLSession (`HTTPExchange`).
+    /// The server's model, through its `/api/llm/*`.
+    /// - Parameters:
+    ///   - settings: where the server is and the token to sign requests with.
+    ///   - timeout: how long the server may stay silent before it counts as unreachable, in seconds
+    ///     (a model thinking counts as silence).
+    ///   - exchange: how requests reach the server, when not URLSession (``HTTPExchange``).
     public init(settings: ServerSettings, timeout: TimeInterval = 180, exchange: (any HTTPExchange)? = nil) {
         http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }
