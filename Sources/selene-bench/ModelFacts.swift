@@ -91,7 +91,7 @@ enum ModelFacts {
     /// configured model server; each answer appended to the cache as it comes. A note whose answer
     /// isn't usable (after Selene's retries) is cached as read with no facts; one the server didn't
     /// answer (down, timed out) is said, by id, and asked again next time.
-    static func fill(set: String, corpus: [QualityBench.Document], limit: Int) async throws -> String {
+    static func fill(set: String, corpus: [QualityBench.Document], limit: Int, readers: Int = 2) async throws -> String {
         guard let settings = try SeleneConfig.llmSettings({ ProcessInfo.processInfo.environment[$0] }) else {
             throw SeleneConfigError("--model-facts needs a model server: set SELENE_LLM_URL (and SELENE_LLM_PROVIDER, SELENE_CHAT_MODEL)")
         }
@@ -115,12 +115,13 @@ enum ModelFacts {
         out.seekToEndOfFile()
         let started = Date()
         var read = 0, unusable = 0, failed: [String] = []
-        // Two at a time: the real-model tier's llama-server serves two slots, and on two cores a
-        // second request fills what one leaves idle between its steps.
+        // `readers` at a time (two, as the real-model tier's llama-server serves two slots): on two
+        // cores a second request fills what one leaves idle between its steps, and a server started
+        // with more slots decodes more notes in one batch.
         let docs = Array(waiting)
         var asked = 0
         try await withThrowingTaskGroup(of: Answer.self) { group in
-            while asked < min(2, docs.count) {
+            while asked < min(readers, docs.count) {
                 let doc = docs[asked]
                 group.addTask { await Answer.of(doc, llm: llm) }
                 asked += 1

@@ -201,7 +201,7 @@ enum QualityBench {
         let test = try qrels(path + "/qrels/test.tsv")
         let dev = FileManager.default.fileExists(atPath: path + "/qrels/dev.tsv") ? try qrels(path + "/qrels/dev.tsv") : nil
         var readings: [String: ModelFacts.Reading] = [:]
-        if let model = options.modelFacts > 0 ? try await ModelFacts.fill(set: dataset, corpus: corpus, limit: options.modelFacts) : options.factsFrom {
+        if let model = options.modelFacts > 0 ? try await ModelFacts.fill(set: dataset, corpus: corpus, limit: options.modelFacts, readers: options.readers) : options.factsFrom {
             readings = ModelFacts.read(set: dataset, model: model)
             print("   facts from \(model)'s reading for \(readings.count) of \(corpus.count) notes, from the stand-in's (the note's own words) for the rest")
         }

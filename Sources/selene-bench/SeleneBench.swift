@@ -55,6 +55,8 @@ struct SeleneBench {
         var dump: String?
         /// Quality: this many more notes of each set read by the configured model first (`ModelFacts`, #85).
         var modelFacts = 0
+        /// With `--model-facts`: this many notes asked at once (the model server's `--parallel` slots; 2 as the tier serves).
+        var readers = 2
         /// Quality: the facts of the notes `ModelFacts` has cached for this model (no model server needed).
         var factsFrom: String?
         /// Quality: each note also embedded with its facts, as one more of its chunk vectors (#85's second vector).
@@ -104,6 +106,7 @@ struct SeleneBench {
             case "--expansion": options.expansion = true
             case "--dump": options.dump = args.next()
             case "--model-facts": options.modelFacts = Int(args.next() ?? "") ?? 0
+            case "--readers": options.readers = max(1, Int(args.next() ?? "") ?? 2)
             case "--facts-from": options.factsFrom = args.next()
             case "--facts-vector": options.factsVector = true
             case "--whole-read": options.wholeRead = true
@@ -116,7 +119,7 @@ struct SeleneBench {
                 print("""
                     usage: selene-bench [--quick] [--notes N] [--queries N] [--captures N] [--dimension N] [--only retrieval,capture,quality,chunks,context,rerank,llm,answers,passages,thresholds,briefings]
                                         [--database sqlite,postgres] [--beir PATH] [--embed-url URL] [--embed-model NAME] [--json FILE] [--llm-notes N] [--tune] [--context N] [--misses] [--dump DIR]
-                                        [--model-facts N] [--facts-from MODEL] [--whole-read] [--facts-vector] [--depths N,…] [--feedback] [--brief]
+                                        [--model-facts N] [--readers N] [--facts-from MODEL] [--whole-read] [--facts-vector] [--depths N,…] [--feedback] [--brief]
                                         [--without STEP,…]   (answer steps off: \(AnswerPipeline.standard.steps.map(\.name).joined(separator: ", ")))
                     """)
                 exit(2)

@@ -285,6 +285,21 @@ struct ServiceLogicTests {
 
 @Suite("Wire formats, validation and settings")
 struct WireTests {
+    @Test("A streamed body's lines: split across pieces, empty ones left out, the unfinished rest kept for the next piece")
+    func streamedLines() {
+        var pending = Data()
+        var lines: [String] = []
+        for piece in ["{\"a\":", "1}\n\n{\"b\"", ":2}\n{\"c\":3}\n{\"d\""] {
+            pending.append(Data(piece.utf8))
+            lines += HTTPTransport.completeLines(of: &pending).map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(lines == [#"{"a":1}"#, #"{"b":2}"#, #"{"c":3}"#])
+        #expect(String(decoding: pending, as: UTF8.self) == #"{"d""#)
+        var nothing = Data("no newline yet".utf8)
+        #expect(HTTPTransport.completeLines(of: &nothing).isEmpty)
+        #expect(nothing == Data("no newline yet".utf8))
+    }
+
     @Test("The OpenAI codec: /v1 added once; stream lines read as pieces, skips, the end or the server's error")
     func openAIWire() throws {
         #expect(OpenAIWire.apiBase("http://h:8080") == "http://h:8080/v1")

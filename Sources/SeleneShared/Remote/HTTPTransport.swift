@@ -180,11 +180,7 @@ extension HTTPTransport {
             do {
                 for try await piece in body {
                     pending.append(piece)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = Data(pending[pending.startIndex..<newline])
-                        pending = Data(pending[(newline + 1)...])
-                        if !line.isEmpty { continuation.yield(line) }
-                    }
+                    for line in Self.completeLines(of: &pending) { continuation.yield(line) }
                 }
                 if !pending.isEmpty { continuation.yield(pending) }
                 continuation.finish()
@@ -194,6 +190,20 @@ extension HTTPTransport {
         }
         continuation.onTermination = { _ in reader.cancel() }
         return stream
+    }
+}
+
+extension HTTPTransport {
+    /// The complete lines at the front of `pending` (empty ones left out), taken from it; what
+    /// follows the last newline stays for the next piece. Both ways of `lines` split with it.
+    static func completeLines(of pending: inout Data) -> [Data] {
+        var lines: [Data] = []
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Data(pending[pending.startIndex..<newline])
+            pending = Data(pending[(newline + 1)...])
+            if !line.isEmpty { lines.append(line) }
+        }
+        return lines
     }
 }
 
@@ -251,14 +261,11 @@ private final class LineStreamDelegate: NSObject, URLSessionDataDelegate, @unche
         let isError: Bool = lock.withLock {
             if errorBody != nil { errorBody!.append(data); return true }
             pending.append(data)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(Data(pending[pending.startIndex..<newline]))
-                pending = Data(pending[(newline + 1)...])
-            }
+            lines = HTTPTransport.completeLines(of: &pending)
             return false
         }
         guard !isError else { return }
-        for line in lines where !line.isEmpty { continuation.yield(line) }
+        for line in lines { continuation.yield(line) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
