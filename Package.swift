@@ -88,9 +88,13 @@ let package = Package(
         ),
         // The offline-first client library. No server imports: it must also build for iOS/macOS.
         .target(name: "StitchKit", dependencies: ["StitchCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // How both terminal clients (stitch, selene) reach their server on Linux: AsyncHTTPClient,
+        // since swift-corelibs-foundation's URLSession keeps a core busy while it waits.
+        .target(name: "TerminalExchange", dependencies: ["WireCoding", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .executableTarget(
             name: "stitch",
-            dependencies: ["StitchKit", "StitchCore", "BuildStamp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["StitchKit", "StitchCore", "BuildStamp", "TerminalExchange",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks, run on purpose (not by the test suite): swift run -c release stitch-bench
         .executableTarget(
@@ -123,9 +127,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "selene",
-            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon", "BuildStamp",
+            dependencies: ["SeleneServer", "SeleneShared", "ServerCommon", "BuildStamp", "TerminalExchange",
                            .product(name: "Vapor", package: "vapor"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // An Ollama-protocol server with deterministic answers and faults on demand, for the test

@@ -33,10 +33,21 @@ public enum ClientError: Error, Equatable, CustomStringConvertible {
 public actor APIClient {
     public let tokens: any TokenStore
     private let session: URLSession
+    private let exchange: (any HTTPExchange)?
     private var baseURL: URL?
+    /// The most of an answer read through an `HTTPExchange`: above the largest a server sends
+    /// (a photo, a backup's page), far below what would exhaust a phone or a terminal.
+    static let maxBody = 256 * 1024 * 1024
 
-    public init(tokens: any TokenStore, server: String? = nil, timeout: TimeInterval = 30) {
+    /// - Parameters:
+    ///   - tokens: where the session is kept.
+    ///   - server: the server's address (else the one the saved session names).
+    ///   - timeout: how long the server may stay silent.
+    ///   - exchange: how requests reach the server, when not URLSession (`HTTPExchange`, WireCoding:
+    ///     the `stitch` terminal client on Linux, where URLSession keeps a core busy while it waits).
+    public init(tokens: any TokenStore, server: String? = nil, timeout: TimeInterval = 30, exchange: (any HTTPExchange)? = nil) {
         self.tokens = tokens
+        self.exchange = exchange
         let config = URLSessionConfiguration.ephemeral
         config.timeoutIntervalForRequest = timeout
         self.session = URLSession(configuration: config)
@@ -255,6 +266,10 @@ public actor APIClient {
         let response: URLResponse
         do {
             (data, response) = try await load(request)
+        } catch HTTPExchangeError.tooLong {
+            throw ClientError.invalidResponse
+        } catch HTTPExchangeError.unreachable(let why) {
+            throw ClientError.offline(why)
         } catch {
             throw ClientError.offline(error.localizedDescription)
         }
@@ -271,9 +286,15 @@ public actor APIClient {
         return (data, http)
     }
 
-    /// The request made, never cancelled on Linux (`URLSession.dataNeverCancelled`, WireCoding).
+    /// The request made through the exchange given, else URLSession, never cancelled on Linux
+    /// (`URLSession.dataNeverCancelled`, WireCoding).
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        try await session.dataNeverCancelled(for: request)
+        if let exchange {
+            var request = request
+            request.timeoutInterval = session.configuration.timeoutIntervalForRequest
+            return try await exchange.data(for: request, upTo: Self.maxBody)
+        }
+        return try await session.dataNeverCancelled(for: request)
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SeleneShared
+import TerminalExchange
 
 // The terminal client. These commands talk to a Selene server only through SeleneShared's
 // Remote services and view models, never the server's internals (this file imports neither).

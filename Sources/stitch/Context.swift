@@ -1,6 +1,7 @@
 import Foundation
 import StitchCore
 import StitchKit
+import TerminalExchange
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,7 +57,7 @@ struct Context {
         let store = try LocalStore(path: home + "/stitch.sqlite")
         let tokens = FileTokenStore(path: home + "/session.json")
         let savedServer = try? tokens.load()?.server
-        let api = APIClient(tokens: tokens, server: server ?? savedServer ?? (try? store.setting("server")).flatMap { $0 }, timeout: requestTimeout)
+        let api = APIClient(tokens: tokens, server: server ?? savedServer ?? (try? store.setting("server")).flatMap { $0 }, timeout: requestTimeout, exchange: TerminalHTTP.exchange)
         return Context(store: store, tokens: tokens, api: api, engine: SyncEngine(store: store, api: api))
     }
 

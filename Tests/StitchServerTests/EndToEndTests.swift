@@ -828,6 +828,32 @@ struct EndToEndTests {
         }
     }
 
+    @Test("The stitch CLI waits for a slow server without keeping a core busy (URLSession on Linux did, for as long as it waited)")
+    func cliWaitsIdle() async throws {
+        let binary = try #require(Self.stitchBinary(), "build the stitch executable first (swift build)")
+        let slow = Latch()
+        try await withLiveServer(prepare: { $0.middleware.use(SlowSync(slow: slow)) }) { _, _, server in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-idle-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let env = ["STITCH_HOME": home, "STITCH_PASSWORD": "correct horse"]
+            var r = try await Self.run(binary, ["register", "--server", server, "--email", "idle@example.com", "--name", "Idle"], env: env)
+            #expect(r.code == 0, "\(r.err)")
+            r = try await Self.run(binary, ["threads", "add", "DMC", "310", "--quantity", "2"], env: env.merging(["STITCH_OFFLINE": "1"]) { $1 })
+            #expect(r.code == 0 && r.out.contains("waiting to sync"), "\(r.out) \(r.err)")
+            // Each sync request now waits 5 s at the server; bash's `times` prints the CPU its
+            // children used (user, then system) after the client ends.
+            slow.open()
+            r = try await Self.run("/bin/bash", ["-c", "\"$@\" 2>&1; status=$?; times >&2; exit $status", "bash", binary, "sync"], env: env)
+            #expect(r.code == 0 && r.out.contains("0 change(s) pending"), "\(r.out) \(r.err)")
+            let times = r.err.split(separator: "\n").last.map(String.init) ?? ""
+            let seconds = times.matches(of: /(\d+)m([\d.]+)s/).map { Double($0.output.1)! * 60 + Double($0.output.2)! }
+            #expect(seconds.count == 2, "\(r.err)")
+            // Waiting at least 5 s; the client itself starts, sends and stores in about 0.1 s (with
+            // URLSession on Linux: 0.76 s of CPU over one 5-s wait, on a machine otherwise busy).
+            #expect(seconds.reduce(0, +) < 0.4, "the client used \(seconds) s of CPU (user, system) while the server was slow: \(times)")
+        }
+    }
+
     static func stitchBinary() -> String? { builtProduct("stitch") }
 
     /// Runs the CLI and waits for it on a thread of its own: blocking one of Swift's few
@@ -889,6 +915,16 @@ struct SyncHeaderTamper: AsyncMiddleware {
         case .unknownCursor: response.headers.replaceOrAdd(name: SyncPage.cursorHeader, value: "nonsense")
         }
         return response
+    }
+}
+
+/// A busy server or a slow link: once `slow` is open, each sync request is answered 5 s late.
+struct SlowSync: AsyncMiddleware {
+    let slow: Latch
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if slow.isOpen, request.url.path == "/sync" { try await Task.sleep(for: .seconds(5)) }
+        return try await next.respond(to: request)
     }
 }
 

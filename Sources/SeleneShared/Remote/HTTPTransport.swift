@@ -24,20 +24,6 @@ public struct ServerSettings: Codable, Sendable, Hashable {
     }
 }
 
-/// Another way for a request to reach the server than URLSession: it sends the request and hands
-/// back the answer's head, then its body in pieces as they arrive. The `selene` terminal client
-/// on Linux gives one (AsyncHTTPClient): swift-corelibs-foundation's URLSession keeps a core busy
-/// for as long as it waits for an answer — a chat answered by a local model took a core from the
-/// model writing it. Apps on Apple platforms use URLSession (nil).
-public protocol HTTPExchange: Sendable {
-    /// Sends a request and answers its head and its body as it arrives.
-    /// - Parameter request: its URL, method, headers and body; its `timeoutInterval` is how long
-    ///   the server may stay silent.
-    /// - Returns: the answer's head, and its body in pieces (throwing if the connection fails mid-way).
-    /// - Throws: when there is no answer at all.
-    func send(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
-}
-
 /// JSON over HTTP to the Selene server with the shared wire types. On Linux a request is never
 /// cancelled (`URLSession.dataNeverCancelled`, WireCoding: the same as StitchKit's).
 final class HTTPTransport: Sendable {
@@ -97,28 +83,20 @@ final class HTTPTransport: Sendable {
 
     private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
         do {
-            if let exchange {
-                let (response, body) = try await exchange.send(request)
-                return (try await Self.collect(body, upTo: Self.maxBody), response)
-            }
+            if let exchange { return try await exchange.data(for: request, upTo: Self.maxBody) }
             return try await session.dataNeverCancelled(for: request)
         } catch {
             throw Self.transportError(error)
         }
     }
 
-    /// A body read whole, at most `limit` bytes.
-    static func collect(_ body: AsyncThrowingStream<Data, any Error>, upTo limit: Int) async throws -> Data {
-        var data = Data()
-        for try await piece in body {
-            data.append(piece)
-            if data.count > limit { throw SeleneClientError.invalidResponse("an answer longer than \(limit / 1024 / 1024) MB") }
-        }
-        return data
-    }
-
     static func transportError(_ error: any Error) -> SeleneClientError {
         if let known = error as? SeleneClientError { return known }
+        switch error as? HTTPExchangeError {
+        case .unreachable(let why): return .unreachable(why)
+        case .tooLong: return .invalidResponse("\(error)")
+        case nil: break
+        }
         if let url = error as? URLError {
             switch url.code {
             case .timedOut: return .unreachable("no answer in time")
@@ -170,7 +148,7 @@ extension HTTPTransport {
         let (response, body): (HTTPURLResponse, AsyncThrowingStream<Data, any Error>)
         do { (response, body) = try await exchange.send(request) } catch { throw Self.transportError(error) }
         guard (200..<300).contains(response.statusCode) else {
-            let data = (try? await Self.collect(body, upTo: 1024 * 1024)) ?? Data()
+            let data = (try? await body.collected(upTo: 1024 * 1024)) ?? Data()
             try Self.check(response, data: data, path: path)
             throw SeleneClientError.invalidResponse("HTTP \(response.statusCode)")
         }

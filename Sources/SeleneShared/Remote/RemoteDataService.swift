@@ -12,7 +12,7 @@ public final class RemoteDataService: DataProvider {
     /// - Parameters:
     ///   - settings: where the server is and the token to sign requests with.
     ///   - timeout: how long the server may stay silent before it counts as unreachable, in seconds.
-    ///   - exchange: how requests reach the server, when not URLSession (``HTTPExchange``).
+    ///   - exchange: how requests reach the server, when not URLSession (`HTTPExchange`, WireCoding).
     public init(settings: ServerSettings, timeout: TimeInterval = 30, exchange: (any HTTPExchange)? = nil) {
         http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }
@@ -215,7 +215,7 @@ public final class RemoteLLMService: LLMProvider {
     ///   - settings: where the server is and the token to sign requests with.
     ///   - timeout: how long the server may stay silent before it counts as unreachable, in seconds
     ///     (a model thinking counts as silence).
-    ///   - exchange: how requests reach the server, when not URLSession (``HTTPExchange``).
+    ///   - exchange: how requests reach the server, when not URLSession (`HTTPExchange`, WireCoding).
     public init(settings: ServerSettings, timeout: TimeInterval = 180, exchange: (any HTTPExchange)? = nil) {
         http = HTTPTransport(settings: settings, timeout: timeout, exchange: exchange)
     }

@@ -6,16 +6,17 @@ import FoundationNetworking
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import SeleneShared
+import WireCoding
 
-/// How the terminal client's requests reach the server on Linux: AsyncHTTPClient, not
-/// swift-corelibs-foundation's URLSession, which keeps a core busy for as long as it waits for an
-/// answer (measured: `selene chat` used 11 s of CPU over a 9 s answer, 1.2 cores, taking them
-/// from the local model writing it). Each request's `timeoutInterval` is how long the server may
-/// stay silent, as with URLSession; a streamed answer may take longer as a whole.
-struct TerminalHTTP: HTTPExchange {
+/// How the terminal clients' requests reach their server on Linux (`selene`, `stitch`):
+/// AsyncHTTPClient, not swift-corelibs-foundation's URLSession, which keeps a core busy for as
+/// long as it waits for an answer (measured: `selene chat` used 11 s of CPU over a 9 s answer,
+/// 1.2 cores, taking them from the local model writing it). Each request's `timeoutInterval` is
+/// how long the server may stay silent, as with URLSession; a streamed answer may take longer as
+/// a whole. No redirects are followed.
+public struct TerminalHTTP: HTTPExchange {
     /// The one the commands use (nil where URLSession doesn't busy-wait: Apple platforms).
-    static var exchange: (any HTTPExchange)? {
+    public static var exchange: (any HTTPExchange)? {
         #if canImport(FoundationNetworking)
         TerminalHTTP()
         #else
@@ -40,8 +41,10 @@ struct TerminalHTTP: HTTPExchange {
         }
     }
 
-    func send(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
-        guard let url = request.url else { throw SeleneClientError.notConfigured }
+    public init() {}
+
+    public func send(_ request: URLRequest) async throws -> (HTTPURLResponse, AsyncThrowingStream<Data, any Error>) {
+        guard let url = request.url else { throw HTTPExchangeError.unreachable("no server address") }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
@@ -55,7 +58,7 @@ struct TerminalHTTP: HTTPExchange {
         var fields: [String: String] = [:]
         for (name, value) in response.headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
         guard let head = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields) else {
-            throw SeleneClientError.invalidResponse("not HTTP")
+            throw HTTPExchangeError.unreachable("\(url.host ?? "the server") did not answer in HTTP")
         }
         let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         let reader = Task {
@@ -71,7 +74,7 @@ struct TerminalHTTP: HTTPExchange {
     }
 
     /// What a person reads when the server can't be reached or stops answering.
-    static func failure(_ error: any Error, url: URL) -> SeleneClientError {
+    static func failure(_ error: any Error, url: URL) -> HTTPExchangeError {
         let server = "\(url.host ?? "the server")\(url.port.map { ":\($0)" } ?? "")"
         if let client = error as? HTTPClientError, [.readTimeout, .connectTimeout, .deadlineExceeded].contains(client) {
             return .unreachable("no answer from \(server) in time")
