@@ -189,22 +189,31 @@ def click(driver, element):
     element.click()
 
 
+def loaded(driver, page, seconds=10):
+    """Waits until `page` (the <html> of the page before) has been replaced and the next page
+    has loaded. While the new page is being made, Chromium may answer a script with an inspector
+    error ("cannot find context") rather than a result: that is read as "not loaded yet", not as
+    a failure."""
+    WebDriverWait(driver, seconds).until(gone(page))
+    WebDriverWait(driver, seconds, ignored_exceptions=[WebDriverException]).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def press(driver, element, seconds=10):
+    """Taps a button or link that loads a page and waits until the next page has loaded."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    click(driver, element)
+    loaded(driver, page, seconds)
+
+
 def submit(driver, text):
     """Submits a form with its button and waits for the next page to load."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    click(driver, driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
-    WebDriverWait(driver, 10).until(gone(page))
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
-
-
+    press(driver, driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
 
 
 def follow(driver, element):
     """Taps a link and waits for the page it leads to."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    click(driver, element)
-    WebDriverWait(driver, 10).until(gone(page))
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    press(driver, element)
 
 
 class StitchServer(Stitchuation):

@@ -7,7 +7,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import click, gone, snap, stitch_server
+from conftest import click, press, snap, stitch_server
 from standins import StandIns
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -49,9 +49,7 @@ def attacker_state(server):
 def test_sign_in_with_apple(server, apple, browser, shots):
     browser.delete_all_cookies()
     browser.get(server + "/app/signin")
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "button.apple"))
-    WebDriverWait(browser, 10).until(gone(page))
+    press(browser, browser.find_element(By.CSS_SELECTOR, "button.apple"))
     assert browser.find_element(By.TAG_NAME, "h1").text == "Apple ID"
     click(browser, browser.find_element(By.ID, "allow"))
     WebDriverWait(browser, 10).until(lambda d: d.current_url == server + "/app/inventory")

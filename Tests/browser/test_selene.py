@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from conftest import SIZES, chromium, click, fill, follow, gone, keys, snap, submit, tab_to, until_kept
+from conftest import SIZES, chromium, click, fill, follow, keys, press, snap, submit, tab_to, until_kept
 from harness import binary
 from harness.net import free_port, wait_for
 from harness.selene import Selene, Stub
@@ -530,10 +530,7 @@ def test_notes_browse_edit_delete(selene, browser, shots):
     row = browser.find_element(By.XPATH, "//ul[contains(@class,'tasks')]/li[contains(., 'Book the chimney sweep')]")
     assert "no thread" in row.text and "from" in row.text
     snap(browser, shots, "selene-tasks")
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, row.find_element(By.XPATH, ".//button[normalize-space()='✓']"))
-    until(browser, gone(page))
-    until(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+    press(browser, row.find_element(By.XPATH, ".//button[normalize-space()='✓']"))
     assert browser.current_url.endswith("/app/tasks")
     until(browser, lambda d: "Book the chimney sweep" in d.find_element(
         By.XPATH, "//h2[normalize-space()='Done lately']/following-sibling::ul[1]").text)
@@ -637,7 +634,6 @@ def test_installable_app_web_push_and_offline(selene, browser, shots):
         snap(browser, shots, "selene-devices")
         button = browser.find_element(By.ID, "web-push-on")
         assert button.is_displayed()
-        page = browser.find_element(By.TAG_NAME, "html")
         click(browser, button)
         until(browser, lambda d: "Notifications are on in this browser." in d.page_source)
         devices = api(base, "GET", "/api/devices")["devices"]

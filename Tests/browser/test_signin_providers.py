@@ -2,10 +2,9 @@
 providers' stand-ins (standins.py): the button, the provider's page, "Allow", and back signed
 in — on a phone and on a desktop; "Cancel" comes back signed out with a clear message."""
 import pytest
-from conftest import SIZES, click, gone, snap, stitch_server
+from conftest import SIZES, press, snap, stitch_server
 from standins import StandIns
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 @pytest.fixture(scope="module")
 def providers():
@@ -17,13 +16,6 @@ def providers():
 @pytest.fixture(scope="module")
 def server(providers):
     yield from stitch_server(of_base=providers.env)
-
-
-def tap(browser, element):
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, element)
-    WebDriverWait(browser, 10).until(gone(page))
-    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def sign_out(browser, server):
@@ -40,14 +32,14 @@ def test_provider_sign_in(server, browser, shots, provider, name, shown):
         assert button.is_displayed()
         if size == "phone":
             snap(browser, shots, "signin-providers")
-        tap(browser, button)
+        press(browser, button)
         # The provider's own page: "Cancel" first, then "Allow".
         assert browser.find_element(By.TAG_NAME, "h1").text == name
-        tap(browser, browser.find_element(By.ID, "deny"))
+        press(browser, browser.find_element(By.ID, "deny"))
         assert f"We couldn't complete the sign-in with {name}" in browser.page_source
         assert browser.current_url.startswith(server + f"/app/signin/{provider}/callback")
-        tap(browser, browser.find_element(By.XPATH, f"//button[normalize-space()='Continue with {name}']"))
-        tap(browser, browser.find_element(By.ID, "allow"))
+        press(browser, browser.find_element(By.XPATH, f"//button[normalize-space()='Continue with {name}']"))
+        press(browser, browser.find_element(By.ID, "allow"))
         assert browser.current_url == server + "/app/inventory", browser.current_url
         browser.get(server + "/app/settings")
         assert shown in browser.page_source

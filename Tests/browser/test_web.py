@@ -12,11 +12,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import urllib.request
 
 import pytest
-from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, gone, keys, pinch_out, retype, snap, stitch_server, submit, tab_to, touch, until_kept
+from conftest import SIZES, StitchServer, centre_of, chromium, click, fill, follow, keys, loaded, pinch_out, press, retype, snap, stitch_server, submit, tab_to, touch, until_kept
 from harness import binary
 from harness.fixtures import OWNED_BARCODE, UNKNOWN_BARCODE, made
 from harness.images import png
@@ -161,9 +160,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     cards = browser.find_elements(By.CSS_SELECTOR, "#entries .card")
     assert len(cards) == 1 and "basketweave" in cards[0].get_attribute("textContent")
     assert len(cards[0].find_elements(By.CSS_SELECTOR, ".grid img")) == 2
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, cards[0].find_elements(By.CSS_SELECTOR, ".grid a")[0])
-    WebDriverWait(browser, 10).until(gone(page))
+    press(browser, cards[0].find_elements(By.CSS_SELECTOR, ".grid a")[0])
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "1 of 2"
     photo = browser.find_element(By.ID, "photo")
     WebDriverWait(browser, 5).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", photo) == 360)
@@ -185,7 +182,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
     for step in range(1, 9):
         touch(browser, "touchMove", [(cx + 100 - 25 * step, cy + step)])
     touch(browser, "touchEnd", [])
-    WebDriverWait(browser, 10).until(gone(page))
+    loaded(browser, page)
     assert browser.find_element(By.CSS_SELECTOR, ".counter").text == "2 of 2"
     # Starting again offers nothing: the spec's empty state.
     browser.get(server + "/app/projects/start")
@@ -200,9 +197,7 @@ def test_start_project_and_journal(server, browser, shots, photos):
 
 def test_requirements_readiness_and_shopping(server, browser, shots):
     browser.get(server + "/app/projects")
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#projects a.title"))
-    WebDriverWait(browser, 10).until(gone(page))
+    press(browser, browser.find_element(By.CSS_SELECTOR, "#projects a.title"))
     project_url = browser.current_url
     click(browser, browser.find_element(By.XPATH, "//summary[normalize-space()='Add a section']"))
     fill(browser, "name", "Border")
@@ -247,9 +242,7 @@ def test_requirements_readiness_and_shopping(server, browser, shots):
     assert item.find_element(By.NAME, "quantity").get_attribute("value") == "3"  # what "Bought" sends
     click(browser, fewer)
     assert bought.text == "2"
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, item.find_element(By.XPATH, ".//button[normalize-space()='Bought']"))
-    WebDriverWait(browser, 10).until(gone(page))
+    press(browser, item.find_element(By.XPATH, ".//button[normalize-space()='Bought']"))
     assert "Nothing to buy" in browser.page_source
     browser.get(server + "/app/inventory?q=black")
     assert browser.find_element(By.CSS_SELECTOR, "#threads output").get_attribute("textContent") == "5"
@@ -359,9 +352,7 @@ def test_restore_with_progress(server, browser, shots, files):
     browser.get(server + "/app/settings")
     follow(browser, browser.find_element(By.LINK_TEXT, "Restore a backup"))
     browser.find_element(By.NAME, "backup").send_keys(path)
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Restore']"))
-    WebDriverWait(browser, 20).until(gone(page))
+    press(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Restore']"), 20)
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.ID, "restore-summary"))
     summary = browser.find_element(By.ID, "restore-summary").text
     assert "Threads: 4 added" in summary and "Canvases: 1 added" in summary and "Journal pictures: 2 added" in summary
@@ -402,7 +393,7 @@ def test_delete_account(server, browser, shots):
     # The button asks once more before the form goes.
     WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)
     browser.switch_to.alert.accept()
-    WebDriverWait(browser, 10).until(gone(page))
+    loaded(browser, page)
     assert "/app/signin" in browser.current_url
     assert "Your account and everything in it have been deleted." in browser.page_source
     sign_in(browser, server, "bea@example.com", "new staple horse")
@@ -525,8 +516,7 @@ def test_scan_barcode(server, browser, shots):
         """The camera's photo: choosing it sends the form (the page's script)."""
         page = browser.find_element(By.TAG_NAME, "html")
         browser.find_element(By.NAME, "image").send_keys(path)
-        WebDriverWait(browser, 15).until(gone(page))
-        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        loaded(browser, page, 15)
 
     for label, (w, h) in SIZES.items():
         browser.set_window_size(w, h)
@@ -597,7 +587,6 @@ def test_pattern_viewer(server, browser, shots):
     page = WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "pattern-page"))
     WebDriverWait(browser, 10).until(lambda d: d.execute_script("return arguments[0].naturalWidth", page) > 0)
     assert browser.find_element(By.ID, "pattern-counter").text == "Page 1 of 12"
-    thumbs = browser.find_elements(By.CSS_SELECTOR, "#pattern-thumbs img")
     WebDriverWait(browser, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pattern-thumbs img")) == 12)
     snap(browser, shots, "pattern-viewer")
 
@@ -629,9 +618,7 @@ def test_pattern_viewer(server, browser, shots):
     browser.save_screenshot(os.path.join(shots, "pattern-zoomed-phone.png"))
 
     # Next page; the server remembers it, so opening the pattern again lands there.
-    nav = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#pattern-viewer a[rel=next]"))
-    WebDriverWait(browser, 10).until(gone(nav))
+    press(browser, browser.find_element(By.CSS_SELECTOR, "#pattern-viewer a[rel=next]"))
     assert browser.find_element(By.ID, "pattern-counter").text == "Page 2 of 12"
     viewer = browser.find_element(By.ID, "pattern-viewer")
     WebDriverWait(browser, 10).until(lambda d: viewer.get_attribute("data-saved") == "2")
@@ -752,7 +739,6 @@ def test_canvas_palette(server, browser, shots):
     fill(browser, "designer", "Pia")
     fill(browser, "designName", "Flag")
     submit(browser, "Add canvas")
-    canvas_url = browser.current_url
     follow(browser, browser.find_element(By.ID, "canvas-palette"))
     palette_url = browser.current_url.split("?")[0]
     text_of = lambda el: " ".join(el.get_attribute("textContent").split())
@@ -789,7 +775,7 @@ def test_canvas_palette(server, browser, shots):
     image = browser.find_element(By.ID, "palette-image")
     page = browser.find_element(By.TAG_NAME, "html")
     ActionChains(browser).move_to_element_with_offset(image, -image.size["width"] // 2 + 8, -image.size["height"] // 2 + 8).click().perform()
-    WebDriverWait(browser, 10).until(gone(page))
+    loaded(browser, page)
     assert "spot=" in browser.current_url
     assert "against the spot you tapped" in text_of(browser.find_element(By.ID, "palette-message"))
 
@@ -854,10 +840,7 @@ def add_thread(browser, base, number, quantity, brand="DMC"):
 
 def submit_in(browser, container, text):
     """Submits the form of the button `text` inside `container` and waits for the next page."""
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, container.find_element(By.XPATH, f".//button[normalize-space()='{text}']"))
-    WebDriverWait(browser, 10).until(gone(page))
-    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    press(browser, container.find_element(By.XPATH, f".//button[normalize-space()='{text}']"))
 
 
 def test_edit_project_parts(server, browser, shots, photos):
@@ -935,9 +918,7 @@ def test_edit_project_parts(server, browser, shots, photos):
     assert order() == added[::-1]
     tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
     browser.execute_script("window.confirm = function () { return true; }")
-    click(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
-    # The page comes back after the post: rows read mid-reload are read again.
-    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: len(order()) == 1)
+    press(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
     assert order() == [added[0]]
     # At 1024 px the page sits beside the projects (the split view): one more added, moved
     # earlier, and removed there.
@@ -951,15 +932,13 @@ def test_edit_project_parts(server, browser, shots, photos):
     tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
     earlier = tools.find_element(By.CSS_SELECTOR, "button[aria-label='Move photo 2 earlier']")
     assert earlier.is_displayed() and earlier.size["height"] >= 44
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, earlier)
-    WebDriverWait(browser, 10).until(gone(page))
-    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: order() == later[::-1])
+    press(browser, earlier)
+    assert order() == later[::-1]
     browser.save_screenshot(os.path.join(shots, "journal-photos-edit-1024.png"))
     tools = open_tools(browser, browser.find_element(By.CSS_SELECTOR, "#entries [data-entry]"), "Edit entry")
     browser.execute_script("window.confirm = function () { return true; }")
-    click(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
-    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: order() == [added[0]])
+    press(browser, tools.find_element(By.CSS_SELECTOR, "button[aria-label='Remove photo 1']"))
+    assert order() == [added[0]]
     browser.set_window_size(*SIZES["desktop"])
     notes = open_tools(browser, browser.find_element(By.ID, "notes"), "Add notes")
     notes.find_element(By.TAG_NAME, "textarea").send_keys("A gift for Mum")
@@ -1025,9 +1004,7 @@ def test_plan_shop_and_turn_green(server, browser, shots):
     # Running low on a thread no project needs: added from its page, then set aside from the list.
     browser.set_window_size(*SIZES["desktop"])
     browser.get(server + "/app/inventory?q=310")
-    page = browser.find_element(By.TAG_NAME, "html")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#threads a.title"))
-    WebDriverWait(browser, 10).until(gone(page))
+    press(browser, browser.find_element(By.CSS_SELECTOR, "#threads a.title"))
     low = browser.find_element(By.ID, "running-low")
     quantity = low.find_element(By.NAME, "quantity")
     quantity.clear()
