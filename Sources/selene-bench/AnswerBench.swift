@@ -48,38 +48,37 @@ enum AnswerBench {
     /// `noteOf` maps a document's id to the note it became.
     static func askAll(_ questions: [Question], about corpus: [QualityBench.Document], settings: SeleneConfig.LLM) async throws
         -> (pipeline: [Answered], ceiling: [Answered], noteOf: [String: Int]) {
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = settings }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let llm = app.selene.llm!
-        guard await llm.health().available else { throw SeleneConfigError("The model server isn't ready") }
-        var vectors: [[Float]] = []
-        for start in stride(from: 0, to: corpus.count, by: 32) {
-            vectors += try await llm.embed(corpus[start..<min(start + 32, corpus.count)].map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) })
-        }
-        let docOf = try await QualityBench.load(corpus, vectors: vectors, chunks: [], model: app.selene.vectors.model ?? "all-minilm", into: app)
-        let noteOf = Dictionary(uniqueKeysWithValues: docOf.map { ($0.value, $0.key) })
-        let engine = app.seleneChatEngine()
-        let notes = try await NoteStore(db: app.db).notes(ids: Array(docOf.keys))
-        let byDoc = Dictionary(uniqueKeysWithValues: notes.compactMap { note in docOf[Int(note.id)].map { ($0, note) } })
+        try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = settings }) { app in
+            let llm = app.selene.llm!
+            guard await llm.health().available else { throw SeleneConfigError("The model server isn't ready") }
+            var vectors: [[Float]] = []
+            for start in stride(from: 0, to: corpus.count, by: 32) {
+                vectors += try await llm.embed(corpus[start..<min(start + 32, corpus.count)].map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) })
+            }
+            let docOf = try await QualityBench.load(corpus, vectors: vectors, chunks: [], model: app.selene.vectors.model ?? "all-minilm", into: app)
+            let noteOf = Dictionary(uniqueKeysWithValues: docOf.map { ($0.value, $0.key) })
+            let engine = app.seleneChatEngine()
+            let notes = try await NoteStore(db: app.db).notes(ids: Array(docOf.keys))
+            let byDoc = Dictionary(uniqueKeysWithValues: notes.compactMap { note in docOf[Int(note.id)].map { ($0, note) } })
 
-        var pipeline: [Answered] = [], ceiling: [Answered] = []
-        for q in questions {
-            let session = ChatSession(title: q.text, createdAt: Date(), updatedAt: Date())
-            let (_, context, messages) = try await engine.prompt(q.text, in: session)
-            let started = Date()
-            let raw = (try? await engine.llm.complete(messages)) ?? ""
-            let answerNote = noteOf[q.note].map(Int64.init)
-            pipeline.append(Answered(question: q, raw: raw, context: context, seconds: Date().timeIntervalSince(started),
-                                     retrieved: context.notes.values.contains { $0.id == answerNote }))
-            guard let note = byDoc[q.note] else { continue }
-            let alone = ContextBuilder().build(notes: [note])
-            let started2 = Date()
-            let raw2 = (try? await engine.llm.complete(PromptBuilder.chat(question: q.text, context: alone, summary: nil, history: [], mode: .chat))) ?? ""
-            ceiling.append(Answered(question: q, raw: raw2, context: alone, seconds: Date().timeIntervalSince(started2), retrieved: true))
-            print("   \(q.id): \(raw.prefix(100).replacingOccurrences(of: "\n", with: " ")) | alone: \(raw2.prefix(60).replacingOccurrences(of: "\n", with: " "))")
+            var pipeline: [Answered] = [], ceiling: [Answered] = []
+            for q in questions {
+                let session = ChatSession(title: q.text, createdAt: Date(), updatedAt: Date())
+                let (_, context, messages) = try await engine.prompt(q.text, in: session)
+                let started = Date()
+                let raw = (try? await engine.llm.complete(messages)) ?? ""
+                let answerNote = noteOf[q.note].map(Int64.init)
+                pipeline.append(Answered(question: q, raw: raw, context: context, seconds: Date().timeIntervalSince(started),
+                                         retrieved: context.notes.values.contains { $0.id == answerNote }))
+                guard let note = byDoc[q.note] else { continue }
+                let alone = ContextBuilder().build(notes: [note])
+                let started2 = Date()
+                let raw2 = (try? await engine.llm.complete(PromptBuilder.chat(question: q.text, context: alone, summary: nil, history: [], mode: .chat))) ?? ""
+                ceiling.append(Answered(question: q, raw: raw2, context: alone, seconds: Date().timeIntervalSince(started2), retrieved: true))
+                print("   \(q.id): \(raw.prefix(100).replacingOccurrences(of: "\n", with: " ")) | alone: \(raw2.prefix(60).replacingOccurrences(of: "\n", with: " "))")
+            }
+            return (pipeline, ceiling, noteOf)
         }
-        try await app.asyncShutdown()
-        return (pipeline, ceiling, noteOf)
     }
 
     static func fHalf(_ s: Scores) -> Double { s.precision + s.recall == 0 ? 0 : 1.25 * s.precision * s.recall / (0.25 * s.precision + s.recall) }

@@ -22,52 +22,51 @@ enum LLMBench {
         let notes = Array(corpus.prefix(options.llmNotes))
         print("== LLM: \(settings.provider.rawValue) at \(settings.baseURL), \(settings.chatModel) / \(settings.embeddingModel); \(notes.count) notes")
 
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = settings }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        defer { Task { try? await app.asyncShutdown() } }
-        let llm = app.selene.llm!
-        let health = await llm.health()
-        guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
+        try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = settings }) { app in
+            let llm = app.selene.llm!
+            let health = await llm.health()
+            guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
 
-        let bare = await bareCalls(notes, llm: llm, settings: settings)
-        let names = await namesCost(notes, llm: llm, settings: settings)
-        let (processed, outcomes, indexing) = try await throughQueue(notes, app: app)
-        let (selene, raw) = try await chatStreams(notes, llm: llm, settings: settings)
+            let bare = await bareCalls(notes, llm: llm, settings: settings)
+            let names = await namesCost(notes, llm: llm, settings: settings)
+            let (processed, outcomes, indexing) = try await throughQueue(notes, app: app)
+            let (selene, raw) = try await chatStreams(notes, llm: llm, settings: settings)
 
-        let median = SeleneBench.median, p95 = { SeleneBench.percentile($0, 0.95) }
-        report.add("seconds per processed note, median", database: nil, value: median(processed) / 1000, unit: "s",
-                   baseline: median(bare.ms) / 1000, baselineName: "bare analysis + embedding")
-        report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
-                   baseline: p95(bare.ms) / 1000, baselineName: "bare analysis + embedding")
-        report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing), unit: "ms",
-                   baseline: median(processed), baselineName: "the whole of processing a note (ms)")
-        report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
-                   baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
-        if bare.failedCalls > 0 { print("\(bare.failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
-        report.add("analyses valid at the first try", database: nil, value: Double(bare.firstTry) / Double(max(1, notes.count)), unit: "share")
-        if bare.analyses > 0 {
-            report.add("people and places in the model's analysis (characters of its JSON)", database: nil,
-                       value: Double(bare.nameCharacters) / Double(bare.analyses), unit: "characters",
-                       baseline: Double(bare.answerCharacters) / Double(bare.analyses), baselineName: "the whole analysis")
-            report.add("notes it named a person or a place in", database: nil, value: Double(bare.naming) / Double(bare.analyses), unit: "share")
+            let median = SeleneBench.median, p95 = { SeleneBench.percentile($0, 0.95) }
+            report.add("seconds per processed note, median", database: nil, value: median(processed) / 1000, unit: "s",
+                       baseline: median(bare.ms) / 1000, baselineName: "bare analysis + embedding")
+            report.add("seconds per processed note, p95", database: nil, value: p95(processed) / 1000, unit: "s",
+                       baseline: p95(bare.ms) / 1000, baselineName: "bare analysis + embedding")
+            report.add("of which indexing what the model understood (facts), median", database: nil, value: median(indexing), unit: "ms",
+                       baseline: median(processed), baselineName: "the whole of processing a note (ms)")
+            report.add("notes processed / failed", database: nil, value: Double(outcomes.done), unit: "processed", baseline: Double(outcomes.failed),
+                       baselineName: "failed", ratio: Double(outcomes.done) / Double(max(1, notes.count)))
+            if bare.failedCalls > 0 { print("\(bare.failedCalls) bare embedding call(s) failed (see the figures' baseline with care)") }
+            report.add("analyses valid at the first try", database: nil, value: Double(bare.firstTry) / Double(max(1, notes.count)), unit: "share")
+            if bare.analyses > 0 {
+                report.add("people and places in the model's analysis (characters of its JSON)", database: nil,
+                           value: Double(bare.nameCharacters) / Double(bare.analyses), unit: "characters",
+                           baseline: Double(bare.answerCharacters) / Double(bare.analyses), baselineName: "the whole analysis")
+                report.add("notes it named a person or a place in", database: nil, value: Double(bare.naming) / Double(bare.analyses), unit: "share")
+            }
+            let mean = { (values: [Int]) in values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count) }
+            let never = median(names.never) / 1000, neverName = "the same notes asked without people and places (the prompt before)"
+            report.add("seconds per bare analysis, always asking for people and places", database: nil, value: median(names.asking) / 1000, unit: "s",
+                       baseline: never, baselineName: neverName)
+            report.add("seconds per analysis as processing asks (people and places where the note has a name: \(names.withNames) of \(notes.count))",
+                       database: nil, value: median(names.processing) / 1000, unit: "s", baseline: never, baselineName: neverName)
+            report.add("seconds per analysis as processing asks, mean", database: nil, value: names.processing.reduce(0, +) / Double(max(1, names.processing.count)) / 1000,
+                       unit: "s", baseline: names.never.reduce(0, +) / Double(max(1, names.never.count)) / 1000, baselineName: "without people and places, mean")
+            report.add("tokens the model writes per analysis, always asking for people and places", database: nil, value: mean(names.tokens.asking), unit: "tokens",
+                       baseline: mean(names.tokens.never), baselineName: "without them")
+            if bare.generating > 0 {
+                report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
+            }
+            report.add("chat: time to first piece", database: nil, value: median(selene.map(\.first)), unit: "s",
+                       baseline: median(raw.map(\.first)), baselineName: "the backend's own stream")
+            report.add("chat: time to the end", database: nil, value: median(selene.map(\.whole)), unit: "s",
+                       baseline: median(raw.map(\.whole)), baselineName: "the backend's own stream")
         }
-        let mean = { (values: [Int]) in values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count) }
-        let never = median(names.never) / 1000, neverName = "the same notes asked without people and places (the prompt before)"
-        report.add("seconds per bare analysis, always asking for people and places", database: nil, value: median(names.asking) / 1000, unit: "s",
-                   baseline: never, baselineName: neverName)
-        report.add("seconds per analysis as processing asks (people and places where the note has a name: \(names.withNames) of \(notes.count))",
-                   database: nil, value: median(names.processing) / 1000, unit: "s", baseline: never, baselineName: neverName)
-        report.add("seconds per analysis as processing asks, mean", database: nil, value: names.processing.reduce(0, +) / Double(max(1, names.processing.count)) / 1000,
-                   unit: "s", baseline: names.never.reduce(0, +) / Double(max(1, names.never.count)) / 1000, baselineName: "without people and places, mean")
-        report.add("tokens the model writes per analysis, always asking for people and places", database: nil, value: mean(names.tokens.asking), unit: "tokens",
-                   baseline: mean(names.tokens.never), baselineName: "without them")
-        if bare.generating > 0 {
-            report.add("generated tokens per second (analyses)", database: nil, value: Double(bare.tokens) / (bare.generating / 1000), unit: "tokens/s")
-        }
-        report.add("chat: time to first piece", database: nil, value: median(selene.map(\.first)), unit: "s",
-                   baseline: median(raw.map(\.first)), baselineName: "the backend's own stream")
-        report.add("chat: time to the end", database: nil, value: median(selene.map(\.whole)), unit: "s",
-                   baseline: median(raw.map(\.whole)), baselineName: "the backend's own stream")
     }
 
     struct Document: Decodable { var title: String?; var text: String }

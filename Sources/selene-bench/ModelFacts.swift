@@ -100,56 +100,52 @@ enum ModelFacts {
         let waiting = corpus.filter { cached[$0._id] == nil }.prefix(limit)
         print("   model facts (\(model) at \(settings.baseURL)): \(cached.count) of \(corpus.count) notes cached; reading \(waiting.count) more")
         guard !waiting.isEmpty else { return model }
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = settings }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let llm = app.selene.llm!
-        let health = await llm.health()
-        guard health.available else {
-            try? await app.asyncShutdown()
-            throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")")
-        }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let path = file(set: set, model: model)
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        out.seekToEndOfFile()
-        let started = Date()
-        var read = 0, unusable = 0, failed: [String] = []
-        // `readers` at a time (two, as the real-model tier's llama-server serves two slots): on two
-        // cores a second request fills what one leaves idle between its steps, and a server started
-        // with more slots decodes more notes in one batch.
-        let docs = Array(waiting)
-        var asked = 0
-        try await withThrowingTaskGroup(of: Answer.self) { group in
-            while asked < min(readers, docs.count) {
-                let doc = docs[asked]
-                group.addTask { await Answer.of(doc, llm: llm) }
-                asked += 1
-            }
-            while let answer = try await group.next() {
-                if let reading = answer.reading {
-                    out.write(try JSONEncoder().encode(reading) + Data("\n".utf8))
-                    read += 1
-                    if let why = reading.unusable { unusable += 1; print("   \(answer.id): the model's answer was not usable (\(why)): read, no facts, as processing would fail it") }
-                } else {
-                    failed.append(answer.id)
-                    print("   \(answer.id): the model's reading is left out: \(answer.problem ?? "")")
-                }
-                if (read + failed.count) % 50 == 0 {
-                    let each = Date().timeIntervalSince(started) / Double(read + failed.count)
-                    print(String(format: "   … %d of %d read (%.1f s a note)", read + failed.count, docs.count, each))
-                }
-                if asked < docs.count {
+        try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = settings }) { app in
+            let llm = app.selene.llm!
+            let health = await llm.health()
+            guard health.available else { throw SeleneConfigError("The model server isn't ready: \(health.reason ?? "unknown")") }
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let path = file(set: set, model: model)
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            let out = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            out.seekToEndOfFile()
+            let started = Date()
+            var read = 0, unusable = 0, failed: [String] = []
+            // `readers` at a time (two, as the real-model tier's llama-server serves two slots): on two
+            // cores a second request fills what one leaves idle between its steps, and a server started
+            // with more slots decodes more notes in one batch.
+            let docs = Array(waiting)
+            var asked = 0
+            try await withThrowingTaskGroup(of: Answer.self) { group in
+                while asked < min(readers, docs.count) {
                     let doc = docs[asked]
                     group.addTask { await Answer.of(doc, llm: llm) }
                     asked += 1
                 }
+                while let answer = try await group.next() {
+                    if let reading = answer.reading {
+                        out.write(try JSONEncoder().encode(reading) + Data("\n".utf8))
+                        read += 1
+                        if let why = reading.unusable { unusable += 1; print("   \(answer.id): the model's answer was not usable (\(why)): read, no facts, as processing would fail it") }
+                    } else {
+                        failed.append(answer.id)
+                        print("   \(answer.id): the model's reading is left out: \(answer.problem ?? "")")
+                    }
+                    if (read + failed.count) % 50 == 0 {
+                        let each = Date().timeIntervalSince(started) / Double(read + failed.count)
+                        print(String(format: "   … %d of %d read (%.1f s a note)", read + failed.count, docs.count, each))
+                    }
+                    if asked < docs.count {
+                        let doc = docs[asked]
+                        group.addTask { await Answer.of(doc, llm: llm) }
+                        asked += 1
+                    }
+                }
             }
+            try out.close()
+            print(String(format: "   read %d notes in %.0f s (%d answers not usable); %d left out, to be asked again (%@)", read,
+                         Date().timeIntervalSince(started), unusable, failed.count, failed.prefix(10).joined(separator: ", ")))
         }
-        try out.close()
-        try? await app.asyncShutdown()
-        print(String(format: "   read %d notes in %.0f s (%d answers not usable); %d left out, to be asked again (%@)", read,
-                     Date().timeIntervalSince(started), unusable, failed.count, failed.prefix(10).joined(separator: ", ")))
         return model
     }
 }

@@ -77,16 +77,15 @@ enum PassageBench {
         var asked: [Asked] = []
         for scope in Set(questions.map(\.scope)).sorted() {
             let docs = corpus.indices.filter { scopeOf(corpus[$0]) == scope }
-            let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
-            defer { try? FileManager.default.removeItem(atPath: dir) }
-            let docOf = try await QualityBench.load(docs.map { corpus[$0] }, vectors: docs.map { vectors[$0] }, chunks: [], model: config.embeddingModel, into: app)
-            for q in questions where q.scope == scope {
-                var engine = app.seleneChatEngine()
-                engine.now = { q.at }
-                let (_, context, _) = try await engine.prompt(q.text, in: ChatSession(title: q.text, createdAt: q.at, updatedAt: q.at))
-                asked.append(Asked(text: q.text, answers: q.answers, half: q.half, context: context, docOf: docOf))
+            try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = config }) { app in
+                let docOf = try await QualityBench.load(docs.map { corpus[$0] }, vectors: docs.map { vectors[$0] }, chunks: [], model: config.embeddingModel, into: app)
+                for q in questions where q.scope == scope {
+                    var engine = app.seleneChatEngine()
+                    engine.now = { q.at }
+                    let (_, context, _) = try await engine.prompt(q.text, in: ChatSession(title: q.text, createdAt: q.at, updatedAt: q.at))
+                    asked.append(Asked(text: q.text, answers: q.answers, half: q.half, context: context, docOf: docOf))
+                }
             }
-            try await app.asyncShutdown()
         }
         return asked
     }

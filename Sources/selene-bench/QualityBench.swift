@@ -293,44 +293,42 @@ enum QualityBench {
         for scope in set.scopes {
             let docs = set.corpus.indices.filter { Self.scope(of: set.corpus[$0].metadata) == scope }
             let questions = set.asked.filter { $0.scope == scope }
-            let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = set.config }
-            defer { try? FileManager.default.removeItem(atPath: dir) }
-            let docOf = try await load(docs.map { set.corpus[$0] }, vectors: docs.map { set.documentVectors[$0] },
-                                       chunks: zip(set.chunkOwner, set.chunkVectors).compactMap { owner, vector in
-                                           docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
-                                       }, model: set.config.embeddingModel, into: app, readings: set.readings)
-            if collect, let dev = set.dev {
-                ranked.collected += try await candidates(set, questions: questions, dev: dev, docOf: docOf, app: app, options: options)
-                try await app.asyncShutdown()
-                continue
-            }
-            let keyword = KeywordSearch(db: app.db)
-            for (name, tuning) in methods {
-                for q in questions {
-                    var ids: [Int] = []
-                    let ms = try await SeleneBench.time {
-                        switch (name, tuning) {
-                        case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
-                        case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
-                        case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
-                            .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
-                        default: ids = []
+            try await SeleneBench.withApplication(database: database, configure: { $0.llm = set.config }) { app in
+                let docOf = try await load(docs.map { set.corpus[$0] }, vectors: docs.map { set.documentVectors[$0] },
+                                           chunks: zip(set.chunkOwner, set.chunkVectors).compactMap { owner, vector in
+                                               docs.firstIndex(of: owner.document).map { ($0, owner.chunk, vector) }
+                                           }, model: set.config.embeddingModel, into: app, readings: set.readings)
+                if collect, let dev = set.dev {
+                    ranked.collected += try await candidates(set, questions: questions, dev: dev, docOf: docOf, app: app, options: options)
+                    return
+                }
+                let keyword = KeywordSearch(db: app.db)
+                for (name, tuning) in methods {
+                    for q in questions {
+                        var ids: [Int] = []
+                        let ms = try await SeleneBench.time {
+                            switch (name, tuning) {
+                            case ("keyword", _): ids = try await keyword.rank(q.text, limit: 10)
+                            case ("vector", _): ids = Retriever(db: app.db, services: app.selene, tuning: .default).nearest(q.vector, k: 10)
+                            case (_, let tuning?): ids = try await Retriever(db: app.db, services: app.selene, tuning: tuning)
+                                .retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at).results.map { Int($0.note.id) }
+                            default: ids = []
+                            }
+                        }
+                        if name == "after" { ranked.retrievalTimes.append(ms) }
+                        ranked.rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
+                    }
+                }
+                if let dev = set.dev, options.tune, database == options.databases.first {
+                    for tuning in grid() {
+                        let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
+                        for q in questions where dev[q.id] != nil {
+                            ranked.tuningGrid[tuning, default: [:]][q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at)
+                                .results.compactMap { docOf[Int($0.note.id)] }
                         }
                     }
-                    if name == "after" { ranked.retrievalTimes.append(ms) }
-                    ranked.rankings[name, default: [:]][q.id] = ids.compactMap { docOf[$0] }
                 }
             }
-            if let dev = set.dev, options.tune, database == options.databases.first {
-                for tuning in grid() {
-                    let retriever = Retriever(db: app.db, services: app.selene, tuning: tuning)
-                    for q in questions where dev[q.id] != nil {
-                        ranked.tuningGrid[tuning, default: [:]][q.id] = try await retriever.retrieve(q.text, limit: 10, queryVector: q.vector, now: q.at)
-                            .results.compactMap { docOf[Int($0.note.id)] }
-                    }
-                }
-            }
-            try await app.asyncShutdown()
         }
         return ranked
     }
@@ -659,27 +657,26 @@ enum QualityBench {
         if let data = try? Data(contentsOf: cache), let vectors = try? JSONDecoder().decode([[Float]].self, from: data), vectors.count == texts.count {
             return vectors
         }
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var vectors: [[Float]] = []
-        for start in stride(from: 0, to: texts.count, by: 64) {
-            vectors += try await app.selene.llm!.embed(Array(texts[start..<min(start + 64, texts.count)]))
+        let vectors = try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = config }) { app in
+            var vectors: [[Float]] = []
+            for start in stride(from: 0, to: texts.count, by: 64) {
+                vectors += try await app.selene.llm!.embed(Array(texts[start..<min(start + 64, texts.count)]))
+            }
+            return vectors
         }
-        try await app.asyncShutdown()
         try? JSONEncoder().encode(vectors).write(to: cache)
         return vectors
     }
 
     /// The median time to embed one question through Selene's client, as a chat question is (never cached).
     static func embeddingTime(_ questions: [String], config: SeleneConfig.LLM) async throws -> Double {
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { $0.llm = config }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        guard let llm = app.selene.llm else { throw SeleneConfigError("no embedding server") }
-        _ = try await llm.embed([questions[0]])
-        var times: [Double] = []
-        for question in questions { times.append(try await SeleneBench.time { _ = try await llm.embed([question]) }) }
-        try await app.asyncShutdown()
-        return SeleneBench.median(times)
+        try await SeleneBench.withApplication(database: "sqlite", configure: { $0.llm = config }) { app in
+            guard let llm = app.selene.llm else { throw SeleneConfigError("no embedding server") }
+            _ = try await llm.embed([questions[0]])
+            var times: [Double] = []
+            for question in questions { times.append(try await SeleneBench.time { _ = try await llm.embed([question]) }) }
+            return SeleneBench.median(times)
+        }
     }
 
     static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }

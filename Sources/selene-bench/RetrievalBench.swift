@@ -46,15 +46,14 @@ enum RetrievalBench {
 
     static func run(database: String, options: SeleneBench.Options, report: inout Report) async throws {
         print("== Retrieval on \(database): \(options.notes) notes, \(options.queries) queries")
-        let (app, dir) = try await SeleneBench.application(database: database) { $0.llm = SeleneConfig.LLM(embeddingModel: "bench-embed") }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var world = World(dimension: options.dimension)
-        let now = Date()
-        try await load(options.notes, world: &world, now: now, database: database, app: app)
-        let queries = questions(options.queries, world: &world)
-        let timings = try await measure(queries, database: database, now: now, app: app)
-        timings.report(database: database, notes: options.notes, dimension: options.dimension, into: &report)
-        try await app.asyncShutdown()
+        try await SeleneBench.withApplication(database: database, configure: { $0.llm = SeleneConfig.LLM(embeddingModel: "bench-embed") }) { app in
+            var world = World(dimension: options.dimension)
+            let now = Date()
+            try await load(options.notes, world: &world, now: now, database: database, app: app)
+            let queries = questions(options.queries, world: &world)
+            let timings = try await measure(queries, database: database, now: now, app: app)
+            timings.report(database: database, notes: options.notes, dimension: options.dimension, into: &report)
+        }
     }
 
     /// The notes, written straight into the tables in batches (as processing would leave them,

@@ -142,9 +142,25 @@ struct SeleneBench {
         if let path = options.json { try report.write(to: path) }
     }
 
-    /// A Selene application on a fresh database of the given kind (a file for SQLite, as in
-    /// production; the emptied `BENCH_DATABASE_URL` for PostgreSQL).
-    static func application(database: String, configure adjust: (inout SeleneConfig) -> Void = { _ in }) async throws -> (Application, String) {
+    /// `body` given a Selene application on a fresh database of the given kind (a file for SQLite, as
+    /// in production; the emptied `BENCH_DATABASE_URL` for PostgreSQL), shut down and its directory
+    /// removed however `body` ends: an error says its line (`main`) instead of Vapor's assertion that
+    /// an application was freed running.
+    static func withApplication<T>(database: String, configure adjust: (inout SeleneConfig) -> Void = { _ in },
+                                   _ body: (Application) async throws -> T) async throws -> T {
+        let (app, dir) = try await application(database: database, configure: adjust)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let result = try await body(app)
+            try await app.asyncShutdown()
+            return result
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+    }
+
+    private static func application(database: String, configure adjust: (inout SeleneConfig) -> Void) async throws -> (Application, String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let db: SeleneConfig.Database
@@ -162,12 +178,18 @@ struct SeleneBench {
         adjust(&config)
         let app = try await Application.make(.production)
         app.logger.logLevel = .warning
-        try await SeleneServer.configure(app, config: config)
-        if database == "postgres" {
-            try await (app.db as! any SQLDatabase).raw("DROP SCHEMA public CASCADE").run()
-            try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA public").run()
+        do {
+            try await SeleneServer.configure(app, config: config)
+            if database == "postgres" {
+                try await (app.db as! any SQLDatabase).raw("DROP SCHEMA public CASCADE").run()
+                try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA public").run()
+            }
+            try await app.autoMigrate()
+        } catch {
+            try? await app.asyncShutdown()
+            try? FileManager.default.removeItem(atPath: dir)
+            throw error
         }
-        try await app.autoMigrate()
         return (app, dir)
     }
 

@@ -71,49 +71,48 @@ enum ThresholdBench {
 
     /// Every note embedded once, as the server embeds it.
     static func embedAll(_ corpus: [QualityBench.Document], _ setup: Setup) async throws -> [String: [Float]] {
-        let (embedder, dir) = try await SeleneBench.application(database: "sqlite", configure: setup.settings)
-        var vectors: [String: [Float]] = [:]
-        let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) }
-        for start in stride(from: 0, to: corpus.count, by: 64) {
-            let end = min(start + 64, corpus.count)
-            for (doc, vector) in zip(corpus[start..<end], try await embedder.selene.llm!.embed(Array(texts[start..<end]))) { vectors[doc._id] = vector }
+        try await SeleneBench.withApplication(database: "sqlite", configure: setup.settings) { embedder in
+            var vectors: [String: [Float]] = [:]
+            let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) }
+            for start in stride(from: 0, to: corpus.count, by: 64) {
+                let end = min(start + 64, corpus.count)
+                for (doc, vector) in zip(corpus[start..<end], try await embedder.selene.llm!.embed(Array(texts[start..<end]))) { vectors[doc._id] = vector }
+            }
+            return vectors
         }
-        try await embedder.asyncShutdown()
-        try? FileManager.default.removeItem(atPath: dir)
-        return vectors
     }
 
     /// The notes placed one by one, six hours apart, by the server's own `ThreadService` with
     /// join = seed threshold `t`: which topics' notes ended up together.
     static func threads(_ docs: [QualityBench.Document], _ t: Double, _ setup: Setup) async throws -> Outcome {
-        let (app, dir) = try await SeleneBench.application(database: "sqlite") { c in
+        let members = try await SeleneBench.withApplication(database: "sqlite", configure: { c in
             setup.settings(&c)
             c.threads.joinThreshold = t
             c.threads.seedThreshold = t
+        }) { app in
+            let store = NoteStore(db: app.db), sql = app.db as! any SQLDatabase
+            let service = ThreadService(db: app.db, services: app.selene, logger: Logger(label: "bench"))
+            var docOf: [Int: String] = [:]
+            let start = Date(timeIntervalSince1970: 1_780_000_000)
+            for (i, doc) in docs.enumerated() {
+                let at = start.addingTimeInterval(Double(i) * 6 * 3600)
+                let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : $0 }, createdAt: at, source: .import).validated()
+                let id = Int(try await store.capture(input, idempotent: false, now: at).note.id)
+                docOf[id] = doc._id
+                let vector = setup.vectors[doc._id]!
+                try await sql.raw("""
+                    INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
+                    VALUES (\(bind: id), \(bind: RetrievalBench.encode(vector)), \(bind: setup.options.embedModel), \(bind: vector.count), \(bind: at))
+                    """).run()
+                app.selene.vectors.upsert(id: id, vector: vector, noteType: nil, actionability: nil, embeddedAt: at)
+                try await service.place(noteId: id)
+            }
+            var members: [Int: [String]] = [:]
+            for row in try await sql.raw("SELECT thread_id, note_id FROM thread_notes").all() {
+                members[try row.decode(column: "thread_id", as: Int.self), default: []].append(docOf[try row.decode(column: "note_id", as: Int.self)]!)
+            }
+            return members
         }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = NoteStore(db: app.db), sql = app.db as! any SQLDatabase
-        let service = ThreadService(db: app.db, services: app.selene, logger: Logger(label: "bench"))
-        var docOf: [Int: String] = [:]
-        let start = Date(timeIntervalSince1970: 1_780_000_000)
-        for (i, doc) in docs.enumerated() {
-            let at = start.addingTimeInterval(Double(i) * 6 * 3600)
-            let input = try CaptureInput(content: doc.text, title: doc.title.flatMap { $0.isEmpty ? nil : $0 }, createdAt: at, source: .import).validated()
-            let id = Int(try await store.capture(input, idempotent: false, now: at).note.id)
-            docOf[id] = doc._id
-            let vector = setup.vectors[doc._id]!
-            try await sql.raw("""
-                INSERT INTO note_embeddings (note_id, vector, model, dimension, embedded_at)
-                VALUES (\(bind: id), \(bind: RetrievalBench.encode(vector)), \(bind: setup.options.embedModel), \(bind: vector.count), \(bind: at))
-                """).run()
-            app.selene.vectors.upsert(id: id, vector: vector, noteType: nil, actionability: nil, embeddedAt: at)
-            try await service.place(noteId: id)
-        }
-        var members: [Int: [String]] = [:]
-        for row in try await sql.raw("SELECT thread_id, note_id FROM thread_notes").all() {
-            members[try row.decode(column: "thread_id", as: Int.self), default: []].append(docOf[try row.decode(column: "note_id", as: Int.self)]!)
-        }
-        try await app.asyncShutdown()
         return outcome(of: Array(members.values), among: docs)
     }
 
