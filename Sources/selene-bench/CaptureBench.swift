@@ -18,42 +18,48 @@ enum CaptureBench {
             let port = app.http.server.shared.localAddress!.port!
             let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
                                     configuration: .init(connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
-            let total = options.captures
-            @Sendable func body(_ i: Int, _ prefix: String) throws -> ByteBuffer {
-                ByteBuffer(data: try SeleneJSON.encode(DraftsCapture(content: "\(prefix) note \(i): walked to the market, bought figs and bread, thought about the garden plan",
-                                                                     uuid: "\(prefix)-\(i)", tags: ["bench"])))
-            }
-            // Warm up the connections and the route.
-            try await post(client, port: port, count: 200, prefix: "warm", body: body)
-            let http = try await SeleneBench.time { try await post(client, port: port, count: total, prefix: "http", body: body) }
-            let store = NoteStore(db: app.db)
-            let direct = try await SeleneBench.time {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for worker in 0..<concurrency {
-                        group.addTask {
-                            var i = worker
-                            while i < total {
-                                _ = try await store.capture(DraftsCapture(content: "direct note \(i): walked to the market, bought figs and bread, thought about the garden plan",
-                                                                          uuid: "direct-\(i)", tags: ["bench"]).input().validated(),
-                                                            idempotent: true, now: Date())
-                                i += concurrency
+            do {
+                let total = options.captures
+                @Sendable func body(_ i: Int, _ prefix: String) throws -> ByteBuffer {
+                    ByteBuffer(data: try SeleneJSON.encode(DraftsCapture(content: "\(prefix) note \(i): walked to the market, bought figs and bread, thought about the garden plan",
+                                                                         uuid: "\(prefix)-\(i)", tags: ["bench"])))
+                }
+                // Warm up the connections and the route.
+                try await post(client, port: port, count: 200, prefix: "warm", body: body)
+                let http = try await SeleneBench.time { try await post(client, port: port, count: total, prefix: "http", body: body) }
+                let store = NoteStore(db: app.db)
+                let direct = try await SeleneBench.time {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for worker in 0..<concurrency {
+                            group.addTask {
+                                var i = worker
+                                while i < total {
+                                    _ = try await store.capture(DraftsCapture(content: "direct note \(i): walked to the market, bought figs and bread, thought about the garden plan",
+                                                                              uuid: "direct-\(i)", tags: ["bench"]).input().validated(),
+                                                                idempotent: true, now: Date())
+                                    i += concurrency
+                                }
                             }
                         }
+                        try await group.waitForAll()
                     }
-                    try await group.waitForAll()
                 }
+                let stored = try await store.count()
+                precondition(stored == total * 2 + 200, "every capture must be stored once: \(stored)")
+                let httpRate = Double(total) / (http / 1000), directRate = Double(total) / (direct / 1000)
+                report.add("capture through the webhook (processing off, \(concurrency) clients)", database: database, value: httpRate, unit: "notes/s",
+                           baseline: directRate, baselineName: "in-process capture", target: "≥ 1,000 notes/s, every capture durable (synchronous=FULL)")
+                // Sending the same notes again: each answers the note already there.
+                let again = try await SeleneBench.time { try await post(client, port: port, count: total, prefix: "http", body: body, expect: .ok) }
+                report.add("resending captured notes (idempotent)", database: database, value: Double(total) / (again / 1000), unit: "notes/s",
+                           baseline: httpRate, baselineName: "first capture")
+                let afterResend = try await store.count()
+                precondition(afterResend == stored, "a resend must not store a second note")
+            } catch {
+                try? await client.shutdown()
+                await app.server.shutdown()
+                throw error
             }
-            let stored = try await store.count()
-            precondition(stored == total * 2 + 200, "every capture must be stored once: \(stored)")
-            let httpRate = Double(total) / (http / 1000), directRate = Double(total) / (direct / 1000)
-            report.add("capture through the webhook (processing off, \(concurrency) clients)", database: database, value: httpRate, unit: "notes/s",
-                       baseline: directRate, baselineName: "in-process capture", target: "≥ 1,000 notes/s, every capture durable (synchronous=FULL)")
-            // Sending the same notes again: each answers the note already there.
-            let again = try await SeleneBench.time { try await post(client, port: port, count: total, prefix: "http", body: body, expect: .ok) }
-            report.add("resending captured notes (idempotent)", database: database, value: Double(total) / (again / 1000), unit: "notes/s",
-                       baseline: httpRate, baselineName: "first capture")
-            let afterResend = try await store.count()
-            precondition(afterResend == stored, "a resend must not store a second note")
             try await client.shutdown()
             await app.server.shutdown()
         }
