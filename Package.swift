@@ -147,7 +147,7 @@ let package = Package(
                            .product(name: "Vapor", package: "vapor")]
         ),
         // Per-test PostgreSQL databases and free ports, for both servers' suites.
-        .target(name: "TestDatabases", dependencies: [.product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+        .target(name: "TestDatabases", dependencies: ["ServerCommon", .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                                                       .product(name: "Fluent", package: "fluent"), .product(name: "Vapor", package: "vapor")],
                 path: "Tests/TestDatabases"),
         .testTarget(name: "SeleneSharedTests", dependencies: ["SeleneShared"]),

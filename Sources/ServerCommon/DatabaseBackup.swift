@@ -91,15 +91,7 @@ public enum DatabaseBackup {
 
     /// A connection of its own to an SQLite file for `body`, closed after.
     private static func withSQLite<T>(_ path: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path))
-        do {
-            let result = try await body(connection)
-            try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        try await withClosing(try await SQLiteConnection.open(storage: .file(path: path)), close: { try await $0.close() }, body)
     }
 
     /// Tables in the public schema, and rows of `table` (0 when it isn't there).
@@ -107,17 +99,13 @@ public enum DatabaseBackup {
         let config = try SQLPostgresConfiguration(url: url)
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config.coreConfiguration, id: 1, logger: Logger(label: "restore"))
-        do {
+        return try await withClosing(connection, close: { try await $0.close() }) { connection in
             let sql = connection.sql()
             struct Count: Decodable { var n: Int }
             let tables = try await sql.raw("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'").first(decoding: Count.self)?.n ?? 0
             let present = try await sql.raw("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tablename = \(bind: table)").first(decoding: Count.self)?.n ?? 0
             let rows = present > 0 ? try await sql.raw("SELECT count(*)::int AS n FROM \(ident: table)").first(decoding: Count.self)?.n ?? 0 : 0
-            try await connection.close()
             return (tables, rows)
-        } catch {
-            try? await connection.close()
-            throw error
         }
     }
 }

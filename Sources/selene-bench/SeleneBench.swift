@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SeleneServer
 import SeleneShared
+import ServerCommon
 import SQLKit
 import Vapor
 
@@ -150,14 +151,7 @@ struct SeleneBench {
                                    _ body: (Application) async throws -> T) async throws -> T {
         let (app, dir) = try await application(database: database, configure: adjust)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        do {
-            let result = try await body(app)
-            try await app.asyncShutdown()
-            return result
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
-        }
+        return try await withClosing(app, close: { try await $0.asyncShutdown() }, body)
     }
 
     private static func application(database: String, configure adjust: (inout SeleneConfig) -> Void) async throws -> (Application, String) {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SeleneServer
+import ServerCommon
 import SQLKit
 import Testing
 import VaporTesting
@@ -12,7 +13,7 @@ struct DurabilityTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let app = try await Application.make(.testing)
         app.logger.logLevel = .error
-        do {
+        try await withClosing(app, close: { try await $0.asyncShutdown() }) { _ in
             let config = SeleneConfig(database: .sqliteFile(path: dir + "/selene.sqlite"), dataDirectory: dir)
             try await configure(app, config: config)
             try await app.autoMigrate()
@@ -24,10 +25,6 @@ struct DurabilityTests {
             // Writes go through the writer's connection, which is one of them.
             let writer = try await (app.writeDB as! any SQLDatabase).raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
             #expect(writer == 2)
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
         }
-        try await app.asyncShutdown()
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import NIOPosix
 import OllamaStub
 import SeleneShared
+import ServerCommon
 @testable import SeleneServer
 import TestDatabases
 import Testing
@@ -18,13 +19,7 @@ struct LLMClientTests {
             settings.requestTimeout = timeout
             adjust(&settings)
             let http = LLMClient.makeHTTPClient(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            do {
-                try await body(LLMClient(settings: settings, http: http), stub)
-            } catch {
-                try? await http.shutdown()
-                throw error
-            }
-            try await http.shutdown()
+            try await withClosing(http, close: { try await $0.shutdown() }) { try await body(LLMClient(settings: settings, http: $0), stub) }
         }
     }
 

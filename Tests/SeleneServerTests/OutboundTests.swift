@@ -140,7 +140,7 @@ struct LocalOnlyTests {
                     let alerts = apns.received.compactMap { ($0.payload?["aps"] as? [String: Any])?["alert"] as? [String: Any] }
                     #expect(alerts.count == 2 && alerts.allSatisfy { $0["title"] as? String == "Selene has something new" && $0["body"] as? String == "Open Selene to see it." })
                     let sent = apns.received.compactMap { $0.payload.flatMap { try? JSONSerialization.data(withJSONObject: $0) }.map { String(decoding: $0, as: UTF8.self).lowercased() } }
-                    for word in ["garden", "tomato", "compost", "soil"] + briefing.text.lowercased().split(separator: " ").filter { $0.count > 6 }.map(String.init) {
+                    for word in ["garden", "tomato", "compost", "soil"] + briefing.text.lowercased().split(separator: " ").filter({ $0.count > 6 }).map(String.init) {
                         #expect(!sent.contains { $0.contains(word) }, "a push carried \(word)")
                     }
                 }

@@ -288,7 +288,7 @@ struct RetrievalTests {
     func vectorIndex() {
         let index = VectorIndex(model: "m")
         let t = Date()
-        index.upsert(id: 1, vector: [1, 0, 0], noteType: .idea, actionability: .none, embeddedAt: t)
+        index.upsert(id: 1, vector: [1, 0, 0], noteType: .idea, actionability: Actionability.none, embeddedAt: t)
         index.upsert(id: 2, vector: [0.9, 0.1, 0], noteType: .task, actionability: .actionable, embeddedAt: t)
         index.upsert(id: 3, vector: [0, 1, 0], noteType: .idea, actionability: .someday, embeddedAt: t)
         #expect(index.search([1, 0, 0], k: 2).map(\.id) == [1, 2])
@@ -298,7 +298,7 @@ struct RetrievalTests {
         #expect(index.search([1, 0, 0], k: 5, excluding: [1]).map(\.id) == [2, 3])
         #expect(index.search([1, 0, 0], k: 5, minimumSimilarity: 0.5).map(\.id) == [1, 2])
         #expect(index.search([1, 0], k: 5).isEmpty)
-        index.upsert(id: 1, vector: [0, 0, 1], noteType: .idea, actionability: .none, embeddedAt: t)
+        index.upsert(id: 1, vector: [0, 0, 1], noteType: .idea, actionability: Actionability.none, embeddedAt: t)
         #expect(index.search([1, 0, 0], k: 1).map(\.id) == [2])
         index.remove(id: 2)
         #expect(index.count == 2 && index.vector(for: 2) == nil && index.search([0, 0, 1], k: 1).map(\.id) == [1])

@@ -465,7 +465,7 @@ struct EndToEndTests {
             // Unreachable server: a clear message and its own exit code.
             r = try await stitch(homeA, "sync")
             #expect(r.code == 0)
-            try? await app.server.shutdown()
+            await app.server.shutdown()
             r = try await stitch(homeA, "sync")
             #expect(r.code == 4 && r.err.contains("can't be reached"), "\(r.err)")
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))

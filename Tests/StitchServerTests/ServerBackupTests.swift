@@ -207,15 +207,11 @@ struct ServerBackupTests {
                 try await stopped(config)
                 let app = try await Application.make(.testing)
                 app.logger.logLevel = .warning
-                do {
+                try await withClosing(app, close: { try await $0.asyncShutdown() }) { _ in
                     try await configure(app, config: config)
                     try await app.autoMigrate()
                     try await step(app)
-                } catch {
-                    try? await app.asyncShutdown()
-                    throw error
                 }
-                try await app.asyncShutdown()
             }
         } catch {
             if let created { try? await TestDatabase.dropPostgresDatabase(created.name) }

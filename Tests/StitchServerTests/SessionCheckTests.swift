@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import PostgresNIO
+import ServerCommon
 import StitchCore
 @testable import StitchServer
 import TestDatabases
@@ -144,7 +145,7 @@ struct SessionCheckTests {
                 let count = response.status == .ok ? try StitchJSON.decode([InventoryThread].self, from: Data(buffer: body)).count : -1
                 return (response.status, response.headers.first(name: "ETag"), count)
             }
-            do {
+            try await withClosing(http, close: { try await $0.shutdown() }) { _ in
                 let cases: [(token: String, status: HTTPResponseStatus, threads: Int)] = [
                     (ann.token, .ok, 1), (bob.token, .ok, 3), (ended.accessToken, .unauthorized, -1), (annAgain.accessToken, .ok, 1),
                 ]
@@ -177,11 +178,7 @@ struct SessionCheckTests {
                 #expect(try await app.send(.POST, "/auth/logout", token: ann.token, json: LogoutRequest(refreshToken: ann.auth.refreshToken)).status == .noContent)
                 #expect(try await get(ann.token).0 == .unauthorized)
                 #expect(try await get(annAgain.accessToken).0 == .ok)
-            } catch {
-                try? await http.shutdown()
-                throw error
             }
-            try await http.shutdown()
         }
     }
 }

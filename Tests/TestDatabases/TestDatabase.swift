@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServerCommon
 import Fluent
 import Vapor
 
@@ -31,14 +32,7 @@ public enum TestDatabase {
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config.coreConfiguration, id: 1,
             logger: Logger(label: "test-admin"))
-        do {
-            let result = try await body(connection)
-            try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        return try await withClosing(connection, close: { try await $0.close() }, body)
     }
 
     /// A new, empty database; returns its URL.

@@ -69,8 +69,8 @@ enum Subprocess {
         process.arguments = commandArguments
         // Output goes to files, not pipes: nothing can fill up and stall the tool.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-run-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
         defer {
             try? FileManager.default.removeItem(atPath: scratch.path + ".out")
             try? FileManager.default.removeItem(atPath: scratch.path + ".err")
