@@ -210,9 +210,10 @@ enum QualityBench {
         let whole = options.wholeRead ? wholeRead(corpus, readings: readings) : nil
         if whole?.isEmpty == true { print("   no conversation of \(dataset) is read whole yet: nothing to measure"); return nil }
         let kept = { (metadata: [String: String]?) in whole?.contains(scope(of: metadata)) ?? true }
+        let keptDocuments = corpus.indices.filter { kept(corpus[$0].metadata) }
         let reported = queries.filter { test[$0._id] != nil }, tuned = queries.filter { dev?[$0._id] != nil }
-        let scopes = Array(Set(corpus.filter { kept($0.metadata) }.map { scope(of: $0.metadata) })).sorted()
-        print("\n== Quality on \(path): \(corpus.filter { kept($0.metadata) }.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.filter { kept($0.metadata) }.count) questions reported"
+        let scopes = Array(Set(keptDocuments.map { scope(of: corpus[$0].metadata) })).sorted()
+        print("\n== Quality on \(path): \(keptDocuments.count) documents\(scopes.count > 1 ? " in \(scopes.count) conversations, each question searching its own" : ""), \(reported.filter { kept($0.metadata) }.count) questions reported"
               + (dev == nil ? "" : ", \(tuned.filter { kept($0.metadata) }.count) others to tune on"))
 
         let config = SeleneConfig.LLM(baseURL: url, chatModel: "none", embeddingModel: options.embedModel, requestTimeout: 600)
@@ -220,15 +221,12 @@ enum QualityBench {
         let used = reported + tuned
         let texts = corpus.map { ProcessingPrompts.embeddingText(title: $0.title, content: $0.text) } + used.map(\.text)
         let vectors = try await embeddings(texts, config: config)
-        var documentVectors = Array(vectors.prefix(corpus.count))
-        let asked = zip(used, vectors.dropFirst(corpus.count)).map { query, vector in
+        let documentVectors = keptDocuments.map { vectors[$0] }
+        let asked = zip(used, vectors.dropFirst(corpus.count)).filter { kept($0.0.metadata) }.map { query, vector in
             Asked(id: query._id, text: query.text, kind: query.metadata?["kind"] ?? "all",
                   at: query.metadata?["asked"].flatMap(date) ?? Date(), vector: vector, scope: scope(of: query.metadata))
-        }.filter { whole?.contains($0.scope) ?? true }
-        if whole != nil {
-            documentVectors = corpus.indices.filter { kept(corpus[$0].metadata) }.map { documentVectors[$0] }
-            corpus = corpus.filter { kept($0.metadata) }
         }
+        corpus = keptDocuments.map { corpus[$0] }
         print("   \(corpus.count) documents and \(asked.count) questions embedded (or read from the cache) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         let questionTime = try await embeddingTime(used.prefix(30).map(\.text), config: config)
         print("   a question's embedding (\(config.embeddingModel), one at a time): median \(String(format: "%.1f", questionTime)) ms")

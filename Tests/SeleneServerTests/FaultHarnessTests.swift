@@ -316,20 +316,27 @@ final class FaultRig: @unchecked Sendable {
     static func run(_ body: (FaultRig) async throws -> Void) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("selene-faults-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        var pgName: String?
-        var database = ServerDatabase.sqliteFile(path: root + "/data/selene.sqlite")
-        if TestDatabase.isPostgres {
-            let created = try await TestDatabase.createPostgresDatabase()
-            pgName = created.name
-            database = .postgres(url: created.url)
+        // Whatever was made is taken down, also when making the next thing failed.
+        var pgName: String?, rig: FaultRig?, failure: (any Error)?
+        do {
+            var database = ServerDatabase.sqliteFile(path: root + "/data/selene.sqlite")
+            if TestDatabase.isPostgres {
+                let created = try await TestDatabase.createPostgresDatabase()
+                pgName = created.name
+                database = .postgres(url: created.url)
+            }
+            let made = FaultRig(root: root, database: database, model: try await ModelServer())
+            rig = made
+            try await body(made)
+        } catch {
+            failure = error
         }
-        let rig = FaultRig(root: root, database: database, model: try await ModelServer())
-        var failure: (any Error)?
-        do { try await body(rig) } catch { failure = error }
-        for process in rig.started { process.stop() }
-        try? await rig.readerApp?.asyncShutdown()
-        await rig.model.stub?.stop()
-        try? await rig.http.shutdown()
+        if let rig {
+            for process in rig.started { process.stop() }
+            try? await rig.readerApp?.asyncShutdown()
+            await rig.model.stub?.stop()
+            try? await rig.http.shutdown()
+        }
         if let pgName { try? await TestDatabase.dropPostgresDatabase(pgName) }
         if ProcessInfo.processInfo.environment["SELENE_KEEP_DATA"] == nil { try? FileManager.default.removeItem(atPath: root) }
         if let failure { throw failure }
