@@ -57,6 +57,7 @@ enum QualityBench {
             ("coverage 2/3 (before 2026-11-26)", without { $0.minimumCoverage = 0.67 }),
             ("names at full weight, coverage 2/3 (the default before 2026-11-26)", without { $0.nameRarity = nil; $0.minimumCoverage = 0.67 }),
             ("no reranker (the fused order)", without { $0.reranker = nil }),
+            ("no \"said again\" (a chat turn near another candidate, #63)", without { $0.reranker = Reranker.fitted.with(.saidAgain, at: 0) }),
             ("no facts (title and words only, #85)", without { $0.facts = false }),
         ]
     }
@@ -97,9 +98,7 @@ enum QualityBench {
             // few weights (the others held), the one ranking selene-talk's tuning half best kept.
             for held in [-4.0, -8, -12, -16, -20, 0] {
                 var t = Retriever.Tuning.default
-                var w = Reranker.fitted.weights
-                w[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] = held
-                t.reranker = Reranker(weights: w)
+                t.reranker = Reranker.fitted.with(.saidAgain, at: held)
                 extra.append((String(format: "… fitted weights, said again at %.0f", held) + (held == 0 ? " (before 2026-11-30)" : ""), t))
             }
         }

@@ -141,6 +141,10 @@ struct RetrievalTests {
         #expect(Reranker.speaker(of: "[03/03/2024, 19:42] Priya: the interview went well") == "Priya")
         #expect(Reranker.speaker(of: "Bought the wrong size of picture hooks again") == nil)
         #expect(Reranker.speaker(of: "The roof: decided on the mid-price quote") == nil)
+        // A study's setting: one weight changed, the rest and the depth held.
+        let quiet = Reranker.fitted.with(.saidAgain, at: 0)
+        #expect(quiet.weights[Reranker.Feature.allCases.firstIndex(of: .saidAgain)!] == 0 && quiet.depth == Reranker.fitted.depth)
+        #expect(zip(quiet.weights, Reranker.fitted.weights).filter { $0 != $1 }.count == 1)
         try await withStub { stub in
             try await withSelene(stub: stub) { app, clock in
                 clock.set(WireDate.date(from: "2026-11-20T09:00:00Z")!)
