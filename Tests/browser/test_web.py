@@ -1426,6 +1426,14 @@ def api(base, token, method, path, body=None):
     return json.load(urllib.request.urlopen(request, timeout=30))
 
 
+def marked_in_list(browser):
+    """The text of the row marked in the list beside an item, once it is shown: rows fade in
+    (`reveal`, staggered), and until a row's fade has begun WebDriver reads no text of it."""
+    marked = browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]")
+    WebDriverWait(browser, 10).until(lambda d: marked.text.strip())
+    return " ".join(marked.text.split())
+
+
 def side_by_side(browser, left, right):
     """Whether `left` and `right` (CSS selectors) are both shown, the first wholly left of the second."""
     a, b = browser.find_element(By.CSS_SELECTOR, left), browser.find_element(By.CSS_SELECTOR, right)
@@ -1454,16 +1462,15 @@ def test_tablet_split_view(shots):
         assert browser.find_element(By.CSS_SELECTOR, ".split-empty").text == "Choose a canvas to see it here."
         snap_wide = lambda name: browser.save_screenshot(os.path.join(shots, f"{name}-1024.png"))
         snap_wide("split-stash")
-        click(browser, browser.find_element(By.LINK_TEXT, "Nutcracker"))
-        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".split-detail h1"))
+        press(browser, browser.find_element(By.LINK_TEXT, "Nutcracker"))
         assert browser.find_element(By.CSS_SELECTOR, ".split-detail h1").text == "Nutcracker"
         assert side_by_side(browser, ".split-list", ".split-detail")
-        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Nutcracker"
+        assert marked_in_list(browser) == "Nutcracker"
         snap_wide("split-canvas")
         # The other canvas, from the list beside this one.
-        click(browser, browser.find_element(By.CSS_SELECTOR, ".split-list").find_element(By.LINK_TEXT, "Santa's Workshop"))
-        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".split-detail h1").text == "Santa's Workshop")
-        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Santa's Workshop"
+        press(browser, browser.find_element(By.CSS_SELECTOR, ".split-list").find_element(By.LINK_TEXT, "Santa's Workshop"))
+        assert browser.find_element(By.CSS_SELECTOR, ".split-detail h1").text == "Santa's Workshop"
+        assert marked_in_list(browser) == "Santa's Workshop"
 
         # A thread far down the inventory: the rows around it, it marked and scrolled to.
         browser.get(base + "/app/inventory")
@@ -1471,8 +1478,8 @@ def test_tablet_split_view(shots):
         far = next(t for t in threads if t["number"] == "120")
         browser.get(base + "/app/inventory/" + far["id"])
         assert side_by_side(browser, ".split-list", ".split-detail")
+        assert marked_in_list(browser) == "DMC 120"
         current = browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]")
-        assert " ".join(current.text.split()) == "DMC 120"
         aside = browser.find_element(By.CSS_SELECTOR, ".split-list")
         assert browser.execute_script(
             "var a = arguments[0].getBoundingClientRect(), r = arguments[1].getBoundingClientRect(); return r.top >= a.top && r.bottom <= a.bottom;",
@@ -1482,7 +1489,7 @@ def test_tablet_split_view(shots):
 
         browser.get(base + "/app/projects/" + project["id"])
         assert side_by_side(browser, ".split-list", ".split-detail")
-        assert browser.find_element(By.CSS_SELECTOR, ".split-list [aria-current=page]").text == "Nutcracker"
+        assert marked_in_list(browser) == "Nutcracker"
         snap_wide("split-project")
 
         # A phone: the page alone.
