@@ -149,14 +149,9 @@ struct SeleneBench {
     /// an application was freed running.
     static func withApplication<T>(database: String, configure adjust: (inout SeleneConfig) -> Void = { _ in },
                                    _ body: (Application) async throws -> T) async throws -> T {
-        let (app, dir) = try await application(database: database, configure: adjust)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        return try await withClosing(app, close: { try await $0.asyncShutdown() }, body)
-    }
-
-    private static func application(database: String, configure adjust: (inout SeleneConfig) -> Void) async throws -> (Application, String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("selene-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let db: SeleneConfig.Database
         if database == "postgres" {
             guard let url = ProcessInfo.processInfo.environment["BENCH_DATABASE_URL"] else {
@@ -172,19 +167,16 @@ struct SeleneBench {
         adjust(&config)
         let app = try await Application.make(.production)
         app.logger.logLevel = .warning
-        do {
+        // Shut down however it ends, a configuration or migration that fails included.
+        return try await withClosing(app, close: { try await $0.asyncShutdown() }) { app in
             try await SeleneServer.configure(app, config: config)
             if database == "postgres" {
                 try await (app.db as! any SQLDatabase).raw("DROP SCHEMA public CASCADE").run()
                 try await (app.db as! any SQLDatabase).raw("CREATE SCHEMA public").run()
             }
             try await app.autoMigrate()
-        } catch {
-            try? await app.asyncShutdown()
-            try? FileManager.default.removeItem(atPath: dir)
-            throw error
+            return try await body(app)
         }
-        return (app, dir)
     }
 
     static func median(_ values: [Double]) -> Double {
